@@ -1,0 +1,38 @@
+"""Builds the compiled kernels.
+
+PHOTOCORE_NATIVE=1 compiles for the building machine's CPU (-march=native: hardware popcount,
+BMI2, ...). The default build runs on any x86-64 or arm64 the interpreter runs on.
+PHOTOCORE_DEBUG=1 turns bounds checks back on and disables optimisation, for debugging.
+"""
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+native = os.environ.get("PHOTOCORE_NATIVE") == "1"
+debug = os.environ.get("PHOTOCORE_DEBUG") == "1"
+
+compile_args = ["-O0", "-g"] if debug else ["-O3"]
+if native and not debug:
+    compile_args.append("-march=native")
+
+directives = {
+    "language_level": 3,
+    "boundscheck": debug,
+    "wraparound": debug,
+    "cdivision": True,
+    "initializedcheck": debug,
+}
+
+extensions = [
+    Extension(
+        f"photocore.{name}",
+        [f"src/photocore/{name}.pyx"],
+        extra_compile_args=compile_args,
+        define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
+    )
+    for name in ("_kernel", "_game")
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives,
+                            compile_time_env={"PHOTOCORE_NATIVE": native}))

@@ -1,0 +1,21 @@
+"""photocore: a fast, exact engine for the board game Photosynthesis.
+
+>>> import photocore
+>>> g = photocore.Game(players=2)
+>>> len(g.legal_moves())
+18
+"""
+
+from photocore._game import Game, LegalMoves, Move
+from photocore._kernel import random_playouts
+from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
+from photocore.notation import CELLS, NUM_ACTIONS
+
+# Bumped whenever any game plays differently: records, perft counts and golden games
+# in seeds/ are tied to it.
+RULES_VERSION = "1"
+
+__all__ = [
+    "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
+    "LegalMoves", "Move", "NUM_ACTIONS", "RULES_VERSION", "random_playouts",
+]

@@ -1,0 +1,520 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Game, Move and LegalMoves: the Python face of the kernels."""
+
+cimport cython
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from libc.stdint cimport uint8_t, uint16_t, uint64_t
+from libc.string cimport memcpy
+
+from photocore._kernel cimport *
+from photocore.errors import IllegalMoveError, InvalidMoveError
+from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS, SIZES, parse_move_text
+
+cdef tuple _PHASES = ("setup", "play", "over")
+cdef tuple _KINDS = ("place", "buy", "plant", "grow", "collect", "end")
+
+
+@cython.final
+cdef class Move:
+    """One move: an action id in range(NUM_ACTIONS) and its RULES.md §9 notation.
+
+    >>> m = Move.parse("  Plant D4   e5 ")
+    >>> str(m), int(m)
+    ('plant d4 e5', 435)
+    >>> Move(int(m)) == m
+    True
+    """
+    cdef readonly int id
+
+    def __init__(self, action):
+        cdef long long a = action
+        if not 0 <= a < NUM_ACTIONS:
+            raise ValueError(f"action id {action!r} is outside range({NUM_ACTIONS})")
+        self.id = <int>a
+
+    @staticmethod
+    def parse(text):
+        """The move written `text` (case and extra white space ignored).
+
+        Raises InvalidMoveError naming the text and what is wrong with it.
+        """
+        return _MOVES[parse_move_text(text)]
+
+    @property
+    def kind(self):
+        """place, buy, plant, grow, collect or end."""
+        return _KINDS[_kind(self.id)]
+
+    def __int__(self):
+        return self.id
+
+    def __index__(self):
+        return self.id
+
+    def __str__(self):
+        return MOVE_TEXTS[self.id]
+
+    def __repr__(self):
+        return f"Move({MOVE_TEXTS[self.id]!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, Move):
+            return self.id == (<Move>other).id
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(("photocore.Move", self.id))
+
+    def __reduce__(self):
+        return (Move, (self.id,))
+
+
+cdef list _MOVES = [Move(a) for a in range(NUM_ACTIONS)]
+
+cdef inline int _kind(int a) noexcept:
+    if a < BUY_BASE:
+        return 0
+    if a < PLANT_BASE:
+        return 1
+    if a < GROW_BASE:
+        return 2
+    if a < COLLECT_BASE:
+        return 3
+    if a < END_ACTION:
+        return 4
+    return 5
+
+
+@cython.final
+@cython.freelist(8)
+cdef class LegalMoves:
+    """The legal moves of a position, ascending by id: len(), [i], iteration, `in`.
+
+    Membership accepts a Move, an action id or notation text.
+    """
+    cdef uint16_t buf[MAX_LEGAL]
+    cdef int n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [_MOVES[self.buf[i]] for i in range(*index.indices(self.n))]
+        cdef Py_ssize_t i = index
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(f"legal move index {index} out of range for {self.n} moves")
+        return _MOVES[self.buf[i]]
+
+    def __iter__(self):
+        cdef int i
+        for i in range(self.n):
+            yield _MOVES[self.buf[i]]
+
+    def __contains__(self, move):
+        cdef int a
+        try:
+            a = _action_of(move)
+        except (ValueError, TypeError):
+            return False
+        return self._index(a) >= 0
+
+    cdef int _index(self, int a) noexcept:
+        cdef int lo = 0, hi = self.n, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.buf[mid] < a:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < self.n and self.buf[lo] == a else -1
+
+    def ids(self):
+        """The action ids as a list of ints."""
+        return [self.buf[i] for i in range(self.n)]
+
+    def __eq__(self, other):
+        if isinstance(other, LegalMoves):
+            return self.ids() == (<LegalMoves>other).ids()
+        return NotImplemented
+
+    def __repr__(self):
+        return "LegalMoves([" + ", ".join(MOVE_TEXTS[self.buf[i]] for i in range(self.n)) + "])"
+
+
+cdef int _action_of(move) except -1:
+    """The action id of a Move, an int or a notation text."""
+    cdef long long a
+    if type(move) is Move:
+        return (<Move>move).id
+    if isinstance(move, str):
+        return parse_move_text(move)
+    if isinstance(move, Move):
+        return (<Move>move).id
+    try:
+        a = move.__index__()
+    except AttributeError:
+        raise TypeError(f"a move is a Move, an action id or notation text, not {type(move).__name__}")
+    if not 0 <= a < NUM_ACTIONS:
+        raise InvalidMoveError(f"action id {a} is outside range({NUM_ACTIONS})")
+    return <int>a
+
+
+cdef class Game:
+    """A game of Photosynthesis: its state, its history and the moves from it.
+
+    >>> g = Game(players=2)
+    >>> g.phase, len(g.legal_moves())
+    ('setup', 18)
+    >>> g.play("place a4"); g.current_player
+    1
+    >>> g.undo()
+    Move('place a4')
+    """
+    cdef State st
+    cdef State root
+    cdef State* saved         # the state before each move of the history
+    cdef uint16_t* played
+    cdef Py_ssize_t n, cap
+
+    def __init__(self, int players=2, bint fourth_revolution=False, bint shade_blocks=False):
+        if players not in (2, 3, 4):
+            raise ValueError(f"players must be 2, 3 or 4, got {players}")
+        state_init(&self.st, players, (OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
+                   | (OPT_SHADE_BLOCKS if shade_blocks else 0))
+        self.root = self.st
+
+    def __dealloc__(self):
+        PyMem_Free(self.saved)
+        PyMem_Free(self.played)
+
+    # ---- moves --------------------------------------------------------------------
+
+    def legal_moves(self):
+        """The legal moves, ascending by action id (empty once the game is over)."""
+        cdef LegalMoves moves = LegalMoves.__new__(LegalMoves)
+        moves.n = legal_actions(&self.st, moves.buf)
+        return moves
+
+    def legal_actions(self):
+        """The legal action ids, ascending, as a list of ints."""
+        cdef uint16_t ids[MAX_LEGAL]
+        cdef int n = legal_actions(&self.st, ids)
+        return [ids[i] for i in range(n)]
+
+    def is_legal(self, move):
+        """True when `move` (a Move, id or text) may be played now."""
+        try:
+            return check_action(&self.st, _action_of(move)) == LEGAL
+        except (ValueError, TypeError):
+            return False
+
+    def play(self, move):
+        """Plays a Move, an action id or notation text.
+
+        Raises IllegalMoveError (naming the move and the reason) or InvalidMoveError and
+        leaves the game unchanged.
+        """
+        cdef int a = _action_of(move)
+        cdef int refusal = check_action(&self.st, a)
+        if refusal != LEGAL:
+            raise IllegalMoveError(f"{MOVE_TEXTS[a]}: {self._reason(a, refusal)}")
+        self._push(a)
+
+    cdef int _push(self, int a) except -1:
+        if self.n == self.cap:
+            self._grow(self.cap * 2 if self.cap else 64)
+        self.saved[self.n] = self.st
+        self.played[self.n] = <uint16_t>a
+        self.n += 1
+        apply_action(&self.st, a)
+        return 0
+
+    cdef int _grow(self, Py_ssize_t cap) except -1:
+        cdef State* saved = <State*>PyMem_Realloc(self.saved, cap * sizeof(State))
+        if saved == NULL:
+            raise MemoryError()
+        self.saved = saved
+        cdef uint16_t* played = <uint16_t*>PyMem_Realloc(self.played, cap * sizeof(uint16_t))
+        if played == NULL:
+            raise MemoryError()
+        self.played = played
+        self.cap = cap
+        return 0
+
+    def undo(self):
+        """Takes the last move back exactly and returns it; IndexError when there is none."""
+        if self.n == 0:
+            raise IndexError("no move to take back")
+        self.n -= 1
+        self.st = self.saved[self.n]
+        return _MOVES[self.played[self.n]]
+
+    def _reason(self, int a, int refusal):
+        cdef int p = self.st.current, kind = _kind(a), bit, size
+        if refusal == R_OVER:
+            return "the game is over"
+        if refusal == R_SETUP_ONLY:
+            return "placing is for setup only"
+        if refusal == R_NOT_IN_SETUP:
+            return "only place moves are legal during setup"
+        if refusal == R_NOT_OUTER:
+            return f"{CELLS[a]} is not on the outer ring"
+        if refusal == R_COLUMN_EMPTY:
+            return f"the {COLUMNS[a - BUY_BASE]} column of the player board is empty"
+        if refusal == R_NO_LIGHT:
+            return f"needs {action_cost(&self.st, a)} light, player {p} has {self.st.light[p]}"
+        if refusal == R_TARGET_ACTIVATED:
+            return f"{CELLS[PLANT_TGT_OF(a)]} was already activated this turn"
+        if refusal == R_OCCUPIED:
+            return f"{CELLS[a if kind == 0 else PLANT_TGT_OF(a)]} is occupied"
+        cell = _acted_cell(a)
+        if refusal == R_NOT_OWN:
+            return f"player {p} has no piece on {CELLS[cell]}"
+        if refusal == R_ACTIVATED:
+            return f"{CELLS[cell]} was already activated this turn"
+        if refusal == R_SOURCE_SEED:
+            return f"{CELLS[cell]} holds a seed, not a tree"
+        if refusal == R_OUT_OF_RANGE:
+            bit = cell_bit(cell)
+            return (f"{CELLS[PLANT_TGT_OF(a)]} is {cell_distance(cell, PLANT_TGT_OF(a))} cells away, "
+                    f"beyond the reach {size_at(&self.st, bit)} of the tree on {CELLS[cell]}")
+        if refusal == R_NO_PIECE:
+            if kind == 0:
+                return "no small tree available"
+            if kind == 2:
+                return "no seed available"
+            size = size_at(&self.st, cell_bit(cell)) + 1
+            return f"no {SIZES[size]} available"
+        if refusal == R_SHADED:
+            if kind == 2:
+                return f"{CELLS[PLANT_TGT_OF(a)]} lies in a shadow (shade blocks growth)"
+            return f"{CELLS[cell]} is shaded (shade blocks growth)"
+        if refusal == R_FULL_GROWN:
+            return f"the tree on {CELLS[cell]} is already large"
+        if refusal == R_NOT_LARGE:
+            return f"the piece on {CELLS[cell]} is not a large tree"
+        return "not legal here"
+
+    # ---- state --------------------------------------------------------------------
+
+    @property
+    def players(self):
+        return self.st.players
+
+    @property
+    def fourth_revolution(self):
+        return bool(self.st.options & OPT_FOURTH_REVOLUTION)
+
+    @property
+    def shade_blocks(self):
+        return bool(self.st.options & OPT_SHADE_BLOCKS)
+
+    @property
+    def last_round(self):
+        return self.st.last_round
+
+    @property
+    def phase(self):
+        return _PHASES[self.st.phase]
+
+    @property
+    def is_over(self):
+        return self.st.phase == PHASE_OVER
+
+    @property
+    def current_player(self):
+        return None if self.st.current == NO_PLAYER else self.st.current
+
+    @property
+    def round(self):
+        return self.st.round
+
+    @property
+    def sun(self):
+        return sun_of(&self.st)
+
+    @property
+    def first_player(self):
+        return self.st.first
+
+    @property
+    def light(self):
+        return tuple(self.st.light[p] for p in range(self.st.players))
+
+    @property
+    def stacks(self):
+        """Tokens left on the 4-, 3-, 2- and 1-leaf stacks."""
+        return (self.st.stack[3], self.st.stack[2], self.st.stack[1], self.st.stack[0])
+
+    cdef int _player(self, p) except -1:
+        if not isinstance(p, int) or not 0 <= p < self.st.players:
+            raise ValueError(f"player must be an int in range({self.st.players}), got {p!r}")
+        return p
+
+    def available(self, p):
+        """(seeds, small, medium, large) in player p's available area."""
+        cdef int q = self._player(p)
+        return tuple(self.st.avail[q][k] for k in range(4))
+
+    def player_board(self, p):
+        """(seeds, small, medium, large) still on player p's player board."""
+        cdef int q = self._player(p)
+        return tuple(self.st.pboard[q][k] for k in range(4))
+
+    def tokens(self, p):
+        """Values of the scoring tokens player p took, in order."""
+        cdef int q = self._player(p), k
+        return tuple(self.st.toklog[k] & 31 for k in range(self.st.ntok)
+                     if self.st.toklog[k] >> 5 == q)
+
+    def board(self):
+        """{cell name: (owner, size)} for every occupied cell, in index order."""
+        cdef dict out = {}
+        cdef int cell, bit, size
+        for cell in range(NCELLS):
+            bit = cell_bit(cell)
+            size = size_at(&self.st, bit)
+            if size >= 0:
+                out[CELLS[cell]] = (owner_at(&self.st, bit), size)
+        return out
+
+    def activated(self):
+        """Cells the player to move has activated this turn, in index order."""
+        return _cells(self.st.active)
+
+    def shaded(self):
+        """Cells whose piece is shaded under the current sun and board, in index order."""
+        return _cells(shaded_cells(&self.st))
+
+    def scores(self):
+        """Tokens + LP // 3 per player (the final scores once the game is over)."""
+        return tuple(score(&self.st, p) for p in range(self.st.players))
+
+    def winners(self):
+        """The winning players after the tie-break (most pieces on the main board)."""
+        cdef int mask = winners_mask(&self.st)
+        return tuple(p for p in range(self.st.players) if mask >> p & 1)
+
+    @property
+    def history(self):
+        """The moves played since the game (or its start position) began, in order."""
+        return [_MOVES[self.played[i]] for i in range(self.n)]
+
+    # ---- copies -------------------------------------------------------------------
+
+    def copy(self, bint history=True):
+        """An independent copy; history=False drops the move stack (a struct copy only)."""
+        cdef Game g = Game.__new__(Game)
+        g.st = self.st
+        if history:
+            g.root = self.root
+            if self.n:
+                g._grow(self.n)
+                memcpy(g.saved, self.saved, self.n * sizeof(State))
+                memcpy(g.played, self.played, self.n * sizeof(uint16_t))
+                g.n = self.n
+        else:
+            g.root = self.st
+        return g
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        return (_restore, (self._root_position(), [self.played[i] for i in range(self.n)]))
+
+    def _root_position(self):
+        cdef Game g = Game.__new__(Game)
+        g.st = self.root
+        g.root = self.root
+        return g.position()
+
+    def position(self):
+        """The position notation of the current state (docs/engine.md)."""
+        from photocore.position import format_position
+        return format_position(self)
+
+    @staticmethod
+    def from_position(text):
+        """The game at the position `text`; InvalidPositionError says what is wrong."""
+        from photocore.position import game_from_position
+        return game_from_position(text)
+
+    def _set_state(self, int players, int options, int round_, int first, int current,
+                   active, board, light, avail, pboard, tokens, stacks):
+        """Sets the raw state from checked fields (photocore.position does the checking)."""
+        cdef int p, k, cell, owner, size
+        state_init(&self.st, players, options)
+        self.st.round = round_
+        self.st.phase = PHASE_SETUP if round_ == 0 else PHASE_PLAY
+        self.st.first = first
+        if current < 0:
+            self.st.phase = PHASE_OVER
+            self.st.current = NO_PLAYER
+        else:
+            self.st.current = current
+        for cell in active:
+            self.st.active |= (<uint64_t>1) << cell_bit(cell)
+        for cell, (owner, size) in board.items():
+            self.st.size_bb[size] |= (<uint64_t>1) << cell_bit(cell)
+            self.st.owner_bb[owner] |= (<uint64_t>1) << cell_bit(cell)
+        for p in range(players):
+            self.st.light[p] = light[p]
+            for k in range(4):
+                self.st.avail[p][k] = avail[p][k]
+                self.st.pboard[p][k] = pboard[p][k]
+            for k in tokens[p]:
+                self.st.toklog[self.st.ntok] = (p << 5) | k
+                self.st.ntok += 1
+        for k in range(4):
+            self.st.stack[3 - k] = stacks[k]
+        self.root = self.st
+        self.n = 0
+
+    def __eq__(self, other):
+        """Games are equal when their positions are (history aside)."""
+        if isinstance(other, Game):
+            return self.position() == other.position()
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Game.from_position({self.position()!r})"
+
+
+cdef inline int PLANT_TGT_OF(int a):
+    return _PLANT_TARGET[a - PLANT_BASE]
+
+cdef inline int _acted_cell(int a):
+    if a < GROW_BASE:
+        return _PLANT_SOURCE[a - PLANT_BASE]
+    if a < COLLECT_BASE:
+        return a - GROW_BASE
+    return a - COLLECT_BASE
+
+cdef tuple _cells(uint64_t mask):
+    cdef list out = []
+    while mask:
+        out.append(CELLS[bit_cell(pc_lowest(mask))])
+        mask &= mask - 1
+    return tuple(out)
+
+from photocore.notation import PLANT_PAIRS as _PLANT_PAIRS
+cdef tuple _PLANT_SOURCE = tuple(src for src, _ in _PLANT_PAIRS)
+cdef tuple _PLANT_TARGET = tuple(tgt for _, tgt in _PLANT_PAIRS)
+
+
+def _restore(root, actions):
+    """Unpickles a Game: its start position, then its moves replayed."""
+    from photocore.position import game_from_position
+    cdef Game g = game_from_position(root)
+    for a in actions:
+        g.play(a)
+    return g

@@ -1,0 +1,114 @@
+# The rules of Photosynthesis over a fixed-size C state: what other Cython code cimports.
+#
+#     from photocore._kernel cimport State, state_init, legal_actions, apply_action
+#
+# A cell is a bit of a uint64 bitboard: bit (r + 3) * 8 + (q + 3). Column 7 of each row is
+# padding, so one shift in a direction then `& BOARD` never wraps. Bit order is cell-index
+# order (docs/engine.md). Every function here assumes its input is valid: checking is the
+# Python layer's job, once, at the boundary.
+
+from libc.stdint cimport uint8_t, uint16_t, uint64_t
+
+cdef extern from *:
+    """
+    /* Without hardware popcount (the portable build) gcc would call a library routine;
+       the SWAR count inlines instead. */
+    #if defined(__POPCNT__) || defined(__ARM_NEON) || defined(__aarch64__)
+    static inline int pc_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    #else
+    static inline int pc_popcount(unsigned long long x) {
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int)((x * 0x0101010101010101ULL) >> 56);
+    }
+    #endif
+    static inline int pc_lowest(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int pc_popcount(uint64_t x) nogil
+    int pc_lowest(uint64_t x) nogil
+
+cdef enum:
+    NCELLS = 37
+    NSIZES = 4               # 0 seed, 1 small, 2 medium, 3 large
+    MAX_PLAYERS = 4
+    NTOKENS = 24
+    # action ids (docs/engine.md)
+    PLACE_BASE = 0
+    BUY_BASE = 37
+    PLANT_BASE = 41
+    NPLANTS = 774
+    GROW_BASE = 815
+    COLLECT_BASE = 852
+    END_ACTION = 889
+    NUM_ACTIONS = 890
+    # bound on the legal moves of any position: 4 buys + 14 trees * 36 targets + 20 grows
+    # + 2 collects + end = 531
+    MAX_LEGAL = 544
+    # phases
+    PHASE_SETUP = 0
+    PHASE_PLAY = 1
+    PHASE_OVER = 2
+    NO_PLAYER = 255
+    # option bits
+    OPT_FOURTH_REVOLUTION = 1
+    OPT_SHADE_BLOCKS = 2
+
+# Why an action is not legal; 0 means legal.
+cdef enum Refusal:
+    LEGAL = 0
+    R_OVER
+    R_SETUP_ONLY            # place after setup
+    R_NOT_IN_SETUP          # anything but place during setup
+    R_NOT_OUTER
+    R_OCCUPIED
+    R_ACTIVATED
+    R_NO_PIECE              # the piece needed is not in the available area
+    R_NO_LIGHT
+    R_COLUMN_EMPTY
+    R_NOT_OWN
+    R_SOURCE_SEED
+    R_TARGET_ACTIVATED
+    R_SHADED
+    R_FULL_GROWN            # grow a large tree
+    R_NOT_LARGE
+    R_OUT_OF_RANGE
+
+ctypedef struct State:
+    uint64_t size_bb[4]       # cells holding a piece of each size
+    uint64_t owner_bb[4]      # cells holding a piece of each player
+    uint64_t active           # cells the player to move has activated this turn
+    uint8_t light[4]
+    uint8_t avail[4][4]       # [player][size] in the available area
+    uint8_t pboard[4][4]      # [player][size] on the player board
+    uint8_t stack[4]          # tokens left, indexed by leaves - 1
+    uint8_t toklog[24]        # tokens in the order taken: player << 5 | value
+    uint8_t ntok
+    uint8_t players
+    uint8_t options
+    uint8_t last_round
+    uint8_t round             # 0 during setup
+    uint8_t first
+    uint8_t current           # NO_PLAYER once over
+    uint8_t phase
+
+
+cdef int cell_bit(int cell) noexcept nogil
+cdef int bit_cell(int bit) noexcept nogil
+cdef int cell_distance(int a, int b) noexcept nogil
+cdef int richness(int cell) noexcept nogil
+cdef void state_init(State* s, int players, int options) noexcept nogil
+cdef int sun_of(const State* s) noexcept nogil
+cdef void shadows(const State* s, uint64_t* by_size) noexcept nogil
+cdef uint64_t shaded_cells(const State* s) noexcept nogil
+cdef int size_at(const State* s, int bit) noexcept nogil
+cdef int owner_at(const State* s, int bit) noexcept nogil
+cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil
+cdef int action_cost(const State* s, int action) noexcept nogil
+cdef int check_action(const State* s, int action) noexcept nogil
+cdef void apply_action(State* s, int action) noexcept nogil
+cdef int score(const State* s, int player) noexcept nogil
+cdef int winners_mask(const State* s) noexcept nogil
+cdef uint64_t rng_next(uint64_t* rng) noexcept nogil
+cdef int random_action(const State* s, uint64_t* rng) noexcept nogil
+cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil
