@@ -298,6 +298,30 @@ cdef class Game:
             return f"the piece on {CELLS[cell]} is not a large tree"
         return "not legal here"
 
+    def perft(self, int depth):
+        """Leaves of the legal-move tree `depth` plies deep (a finished game counts 1).
+
+        >>> Game(players=2).perft(2)
+        306
+        """
+        if depth < 0:
+            raise ValueError(f"depth must be >= 0, got {depth}")
+        cdef long long total
+        with nogil:
+            total = perft(&self.st, depth)
+        return total
+
+    def perft_divide(self, int depth):
+        """{move text: perft(depth - 1) after it} for each legal move: to find a wrong count."""
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
+        cdef dict out = {}
+        for move in self.legal_moves():
+            self._push(move.id)
+            out[str(move)] = self.perft(depth - 1)
+            self.undo()
+        return out
+
     # ---- state --------------------------------------------------------------------
 
     @property

@@ -107,6 +107,7 @@ cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil
 cdef int action_cost(const State* s, int action) noexcept nogil
 cdef int check_action(const State* s, int action) noexcept nogil
 cdef void apply_action(State* s, int action) noexcept nogil
+cdef long long perft(const State* s, int depth) noexcept nogil
 cdef int score(const State* s, int player) noexcept nogil
 cdef int winners_mask(const State* s) noexcept nogil
 cdef uint64_t rng_next(uint64_t* rng) noexcept nogil

@@ -445,6 +445,23 @@ cdef void apply_action(State* s, int action) noexcept nogil:
         take_token(s, p, RICHNESS[c])
         s.active |= m
 
+cdef long long perft(const State* s, int depth) noexcept nogil:
+    """Leaves of the legal-move tree `depth` plies deep; a finished game is one leaf."""
+    cdef uint16_t actions[MAX_LEGAL]
+    cdef State child
+    cdef int i, n
+    cdef long long total = 0
+    if depth == 0 or s.phase == PHASE_OVER:
+        return 1
+    n = legal_actions(s, actions)
+    if depth == 1:
+        return n
+    for i in range(n):
+        child = s[0]
+        apply_action(&child, actions[i])
+        total += perft(&child, depth - 1)
+    return total
+
 # ---- result -------------------------------------------------------------------------
 
 cdef int score(const State* s, int player) noexcept nogil:

@@ -1,0 +1,5 @@
+import sys
+
+from photocore.cli import main
+
+sys.exit(main())

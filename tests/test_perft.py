@@ -1,0 +1,76 @@
+"""Perft counts of seeds/perft.txt, in the kernels and (where affordable) the reference."""
+
+import pathlib
+
+import pytest
+
+import photocore
+import photoref
+
+SEEDS = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "perft.txt"
+REFERENCE_LIMIT = 20_000  # nodes the slow reference is asked to count per depth
+
+
+def load():
+    for line in SEEDS.read_text().splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, config, moves, counts = (part.strip() for part in line.split("|"))
+        players, options = config.split()
+        yield pytest.param(int(players), options, [m for m in moves.split(", ") if m],
+                           [int(c) for c in counts.split()], id=name)
+
+
+def replay(engine, players, options, moves):
+    game = engine(players=players, fourth_revolution="f" in options, shade_blocks="s" in options)
+    for move in moves:
+        game.play(move)
+    return game
+
+
+def reference_divide(game, depth):
+    out = {}
+    for move in game.legal_moves():
+        child = game.copy()
+        child.play(move)
+        out[move] = photoref.perft(child, depth - 1)
+    return out
+
+
+def breakdown(expected, got):
+    """The moves whose subtree counts differ, for the failure message."""
+    lines = [f"{move}: expected {expected.get(move)}, got {got.get(move)}"
+             for move in sorted(set(expected) | set(got)) if expected.get(move) != got.get(move)]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("players,options,moves,counts", list(load()))
+def test_kernel_perft(players, options, moves, counts):
+    game = replay(photocore.Game, players, options, moves)
+    for depth, expected in enumerate(counts, start=1):
+        got = game.perft(depth)
+        if got != expected:
+            ref = replay(photoref.ReferenceGame, players, options, moves)
+            pytest.fail(f"perft({depth}) = {got}, expected {expected}; by move, against the "
+                        f"reference:\n{breakdown(reference_divide(ref, depth), game.perft_divide(depth))}")
+
+
+@pytest.mark.parametrize("players,options,moves,counts", list(load()))
+def test_reference_perft(players, options, moves, counts):
+    ref = replay(photoref.ReferenceGame, players, options, moves)
+    checked = 0
+    for depth, expected in enumerate(counts, start=1):
+        if expected > REFERENCE_LIMIT:
+            break
+        got = photoref.perft(ref, depth)
+        if got != expected:
+            game = replay(photocore.Game, players, options, moves)
+            pytest.fail(f"reference perft({depth}) = {got}, expected {expected}; by move:\n"
+                        f"{breakdown(game.perft_divide(depth), reference_divide(ref, depth))}")
+        checked += 1
+    assert checked >= 2
+
+
+def test_divide_sums_to_perft():
+    game = replay(photocore.Game, 3, "s", [])
+    assert sum(game.perft_divide(3).values()) == game.perft(3) == 4896
