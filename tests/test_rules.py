@@ -79,6 +79,12 @@ def position(board=(), players=None, *, options="-", rnd=1, to_move=None, activa
                      ",".join(activated) or "-", ",".join(board) or "-", *players, stacks])
 
 
+def large_col(*sizes):
+    """Large-tree column count that keeps 2 large trees in the game (a large tree can
+    never leave it: 2 owned, 2 slots) when `sizes` are on the main board."""
+    return str(2 - list(sizes).count(3))
+
+
 def game(board=(), players=None, **kw):
     return photocore.Game.from_position(position(board, players, **kw))
 
@@ -499,7 +505,8 @@ def test_light_is_capped_at_20_after_the_gain(before, after):
 def test_shade_needs_a_caster_at_least_as_tall(caster, victim, shaded):
     # Sun 0 (round 1): caster at d4 casts W onto d3.
     board = [f"d4:0:{caster}", f"d3:1:{victim}"]
-    players = [player(0, "0000", "4321"), player(0, "0000", "4321")]
+    players = [player(0, "0000", "432" + large_col(caster)),
+               player(0, "0000", "432" + large_col(victim))]
     g = game(board, players)
     assert tuple(g.shaded()) == (("d3",) if shaded else ())
 
@@ -511,13 +518,13 @@ def test_shade_needs_a_caster_at_least_as_tall(caster, victim, shaded):
 ])
 def test_shadow_length_equals_tree_size(size, victim, shaded):
     board = [f"d4:0:{size}", f"{victim}:1:1"]
-    players = [player(0, "0000", "4321"), player(0, "2210", "4432")]
+    players = [player(0, "0000", "432" + large_col(size)), player(0, "2210", "4432")]
     g = game(board, players)  # sun 0: shadows W
     assert tuple(g.shaded()) == ((victim,) if shaded else ())
 
 
 def test_own_trees_shade_each_other():
-    g = game(["d4:0:2", "d3:0:1"], [player(0, "2200", "4321"), player()])
+    g = game(["d4:0:2", "d3:0:1"], [player(0, "2200", "4322"), player()])
     assert tuple(g.shaded()) == ("d3",)
 
 
@@ -548,7 +555,7 @@ def test_a_shaded_tree_still_casts_its_shadow():
     # Sun 0: d4 medium shades d3 medium (equal); d3's shadow (d2, d1) still shades the small
     # at d1, which d4's shadow (d3, d2) does not reach.
     board = ["d4:0:2", "d3:1:2", "d1:1:1"]
-    players = [player(0, "2200", "4321"), player(0, "2200", "4321")]
+    players = [player(0, "2200", "4322"), player(0, "2200", "4322")]
     g = game(board, players)
     assert tuple(g.shaded()) == ("d1", "d3")
     g = game(board, players, rnd=6, to_move=0)
@@ -563,6 +570,16 @@ def test_seed_casts_no_shadow_and_earns_nothing():
     g.play("end")
     assert tuple(g.shaded()) == ()
     assert tuple(g.light) == (0, 1)
+
+
+def test_seed_casts_no_shadow_on_a_seed_or_an_empty_cell():
+    # Sun 0: seeds at c5 and c4 (c4 just west of c5), medium at d4 (shadow d3, d2).
+    # With shade_blocks, c3 (west of the seed at c4) is no shadowed target either.
+    board = ["d4:0:2", "c4:0:0", "c5:0:0"]
+    g = game(board, [player(20, "1210", "3422"), player()], options="s")
+    assert tuple(g.shaded()) == ()
+    assert "plant d4 c3" in legal(g)          # d4 (0,0) -> c3 (-1,-1): distance 2
+    assert "plant d4 d2" not in legal(g)      # in the medium's own shadow
 
 
 def test_seed_in_a_shadow_is_listed_as_shaded_and_earns_nothing():
@@ -610,7 +627,8 @@ def test_buy_price_ladder_of_each_column(column, prices):
     ("4431", "buy large", 5),   # p[2 - 1] = p[1] = 5
 ])
 def test_buy_price_is_p_k_minus_n(pboard, move, price):
-    g = game(["a4:0:1", "g1:1:1"], [player(20, "0000", pboard), player()])
+    avail = "000" + large_col(*[3] * int(pboard[3]))   # the other large tree is available
+    g = game(["a4:0:1", "g1:1:1"], [player(20, avail, pboard), player()])
     g.play(move)
     assert g.light[0] == 20 - price
 
@@ -625,12 +643,13 @@ def test_buy_price_is_p_k_minus_n(pboard, move, price):
     ("4431", 5, "buy large", True),
 ])
 def test_buy_needs_enough_light(pboard, light, move, ok):
-    g = game(["a4:0:1", "g1:1:1"], [player(light, "0000", pboard), player()])
+    avail = "000" + large_col(*[3] * int(pboard[3]))
+    g = game(["a4:0:1", "g1:1:1"], [player(light, avail, pboard), player()])
     assert (move in legal(g)) == ok
 
 
 def test_empty_column_is_not_buyable():
-    g = game(["a4:0:1", "g1:1:1"], [player(20, "2000", "0000"), player()])
+    g = game(["a4:0:1", "g1:1:1"], [player(20, "2002", "0000"), player()])
     assert not any(m.startswith("buy") for m in legal(g))
 
 
@@ -645,8 +664,8 @@ def test_bought_seed_can_be_planted_the_same_turn():
 
 
 def test_bought_large_tree_can_be_grown_into_the_same_turn():
-    # P0: medium 0+3+1 = 4, large 0+1 = 1 (one large out of the game).
-    g = game(["d4:0:2", "a4:1:1"], [player(8, "0000", "4431"), player()])
+    # P0: medium 0+3+1 = 4, large 0+1+1 (g1) = 2.
+    g = game(["d4:0:2", "g1:0:3", "a4:1:1"], [player(8, "0000", "4431"), player()])
     assert "grow d4" not in legal(g)
     g.play("buy large")                      # p[2 - 1] = 5: 8 - 5 = 3
     g.play("grow d4")                        # 3 - 3 = 0
@@ -701,7 +720,8 @@ def test_plant_costs_1_light_and_one_available_seed():
 @pytest.mark.parametrize("size,count", [(1, 6), (2, 18), (3, 35)])
 def test_plant_range_equals_source_size(size, count):
     # From d4: ring 1 = 6 cells, rings 1-2 = 18, rings 1-3 = 36 less a4 (occupied) = 35.
-    g = game([f"d4:0:{size}", "a4:1:1"], [player(20, "2000", "4321"), player()])
+    players = [player(20, "2000", "432" + large_col(size)), player()]
+    g = game([f"d4:0:{size}", "a4:1:1"], players)
     targets = plants_from(g, "d4")
     assert len(targets) == count
     assert all(distance("d4", m.split()[2]) <= size for m in targets)
@@ -713,7 +733,8 @@ def test_plant_range_equals_source_size(size, count):
     (3, "d7", True), (3, "g1", True), (3, "a7", True),
 ])
 def test_plant_distance_limit(size, target, ok):
-    g = game([f"d4:0:{size}", "a4:1:1"], [player(20, "2000", "4321"), player()])
+    players = [player(20, "2000", "432" + large_col(size)), player()]
+    g = game([f"d4:0:{size}", "a4:1:1"], players)
     assert (f"plant d4 {target}" in legal(g)) == ok
 
 
@@ -934,7 +955,7 @@ def test_collect_costs_4_light():
 
 @pytest.mark.parametrize("size", [0, 1, 2])
 def test_collect_needs_a_large_tree(size):
-    g = game([f"d4:0:{size}", "a4:1:1"], [player(20, "1000", "4321"), player()])
+    g = game([f"d4:0:{size}", "a4:1:1"], [player(20, "1000", "4322"), player()])
     assert "collect d4" not in legal(g)
     with pytest.raises(photocore.IllegalMoveError):
         g.play("collect d4")
@@ -945,9 +966,12 @@ def test_cannot_collect_another_players_tree():
     assert "collect d4" not in legal(g)
 
 
-@pytest.mark.parametrize("pboard,after", [("4430", (4, 4, 3, 1)), ("4431", (4, 4, 3, 2))])
-def test_collected_tree_returns_to_the_large_column(pboard, after):
-    g = game(["d4:0:3", "a4:1:1"], [player(20, "0000", pboard), player()])
+@pytest.mark.parametrize("avail,pboard,after", [
+    ("0001", "4430", (4, 4, 3, 1)),   # column 0 -> 1
+    ("0000", "4431", (4, 4, 3, 2)),   # column 1 -> 2
+])
+def test_collected_tree_returns_to_the_large_column(avail, pboard, after):
+    g = game(["d4:0:3", "a4:1:1"], [player(20, avail, pboard), player()])
     before = pieces(g, 0)
     g.play("collect d4")
     assert "d4" not in g.board()
@@ -1009,7 +1033,7 @@ def test_collect_token_by_soil_richness_and_stack_order(n, cell, stacks, token, 
     # P0 holds a large tree on `cell`; every token taken so far belongs to P1.
     players = [player(20, "0000", "4431"), player(0, tokens=taken_tokens(stacks, n))]
     players += [player()] * (n - 2)
-    g = game([f"{cell}:0:3", "g4:1:1" if cell != "g4" else "g3:1:1"], players, stacks=stacks)
+    g = game([f"{cell}:0:3", "g4:1:1"], players, stacks=stacks)
     g.play(f"collect {cell}")
     assert tuple(g.tokens(0)) == (() if token is None else (token,))
     assert tuple(g.stacks) == tuple(int(x) for x in stacks_after)
@@ -1048,8 +1072,8 @@ TIE_PLAYERS = [player(3, "0200", "4421", "14"),   # 14 + 3 // 3 = 15
 
 
 @pytest.mark.parametrize("board,winners", [
-    (["a4:0:1", "g1:0:1", "d1:1:1", "d7:1:0"], (0, 1)),            # 2 pieces each: all win
-    (["a4:0:1", "g1:0:1", "d1:1:1", "d7:1:0", "g4:1:0"], (1,)),    # 2 vs 3
+    (["d4:0:3", "g1:0:1", "d1:1:1", "d7:1:0"], (0, 1)),            # 2 pieces each: all win
+    (["d4:0:3", "g1:0:1", "d1:1:1", "d7:1:0", "g4:1:0"], (1,)),    # 2 vs 3
     (["d4:0:3", "c4:0:2", "d1:1:0", "d7:1:0", "g4:1:0"], (1,)),    # seeds count like trees
     (["d4:0:3", "c4:0:2", "a4:0:0", "d1:1:0", "d7:1:0"], (0,)),    # 3 vs 2
 ])
@@ -1061,7 +1085,7 @@ def test_tie_break_by_pieces_on_the_main_board(board, winners):
 
 def test_more_pieces_do_not_beat_a_higher_score():
     g = game(["a4:0:1", "d1:1:0", "d7:1:0", "g4:1:0"],
-             [player(6, "0200", "4421"), player(5, "0210", "3432")])
+             [player(6, "0200", "4422"), player(5, "0210", "3432")])
     assert tuple(g.scores()) == (2, 1)
     assert tuple(g.winners()) == (0,)
 
@@ -1134,7 +1158,7 @@ def test_shade_blocks_shaded_source_may_still_plant():
 ])
 def test_shade_blocks_growing_a_shaded_piece(size, shader, ok):
     board = [f"d4:0:{size}", f"d5:1:{shader}"]   # d5 casts W onto d4
-    players = [player(20, "1111", "4321"), player(0, "2100", "4321")]
+    players = [player(20, "1111", "4321"), player(0, "2100", "432" + large_col(shader))]
     assert ("grow d4" in legal(game(board, players, options="s"))) == ok
     assert "grow d4" in legal(game(board, players, options="-"))
 

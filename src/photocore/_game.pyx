@@ -6,6 +6,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 
+from operator import index
+
 from photocore._kernel cimport *
 from photocore.errors import IllegalMoveError, InvalidMoveError
 from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS, SIZES, parse_move_text
@@ -27,10 +29,10 @@ cdef class Move:
     cdef readonly int id
 
     def __init__(self, action):
-        cdef long long a = action
+        a = index(action)
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action id {action!r} is outside range({NUM_ACTIONS})")
-        self.id = <int>a
+        self.id = a
 
     @staticmethod
     def parse(text):
@@ -146,18 +148,15 @@ cdef class LegalMoves:
 
 cdef int _action_of(move) except -1:
     """The action id of a Move, an int or a notation text."""
-    cdef long long a
     if type(move) is Move:
         return (<Move>move).id
     if isinstance(move, str):
         return parse_move_text(move)
-    if isinstance(move, Move):
-        return (<Move>move).id
     try:
-        a = move.__index__()
-    except AttributeError:
+        a = index(move)
+    except TypeError:
         raise TypeError(f"a move is a Move, an action id or notation text, not {type(move).__name__}")
-    if not 0 <= a < NUM_ACTIONS:
+    if not 0 <= a < NUM_ACTIONS:  # a Python int here: no overflow on huge values
         raise InvalidMoveError(f"action id {a} is outside range({NUM_ACTIONS})")
     return <int>a
 
@@ -178,6 +177,11 @@ cdef class Game:
     cdef State* saved         # the state before each move of the history
     cdef uint16_t* played
     cdef Py_ssize_t n, cap
+
+    def __cinit__(self):
+        # Game.__new__ alone still gives a playable game
+        state_init(&self.st, 2, 0)
+        self.root = self.st
 
     def __init__(self, int players=2, bint fourth_revolution=False, bint shade_blocks=False):
         if players not in (2, 3, 4):
@@ -466,38 +470,43 @@ cdef class Game:
 
     @staticmethod
     def from_position(text):
-        """The game at the position `text`; InvalidPositionError says what is wrong."""
-        from photocore.position import game_from_position
-        return game_from_position(text)
+        """The game at the position `text`; InvalidPositionError says what is wrong.
 
-    def _set_state(self, int players, int options, int round_, int first, int current,
-                   active, board, light, avail, pboard, tokens, stacks):
-        """Sets the raw state from checked fields (photocore.position does the checking)."""
-        cdef int p, k, cell, owner, size
-        state_init(&self.st, players, options)
-        self.st.round = round_
-        self.st.phase = PHASE_SETUP if round_ == 0 else PHASE_PLAY
-        self.st.first = first
-        if current < 0:
+        >>> Game.from_position(Game(players=3).position()).players
+        3
+        """
+        from photocore.position import parse_position
+        cdef Game game = Game.__new__(Game)
+        game._load(parse_position(text))
+        return game
+
+    cdef _load(self, dict f):
+        """Sets the raw state from fields photocore.position.parse_position has checked."""
+        cdef int p, k, cell, owner, size, players = f["players"]
+        state_init(&self.st, players, f["options"])
+        self.st.round = f["round_"]
+        self.st.phase = PHASE_SETUP if self.st.round == 0 else PHASE_PLAY
+        self.st.first = f["first"]
+        if f["current"] < 0:
             self.st.phase = PHASE_OVER
             self.st.current = NO_PLAYER
         else:
-            self.st.current = current
-        for cell in active:
+            self.st.current = f["current"]
+        for cell in f["active"]:
             self.st.active |= (<uint64_t>1) << cell_bit(cell)
-        for cell, (owner, size) in board.items():
+        for cell, (owner, size) in f["board"].items():
             self.st.size_bb[size] |= (<uint64_t>1) << cell_bit(cell)
             self.st.owner_bb[owner] |= (<uint64_t>1) << cell_bit(cell)
         for p in range(players):
-            self.st.light[p] = light[p]
+            self.st.light[p] = f["light"][p]
             for k in range(4):
-                self.st.avail[p][k] = avail[p][k]
-                self.st.pboard[p][k] = pboard[p][k]
-            for k in tokens[p]:
+                self.st.avail[p][k] = f["avail"][p][k]
+                self.st.pboard[p][k] = f["pboard"][p][k]
+            for k in f["tokens"][p]:
                 self.st.toklog[self.st.ntok] = (p << 5) | k
                 self.st.ntok += 1
         for k in range(4):
-            self.st.stack[3 - k] = stacks[k]
+            self.st.stack[3 - k] = f["stacks"][k]
         self.root = self.st
         self.n = 0
 
@@ -537,8 +546,7 @@ cdef tuple _PLANT_TARGET = tuple(tgt for _, tgt in _PLANT_PAIRS)
 
 def _restore(root, actions):
     """Unpickles a Game: its start position, then its moves replayed."""
-    from photocore.position import game_from_position
-    cdef Game g = game_from_position(root)
+    cdef Game g = Game.from_position(root)
     for a in actions:
         g.play(a)
     return g

@@ -39,14 +39,9 @@ def _digits(values):
     return "".join(str(v) for v in values)
 
 
-def game_from_position(text):
-    """A Game at the position `text`; InvalidPositionError names the field and the reason."""
-    from photocore._game import Game
-
-    fields = _Fields(text)
-    game = Game.__new__(Game)
-    game._set_state(**fields.state)
-    return game
+def parse_position(text):
+    """The checked fields of position `text`; InvalidPositionError names the field and why."""
+    return _Fields(text).state
 
 
 class _Fields:
