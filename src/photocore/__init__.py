@@ -6,7 +6,7 @@
 18
 """
 
-from photocore._game import Game, LegalMoves, Move
+from photocore._game import OBSERVATION_SIZE, Game, LegalMoves, Move
 from photocore._kernel import random_playouts
 from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from photocore.notation import CELLS, NUM_ACTIONS
@@ -17,5 +17,5 @@ RULES_VERSION = "1"
 
 __all__ = [
     "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
-    "LegalMoves", "Move", "NUM_ACTIONS", "RULES_VERSION", "random_playouts",
+    "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "random_playouts",
 ]

@@ -8,6 +8,8 @@ from libc.string cimport memcpy
 
 from operator import index
 
+import numpy as np
+
 from photocore._kernel cimport *
 from photocore.errors import IllegalMoveError, InvalidMoveError
 from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS, SIZES, parse_move_text
@@ -326,6 +328,30 @@ cdef class Game:
             self.undo()
         return out
 
+    def observation(self, player=None, out=None):
+        """The float32 observation tensor, shape (OBSERVATION_SIZE,), seen by `player`.
+
+        `player` defaults to the player to move; the layout is in docs/engine.md. `out` may
+        be a caller's C-contiguous float32 array of that shape, filled and returned.
+        """
+        cdef int viewer = self._viewer(player)
+        array = np.empty(OBS_SIZE, np.float32) if out is None else out
+        cdef float[::1] view = _float_buffer(array, "out", OBS_SIZE)
+        encode_observation(&self.st, viewer, &view[0])
+        return array
+
+    def legal_mask(self):
+        """A bool array of NUM_ACTIONS, True at each legal action id."""
+        mask = np.empty(NUM_ACTIONS, np.bool_)
+        cdef uint8_t[::1] view = mask.view(np.uint8)
+        legal_mask(&self.st, &view[0])
+        return mask
+
+    cdef int _viewer(self, player) except -1:
+        if player is None:
+            return 0 if self.st.current == NO_PLAYER else self.st.current
+        return self._player(player)
+
     # ---- state --------------------------------------------------------------------
 
     @property
@@ -531,6 +557,20 @@ cdef inline int _acted_cell(int a):
     if a < COLLECT_BASE:
         return a - GROW_BASE
     return a - COLLECT_BASE
+
+OBSERVATION_SIZE = OBS_SIZE
+
+
+cdef float[::1] _float_buffer(array, str name, Py_ssize_t size):
+    """`array` as a float32 buffer of `size` floats, or ValueError naming what is wrong."""
+    if not isinstance(array, np.ndarray) or array.dtype != np.float32:
+        raise ValueError(f"{name} must be a numpy float32 array, got "
+                         f"{getattr(array, 'dtype', type(array).__name__)}")
+    if array.shape != (size,) or not array.flags.c_contiguous or not array.flags.writeable:
+        raise ValueError(f"{name} must be a writeable C-contiguous array of shape ({size},), "
+                         f"got shape {array.shape}")
+    return array
+
 
 cdef tuple _cells(uint64_t mask):
     cdef list out = []

@@ -45,6 +45,14 @@ cdef enum:
     # bound on the legal moves of any position: 4 buys + 14 trees * 36 targets + 20 grows
     # + 2 collects + end = 531
     MAX_LEGAL = 544
+    # observation layout (docs/engine.md)
+    OBS_PIECES = 0
+    OBS_SHADOWS = 592
+    OBS_ACTIVATED = 703
+    OBS_PLAYERS = 740
+    OBS_STACKS = 780
+    OBS_CLOCK = 784
+    OBS_SIZE = 798
     # phases
     PHASE_SETUP = 0
     PHASE_PLAY = 1
@@ -107,6 +115,8 @@ cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil
 cdef int action_cost(const State* s, int action) noexcept nogil
 cdef int check_action(const State* s, int action) noexcept nogil
 cdef void apply_action(State* s, int action) noexcept nogil
+cdef void encode_observation(const State* s, int viewer, float* out) noexcept nogil
+cdef void legal_mask(const State* s, uint8_t* out) noexcept nogil
 cdef long long perft(const State* s, int depth) noexcept nogil
 cdef int score(const State* s, int player) noexcept nogil
 cdef int winners_mask(const State* s) noexcept nogil

@@ -21,6 +21,7 @@ cdef uint8_t PLANT_SRC[774]
 cdef uint8_t PLANT_TGT[774]
 cdef uint8_t PRICE[4][5]         # [column][pieces left in it]: price of the next purchase
 cdef uint8_t SLOTS[4]
+cdef uint8_t OWNED[4]
 cdef uint8_t TOKEN_VALUE[4][9]   # [leaves - 1][tokens already taken from that stack]
 cdef uint8_t STACK_SIZE[4]
 # A shadow step under sun position k is (bb << SHADOW_LEFT[k]) >> SHADOW_RIGHT[k]:
@@ -63,6 +64,7 @@ cdef void _build_tables():
                     RANGE[i][k] |= (<uint64_t>1) << CELL_BIT[j]
     prices = ((1, 1, 2, 2), (2, 2, 3, 3), (3, 3, 4), (4, 5))
     for c in range(4):
+        OWNED[c] = (6, 8, 4, 2)[c]
         SLOTS[c] = len(prices[c])
         PRICE[c][0] = 0
         for n in range(1, SLOTS[c] + 1):
@@ -444,6 +446,51 @@ cdef void apply_action(State* s, int action) noexcept nogil:
         return_piece(s, p, 3)
         take_token(s, p, RICHNESS[c])
         s.active |= m
+
+# ---- observation ------------------------------------------------------------------
+
+cdef inline void put_cells(float* out, uint64_t mask) noexcept nogil:
+    while mask:
+        out[BIT_CELL[pc_lowest(mask)]] = 1.0
+        mask &= mask - 1
+
+cdef void encode_observation(const State* s, int viewer, float* out) noexcept nogil:
+    """Writes the OBS_SIZE floats seen by `viewer` (players in turn order from the viewer)."""
+    cdef int k, p, size, points, j
+    cdef uint64_t sh[4]
+    memset(out, 0, OBS_SIZE * sizeof(float))
+    shadows(s, sh)
+    for k in range(s.players):
+        p = (viewer + k) % s.players
+        for size in range(4):
+            put_cells(out + OBS_PIECES + (k * 4 + size) * NCELLS, s.owner_bb[p] & s.size_bb[size])
+        out[OBS_PLAYERS + k * 10] = s.light[p] / 20.0
+        for size in range(4):
+            out[OBS_PLAYERS + k * 10 + 1 + size] = s.avail[p][size] / <float>OWNED[size]
+            out[OBS_PLAYERS + k * 10 + 5 + size] = s.pboard[p][size] / <float>SLOTS[size]
+        points = 0
+        for j in range(s.ntok):
+            if s.toklog[j] >> 5 == p:
+                points += s.toklog[j] & 31
+        out[OBS_PLAYERS + k * 10 + 9] = points / 100.0
+    for size in range(3):
+        put_cells(out + OBS_SHADOWS + size * NCELLS, sh[size + 1])
+    put_cells(out + OBS_ACTIVATED, s.active)
+    for k in range(4):
+        out[OBS_STACKS + k] = s.stack[3 - k] / <float>STACK_SIZE[3 - k]
+    out[OBS_CLOCK] = s.round / <float>s.last_round
+    out[OBS_CLOCK + 1 + sun_of(s)] = 1.0
+    out[OBS_CLOCK + 7 + s.phase] = 1.0
+    if s.current != NO_PLAYER:
+        out[OBS_CLOCK + 10 + (s.current - viewer + s.players) % s.players] = 1.0
+
+cdef void legal_mask(const State* s, uint8_t* out) noexcept nogil:
+    """out[a] = 1 for each legal action a, else 0 (NUM_ACTIONS bytes)."""
+    cdef uint16_t actions[MAX_LEGAL]
+    cdef int i, n = legal_actions(s, actions)
+    memset(out, 0, NUM_ACTIONS)
+    for i in range(n):
+        out[actions[i]] = 1
 
 cdef long long perft(const State* s, int depth) noexcept nogil:
     """Leaves of the legal-move tree `depth` plies deep; a finished game is one leaf."""
