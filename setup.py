@@ -31,7 +31,7 @@ extensions = [
         extra_compile_args=compile_args,
         define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
     )
-    for name in ("_kernel", "_game")
+    for name in ("_kernel", "_game", "_agents", "_vec")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives,

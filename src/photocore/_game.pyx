@@ -11,6 +11,8 @@ from operator import index
 import numpy as np
 
 from photocore._kernel cimport *
+
+from photocore._kernel import check_players
 from photocore.errors import IllegalMoveError, InvalidMoveError
 from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS, SIZES, parse_move_text
 
@@ -174,21 +176,13 @@ cdef class Game:
     >>> g.undo()
     Move('place a4')
     """
-    cdef State st
-    cdef State root
-    cdef State* saved         # the state before each move of the history
-    cdef uint16_t* played
-    cdef Py_ssize_t n, cap
-
     def __cinit__(self):
         # Game.__new__ alone still gives a playable game
         state_init(&self.st, 2, 0)
         self.root = self.st
 
-    def __init__(self, int players=2, bint fourth_revolution=False, bint shade_blocks=False):
-        if players not in (2, 3, 4):
-            raise ValueError(f"players must be 2, 3 or 4, got {players}")
-        state_init(&self.st, players, (OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
+    def __init__(self, players=2, bint fourth_revolution=False, bint shade_blocks=False):
+        state_init(&self.st, check_players(players), (OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
                    | (OPT_SHADE_BLOCKS if shade_blocks else 0))
         self.root = self.st
 
@@ -451,6 +445,12 @@ cdef class Game:
         """The winning players after the tie-break (most pieces on the main board)."""
         cdef int mask = winners_mask(&self.st)
         return tuple(p for p in range(self.st.players) if mask >> p & 1)
+
+    def returns(self):
+        """Zero-sum returns per player: +1/-1 for two players; see docs/engine.md."""
+        cdef double out[4]
+        returns(&self.st, out)
+        return tuple(out[p] for p in range(self.st.players))
 
     @property
     def history(self):

@@ -45,6 +45,9 @@ cdef enum:
     # bound on the legal moves of any position: 4 buys + 14 trees * 36 targets + 20 grows
     # + 2 collects + end = 531
     MAX_LEGAL = 544
+    # bound on the moves of any game: every action but end costs >= 1 LP and a turn starts
+    # with <= 20, so a turn is <= 21 moves: 2 * 4 placements + 24 rounds * 4 turns * 21
+    MAX_GAME_MOVES = 2024
     # observation layout (docs/engine.md)
     OBS_PIECES = 0
     OBS_SHADOWS = 592
@@ -105,9 +108,14 @@ cdef int cell_bit(int cell) noexcept nogil
 cdef int bit_cell(int bit) noexcept nogil
 cdef int cell_distance(int a, int b) noexcept nogil
 cdef int richness(int cell) noexcept nogil
+cdef int plant_action(int src, int tgt) noexcept nogil
+cdef int plant_source(int action) noexcept nogil
+cdef int plant_target(int action) noexcept nogil
 cdef void state_init(State* s, int players, int options) noexcept nogil
 cdef int sun_of(const State* s) noexcept nogil
 cdef void shadows(const State* s, uint64_t* by_size) noexcept nogil
+cdef void shadows_under(const State* s, int sun, uint64_t* by_size) noexcept nogil
+cdef int token_for(const State* s, int leaves) noexcept nogil
 cdef uint64_t shaded_cells(const State* s) noexcept nogil
 cdef int size_at(const State* s, int bit) noexcept nogil
 cdef int owner_at(const State* s, int bit) noexcept nogil
@@ -120,6 +128,9 @@ cdef void legal_mask(const State* s, uint8_t* out) noexcept nogil
 cdef long long perft(const State* s, int depth) noexcept nogil
 cdef int score(const State* s, int player) noexcept nogil
 cdef int winners_mask(const State* s) noexcept nogil
+cdef void returns(const State* s, double* out) noexcept nogil
 cdef uint64_t rng_next(uint64_t* rng) noexcept nogil
+cdef int rng_below(uint64_t* rng, int n) noexcept nogil
+cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil
 cdef int random_action(const State* s, uint64_t* rng) noexcept nogil
 cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil

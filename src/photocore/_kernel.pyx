@@ -8,6 +8,8 @@ argument checks; everything else runs without the GIL.
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
 
+from operator import index
+
 cdef uint64_t BOARD = 0
 cdef uint64_t OUTER = 0
 cdef uint8_t CELL_BIT[37]
@@ -102,6 +104,17 @@ cdef int cell_distance(int a, int b) noexcept nogil:
 cdef int richness(int cell) noexcept nogil:
     return RICHNESS[cell]
 
+cdef int plant_action(int src, int tgt) noexcept nogil:
+    """The plant action id from cell src to cell tgt, -1 if no plant reaches that far."""
+    cdef int rank = PLANT_ID[src][tgt]
+    return -1 if rank < 0 else PLANT_BASE + rank
+
+cdef int plant_source(int action) noexcept nogil:
+    return PLANT_SRC[action - PLANT_BASE]
+
+cdef int plant_target(int action) noexcept nogil:
+    return PLANT_TGT[action - PLANT_BASE]
+
 cdef inline uint64_t bit_mask(int bit) noexcept nogil:
     return (<uint64_t>1) << bit
 
@@ -144,7 +157,10 @@ cdef inline uint64_t shadow_step(uint64_t bb, int sun) noexcept nogil:
 
 cdef void shadows(const State* s, uint64_t* by_size) noexcept nogil:
     """by_size[k]: the cells where a piece of size k would be shaded now."""
-    cdef int sun = sun_of(s)
+    shadows_under(s, sun_of(s), by_size)
+
+cdef void shadows_under(const State* s, int sun, uint64_t* by_size) noexcept nogil:
+    """As shadows(), with the sun at position `sun` over the current board."""
     cdef uint64_t l1 = shadow_step(s.size_bb[3], sun)
     cdef uint64_t l2 = shadow_step(l1, sun)
     cdef uint64_t m1 = shadow_step(s.size_bb[2], sun)
@@ -368,6 +384,14 @@ cdef inline void return_piece(State* s, int p, int sz) noexcept nogil:
     if s.pboard[p][sz] < SLOTS[sz]:
         s.pboard[p][sz] += 1
 
+cdef int token_for(const State* s, int leaves) noexcept nogil:
+    """The value a collect on soil of `leaves` would take now; 0 for no token."""
+    cdef int k
+    for k in range(leaves - 1, -1, -1):
+        if s.stack[k]:
+            return TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
+    return 0
+
 cdef inline void take_token(State* s, int p, int leaves) noexcept nogil:
     cdef int k
     for k in range(leaves - 1, -1, -1):
@@ -532,6 +556,15 @@ cdef int winners_mask(const State* s) noexcept nogil:
             mask |= 1 << p
     return mask
 
+cdef void returns(const State* s, double* out) noexcept nogil:
+    """Zero-sum returns of the current result: the winners share n/(n-1), everyone pays 1/(n-1).
+
+    Two players: +1 and -1, 0 each on a tie. A sole winner of n gets +1, each other -1/(n-1).
+    """
+    cdef int p, n = s.players, mask = winners_mask(s), w = pc_popcount(mask)
+    for p in range(n):
+        out[p] = ((n / (<double>w * (n - 1))) if mask >> p & 1 else 0.0) - 1.0 / (n - 1)
+
 # ---- random playouts ----------------------------------------------------------------
 
 cdef uint64_t rng_next(uint64_t* rng) noexcept nogil:
@@ -543,7 +576,7 @@ cdef uint64_t rng_next(uint64_t* rng) noexcept nogil:
     z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
     return z ^ (z >> 31)
 
-cdef inline int rng_below(uint64_t* rng, int n) noexcept nogil:
+cdef int rng_below(uint64_t* rng, int n) noexcept nogil:
     return <int>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
 
 cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
@@ -605,13 +638,25 @@ cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
         moves += 1
     return moves
 
-cdef inline uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil:
+cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil:
     # each game's stream depends only on (seed, index): the same games in any split
     cdef uint64_t rng = seed ^ (index * <uint64_t>0xD1B54A32D192ED03)
     return rng_next(&rng)
 
-def random_playouts(long long games, int players=2, unsigned long long seed=0,
-                    bint fourth_revolution=False, bint shade_blocks=False):
+def check_players(players):
+    """`players` as an int, or ValueError/TypeError unless it is 2, 3 or 4."""
+    if index(players) not in (2, 3, 4):
+        raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+    return index(players)
+
+def check_count(count, name):
+    """`count` as an int, or ValueError/TypeError unless it is a whole number >= 0."""
+    if index(count) < 0:
+        raise ValueError(f"{name} must be >= 0, got {count!r}")
+    return index(count)
+
+def random_playouts(games, players=2, seed=0, bint fourth_revolution=False,
+                    bint shade_blocks=False):
     """Plays `games` whole games of uniformly random legal moves (`end` included) in C.
 
     Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
@@ -621,15 +666,15 @@ def random_playouts(long long games, int players=2, unsigned long long seed=0,
     >>> r["games"], len(r["wins"])
     (10, 3)
     """
-    if games < 0:
-        raise ValueError(f"games must be >= 0, got {games}")
-    if players not in (2, 3, 4):
-        raise ValueError(f"players must be 2, 3 or 4, got {players}")
+    games, players = check_count(games, "games"), check_players(players)
+    seed = index(seed) & 0xFFFFFFFFFFFFFFFF
     cdef int options = ((OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
                         | (OPT_SHADE_BLOCKS if shade_blocks else 0))
     cdef State s
     cdef uint64_t rng
-    cdef long long g, moves = 0
+    cdef long long g, moves = 0, count = games
+    cdef uint64_t base = seed
+    cdef int nplayers = players
     cdef long long score_sums[4]
     cdef long long wins[4]
     cdef int p, winners
@@ -637,12 +682,12 @@ def random_playouts(long long games, int players=2, unsigned long long seed=0,
         score_sums[p] = 0
         wins[p] = 0
     with nogil:
-        for g in range(games):
-            rng = game_seed(seed, <uint64_t>g)
-            state_init(&s, players, options)
+        for g in range(count):
+            rng = game_seed(base, <uint64_t>g)
+            state_init(&s, nplayers, options)
             moves += play_random_game(&s, &rng)
             winners = winners_mask(&s)
-            for p in range(players):
+            for p in range(nplayers):
                 score_sums[p] += score(&s, p)
                 if winners >> p & 1:
                     wins[p] += 1

@@ -91,7 +91,7 @@ class _Fields:
         raise InvalidPositionError(f"{field} {value!r}: {reason}")
 
     def integer(self, word, field, low, high):
-        if not word.isdigit() or not low <= int(word) <= high:
+        if not (word.isascii() and word.isdigit()) or not low <= int(word) <= high:
             self.fail(field, word, f"expected an integer from {low} to {high}")
         return int(word)
 
@@ -142,7 +142,7 @@ class _Fields:
         return light, avail, pboard, tokens
 
     def counts(self, word, field):
-        if len(word) != 4 or not word.isdigit():
+        if len(word) != 4 or not (word.isascii() and word.isdigit()):
             self.fail(field, word, "expected four digits: seeds, small, medium, large")
         return [int(c) for c in word]
 
