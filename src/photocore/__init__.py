@@ -6,8 +6,10 @@
 18
 """
 
+from photocore._agents import Agent
 from photocore._game import OBSERVATION_SIZE, Game, LegalMoves, Move
 from photocore._kernel import random_playouts
+from photocore._vec import VecGame
 from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from photocore.notation import CELLS, NUM_ACTIONS
 
@@ -16,6 +18,6 @@ from photocore.notation import CELLS, NUM_ACTIONS
 RULES_VERSION = "1"
 
 __all__ = [
-    "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
-    "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "random_playouts",
+    "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
+    "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "VecGame", "random_playouts",
 ]
