@@ -24,7 +24,7 @@ cdef class VecGame:
     ((4, 798), (4, 890), 18)
     >>> actions = mask.argmax(axis=1)          # the first legal action of each game
     >>> obs, mask, rewards, done = env.step(actions)
-    >>> rewards.shape, done.any()
+    >>> rewards.shape, bool(done.any())
     ((4, 2), False)
 
     Observations (float32, photocore.OBSERVATION_SIZE per game) are those of the player to
