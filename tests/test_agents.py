@@ -1,0 +1,96 @@
+"""The C agents: legal, seeded, and as strong as their names promise."""
+
+import random
+
+import numpy as np
+import pytest
+
+import photocore
+from photocore import Agent
+from photocore._agents import play_games
+
+
+def random_positions(count, seed=0):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        game = photocore.Game(players=rng.choice((2, 3, 4)), shade_blocks=rng.random() < 0.5)
+        for _ in range(rng.randrange(0, 150)):
+            if game.is_over:
+                break
+            game.play(rng.choice(game.legal_moves()))
+        if not game.is_over:
+            out.append(game)
+    return out
+
+
+@pytest.mark.parametrize("kind,budget", [("random", 1), ("greedy", 1), ("mcts", 30)])
+def test_agents_choose_legal_moves_and_leave_the_game_alone(kind, budget):
+    agent = Agent(kind, seed=3, simulations=budget)
+    for game in random_positions(40):
+        before = game.position()
+        move = agent.select(game)
+        assert move in game.legal_moves()
+        assert game.position() == before
+
+
+@pytest.mark.parametrize("kind", ["random", "greedy", "mcts"])
+def test_same_seed_same_choices(kind):
+    positions = random_positions(15, seed=5)
+    first = [Agent(kind, seed=9, simulations=40).select(g) for g in positions]
+    again = [Agent(kind, seed=9, simulations=40).select(g) for g in positions]
+    assert first == again
+
+
+def test_agent_refuses_finished_games_and_bad_specs():
+    game = photocore.Game()
+    while not game.is_over:
+        game.play(game.legal_moves()[-1])
+    with pytest.raises(ValueError, match="over"):
+        Agent("greedy").select(game)
+    with pytest.raises(ValueError, match="unknown agent"):
+        Agent("alphazero")
+    with pytest.raises(ValueError, match="simulations"):
+        Agent("mcts", simulations=0)
+
+
+def win_share(first, second, games, players=2, seed=0):
+    """The first agent's share of wins (ties shared) with seats rotated."""
+    moves, offsets = play_games([first, second], players, 0, seed, 0, games)
+    won = 0.0
+    for i in range(games):
+        game = photocore.Game(players=players)
+        for action in moves[offsets[i]:offsets[i + 1]].tolist():
+            game.play(action)
+        winners = game.winners()
+        if i % players in winners:          # the first agent sits in seat i % players
+            won += 1 / len(winners)
+    return won / games
+
+
+def test_greedy_beats_random():
+    assert win_share(("greedy", 1), ("random", 1), 300) > 0.65
+
+
+def test_mcts_beats_greedy():
+    assert win_share(("mcts", 100), ("greedy", 1), 40) > 0.7
+
+
+def test_play_games_depends_only_on_seed_and_index():
+    agents = [("greedy", 1), ("mcts", 20)]
+    moves, offsets = play_games(agents, 2, 2, 11, 0, 6)
+    head_moves, head_offsets = play_games(agents, 2, 2, 11, 0, 2)
+    tail_moves, tail_offsets = play_games(agents, 2, 2, 11, 2, 4)
+    assert np.array_equal(moves, np.concatenate([head_moves, tail_moves]))
+    assert offsets[2] == head_offsets[-1]
+    other, _ = play_games(agents, 2, 2, 12, 0, 6)
+    assert not np.array_equal(moves, other)
+
+
+def test_play_games_replays_as_legal_complete_games():
+    moves, offsets = play_games([("random", 1)] * 3, 3, 3, 4, 0, 5)
+    for i in range(5):
+        game = photocore.Game(players=3, fourth_revolution=True, shade_blocks=True)
+        for action in moves[offsets[i]:offsets[i + 1]].tolist():
+            game.play(action)
+        assert game.is_over and game.round == 24
