@@ -16,6 +16,14 @@ CONFIGS = [
 GAMES_PER_CONFIG = 100
 
 
+@pytest.fixture(autouse=True)
+def invariants_checked():
+    """Every move of these games also checks the kernel's state invariants."""
+    previous = photocore.check_invariants(True)
+    yield
+    photocore.check_invariants(previous)
+
+
 def observe(game):
     """Everything both engines expose, as plain values."""
     players = range(game.players)

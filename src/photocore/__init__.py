@@ -7,10 +7,11 @@
 """
 
 from photocore._agents import Agent
-from photocore._game import OBSERVATION_SIZE, Game, LegalMoves, Move
+from photocore._game import OBSERVATION_SIZE, Game, LegalMoves, Move, check_invariants
 from photocore._kernel import random_playouts
 from photocore._vec import VecGame
-from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
+from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
+                              InvariantError)
 from photocore.notation import CELLS, NUM_ACTIONS
 
 # Bumped whenever any game plays differently: records, perft counts and golden games
@@ -19,5 +20,6 @@ RULES_VERSION = "1"
 
 __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
+    "InvariantError", "check_invariants",
     "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "VecGame", "random_playouts",
 ]

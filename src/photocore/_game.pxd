@@ -12,6 +12,7 @@ cdef class Game:
     cdef Py_ssize_t n, cap
 
     cdef int _push(self, int a) except -1
+    cdef _broken(self, int a)
     cdef int _grow(self, Py_ssize_t cap) except -1
     cdef int _viewer(self, player) except -1
     cdef int _player(self, p) except -1

@@ -6,6 +6,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 
+import os
 from operator import index
 
 import numpy as np
@@ -13,10 +14,26 @@ import numpy as np
 from photocore._kernel cimport *
 
 from photocore._kernel import check_players
-from photocore.errors import IllegalMoveError, InvalidMoveError
+from photocore.errors import IllegalMoveError, InvalidMoveError, InvariantError
 from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS, SIZES, parse_move_text
 
 cdef tuple _PHASES = ("setup", "play", "over")
+cdef tuple _BROKEN = ("", "bitboards disagree", "more pieces than owned", "a column over its slots",
+                      "light over 20", "tokens not those taken from the stacks",
+                      "round, turn or phase inconsistent")
+cdef bint _checking = os.environ.get("PHOTOCORE_CHECK_INVARIANTS") == "1"
+
+
+def check_invariants(bint on=True):
+    """Checks the state's invariants after every move Game.play makes (slower; for debugging).
+
+    Also on when the environment has PHOTOCORE_CHECK_INVARIANTS=1 at import. Returns the
+    previous setting. A broken invariant raises InvariantError and the move is taken back.
+    """
+    global _checking
+    previous = _checking
+    _checking = on
+    return previous
 cdef tuple _KINDS = ("place", "buy", "plant", "grow", "collect", "end")
 
 
@@ -230,7 +247,16 @@ cdef class Game:
         self.played[self.n] = <uint16_t>a
         self.n += 1
         apply_action(&self.st, a)
+        if _checking and broken_invariant(&self.st) != INTACT:
+            self._broken(a)
         return 0
+
+    cdef _broken(self, int a):
+        cdef int code = broken_invariant(&self.st)
+        position = self.position()
+        self.undo()
+        raise InvariantError(f"{MOVE_TEXTS[a]} broke an invariant of the state ({_BROKEN[code]}): "
+                             f"{position}")
 
     cdef int _grow(self, Py_ssize_t cap) except -1:
         cdef State* saved = <State*>PyMem_Realloc(self.saved, cap * sizeof(State))
@@ -501,9 +527,13 @@ cdef class Game:
         >>> Game.from_position(Game(players=3).position()).players
         3
         """
+        from photocore.errors import InvalidPositionError
         from photocore.position import parse_position
         cdef Game game = Game.__new__(Game)
         game._load(parse_position(text))
+        cdef int broken = broken_invariant(&game.st)
+        if broken != INTACT:     # the parser's checks should have caught it already
+            raise InvalidPositionError(f"{text!r}: {_BROKEN[broken]}")
         return game
 
     cdef _load(self, dict f):

@@ -65,6 +65,16 @@ cdef enum:
     OPT_FOURTH_REVOLUTION = 1
     OPT_SHADE_BLOCKS = 2
 
+# Which invariant of a State is broken; 0 means none (see broken_invariant).
+cdef enum Broken:
+    INTACT = 0
+    B_BITBOARDS             # sizes or owners overlap, disagree or leave the board
+    B_PIECES                # a player has more pieces of a size than they own
+    B_COLUMNS               # a player-board column over its slots
+    B_LIGHT                 # LP over 20
+    B_TOKENS                # the tokens held are not the tokens taken from the stacks
+    B_CLOCK                 # round, sun, first player, player to move or phase inconsistent
+
 # Why an action is not legal; 0 means legal.
 cdef enum Refusal:
     LEGAL = 0
@@ -127,6 +137,7 @@ cdef void encode_observation(const State* s, int viewer, float* out) noexcept no
 cdef void legal_mask(const State* s, uint8_t* out) noexcept nogil
 cdef long long perft(const State* s, int depth) noexcept nogil
 cdef int score(const State* s, int player) noexcept nogil
+cdef int broken_invariant(const State* s) noexcept nogil
 cdef int winners_mask(const State* s) noexcept nogil
 cdef void returns(const State* s, double* out) noexcept nogil
 cdef uint64_t rng_next(uint64_t* rng) noexcept nogil

@@ -533,6 +533,52 @@ cdef long long perft(const State* s, int depth) noexcept nogil:
         total += perft(&child, depth - 1)
     return total
 
+# ---- invariants ---------------------------------------------------------------------
+
+cdef int broken_invariant(const State* s) noexcept nogil:
+    """INTACT, or the first invariant the state breaks (a debugging aid, not a hot path)."""
+    cdef uint64_t sizes = 0, owners = 0
+    cdef int p, k, j, taken, held
+    for k in range(4):
+        if s.size_bb[k] & sizes or s.owner_bb[k] & owners or (k >= s.players and s.owner_bb[k]):
+            return B_BITBOARDS
+        sizes |= s.size_bb[k]
+        owners |= s.owner_bb[k]
+    if sizes != owners or sizes & ~BOARD or s.active & ~BOARD:
+        return B_BITBOARDS
+    for p in range(s.players):
+        if s.light[p] > 20:
+            return B_LIGHT
+        for k in range(4):
+            if s.pboard[p][k] > SLOTS[k]:
+                return B_COLUMNS
+            if s.avail[p][k] + s.pboard[p][k] + pc_popcount(s.owner_bb[p] & s.size_bb[k]) > OWNED[k]:
+                return B_PIECES
+    # every value held must be one taken from a stack, as often as it was taken
+    for j in range(12, 23):
+        taken = 0
+        held = 0
+        for k in range(4):
+            if s.stack[k] > STACK_SIZE[k] or (k == 3 and s.players == 2 and s.stack[k]):
+                return B_TOKENS
+            for p in range(STACK_SIZE[k] - s.stack[k] if (k < 3 or s.players > 2) else 0):
+                taken += TOKEN_VALUE[k][p] == j
+        for k in range(s.ntok):
+            held += (s.toklog[k] & 31) == j
+            if s.toklog[k] >> 5 >= s.players:
+                return B_TOKENS
+        if taken != held:
+            return B_TOKENS
+    if s.round > s.last_round or (s.phase == PHASE_OVER) != (s.current == NO_PLAYER):
+        return B_CLOCK
+    if s.phase != PHASE_OVER and s.current >= s.players:
+        return B_CLOCK
+    if (s.phase == PHASE_SETUP) != (s.round == 0) and s.phase != PHASE_OVER:
+        return B_CLOCK
+    if s.round and s.first != (s.round - 1) % s.players:
+        return B_CLOCK
+    return INTACT
+
 # ---- result -------------------------------------------------------------------------
 
 cdef int score(const State* s, int player) noexcept nogil:

@@ -11,3 +11,7 @@ class IllegalMoveError(ValueError):
 
 class InvalidPositionError(ValueError):
     """Position notation that is malformed or describes an impossible state."""
+
+
+class InvariantError(AssertionError):
+    """The engine broke one of its own invariants: a bug, reported with the position."""
