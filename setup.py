@@ -3,6 +3,8 @@
 PHOTOCORE_NATIVE=1 compiles for the building machine's CPU (-march=native: hardware popcount,
 BMI2, ...). The default build runs on any x86-64 or arm64 the interpreter runs on.
 PHOTOCORE_DEBUG=1 turns bounds checks back on and disables optimisation, for debugging.
+PHOTOCORE_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (see
+docs/hardening.md for running Python under them).
 """
 import os
 
@@ -11,10 +13,17 @@ from setuptools import Extension, setup
 
 native = os.environ.get("PHOTOCORE_NATIVE") == "1"
 debug = os.environ.get("PHOTOCORE_DEBUG") == "1"
+sanitize = os.environ.get("PHOTOCORE_SANITIZE") == "1"
 
 compile_args = ["-O0", "-g"] if debug else ["-O3"]
+link_args = []
 if native and not debug:
     compile_args.append("-march=native")
+if sanitize:
+    flags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+             "-fno-omit-frame-pointer", "-g"]
+    compile_args += flags
+    link_args += flags
 
 directives = {
     "language_level": 3,
@@ -29,6 +38,7 @@ extensions = [
         f"photocore.{name}",
         [f"src/photocore/{name}.pyx"],
         extra_compile_args=compile_args,
+        extra_link_args=link_args,
         define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
     )
     for name in ("_kernel", "_game", "_agents", "_vec")
