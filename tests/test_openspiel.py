@@ -12,7 +12,8 @@ mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
 
 import photocore  # noqa: E402
 import photocore.openspiel  # noqa: E402
-from photocore.openspiel import max_game_length, outcome  # noqa: E402
+from photocore.openspiel import max_game_length  # noqa: E402
+from photocore.returns import win_share  # noqa: E402
 
 CONFIGS = [
     {"players": 2},
@@ -129,19 +130,19 @@ def test_returns(players):
             assert returns == [0.0] * players
             continue
         winners = state.photocore_game.winners()
-        assert returns == outcome(players, winners)
+        assert returns == win_share(players, winners)
         assert sum(returns) == pytest.approx(0.0)
         assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
         assert all(r > 0 for p, r in enumerate(returns) if p in winners)
-    assert outcome(players, (0,))[0] == game.max_utility() == 1.0
-    assert outcome(players, tuple(range(players))) == [0.0] * players
+    assert win_share(players, (0,))[0] == game.max_utility() == 1.0
+    assert win_share(players, tuple(range(players))) == [0.0] * players
 
 
-def test_outcome_scheme():
-    assert outcome(2, (1,)) == [-1.0, 1.0]
-    assert outcome(2, (0, 1)) == [0.0, 0.0]
-    assert outcome(3, (0, 2)) == [0.25, -0.5, 0.25]
-    assert outcome(4, (0, 1)) == pytest.approx([1 / 3, 1 / 3, -1 / 3, -1 / 3])
+def test_win_share_scheme():
+    assert win_share(2, (1,)) == [-1.0, 1.0]
+    assert win_share(2, (0, 1)) == [0.0, 0.0]
+    assert win_share(3, (0, 2)) == [0.25, -0.5, 0.25]
+    assert win_share(4, (0, 1)) == pytest.approx([1 / 3, 1 / 3, -1 / 3, -1 / 3])
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

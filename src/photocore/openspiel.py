@@ -15,6 +15,7 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from photocore._game import OBSERVATION_SIZE, Game
 from photocore.notation import MOVE_TEXTS, NUM_ACTIONS
+from photocore.returns import game_returns
 
 SHORT_NAME = "python_photosynthesis"
 DEFAULT_PARAMS = {"players": 2, "fourth_revolution": False, "shade_blocks": False}
@@ -46,18 +47,6 @@ def max_game_length(players, fourth_revolution=False):
     """
     rounds = 24 if fourth_revolution else 18
     return 2 * players + rounds * players * 21
-
-
-def outcome(players, winners):
-    """Returns of a finished game: every player stakes 1 / (players - 1) and the winners
-    share the pot equally, so a sole winner gets +1, the sum is 0 and 2 players get +-1.
-
-    >>> outcome(2, (0,)), outcome(3, (0, 2)), outcome(4, (1,))
-    ([1.0, -1.0], [0.25, -0.5, 0.25], [-0.3333333333333333, 1.0, -0.3333333333333333, -0.3333333333333333])
-    """
-    stake = 1.0 / (players - 1)
-    share = stake * players / len(winners)
-    return [share - stake if p in winners else -stake for p in range(players)]
 
 
 class PhotosynthesisGame(pyspiel.Game):
@@ -138,10 +127,7 @@ class PhotosynthesisState(pyspiel.State):
         return self._pos.game.is_over
 
     def returns(self):
-        game = self._pos.game
-        if not game.is_over:
-            return [0.0] * game.players
-        return outcome(game.players, game.winners())
+        return game_returns(self._pos.game)
 
     def __str__(self):
         return self._pos.game.position()
