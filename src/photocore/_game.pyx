@@ -174,11 +174,7 @@ cdef class Game:
     >>> g.undo()
     Move('place a4')
     """
-    cdef State st
-    cdef State root
-    cdef State* saved         # the state before each move of the history
-    cdef uint16_t* played
-    cdef Py_ssize_t n, cap
+    # C attributes and cdef methods: declared in _game.pxd
 
     def __cinit__(self):
         # Game.__new__ alone still gives a playable game
