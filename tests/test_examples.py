@@ -1,5 +1,5 @@
 """The examples/ programs: the Cython searcher builds against the installed package and
-plays well."""
+plays well, and the typed program passes mypy --strict against the shipped stubs."""
 
 import importlib.util
 import pathlib
@@ -68,3 +68,41 @@ def test_flat_mc_beats_random(flat_mc):
         winners = game.winners()
         share += 1 / len(winners) if searcher in winners else 0.0
     assert share / games >= 0.8
+
+
+def test_typed_usage_runs():
+    subprocess.run([sys.executable, str(EXAMPLES / "typed_usage.py")], check=True,
+                   capture_output=True)
+
+
+def mypy(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "mypy", *args], cwd=cwd, capture_output=True,
+                          text=True)
+
+
+def test_typed_usage_passes_mypy_strict(tmp_path):
+    pytest.importorskip("mypy")
+    result = mypy("--strict", "--cache-dir", str(tmp_path / "cache"), "examples/typed_usage.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_stubs_are_used_by_mypy(tmp_path):
+    pytest.importorskip("mypy")
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("import photocore\n"
+                     "g = photocore.Game(players=2)\n"
+                     "g.play(1.5)\n"
+                     "n: str = g.round\n")
+    result = mypy("--strict", "--cache-dir", str(tmp_path / "cache"), str(wrong), cwd=tmp_path)
+    assert result.returncode == 1
+    assert 'Argument 1 to "play" of "Game"' in result.stdout
+    assert "Incompatible types in assignment" in result.stdout
+
+
+def test_stubs_match_the_compiled_modules():
+    pytest.importorskip("mypy")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "--allowlist",
+         str(ROOT / "tests" / "stubtest_allowlist.txt"), "photocore._game", "photocore._kernel"],
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
