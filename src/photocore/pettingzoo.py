@@ -3,8 +3,8 @@
 >>> from photocore.pettingzoo import env
 >>> e = env(players=3)
 >>> e.reset(seed=0)
->>> e.agent_selection, e.last()[0]["action_mask"].sum()
-('player_0', np.int64(18))
+>>> e.agent_selection, int(e.last()[0]["action_mask"].sum())
+('player_0', 18)
 
 A turn is several moves in a row: `agent_selection` stays on the player to move until its
 `end`. Rewards are 0 until the game ends, then every agent gets photocore.returns.win_share
