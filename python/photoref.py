@@ -416,6 +416,14 @@ class ReferenceGame:
         self._light = [min(LIGHT_CAP, lp) for lp in self._light]
 
 
+def win_share(players, winners):
+    """The zero-sum returns of docs/engine.md: every player stakes 1 / (players - 1), the
+    winners share the pot equally."""
+    stake = 1.0 / (players - 1)
+    return [stake * players / len(winners) - stake if p in winners else -stake
+            for p in range(players)]
+
+
 def perft(game, depth):
     """Leaf count of the legal-move tree; a finished game is a leaf at any depth."""
     if depth == 0 or game.phase == "over":

@@ -6,7 +6,7 @@ import random
 import pytest
 
 import photocore
-from photoref import ReferenceGame
+from photoref import ReferenceGame, win_share
 
 CONFIGS = [
     (players, fourth, shade)
@@ -70,3 +70,4 @@ def test_random_games_match_reference(players, fourth, shade):
             game.play(move)
             ref.play(move)
         assert game.is_over and len(game.history) == len(ref.history)
+        assert game.returns() == pytest.approx(win_share(players, ref.winners()))

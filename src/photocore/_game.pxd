@@ -1,12 +1,17 @@
-# The Game class as Cython sees it: `game.st` is the kernel State (see _kernel.pxd).
+# The Game class's C layout, so that other Cython code can reach the state of a Python Game:
+#
+#     from photocore._game cimport Game
+#     cdef State s = (<Game>game).st       # a struct copy: search on it freely
+#
+# Read `st`; change a game only through its Python methods, which keep the history.
 
 from libc.stdint cimport uint16_t
 
 from photocore._kernel cimport State
 
 cdef class Game:
-    cdef State st
-    cdef State root           # the start (or loaded) position, for pickling
+    cdef State st             # the current position
+    cdef State root           # the position the history starts from
     cdef State* saved         # the state before each move of the history
     cdef uint16_t* played
     cdef Py_ssize_t n, cap

@@ -193,6 +193,8 @@ cdef class Game:
     >>> g.undo()
     Move('place a4')
     """
+    # C attributes and cdef methods: declared in _game.pxd
+
     def __cinit__(self):
         # Game.__new__ alone still gives a playable game
         state_init(&self.st, 2, 0)

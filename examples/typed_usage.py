@@ -1,0 +1,87 @@
+"""A user's program typed against photocore's public API: `mypy --strict` passes on it.
+
+    python -m mypy --strict examples/typed_usage.py
+    python examples/typed_usage.py
+"""
+
+import copy
+import pickle
+import random
+
+import numpy as np
+import numpy.typing as npt
+
+import photocore
+from photocore import Game, IllegalMoveError, LegalMoves, Move
+
+
+def random_move(game: Game, rng: random.Random) -> Move:
+    moves: LegalMoves = game.legal_moves()
+    return moves[rng.randrange(len(moves))]
+
+
+def play_out(game: Game, rng: random.Random) -> tuple[int, ...]:
+    """Random moves to the end; the winners."""
+    while not game.is_over:
+        game.play(random_move(game, rng))
+    return game.winners()
+
+
+def describe(game: Game) -> str:
+    player = game.current_player
+    to_move = "nobody" if player is None else f"player {player}"
+    return (f"{game.phase} round {game.round}/{game.last_round}, sun {game.sun}, "
+            f"{to_move} to move, light {game.light}, scores {game.scores()}")
+
+
+def main() -> None:
+    rng = random.Random(1)
+    game = Game(players=3, fourth_revolution=False, shade_blocks=True)
+    assert game.perft(1) == len(game.legal_moves()) == len(game.legal_actions())
+
+    first: Move = game.legal_moves()[0]
+    kind: str = first.kind
+    ids: list[int] = game.legal_moves().ids()
+    assert int(first) == ids[0] and str(first) == "place a4" and kind == "place"
+    game.play(first)
+    game.play(Move.parse("place g1"))
+    game.play(photocore.CELLS.index("d1"))
+    assert game.undo() == Move.parse("place d1")
+
+    try:
+        game.play("end")
+    except IllegalMoveError as error:
+        print("refused:", error)
+
+    for _ in range(40):
+        if not game.is_over:
+            game.play(random_move(game, rng))
+    obs: npt.NDArray[np.float32] = game.observation()
+    mask: npt.NDArray[np.bool_] = game.legal_mask()
+    buffer = np.empty(photocore.OBSERVATION_SIZE, np.float32)
+    game.observation(0, out=buffer)
+    assert obs.shape == (photocore.OBSERVATION_SIZE,) and mask.shape == (photocore.NUM_ACTIONS,)
+
+    board: dict[str, tuple[int, int]] = game.board()
+    seeds, small, medium, large = game.available(0)
+    history: list[Move] = game.history
+    print(describe(game), f"{len(board)} pieces, {seeds + small + medium + large} available,"
+          f" {len(history)} moves, stacks {game.stacks}, shaded {game.shaded()}")
+
+    text: str = game.position()
+    again = Game.from_position(text)
+    assert again == game and again.position() == text
+    assert pickle.loads(pickle.dumps(game)).history == history
+    twin = copy.deepcopy(game)
+    bare = game.copy(history=False)
+    print("winners", play_out(twin, rng), play_out(bare, rng))
+
+    totals = photocore.random_playouts(100, players=2, seed=7)
+    games: int = totals["games"]
+    wins: tuple[int, ...] = totals["wins"]
+    print(f"{games} random games, {totals['moves']} moves, wins {wins}, "
+          f"rules version {photocore.RULES_VERSION}")
+
+
+if __name__ == "__main__":
+    main()

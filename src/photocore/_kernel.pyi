@@ -1,0 +1,14 @@
+# Types of the compiled module _kernel.pyx's Python function (the C API is _kernel.pxd).
+from typing import SupportsIndex, TypedDict
+
+class PlayoutTotals(TypedDict):
+    games: int
+    moves: int
+    score_sums: tuple[int, ...]
+    wins: tuple[int, ...]
+
+def check_players(players: SupportsIndex) -> int: ...
+def check_count(count: SupportsIndex, name: str) -> int: ...
+def random_playouts(games: int, players: int = 2, seed: int = 0,
+                    fourth_revolution: bool = False,
+                    shade_blocks: bool = False) -> PlayoutTotals: ...

@@ -1,0 +1,173 @@
+"""The OpenSpiel adapter: OpenSpiel's own conformance check, MCTSBot games, and the
+properties docs/engine.md promises (actions, strings, tensors, returns, serialisation)."""
+
+import doctest
+import random
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
+
+import photocore  # noqa: E402
+import photocore.openspiel  # noqa: E402
+from photocore.openspiel import max_game_length  # noqa: E402
+from photoref import win_share  # noqa: E402
+
+CONFIGS = [
+    {"players": 2},
+    {"players": 3},
+    {"players": 4},
+    {"players": 2, "fourth_revolution": True, "shade_blocks": True},
+    {"players": 3, "shade_blocks": True},
+    {"players": 4, "fourth_revolution": True},
+]
+
+
+def load(params):
+    return pyspiel.load_game("python_photosynthesis", params)
+
+
+def random_states(game, seed, count=3):
+    """States along a few random games, the terminal ones included."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        state = game.new_initial_state()
+        while True:
+            yield state
+            if state.is_terminal():
+                break
+            state = state.child(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("params", CONFIGS, ids=str)
+@pytest.mark.parametrize("serialize", [False, True])
+def test_random_sim_test(params, serialize):
+    pyspiel.random_sim_test(load(params), num_sims=3, serialize=serialize, verbose=False)
+
+
+def test_docstring_examples():
+    assert doctest.testmod(photocore.openspiel).failed == 0
+
+
+def test_game_description():
+    game = load({"players": 3, "shade_blocks": True})
+    kind = game.get_type()
+    assert kind.short_name == "python_photosynthesis"
+    assert kind.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.DETERMINISTIC
+    assert kind.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert kind.reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    assert kind.utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert game.num_players() == 3
+    assert game.num_distinct_actions() == photocore.NUM_ACTIONS
+    assert game.observation_tensor_shape() == [photocore.OBSERVATION_SIZE]
+    assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (-0.5, 1.0, 0.0)
+    assert game.max_game_length() == 2 * 3 + 18 * 3 * 21
+    assert load({}).num_players() == 2
+    with pytest.raises(Exception, match="players must be 2, 3 or 4"):
+        load({"players": 5})
+
+
+@pytest.mark.parametrize("params", CONFIGS[:4], ids=str)
+def test_states_mirror_photocore(params):
+    game = load(params)
+    for state in random_states(game, seed=len(params) * 10 + params["players"]):
+        mirror = state.photocore_game
+        assert state.legal_actions() == mirror.legal_actions()
+        assert state.legal_actions() == sorted(state.legal_actions())
+        assert state.is_terminal() == mirror.is_over
+        assert str(state) == mirror.position()
+        for action in state.legal_actions()[:5]:
+            assert state.action_to_string(action) == str(photocore.Move(action))
+        for player in range(game.num_players()):
+            np.testing.assert_array_equal(np.asarray(state.observation_tensor(player)),
+                                          mirror.observation(player))
+            assert state.observation_string(player) == mirror.position()
+
+
+def test_history_and_clones():
+    game = load({"players": 2})
+    state = game.new_initial_state()
+    rng = random.Random(3)
+    played = []
+    for _ in range(60):
+        action = rng.choice(state.legal_actions())
+        played.append(action)
+        state.apply_action(action)
+    clone = state.clone()
+    assert clone.history() == state.history() == played
+    clone.apply_action(clone.legal_actions()[0])
+    assert len(state.history()) == 60 and str(state) != str(clone)
+    replayed = game.new_initial_state()
+    for action in played:
+        replayed.apply_action(action)
+    assert str(replayed) == str(state)
+
+
+def test_serialisation_is_the_move_history():
+    game = load({"players": 4, "shade_blocks": True})
+    for state in random_states(game, seed=5, count=1):
+        if state.move_number() % 17 and not state.is_terminal():
+            continue
+        text = pyspiel.serialize_game_and_state(game, state)
+        game2, state2 = pyspiel.deserialize_game_and_state(text)
+        assert str(game2) == str(game)
+        assert state2.history() == state.history()
+        assert str(state2) == str(state)
+        assert state2.legal_actions() == state.legal_actions()
+        history = ",".join(f"{h.player}:{h.action}" for h in state.full_history())
+        assert state.serialize().splitlines()[0] == "history=" + history
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_returns(players):
+    game = load({"players": players})
+    for state in random_states(game, seed=players, count=6):
+        returns = state.returns()
+        if not state.is_terminal():
+            assert returns == [0.0] * players
+            continue
+        winners = state.photocore_game.winners()
+        assert returns == win_share(players, winners)
+        assert sum(returns) == pytest.approx(0.0)
+        assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
+        assert all(r > 0 for p, r in enumerate(returns) if p in winners)
+    assert win_share(players, (0,))[0] == game.max_utility() == 1.0
+    assert win_share(players, tuple(range(players))) == [0.0] * players
+
+
+def test_win_share_scheme():
+    assert win_share(2, (1,)) == [-1.0, 1.0]
+    assert win_share(2, (0, 1)) == [0.0, 0.0]
+    assert win_share(3, (0, 2)) == [0.25, -0.5, 0.25]
+    assert win_share(4, (0, 1)) == pytest.approx([1 / 3, 1 / 3, -1 / 3, -1 / 3])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("fourth", [False, True])
+def test_max_game_length_bounds_move_hungry_games(players, fourth):
+    # a policy that never ends a turn while anything else is legal plays the most moves
+    rng = random.Random(players)
+    bound = max_game_length(players, fourth)
+    for _ in range(3):
+        game = photocore.Game(players=players, fourth_revolution=fourth)
+        moves = 0
+        while not game.is_over:
+            ids = game.legal_actions()
+            game.play(rng.choice(ids[:-1]) if len(ids) > 1 and ids[-1] == 889 else rng.choice(ids))
+            moves += 1
+        assert moves <= bound
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_mcts_bot_plays_complete_games(players):
+    game = load({"players": players})
+    rng = np.random.RandomState(players)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bots = [mcts.MCTSBot(game, uct_c=2.0, max_simulations=6, evaluator=evaluator,
+                         random_state=rng) for _ in range(players)]
+    returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed=players)
+    assert sum(returns) == pytest.approx(0.0)
+    assert max(returns) > 0
