@@ -8,8 +8,9 @@
 
 from photocore._game import OBSERVATION_SIZE, Game, LegalMoves, Move
 from photocore._kernel import random_playouts
-from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
+from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, RecordError
 from photocore.notation import CELLS, NUM_ACTIONS
+from photocore.records import RecordWriter, read_games, write_games
 
 # Bumped whenever any game plays differently: records, perft counts and golden games
 # in seeds/ are tied to it.
@@ -17,5 +18,6 @@ RULES_VERSION = "1"
 
 __all__ = [
     "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
-    "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "random_playouts",
+    "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "RecordError",
+    "RecordWriter", "random_playouts", "read_games", "write_games",
 ]
