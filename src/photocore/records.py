@@ -329,6 +329,31 @@ class GameReader:
             yield rec
 
 
+def read_game(path, line):
+    """The record on line `line` (1-based) of a file, checked but not replayed.
+
+    Only that line is parsed, so other bad lines do not stand in the way; RecordError when
+    it is bad or holds no game.
+    """
+    path = os.fspath(path)
+    last = 0
+    for number, data, damage in _lines(path):
+        if damage:
+            raise RecordError(damage, path, number)
+        if number == line:
+            try:
+                rec = _parse(data)
+                check_record(rec)
+            except RecordError as e:
+                raise e.at(path, line) from None
+            return rec
+        if number > line:
+            raise RecordError("no game: the line is blank", path, line)
+        last = number
+    raise RecordError(f"no game: the file's last game is on line {last}" if last
+                      else "no game: the file holds none", path, line)
+
+
 def _lines(path):
     """(line number, bytes, None) per non-blank line; a damaged compressed stream ends the
     lines with (its line number, None, what is wrong)."""
