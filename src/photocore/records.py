@@ -143,7 +143,7 @@ def _check_result(result, players):
 
 
 def _check_ints(values, field, length):
-    if not isinstance(values, list) or not all(_is_int(v) for v in values):
+    if not isinstance(values, list) or not set(map(type, values)) <= {int}:
         raise RecordError(f"field {field!r} must be an array of integers")
     if length is not None and len(values) != length:
         raise RecordError(f"field {field!r} must hold {length} values, one per player, "
@@ -168,7 +168,7 @@ def _action_ids(moves):
     if not isinstance(moves, list):
         raise RecordError(f"field 'moves' must be an array, not {_json_type(moves)}")
     try:
-        return [_ACTION[text] for text in moves]  # the texts photocore itself writes
+        return list(map(_ACTION.__getitem__, moves))  # the texts photocore itself writes
     except (KeyError, TypeError):
         pass
     ids = []
@@ -313,9 +313,10 @@ class GameReader:
                 if damage:
                     raise RecordError(damage)
                 rec = _parse(data)
-                ids = check_record(rec)
                 if self.verify:
-                    from_record(rec)
+                    from_record(rec)   # checks the fields too
+                else:
+                    check_record(rec)
             except RecordError as e:
                 error = e.at(self.path, line)
                 if self.on_error == "raise":
@@ -325,7 +326,7 @@ class GameReader:
                 continue
             self.line = line
             self.games += 1
-            self.moves += len(ids)
+            self.moves += len(rec["moves"])
             yield rec
 
 
