@@ -419,9 +419,7 @@ class RecordWriter:
     def write(self, game):
         """Appends one Game or record dict as one line."""
         self._out.write(_line(game))
-        self._out.flush()  # for gzip a sync flush: the line can be decompressed on its own
-        if self._out is not self._raw:
-            self._raw.flush()
+        self._out.flush()  # for gzip a sync flush (and the file's): the line can be read now
         if self.fsync:
             os.fsync(self._raw.fileno())
         self.count += 1
@@ -519,7 +517,8 @@ NPZ_ARRAYS = {"moves": np.uint16, "offsets": np.int64, "players": np.uint8,
 def write_npz(path, records):
     """Writes records as the numpy arrays of docs/records.md (atomically); returns the count.
 
-    Every record must share one rules_version. Metadata other than the agents is dropped.
+    The records are checked, not replayed (read them with verify=True for that). Every
+    record must share one rules_version. Metadata other than the agents is dropped.
     """
     moves, offsets, players, options, scores, winners, agents = [], [0], [], [], [], [], []
     names, rules = {}, set()
