@@ -365,6 +365,8 @@ def _lines(path):
                 if not data.isspace():
                     yield line, data, None
         except (EOFError, OSError, zlib.error) as e:
+            if not _compressed(path):
+                raise  # a plain file's read error is not about its records
             yield line + 1, None, (f"the compressed stream is damaged or cut short ({e}); "
                                    "nothing after this line can be read")
 
@@ -383,8 +385,8 @@ def write_games(path, games):
     """Writes Games and record dicts to `path` (.jsonl, or .jsonl.gz), one per line.
 
     The lines go to a temporary file in the same folder, renamed over `path` only once all
-    are written: an exception or a killed process leaves `path` as it was. Returns the
-    number of games written.
+    are written: an exception or a killed process leaves `path` as it was (an exception
+    also removes the temporary file). Returns the number of games written.
     """
     path = os.fspath(path)
     count = 0
