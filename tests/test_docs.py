@@ -6,7 +6,7 @@ import pathlib
 import pytest
 
 import photocore
-from photocore import _agents, _game, _kernel, _vec, notation, position
+from photocore import _agents, _game, _kernel, _vec, notation, position, records, render
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -17,7 +17,7 @@ def test_readme_examples():
     assert result.attempted > 5 and result.failed == 0
 
 
-@pytest.mark.parametrize("module", [photocore, _agents, _game, _kernel, _vec, notation, position])
+@pytest.mark.parametrize("module", [photocore, _agents, _game, _kernel, _vec, notation, position, records, render])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

@@ -11,8 +11,9 @@ from photocore._game import OBSERVATION_SIZE, Game, LegalMoves, Move, check_inva
 from photocore._kernel import random_playouts
 from photocore._vec import VecGame
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
-                              InvariantError)
+                              InvariantError, RecordError)
 from photocore.notation import CELLS, NUM_ACTIONS
+from photocore.records import RecordWriter, read_games, write_games
 
 # Bumped whenever any game plays differently: records, perft counts and golden games
 # in seeds/ are tied to it.
@@ -20,6 +21,7 @@ RULES_VERSION = "1"
 
 __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
-    "InvariantError", "check_invariants",
-    "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "VecGame", "random_playouts",
+    "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION",
+    "RecordError", "RecordWriter", "VecGame", "check_invariants", "random_playouts", "read_games",
+    "write_games",
 ]

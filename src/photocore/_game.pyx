@@ -485,6 +485,24 @@ cdef class Game:
         """The moves played since the game (or its start position) began, in order."""
         return [_MOVES[self.played[i]] for i in range(self.n)]
 
+    # ---- records and text (photocore.records, photocore.render) ----------------------
+
+    def to_record(self, metadata=None):
+        """This game (played from its start position) as a record dict (docs/records.md)."""
+        from photocore.records import to_record
+        return to_record(self, metadata)
+
+    @staticmethod
+    def from_record(rec, ply=None):
+        """The game of record `rec` after `ply` moves (all by default); RecordError if bad."""
+        from photocore.records import from_record
+        return from_record(rec, ply)
+
+    def __str__(self):
+        """The board and the players as plain text for the terminal (photocore.render)."""
+        from photocore.render import text
+        return text(self)
+
     # ---- copies -------------------------------------------------------------------
 
     def copy(self, bint history=True):

@@ -1,4 +1,4 @@
-"""The exceptions photocore raises for bad input; all are ValueErrors."""
+"""The exceptions photocore raises: ValueErrors for bad input, InvariantError for its own bugs."""
 
 
 class InvalidMoveError(ValueError):
@@ -15,3 +15,29 @@ class InvalidPositionError(ValueError):
 
 class InvariantError(AssertionError):
     """The engine broke one of its own invariants: a bug, reported with the position."""
+
+
+class RecordError(ValueError):
+    """A game record that cannot be read or replayed.
+
+    The message starts with where the problem is: ``file:line: ply k: reason`` (each part
+    when known). `path`, `line` (1-based line of the file, one game per line), `ply` (the
+    1-based number of the move at fault) and `reason` are also attributes.
+    """
+
+    def __init__(self, reason, path=None, line=None, ply=None):
+        super().__init__(reason, path, line, ply)
+        self.reason, self.path, self.line, self.ply = reason, path, line, ply
+
+    def at(self, path=None, line=None):
+        """The same error located in `path`, at `line`."""
+        return RecordError(self.reason, path, line, self.ply)
+
+    def __str__(self):
+        if self.path is not None:
+            where = self.path if self.line is None else f"{self.path}:{self.line}"
+        else:
+            where = "" if self.line is None else f"line {self.line}"
+        if self.ply is not None:
+            where = f"{where}: ply {self.ply}" if where else f"ply {self.ply}"
+        return f"{where}: {self.reason}" if where else self.reason

@@ -4,6 +4,8 @@ import click
 
 import photocore
 from photocore.cli.playouts import playouts
+from photocore.cli.records import export, show, stats, verify
+from photocore.cli.selfplay import selfplay
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -12,8 +14,13 @@ from photocore.cli.playouts import playouts
 def main():
     """A fast, exact engine for the board game Photosynthesis.
 
-    Run `photocore COMMAND --help` for each command's options.
+    selfplay plays many games with the built-in agents (random, greedy, mcts) on all cores
+    and writes them as records; playouts measures raw random games in the kernels.
+    Game records are JSON Lines files, one game per line (docs/records.md): verify replays
+    and checks them, show draws a position, stats summarises them, export writes numpy
+    arrays for training. Run `photocore COMMAND --help` for each command's options.
     """
 
 
-main.add_command(playouts)
+for command in (selfplay, playouts, verify, show, stats, export):
+    main.add_command(command)

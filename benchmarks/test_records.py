@@ -1,0 +1,127 @@
+"""Game records: writing and verifying speed, and file sizes.
+
+    pytest benchmarks/test_records.py --benchmark-enable
+
+The corpus is GAMES games (2, 3 and 4 players in turn, no options) played in Python by a
+seeded random policy that avoids `end` half the time, as seeds/make_golden.py does.
+Verifying replays every move through the engine and checks every result; its figure is
+set beside JSON parsing alone and the engine replay alone, to show which one limits it.
+"""
+
+import gzip
+import json
+import os
+import random
+import time
+
+import pytest
+
+import photocore
+from photocore import records
+from photocore.notation import MOVE_TEXTS
+
+GAMES = 10_000
+VERIFY_TARGET = 500_000   # moves per second (the issue's target)
+
+
+def play_games(count, seed=0):
+    rng = random.Random(seed)
+    games = []
+    for k in range(count):
+        game = photocore.Game(players=2 + k % 3)
+        while not game.is_over:
+            legal = game.legal_moves()
+            if len(legal) > 1 and rng.random() < 0.5:
+                legal = legal[:-1]   # `end`, the highest id, is last
+            game.play(rng.choice(legal))
+        games.append(game)
+    return games
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("records")
+    start = time.perf_counter()
+    games = play_games(GAMES)
+    seconds = time.perf_counter() - start
+    recs = [g.to_record({"agents": ["random"] * g.players, "seed": 0}) for g in games]
+    paths = {suffix: folder / f"games{suffix}" for suffix in (".jsonl", ".jsonl.gz", ".npz")}
+    photocore.write_games(paths[".jsonl"], recs)
+    photocore.write_games(paths[".jsonl.gz"], recs)
+    records.write_npz(paths[".npz"], recs)
+    moves = sum(len(r["moves"]) for r in recs)
+    return {"games": games, "records": recs, "paths": paths, "moves": moves,
+            "generated": f"{GAMES:,} games, {moves:,} moves ({moves / GAMES:.0f} per game), "
+                         f"played in Python in {seconds:.1f} s"}
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_write(benchmark, report, corpus, tmp_path, suffix):
+    path = tmp_path / f"out{suffix}"
+    benchmark.pedantic(photocore.write_games, args=(path, corpus["games"]), rounds=3,
+                       iterations=1)
+    seconds = benchmark.stats.stats.min
+    report(f"write_games({suffix}) of {GAMES:,} Game objects (to_record + JSON + write + "
+           f"rename): {GAMES / seconds:,.0f} games/s, {corpus['moves'] / seconds / 1e6:.2f} M "
+           "moves/s")
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_verify(benchmark, report, corpus, suffix):
+    path = corpus["paths"][suffix]
+
+    def verify():
+        reader = photocore.read_games(path, verify=True)
+        for _ in reader:
+            pass
+        return reader.moves
+
+    assert benchmark.pedantic(verify, rounds=3, iterations=1) == corpus["moves"]
+    rate = corpus["moves"] / benchmark.stats.stats.min
+    report(f"read_games({suffix}, verify=True), {GAMES:,} games: {rate / 1e6:.2f} M moves/s "
+           f"({GAMES / benchmark.stats.stats.min:,.0f} games/s; target "
+           f"{VERIFY_TARGET / 1e6:.1f} M moves/s: {'met' if rate >= VERIFY_TARGET else 'MISSED'})")
+
+
+def test_verify_split(benchmark, report, corpus):
+    """JSON parsing alone and engine replay alone, on the same games."""
+    lines = corpus["paths"][".jsonl"].read_bytes().splitlines()
+    action = {text: a for a, text in enumerate(MOVE_TEXTS)}
+    moves = [[action[m] for m in r["moves"]] for r in corpus["records"]]
+    players = [r["players"] for r in corpus["records"]]
+
+    def parse():
+        for line in lines:
+            json.loads(line)
+
+    def replay():
+        for n, ids in zip(players, moves):
+            game = photocore.Game(n)
+            play = game.play
+            for a in ids:
+                play(a)
+            game.scores()
+
+    benchmark.pedantic(parse, rounds=3, iterations=1)
+    parse_rate = corpus["moves"] / benchmark.stats.stats.min
+    replay_rate = corpus["moves"] / min(_seconds(replay) for _ in range(3))
+    report(f"for comparison, on the same games: json.loads alone {parse_rate / 1e6:.2f} M "
+           f"moves/s, replay alone (Game.play of action ids) {replay_rate / 1e6:.2f} M moves/s")
+
+
+def _seconds(call):
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def test_sizes(report, corpus):
+    moves = corpus["moves"]
+    report(f"corpus: {corpus['generated']}")
+    for suffix, path in corpus["paths"].items():
+        size = os.path.getsize(path)
+        report(f"file size {suffix:9}: {size:>12,} bytes = {size / moves:.2f} bytes per move")
+    with gzip.open(corpus["paths"][".jsonl.gz"], "rb") as f:
+        assert f.read() == corpus["paths"][".jsonl"].read_bytes()
+    arrays = records.load_npz(corpus["paths"][".npz"])
+    assert len(arrays["moves"]) == moves and len(arrays["players"]) == GAMES

@@ -1,0 +1,195 @@
+"""`photocore verify | show | stats | export`: the commands on files of game records."""
+
+import collections
+import itertools
+import os
+import sys
+import time
+
+import click
+
+from photocore import records, render
+from photocore.errors import RecordError
+
+RECORD_FILES = click.Path(exists=True, dir_okay=False)
+FILES_HELP = "FILES are game records, one game per line (.jsonl, or .jsonl.gz compressed)."
+
+
+@click.command(epilog=FILES_HELP)
+@click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
+def verify(files):
+    """Replay every game of FILES, checking each move and each stored result.
+
+    Prints every problem as FILE:LINE: ply K: what is wrong (a game's number is its line),
+    then a summary. Exits with status 1 if there was any problem, 0 if all is well.
+
+    \b
+    Example:  photocore verify seeds/golden.jsonl
+    """
+    start = time.perf_counter()
+    games = moves = problems = 0
+    for path in files:
+        reader = records.read_games(path, on_error="skip", verify=True)
+        for _ in reader:
+            pass
+        for error in reader.errors:
+            click.echo(str(error))
+        games += reader.games + reader.skipped
+        moves += reader.moves
+        problems += reader.skipped
+    seconds = time.perf_counter() - start
+    click.echo(f"{_count(len(files), 'file')}, {_count(games, 'game')}, "
+               f"{_count(moves, 'move')} replayed, {_count(problems, 'problem')} "
+               f"({moves / max(seconds, 1e-9):,.0f} moves/s)")
+    sys.exit(1 if problems else 0)
+
+
+@click.command()
+@click.argument("file", type=RECORD_FILES)
+@click.option("--game", "line", type=click.IntRange(min=1), default=1, show_default=True,
+              help="The game on line N of FILE (games are numbered by their line, from 1).")
+@click.option("--ply", type=click.IntRange(min=0), default=None,
+              help="Show the position after K moves (0: before the first move).  "
+                   "[default: the end of the game]")
+@click.option("--color/--no-color", default=None,
+              help="Colour the players, shaded pieces and the sun.  [default: colour only "
+                   "when printing to a terminal]")
+def show(file, line, ply, color):
+    """Print the board of one position of a recorded game.
+
+    FILE is a game-record file (.jsonl or .jsonl.gz). The drawing shows each cell's owner
+    and size, shade, the sun's corner and each player's light, pieces, tokens and score;
+    a legend under it explains the letters.
+
+    \b
+    Example:  photocore show seeds/golden.jsonl --game 3 --ply 40
+    """
+    try:
+        rec = records.read_game(file, line)
+        moves = len(rec["moves"])
+        if ply is not None and ply > moves:
+            raise click.BadParameter(f"the game on line {line} has {moves} moves", param_hint="--ply")
+        game = records.from_record(rec, ply)
+    except RecordError as e:
+        raise click.ClickException(str(e)) from None
+    shown = moves if ply is None else ply
+    last = f", last move {rec['moves'][shown - 1]}" if shown else ""
+    click.echo(f"{file}, game on line {line}: {rec['players']} players, {moves} moves; "
+               f"after ply {shown}{last}")
+    colour = sys.stdout.isatty() if color is None else color
+    click.echo(render.text(game, color=colour), color=colour)
+
+
+@click.command(epilog=FILES_HELP)
+@click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
+def stats(files):
+    """Summarise the games of FILES: lengths, scores and wins by seat and by agent.
+
+    Bad lines are skipped and counted (run `photocore verify` to see why). Scores and wins
+    count finished games only; a shared win counts as a win for every winner.
+    """
+    tally = _Tally()
+    skipped = 0
+    for path in files:
+        reader = records.read_games(path, on_error="skip")
+        for rec in reader:
+            tally.add(rec)
+        skipped += reader.skipped
+    click.echo("\n".join(tally.lines(len(files), skipped)))
+
+
+class _Tally:
+    """What `stats` counts, game by game."""
+
+    def __init__(self):
+        self.lengths = []
+        self.by_players = collections.Counter()
+        self.by_options = collections.Counter()
+        self.finished = collections.Counter()             # players -> finished games
+        self.seat_scores = collections.defaultdict(int)   # (players, seat) -> sum of scores
+        self.seat_wins = collections.Counter()            # (players, seat) -> wins
+        self.agent_seats = collections.Counter()
+        self.agent_wins = collections.Counter()
+
+    def add(self, rec):
+        players, result = rec["players"], rec["result"]
+        self.lengths.append(len(rec["moves"]))
+        self.by_players[players] += 1
+        self.by_options[_options_name(rec["options"])] += 1
+        if result is None:
+            return
+        self.finished[players] += 1
+        for seat, agent in enumerate(rec["metadata"]["agents"]):
+            won = seat in result["winners"]
+            self.seat_scores[players, seat] += result["scores"][seat]
+            self.seat_wins[players, seat] += won
+            self.agent_seats[agent] += 1
+            self.agent_wins[agent] += won
+
+    def lines(self, files, skipped):
+        games = len(self.lengths)
+        finished = sum(self.finished.values())
+        out = [f"{_count(files, 'file')}: {_count(games, 'game')} ({finished} finished, "
+               f"{games - finished} unfinished), {_count(skipped, 'bad line')} skipped"]
+        if not games:
+            return out
+        out.append(f"length: {sum(self.lengths) / games:.1f} moves on average (shortest "
+                   f"{min(self.lengths)}, longest {max(self.lengths)})")
+        out.append("players: " + ", ".join(f"{n}: {_count(self.by_players[n], 'game')}"
+                                           for n in sorted(self.by_players)))
+        out.append("options: " + ", ".join(f"{name}: {count}" for name, count
+                                           in sorted(self.by_options.items())))
+        for players in sorted(self.finished):
+            done = self.finished[players]
+            out += ["", f"{players} players, {_count(done, 'finished game')}:",
+                    "  seat  mean score  wins"]
+            out += [f"  {seat:<4}  {self.seat_scores[players, seat] / done:10.2f}  "
+                    f"{self.seat_wins[players, seat] / done:5.1%}" for seat in range(players)]
+        if self.agent_seats:
+            out += ["", "agents (seats in finished games):", "  agent           seats  wins"]
+            out += [f"  {agent:<14}  {seats:5}  {self.agent_wins[agent] / seats:5.1%}"
+                    for agent, seats in sorted(self.agent_seats.items())]
+        return out
+
+
+def _options_name(options):
+    names = [name.replace("_", " ") for name in records.OPTIONS if options[name]]
+    return " + ".join(names) or "none"
+
+
+@click.command(epilog=FILES_HELP)
+@click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
+@click.option("--npz", "out", required=True, type=click.Path(dir_okay=False),
+              help="The .npz file to write (replaced only once it is complete).")
+@click.option("--skip-bad", is_flag=True,
+              help="Leave bad games out (and count them) instead of stopping at the first.")
+def export(files, out, skip_bad):
+    """Write the games of FILES as numpy arrays for training.
+
+    Every game is replayed and checked first. The arrays (numpy.load(OUT)): moves (uint16
+    action ids, all games one after the other), offsets (game g is
+    moves[offsets[g]:offsets[g + 1]]), players, options (flags: 1 fourth revolution, 2
+    shade blocks), scores (games x 4, -1 beyond the players or when unfinished), winners
+    (bitmask of seats, 0 when unfinished), agents with agent_names, and rules_version.
+    photocore.records.records_from_npz turns them back into records.
+
+    \b
+    Example:  photocore export seeds/golden.jsonl --npz golden.npz
+    """
+    on_error = "skip" if skip_bad else "raise"
+    readers = [records.read_games(path, on_error=on_error, verify=True) for path in files]
+    try:
+        games = records.write_npz(out, itertools.chain.from_iterable(readers))
+    except RecordError as e:
+        raise click.ClickException(f"{e} (nothing written; --skip-bad leaves bad games out)") \
+            from None
+    moves = sum(r.moves for r in readers)
+    size = os.path.getsize(out)
+    click.echo(f"{out}: {_count(games, 'game')}, {_count(moves, 'move')}, {size:,} bytes "
+               f"({size / max(moves, 1):.2f} bytes per move)")
+    for error in itertools.chain.from_iterable(r.errors for r in readers):
+        click.echo(f"skipped {error}")
+
+
+def _count(n, noun):
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

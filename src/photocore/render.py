@@ -1,0 +1,122 @@
+"""A Game drawn as text for the terminal: the hex board, the sun, a line per player.
+
+>>> g = Game(players=2)
+>>> for move in ("place a4", "place g1", "place d1", "place d7", "grow a4"):
+...     g.play(move)
+>>> print(text(g))
+round 1 of 18, sun 0 (E corner: shadows fall W), first player 0, player 0 to move
+options: none
+<BLANKLINE>
+     a4          *0M    .     .     .    a7
+     b3        .     .     .     .     .    b7
+     c2     .     .     .     .     .     .    c7
+     d1  0S    .     .     .     .     :     1S   d7  SUN
+     e1     .     .     .     .     .     .    e6
+     f1        .     .     .     .     .    f5
+     g1           1S    .     .     .    g4
+<BLANKLINE>
+> player 0  light 0   available 2o 2S 0M 0L   player board 4o 4S 3M 2L   tokens -   score 0
+  player 1  light 2   available 2o 2S 1M 0L   player board 4o 4S 3M 2L   tokens -   score 0
+token stacks (4, 3, 2, 1 leaves): 0 5 7 9 left
+cells: owner and size (0M = player 0's medium tree; o seed, S small, M medium, L large),
+~ shaded piece, . empty, : empty in a shadow, * activated this turn, SUN the sun's corner
+"""
+
+from photocore._game import Game  # noqa: F401 (the doctest's Game)
+from photocore.notation import CELLS
+
+OBS_SHADOWS = 592                   # offset of the shadow planes in Game.observation()
+
+SIZES = "oSML"                      # seed, small, medium, large
+CORNERS = ("E", "SE", "SW", "W", "NW", "NE")
+SHADOWS = ("W", "NW", "NE", "E", "SE", "SW")
+PLAYER_COLOURS = ("31", "34", "33", "32")   # red, blue, yellow, green
+CELL_WIDTH = 6                      # a cell: activated mark, owner, size, shaded mark, 2 spaces
+MARGIN = 5                          # room for the sun on the W side
+LEGEND = ("cells: owner and size (0M = player 0's medium tree; o seed, S small, M medium, "
+          "L large),\n~ shaded piece, . empty, : empty in a shadow, * activated this turn, "
+          "SUN the sun's corner")
+
+
+def text(game, color=False):
+    """`game` as lines of text; color=True adds ANSI colours (players, shade, the sun)."""
+    paint = _ansi if color else _plain
+    return "\n".join([
+        _status(game), _options(game),
+        *_board(game, paint),
+        *(_player(game, p, paint) for p in range(game.players)),
+        "token stacks (4, 3, 2, 1 leaves): " + " ".join(map(str, game.stacks)) + " left",
+        LEGEND,
+    ])
+
+
+def _status(game):
+    if game.phase == "setup":
+        return f"setup: player {game.current_player} places a small tree on the outer ring"
+    sun = (f"sun {game.sun} ({CORNERS[game.sun]} corner: shadows fall {SHADOWS[game.sun]}), "
+           f"first player {game.first_player}")
+    if game.is_over:
+        winners = game.winners()
+        who = (f"players {', '.join(map(str, winners[:-1]))} and {winners[-1]} win"
+               if len(winners) > 1 else f"player {winners[0]} wins")
+        return f"game over after round {game.round} of {game.last_round}, {sun}: {who}"
+    return (f"round {game.round} of {game.last_round}, {sun}, player {game.current_player} "
+            "to move")
+
+
+def _options(game):
+    names = [name for name, on in (("fourth revolution", game.fourth_revolution),
+                                   ("shade blocks growth", game.shade_blocks)) if on]
+    return "options: " + (", ".join(names) or "none")
+
+
+def _board(game, paint):
+    board, shaded, active = game.board(), set(game.shaded()), set(game.activated())
+    # plane 0 of the shadow planes: cells any shadow covers (docs/engine.md)
+    dark = game.observation()[OBS_SHADOWS:OBS_SHADOWS + len(CELLS)]
+    sun = None if game.phase == "setup" else game.sun
+    mark = paint("SUN", "1;33")
+    rows = []
+    for r, letter in enumerate("abcdefg"):
+        names = [c for c in CELLS if c[0] == letter]
+        cells = "".join(_cell(c, board, c in shaded, dark[CELLS.index(c)], c in active, paint)
+                        for c in names)
+        left = mark if sun == 3 and letter == "d" else ""
+        right = "  " + mark if sun == 0 and letter == "d" else ""
+        indent = " " * (abs(r - 3) * CELL_WIDTH // 2)
+        rows.append(f"{left:<{MARGIN}}{names[0]:<3}{indent}{cells}{names[-1]}{right}".rstrip())
+    near, far = " " * (MARGIN + 3 + 4), " " * (MARGIN + 3 + 9 + 4 * CELL_WIDTH)
+    top = {4: near + mark, 5: far + mark}.get(sun, "")          # NW above a4, NE above a7
+    bottom = {2: near + mark, 1: far + mark}.get(sun, "")       # SW below g1, SE below g4
+    return [top, *rows, bottom]   # blank when the sun is elsewhere: a steady layout
+
+
+def _cell(name, board, shaded, dark, active, paint):
+    mark = "*" if active else " "
+    if name not in board:
+        return f"{mark}{':' if dark else '.'}    "
+    owner, size = board[name]
+    piece = paint(f"{owner}{SIZES[size]}", PLAYER_COLOURS[owner] + (";2" if shaded else ""))
+    return f"{mark}{piece}{'~' if shaded else ' '}  "
+
+
+def _player(game, p, paint):
+    to_move = ">" if game.current_player == p else " "
+    won = "   winner" if game.is_over and p in game.winners() else ""
+    tokens = "+".join(map(str, game.tokens(p))) or "-"
+    return (f"{to_move} {paint(f'player {p}', PLAYER_COLOURS[p])}  light {game.light[p]:<2}  "
+            f"available {_pieces(game.available(p))}   "
+            f"player board {_pieces(game.player_board(p))}   "
+            f"tokens {tokens}   score {game.scores()[p]}{won}")
+
+
+def _pieces(counts):
+    return " ".join(f"{n}{SIZES[size]}" for size, n in enumerate(counts))
+
+
+def _plain(text, _code):
+    return text
+
+
+def _ansi(text, code):
+    return f"\x1b[{code}m{text}\x1b[0m"
