@@ -4,7 +4,7 @@
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 
 import os
 from operator import index
@@ -528,6 +528,13 @@ cdef class Game:
 
     def __reduce__(self):
         return (_restore, (self._root_position(), [self.played[i] for i in range(self.n)]))
+
+    @property
+    def from_start(self):
+        """True when the history begins at the game's start position (not a loaded one)."""
+        cdef State start
+        state_init(&start, self.root.players, self.root.options)
+        return memcmp(&start, &self.root, sizeof(State)) == 0
 
     def _root_position(self):
         cdef Game g = Game.__new__(Game)

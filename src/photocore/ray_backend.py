@@ -15,11 +15,12 @@ def _play_batch(series, start, count, fail_once_dir=None):
         if start == 0 and not os.path.exists(marker):
             open(marker, "w").close()
             raise RuntimeError("injected failure of the first attempt of batch 0")
-    return start, series.play(start, count)
+    return start, series.batch(start, count)
 
 
 def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_dir=None):
-    """Yields the record dicts of games skip .. games - 1, in order, played as Ray tasks.
+    """Yields (record lines, tallies) per batch for games skip .. games - 1, in order, from
+    Ray tasks.
 
     Connects to the cluster at `address` (or the one RAY_ADDRESS names); without one,
     starts a local Ray instance on this machine's cores.
@@ -50,5 +51,4 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_d
             finished, result = ray.get(ready[0])
             del pending[ready[0]]
             done[finished] = result
-        moves, offsets = done.pop(start)
-        yield from series.records(start, moves, offsets)
+        yield done.pop(start)

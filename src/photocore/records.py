@@ -39,8 +39,7 @@ def to_record(game, metadata=None):
     `metadata` is copied in; `agents` defaults to "unknown" for every seat. The result is
     null while the game is not over.
     """
-    start = Game(game.players, game.fourth_revolution, game.shade_blocks).position()
-    if game._root_position() != start:
+    if not game.from_start:
         raise ValueError("a record holds a game from its start position; this game began at "
                          f"{game._root_position()!r}")
     metadata = dict(metadata or {})
@@ -56,7 +55,7 @@ def to_record(game, metadata=None):
         "result": result_of(game),
         "metadata": metadata,
     }
-    check_record(rec)  # the caller's metadata must fit the format too
+    _check_metadata(metadata, game.players)  # the rest comes from the engine
     return rec
 
 
@@ -392,7 +391,7 @@ def write_games(path, games):
     count = 0
     with _atomic(path) as raw, _maybe_gzip(raw, path) as out:
         for game in games:
-            out.write(_line(game))
+            out.write(record_line(game))
             count += 1
     return count
 
@@ -419,12 +418,20 @@ class RecordWriter:
                      if _compressed(self.path) else self._raw)
 
     def write(self, game):
-        """Appends one Game or record dict as one line."""
-        self._out.write(_line(game))
+        """Appends one Game, record dict or line from record_line() as one line."""
+        self._out.write(game if isinstance(game, bytes) else record_line(game))
         self._out.flush()  # for gzip a sync flush (and the file's): the line can be read now
         if self.fsync:
             os.fsync(self._raw.fileno())
         self.count += 1
+
+    def write_lines(self, lines):
+        """Appends lines from record_line() in one write: a batch reaches the file at once."""
+        self._out.write(b"".join(lines))
+        self._out.flush()
+        if self.fsync:
+            os.fsync(self._raw.fileno())
+        self.count += len(lines)
 
     def close(self):
         if self._out is not self._raw:
@@ -473,7 +480,8 @@ def _prepare_append(path):
         f.write(b"\n")  # a complete record that only lacked its newline
 
 
-def _line(game):
+def record_line(game):
+    """A Game or record dict as one checked JSON line (bytes, newline included)."""
     if isinstance(game, Game):
         rec = game.to_record()
     else:

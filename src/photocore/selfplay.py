@@ -1,17 +1,19 @@
-"""Self-play at volume: seeded series of games played by the C agents, on local threads or
-on a Ray cluster, streamed back in game order.
+"""Self-play at volume: seeded series of games played by the C agents in worker processes
+or Ray tasks, streamed back to one writer in game order.
 
 Game i of a run depends only on (seed, i) (see photocore._agents.play_games), so a run
 gives the same games whatever the number of workers, the batch size or the backend.
+Workers return finished JSON lines: encoding records is Python work, and separate
+processes let it scale with the cores along with the (GIL-free) play.
 """
 
+import multiprocessing
 import os
-from concurrent.futures import ThreadPoolExecutor
-
-import numpy as np
+from concurrent.futures import ProcessPoolExecutor
 
 from photocore._agents import parse_agent, play_games
 from photocore._game import Game
+from photocore.records import record_line
 
 
 def seat_agents(agents, players):
@@ -60,11 +62,12 @@ class Series:
         """Games start .. start + count - 1 as (moves, offsets) arrays."""
         return play_games(self.specs, self.players, self.options, self.seed, start, count)
 
-    def records(self, start, moves, offsets):
-        """The record dicts of a played batch."""
+    def batch(self, start, count):
+        """Games start .. start + count - 1 as (record lines, tallies), in order."""
+        moves, offsets = self.play(start, count)
         names = [agent_name(*spec) for spec in self.specs]
-        out = []
-        for k in range(len(offsets) - 1):
+        lines, tallies = [], []
+        for k in range(count):
             index = start + k
             game = Game(self.players, self.fourth_revolution, self.shade_blocks)
             for action in moves[offsets[k]:offsets[k + 1]].tolist():
@@ -72,26 +75,30 @@ class Series:
             seats = [None] * self.players
             for agent, name in enumerate(names):
                 seats[(agent + index) % self.players] = name
-            out.append(game.to_record(metadata={"agents": seats, "seed": self.seed,
-                                                "game": index}))
-        return out
+            lines.append(record_line(game.to_record(
+                metadata={"agents": seats, "seed": self.seed, "game": index})))
+            tallies.append((len(game.history), game.scores(), game.winners(), tuple(seats)))
+        return lines, tallies
 
 
 def run_local(series, workers=None, batch=None, skip=0):
-    """Yields the record dicts of games skip .. games - 1, in order, played on threads."""
+    """Yields (record lines, tallies) per batch for games skip .. games - 1, in order, from
+    `workers` processes (default: this machine's cores)."""
     workers = workers or os.cpu_count() or 1
     size = batch or default_batch(series.specs, series.games - skip, workers)
     todo = [(start + skip, count) for start, count in batches(series.games - skip, size)]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    # forkserver: workers start clean, whatever threads the caller (or tqdm) runs
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         # a bounded window of batches in flight keeps memory flat on long runs
         window = 4 * workers
-        futures = [pool.submit(series.play, *todo[i]) for i in range(min(window, len(todo)))]
-        for i, (start, _) in enumerate(todo):
-            moves, offsets = futures[i].result()
+        futures = [pool.submit(series.batch, *todo[i]) for i in range(min(window, len(todo)))]
+        for i in range(len(todo)):
+            lines, tallies = futures[i].result()
             futures[i] = None
             if i + window < len(todo):
-                futures.append(pool.submit(series.play, *todo[i + window]))
-            yield from series.records(start, moves, offsets)
+                futures.append(pool.submit(series.batch, *todo[i + window]))
+            yield lines, tallies
 
 
 class Tally:
@@ -100,19 +107,21 @@ class Tally:
     def __init__(self, players):
         self.games = 0
         self.moves = 0
-        self.scores = np.zeros(players)
-        self.seat_wins = np.zeros(players)
+        self.scores = [0] * players
+        self.seat_wins = [0.0] * players
         self.agent_games = {}
         self.agent_wins = {}
 
-    def add(self, rec):
-        winners = rec["result"]["winners"]
+    def add(self, tally):
+        """Counts one game: (moves, scores, winners, agent per seat)."""
+        moves, scores, winners, agents = tally
         self.games += 1
-        self.moves += len(rec["moves"])
-        self.scores += rec["result"]["scores"]
+        self.moves += moves
+        for seat, score in enumerate(scores):
+            self.scores[seat] += score
         for seat in winners:
             self.seat_wins[seat] += 1 / len(winners)   # co-winners share a win
-        for seat, name in enumerate(rec["metadata"]["agents"]):
+        for seat, name in enumerate(agents):
             self.agent_games[name] = self.agent_games.get(name, 0) + 1
             if seat in winners:
                 self.agent_wins[name] = self.agent_wins.get(name, 0) + 1 / len(winners)
@@ -122,8 +131,8 @@ class Tally:
         return {
             "games": self.games,
             "moves": self.moves,
-            "mean_scores": (self.scores / games).tolist(),
-            "seat_win_rate": (self.seat_wins / games).tolist(),
+            "mean_scores": [s / games for s in self.scores],
+            "seat_win_rate": [w / games for w in self.seat_wins],
             "agent_win_rate": {n: self.agent_wins.get(n, 0) / g
                                for n, g in self.agent_games.items()},
         }

@@ -20,7 +20,7 @@ from photocore.selfplay import Series, Tally, run_local
                    "greedy, mcts or mcts:SIMULATIONS (default budget 200). Seats rotate "
                    "from game to game so every agent plays every seat.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Threads playing games  [default: this machine's cores]")
+              help="Processes playing games  [default: this machine's cores]")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The same seed gives the same games, whatever --workers and --backend.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
@@ -60,10 +60,11 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
     bar = tqdm(total=games, initial=skip, unit="game", dynamic_ncols=True,
                disable=None if progress is None else not progress)
     with bar, RecordWriter(out, append=resume) as writer:
-        for rec in records:
-            writer.write(rec)
-            tally.add(rec)
-            bar.update(1)
+        for lines, counts in records:
+            writer.write_lines(lines)
+            for game in counts:
+                tally.add(game)
+            bar.update(len(lines))
             seconds = max(time.perf_counter() - start, 1e-9)
             bar.set_postfix_str(f"{tally.moves / seconds:,.0f} moves/s", refresh=False)
     _print_summary(tally.summary(), time.perf_counter() - start, out, skip)
