@@ -1,12 +1,15 @@
 """The examples in README.md and in the docstrings run as written."""
 
 import doctest
+import importlib
 import pathlib
 
 import pytest
 
 import photocore
-from photocore import _game, _kernel, notation, position
+from photocore import _game, _kernel, notation, position, render
+
+SVG = importlib.import_module("photocore.svg")   # photocore.svg is the function
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -17,7 +20,7 @@ def test_readme_examples():
     assert result.attempted > 5 and result.failed == 0
 
 
-@pytest.mark.parametrize("module", [photocore, _game, _kernel, notation, position])
+@pytest.mark.parametrize("module", [photocore, _game, _kernel, notation, position, render, SVG])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

@@ -11,6 +11,7 @@ from photocore._kernel import random_playouts
 from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError, RecordError
 from photocore.notation import CELLS, NUM_ACTIONS
 from photocore.records import RecordWriter, read_games, write_games
+from photocore.svg import svg  # photocore.svg(game): the function shadows its module's name
 
 # Bumped whenever any game plays differently: records, perft counts and golden games
 # in seeds/ are tied to it.
@@ -19,5 +20,5 @@ RULES_VERSION = "1"
 __all__ = [
     "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION", "RecordError",
-    "RecordWriter", "random_playouts", "read_games", "write_games",
+    "RecordWriter", "random_playouts", "read_games", "svg", "write_games",
 ]
