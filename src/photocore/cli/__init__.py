@@ -5,6 +5,7 @@ import click
 import photocore
 from photocore.cli.playouts import playouts
 from photocore.cli.records import export, show, stats, verify
+from photocore.cli.replay import replay
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,9 +16,10 @@ def main():
 
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
-    arrays for training. Run `photocore COMMAND --help` for each command's options.
+    arrays for training, replay writes a game as an HTML page to step through. Run
+    `photocore COMMAND --help` for each command's options.
     """
 
 
-for command in (playouts, verify, show, stats, export):
+for command in (playouts, verify, show, stats, export, replay):
     main.add_command(command)
