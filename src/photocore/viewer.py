@@ -33,7 +33,6 @@ def page(rec):
     # successive boards share most of their SVG lines: each distinct line is stored once
     lines = {}
     frames = [{
-        "ply": ply,
         "board": [lines.setdefault(line, len(lines))
                   for line in svg(game, size=BOARD_PX).split("\n")],
         "scores": list(game.scores()),
@@ -42,10 +41,9 @@ def page(rec):
     } for ply, game in enumerate(games)]
     data = json.dumps({"lines": list(lines), "frames": frames}, separators=(",", ":"))
     data = data.replace("<", "\\u003c")     # no "</script>" inside the script element
-    agents = rec["metadata"].get("agents", ["unknown"] * players)
+    agents = rec["metadata"]["agents"]
     return PAGE.substitute(
         title=html.escape(_title(rec)),
-        board_px=BOARD_PX,
         last=len(games) - 1,
         moves=_moves(rec, games),
         scores=_scores_table(players, agents, frames[0]),
@@ -149,7 +147,7 @@ body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; margin: 16px; col
        background: #fbfaf5; }
 h1 { font-size: 18px; margin: 0 0 10px; }
 #main { display: flex; gap: 18px; align-items: flex-start; flex-wrap: wrap; }
-#board svg { width: ${board_px}px; max-width: 100%; height: auto; display: block; }
+#board svg { max-width: 100%; height: auto; display: block; }
 #controls { display: flex; gap: 6px; align-items: center; margin: 8px 0; }
 #controls button { font-size: 16px; min-width: 38px; }
 #slider { flex: 1; }
