@@ -14,6 +14,7 @@ from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositio
                               InvariantError, RecordError)
 from photocore.notation import CELLS, NUM_ACTIONS
 from photocore.records import RecordWriter, read_games, write_games
+from photocore.svg import svg  # photocore.svg(game): the function shadows its module's name
 
 # Bumped whenever any game plays differently: records, perft counts and golden games
 # in seeds/ are tied to it.
@@ -23,5 +24,5 @@ __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "RULES_VERSION",
     "RecordError", "RecordWriter", "VecGame", "check_invariants", "random_playouts", "read_games",
-    "write_games",
+    "svg", "write_games",
 ]

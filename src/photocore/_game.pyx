@@ -485,7 +485,7 @@ cdef class Game:
         """The moves played since the game (or its start position) began, in order."""
         return [_MOVES[self.played[i]] for i in range(self.n)]
 
-    # ---- records and text (photocore.records, photocore.render) ----------------------
+    # ---- records, text and pictures (photocore.records, .render, .svg) ---------------
 
     def to_record(self, metadata=None):
         """This game (played from its start position) as a record dict (docs/records.md)."""
@@ -502,6 +502,11 @@ cdef class Game:
         """The board and the players as plain text for the terminal (photocore.render)."""
         from photocore.render import text
         return text(self)
+
+    def _repr_svg_(self):
+        """The board as SVG, for notebooks (photocore.svg)."""
+        from photocore.svg import svg
+        return svg(self)
 
     # ---- copies -------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import photocore
 from photocore.cli.playouts import playouts
 from photocore.cli.records import export, show, stats, verify
 from photocore.cli.selfplay import selfplay
+from photocore.cli.replay import replay
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,9 +19,10 @@ def main():
     and writes them as records; playouts measures raw random games in the kernels.
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
-    arrays for training. Run `photocore COMMAND --help` for each command's options.
+    arrays for training, replay writes a game as an HTML page to step through. Run
+    `photocore COMMAND --help` for each command's options.
     """
 
 
-for command in (selfplay, playouts, verify, show, stats, export):
+for command in (selfplay, playouts, verify, show, stats, export, replay):
     main.add_command(command)

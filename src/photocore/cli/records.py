@@ -82,20 +82,44 @@ def show(file, line, ply, color):
 
 @click.command(epilog=FILES_HELP)
 @click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
-def stats(files):
+@click.option("--plot", type=click.Path(dir_okay=False),
+              help="Also draw score distributions by seat and by agent, and mean light by "
+                   "round, into this PNG file (needs matplotlib: pip install "
+                   "'photocore[plot]').")
+def stats(files, plot):
     """Summarise the games of FILES: lengths, scores and wins by seat and by agent.
 
     Bad lines are skipped and counted (run `photocore verify` to see why). Scores and wins
-    count finished games only; a shared win counts as a win for every winner.
+    count finished games only; a shared win counts as a win for every winner. With --plot
+    every game is replayed (for its light), so games with an illegal move are skipped too.
+
+    \b
+    Example:  photocore stats seeds/golden.jsonl --plot golden.png
     """
+    charts = _charts() if plot else None
     tally = _Tally()
     skipped = 0
     for path in files:
-        reader = records.read_games(path, on_error="skip")
+        reader = records.read_games(path, on_error="skip", verify=bool(plot))
         for rec in reader:
             tally.add(rec)
+            if charts:
+                charts.add(rec)
         skipped += reader.skipped
     click.echo("\n".join(tally.lines(len(files), skipped)))
+    if charts:
+        charts.save(plot, title=f"{', '.join(map(os.path.basename, files))}: "
+                                f"{_count(charts.games, 'game')}")
+        click.echo(f"{plot}: charts written")
+
+
+def _charts():
+    try:
+        from photocore import plots
+    except ImportError as e:
+        raise click.ClickException(f"--plot needs matplotlib ({e}): pip install "
+                                   "'photocore[plot]'") from None
+    return plots.Charts()
 
 
 class _Tally:

@@ -1,0 +1,97 @@
+"""Charts of many recorded games for `photocore stats --plot`: scores and light at a glance.
+
+Needs matplotlib (pip install 'photocore[plot]'); draws with the Agg backend, no display.
+"""
+
+import collections
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from photocore import records
+from photocore._game import Game
+from photocore.svg import PLAYER_COLOURS
+
+LINE_STYLES = {2: "-", 3: "--", 4: ":"}          # by player count
+
+
+def light_by_round(rec):
+    """Each player's light at the start of each round's life cycle, round 1 first.
+
+    That is just after the round's photosynthesis, when the round number changes.
+    """
+    game = Game(rec["players"], **rec["options"])
+    light = []
+    for action in records.check_record(rec):
+        game.play(action)
+        if game.round > len(light):
+            light.append(game.light)
+    return light
+
+
+class Charts:
+    """Collects what the charts show, game by game (add), then draws them (save)."""
+
+    def __init__(self):
+        self.games = 0
+        self.seat_scores = collections.defaultdict(list)     # (players, seat) -> scores
+        self.agent_scores = collections.defaultdict(list)    # agent -> scores
+        self.light = collections.defaultdict(list)           # (players, seat, round) -> light
+
+    def add(self, rec):
+        """Adds one record; its moves must be legal (read it with verify=True)."""
+        self.games += 1
+        players, result = rec["players"], rec["result"]
+        for round_, light in enumerate(light_by_round(rec), 1):
+            for seat, value in enumerate(light):
+                self.light[players, seat, round_].append(value)
+        if result is None:
+            return
+        for seat, agent in enumerate(rec["metadata"]["agents"]):
+            self.seat_scores[players, seat].append(result["scores"][seat])
+            self.agent_scores[agent].append(result["scores"][seat])
+
+    def save(self, path, title=""):
+        """Draws the three charts into a PNG file at `path` (replaced once complete)."""
+        figure = Figure(figsize=(16, 5), dpi=100, layout="constrained")
+        FigureCanvasAgg(figure)
+        seats, agents, light = figure.subplots(1, 3, width_ratios=(3, 2, 3))
+        self._seats(seats)
+        self._agents(agents)
+        self._light(light)
+        figure.suptitle(title or f"{self.games} games")
+        with records._atomic(path) as f:
+            figure.savefig(f, format="png")
+
+    def _seats(self, axes):
+        keys = sorted(self.seat_scores)
+        boxes = axes.boxplot([self.seat_scores[k] for k in keys], patch_artist=True)
+        axes.set_xticks(range(1, len(keys) + 1), [f"{p}p\nseat {s}" for p, s in keys])
+        for box, (_, seat) in zip(boxes["boxes"], keys):
+            box.set_facecolor(PLAYER_COLOURS[seat])
+            box.set_alpha(0.6)
+        _finish(axes, "final score by seat (finished games)", "score")
+
+    def _agents(self, axes):
+        names = sorted(self.agent_scores)
+        axes.boxplot([self.agent_scores[a] for a in names])
+        axes.set_xticks(range(1, len(names) + 1),
+                        [f"{a}\n{len(self.agent_scores[a])} seats" for a in names])
+        _finish(axes, "final score by agent (finished games)", "score")
+
+    def _light(self, axes):
+        lines = sorted({(players, seat) for players, seat, _ in self.light})
+        for players, seat in lines:
+            rounds = sorted(r for p, s, r in self.light if (p, s) == (players, seat))
+            means = [sum(v) / len(v) for v in (self.light[players, seat, r] for r in rounds)]
+            axes.plot(rounds, means, LINE_STYLES[players], color=PLAYER_COLOURS[seat],
+                      label=f"{players}p seat {seat}")
+        axes.set_xlabel("round")
+        axes.legend(fontsize="small", ncol=3)
+        _finish(axes, "mean light at the start of each round's turns", "light")
+
+
+def _finish(axes, title, ylabel):
+    axes.set_title(title)
+    axes.set_ylabel(ylabel)
+    axes.grid(axis="y", alpha=0.3)

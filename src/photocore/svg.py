@@ -1,0 +1,264 @@
+"""A Game drawn as SVG: the board, the sun and a panel of the players (notebooks show it).
+
+>>> g = Game(players=2)
+>>> for move in ("place a4", "place g1", "place d1", "place d7", "plant a4 b4"):
+...     g.play(move)
+>>> picture = svg(g, names=True)
+>>> picture.startswith('<svg xmlns="http://www.w3.org/2000/svg"'), 'data-cell="b4"' in picture
+(True, True)
+"""
+
+import math
+from xml.sax.saxutils import escape
+
+from photocore._game import Game  # noqa: F401 (the doctest's Game)
+from photocore.notation import CELLS, COLUMNS
+from photocore.render import CORNERS, OBS_SHADOWS, SHADOWS
+
+R = 27                              # hex radius, centre to corner, in viewBox units
+SUN = 7.1 * R                       # the sun's distance from the centre: just off the board
+HEADER = 50                         # two status lines above everything
+BOARD_W, BOARD_H = round(2 * SUN + 44), round(2 * SUN * math.sqrt(3) / 2 + 44)
+LEGEND_H = 44
+PANEL_W = 230
+PLAYER_H = 108                      # a player's block in the panel
+FONT = 'font-family="DejaVu Sans, Verdana, Arial, sans-serif"'
+
+SOIL = {1: "#f6efd9", 2: "#ecdcae", 3: "#dfc47f", 4: "#cfa85a"}   # by leaves (richness)
+PLAYER_COLOURS = ("#d62728", "#1f5fd6", "#e8b400", "#2ca02c")   # as in render.py
+HIGHLIGHT = "#e6007e"               # the last move
+INK = "#222"
+DIRECTIONS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))   # E SE SW W NW NE (RULES.md §1)
+
+
+def svg(game, size=400, names=False, last_move=True):
+    """`game` as an SVG document `size` px wide: board, sun, shade and the players' panel.
+
+    names=True writes each cell's name in it; last_move=True outlines the cells of the last
+    move (source and target of a plant, joined by an arrow).
+    """
+    height = HEADER + max(BOARD_H + LEGEND_H, game.players * PLAYER_H + 10)
+    width = BOARD_W + PANEL_W
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" '
+        f'height="{round(size * height / width)}" viewBox="0 0 {width} {height}" {FONT}>',
+        f'<rect width="{width}" height="{height}" fill="#fbfaf5"/>',
+        *_header(game),
+        *_board(game, names, last_move),
+        *_legend(game),
+        *_panel(game),
+        "</svg>",
+    ]
+    return "\n".join(parts)
+
+
+# ---- geometry --------------------------------------------------------------------------
+
+def _axial(name):
+    return int(name[1]) - 4, "abcdefg".index(name[0]) - 3
+
+
+def _centre(name):
+    """Screen centre of a cell: pointy-top axial, y pointing down (RULES.md §1)."""
+    q, r = _axial(name)
+    return _screen(q, r)
+
+
+def _screen(q, r):
+    return BOARD_W / 2 + R * math.sqrt(3) * (q + r / 2), HEADER + BOARD_H / 2 + R * 1.5 * r
+
+
+def _hexagon(x, y, radius):
+    return " ".join(f"{x + radius * math.cos(math.radians(60 * k - 30)):.1f},"
+                    f"{y + radius * math.sin(math.radians(60 * k - 30)):.1f}" for k in range(6))
+
+
+def _leaves(name):
+    q, r = _axial(name)
+    return 4 - max(abs(q), abs(r), abs(q + r))
+
+
+# ---- the parts -------------------------------------------------------------------------
+
+def _header(game):
+    if game.phase == "setup":
+        first = "Setup: each player places two small trees on the outer ring"
+    else:
+        first = (f"Round {game.round} of {game.last_round} \u00b7 sun {CORNERS[game.sun]}, "
+                 f"shadows fall {SHADOWS[game.sun]}")
+    if game.is_over:
+        winners = game.winners()
+        second = ("Game over: " + " and ".join(f"player {p}" for p in winners)
+                  + (" win" if len(winners) > 1 else " wins"))
+    else:
+        second = f"Player {game.current_player} to move"
+    history = game.history
+    if history:
+        second += f" \u00b7 last move: {history[-1]}"
+    options = [name for name, on in (("fourth revolution", game.fourth_revolution),
+                                     ("shade blocks growth", game.shade_blocks)) if on]
+    if options:
+        first += " (" + ", ".join(options) + ")"
+    return [_text(10, 20, first, 17, weight="bold", cls="status"),
+            _text(10, 42, second, 16, cls="status")]
+
+
+def _board(game, names, last_move):
+    board, shaded, active = game.board(), set(game.shaded()), set(game.activated())
+    # plane 0 of the shadow planes: cells any shadow covers (docs/engine.md)
+    dark = game.observation()[OBS_SHADOWS:OBS_SHADOWS + len(CELLS)]
+    out = []
+    for i, name in enumerate(CELLS):
+        x, y = _centre(name)
+        out.append(f'<polygon class="cell" data-cell="{name}" data-leaves="{_leaves(name)}" '
+                   f'points="{_hexagon(x, y, R)}" fill="{SOIL[_leaves(name)]}" '
+                   f'stroke="#8a7550" stroke-width="1"/>')
+        if dark[i]:
+            out.append(f'<polygon class="shadow" data-cell="{name}" points="{_hexagon(x, y, R)}"'
+                       ' fill="#2b3a55" fill-opacity="0.33"/>')
+        if name in active:
+            out.append(f'<polygon class="activated" data-cell="{name}" '
+                       f'points="{_hexagon(x, y, R * 0.8)}" fill="none" stroke="{INK}" '
+                       'stroke-width="2" stroke-dasharray="4 3"/>')
+    if last_move and game.history:
+        out += _last_move(str(game.history[-1]))
+    for name, (owner, size) in board.items():
+        x, y = _centre(name)
+        kind = 'class="piece shaded" opacity="0.45"' if name in shaded else 'class="piece"'
+        out.append(f'<g {kind} data-cell="{name}" data-owner="{owner}" '
+                   f'data-size="{size}" fill="{PLAYER_COLOURS[owner]}">'
+                   f'{_piece(x, y + (3 if names else 0), size, R)}</g>')
+    if names:
+        for name in CELLS:
+            x, y = _centre(name)
+            out.append(_text(x, y - R * 0.5, name, 11, anchor="middle", cls="name",
+                             fill="#4a3b22"))
+    return out + _sun(game)
+
+
+def _last_move(move):
+    """Thick outlines on the cells of the move; an arrow from the source to the target."""
+    cells = [w for w in move.split()[1:] if w in CELLS]
+    if not cells:
+        return []
+    out = ['<g class="last-move">']
+    for name in cells:
+        x, y = _centre(name)
+        out.append(f'<polygon data-cell="{name}" points="{_hexagon(x, y, R * 0.9)}" fill="none"'
+                   f' stroke="{HIGHLIGHT}" stroke-width="3.5"/>')
+    if len(cells) == 2:
+        (x1, y1), (x2, y2) = _centre(cells[0]), _centre(cells[1])
+        out.append(_arrow(x1, y1, x2, y2, HIGHLIGHT, shorten=R * 0.35))
+    out.append("</g>")
+    return out
+
+
+def _sun(game):
+    """The sun beyond its corner, with an arrow along the shadows, towards the board."""
+    dq, dr = DIRECTIONS[game.sun]
+    cx, cy = _screen(0, 0)
+    ex, ey = _screen(dq, dr)
+    ux, uy = (ex - cx) / math.hypot(ex - cx, ey - cy), (ey - cy) / math.hypot(ex - cx, ey - cy)
+    x, y = cx + ux * SUN, cy + uy * SUN
+    rays = "".join(
+        f'<line x1="{x + 14 * math.cos(a):.1f}" y1="{y + 14 * math.sin(a):.1f}" '
+        f'x2="{x + 19 * math.cos(a):.1f}" y2="{y + 19 * math.sin(a):.1f}"/>'
+        for a in (math.radians(45 * k) for k in range(8)))
+    return [f'<g class="sun" data-sun="{game.sun}" data-corner="{CORNERS[game.sun]}">',
+            f'<g stroke="#e08a00" stroke-width="2.5">{rays}</g>',
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="11" fill="#ffcc1a" stroke="#e08a00"/>',
+            _arrow(x - ux * 14, y - uy * 14, x - ux * 36, y - uy * 36, "#e08a00", cls="shadow-dir"),
+            "</g>"]
+
+
+def _arrow(x1, y1, x2, y2, colour, shorten=0, cls=None):
+    length = math.hypot(x2 - x1, y2 - y1)
+    ux, uy = (x2 - x1) / length, (y2 - y1) / length
+    x1, y1, x2, y2 = x1 + ux * shorten, y1 + uy * shorten, x2 - ux * shorten, y2 - uy * shorten
+    head = 9
+    bx, by = x2 - ux * head, y2 - uy * head
+    tip = (f"{x2:.1f},{y2:.1f} {bx - uy * head * 0.55:.1f},{by + ux * head * 0.55:.1f} "
+           f"{bx + uy * head * 0.55:.1f},{by - ux * head * 0.55:.1f}")
+    attr = f' class="{cls}"' if cls else ""
+    return (f'<g{attr} stroke="{colour}" fill="{colour}"><line x1="{x1:.1f}" y1="{y1:.1f}" '
+            f'x2="{bx:.1f}" y2="{by:.1f}" stroke-width="3"/><polygon points="{tip}"/></g>')
+
+
+def _piece(x, y, size, scale):
+    """A seed is a dot; a tree of size s is a fir of s tiers (s = 1, 2, 3), taller by size."""
+    if size == 0:
+        return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{scale * 0.24:.1f}" stroke="{INK}" '
+                'stroke-width="1.2"/>')
+    height = scale * (0.55, 0.8, 1.05)[size - 1]
+    width = height * 0.8
+    bottom = y + height / 2
+    trunk = (f'<rect x="{x - width * 0.08:.1f}" y="{bottom - height * 0.15:.1f}" '
+             f'width="{width * 0.16:.1f}" height="{height * 0.15:.1f}" fill="#6b4a2b"/>')
+    tiers = []
+    tier = (height * 0.85) / (1 + 0.45 * (size - 1))     # tiers overlap by 55%
+    for k in range(size):
+        base = bottom - height * 0.12 - k * tier * 0.45
+        half = width / 2 * (1 - 0.2 * k)
+        tiers.append(f'<polygon points="{x - half:.1f},{base:.1f} {x + half:.1f},{base:.1f} '
+                     f'{x:.1f},{base - tier:.1f}" stroke="{INK}" stroke-width="1.2"/>')
+    return trunk + "".join(tiers)
+
+
+def _legend(game):
+    y = HEADER + BOARD_H + 14
+    stacks = " ".join(map(str, game.stacks))
+    return [_text(10, y, "faded: shaded \u00b7 grey: in shadow \u00b7 dashed: activated this "
+                  "turn", 13, fill="#444"),
+            _text(10, y + 18, f"pink: last move \u00b7 token stacks (4, 3, 2, 1 leaves): {stacks}",
+                  13, fill="#444", cls="stacks")]
+
+
+def _panel(game):
+    scores, winners = game.scores(), game.winners() if game.is_over else ()
+    out = []
+    for p in range(game.players):
+        x, y = BOARD_W + 4, HEADER + 6 + p * PLAYER_H
+        colour = PLAYER_COLOURS[p]
+        mark = "\u25b6 " if p == game.current_player else "\u2605 " if p in winners else ""
+        tokens = " ".join(map(str, game.tokens(p))) or "none"
+        light = game.light[p]
+        out += [
+            f'<g class="player" data-player="{p}" data-score="{scores[p]}" data-light="{light}">',
+            f'<rect x="{x}" y="{y}" width="{PANEL_W - 10}" height="{PLAYER_H - 6}" rx="6" '
+            f'fill="{colour}" fill-opacity="0.08" stroke="{colour}" stroke-width="1.5"/>',
+            _text(x + 8, y + 20, f"{mark}Player {p}", 16, weight="bold", fill=colour),
+            _text(x + PANEL_W - 18, y + 20, f"score {scores[p]}", 16, weight="bold",
+                  anchor="end", cls="score"),
+            _text(x + 8, y + 41, f"light {light}", 15, cls="light"),
+            f'<rect x="{x + 78}" y="{y + 31}" width="{PANEL_W - 104}" height="12" fill="#fff" '
+            'stroke="#999"/>',
+            f'<rect x="{x + 78}" y="{y + 31}" width="{(PANEL_W - 104) * light / 20:.1f}" '
+            'height="12" fill="#f2b600"/>',
+            *_pieces(x + 8, y + 62, "available", game.available(p), colour),
+            *_pieces(x + 8, y + 80, "to buy", game.player_board(p), colour),
+            _text(x + 8, y + 98, f"tokens {tokens}", 15, cls="tokens"),
+            "</g>",
+        ]
+    return out
+
+
+def _pieces(x, y, label, counts, colour):
+    """A label, then each size's icon and count: seed, small, medium, large."""
+    out = [_text(x, y, label, 15, fill="#444")]
+    for size, n in enumerate(counts):
+        left = x + 74 + size * 34
+        out.append(f'<g fill="{colour}" class="{COLUMNS[size]}">'
+                   f'{_piece(left + 6, y - 6, size, 18)}</g>')
+        out.append(_text(left + 14, y, str(n), 15))
+    return out
+
+
+def _text(x, y, text, size, anchor=None, weight=None, fill=INK, cls=None):
+    attrs = f'x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{fill}"'
+    if anchor:
+        attrs += f' text-anchor="{anchor}"'
+    if weight:
+        attrs += f' font-weight="{weight}"'
+    if cls:
+        attrs += f' class="{cls}"'
+    return f"<text {attrs}>{escape(text)}</text>"

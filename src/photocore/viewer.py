@@ -1,0 +1,252 @@
+"""A recorded game as one self-contained HTML page that steps through every position.
+
+Everything is computed here and embedded: the SVG board of each position (photocore.svg),
+the numbers shown beside it as JSON, and the charts; the page's script only switches between
+them, so the file opens offline from file:// with no network access.
+"""
+
+import html
+import json
+import string
+
+from photocore import records
+from photocore.svg import PLAYER_COLOURS, svg
+
+BOARD_PX = 560
+CHART_W, CHART_H, CHART_PAD = 360, 120, 26
+
+
+def write_html(rec, path):
+    """Writes the viewer of record `rec` to `path` (replaced only once complete).
+
+    Replays the record first: RecordError if a move is illegal or the result is wrong.
+    """
+    text = page(rec)
+    with records._atomic(path) as f:
+        f.write(text.encode())
+
+
+def page(rec):
+    """The viewer of record `rec` as HTML text."""
+    games = list(records.positions(rec))
+    players = rec["players"]
+    # successive boards share most of their SVG lines: each distinct line is stored once
+    lines = {}
+    frames = [{
+        "board": [lines.setdefault(line, len(lines))
+                  for line in svg(game, size=BOARD_PX).split("\n")],
+        "scores": list(game.scores()),
+        "light": list(game.light),
+        "status": _status(game, ply, len(games) - 1),
+    } for ply, game in enumerate(games)]
+    data = json.dumps({"lines": list(lines), "frames": frames}, separators=(",", ":"))
+    data = data.replace("<", "\\u003c")     # no "</script>" inside the script element
+    agents = rec["metadata"]["agents"]
+    return PAGE.substitute(
+        title=html.escape(_title(rec)),
+        last=len(games) - 1,
+        moves=_moves(rec, games),
+        scores=_scores_table(players, agents, frames[0]),
+        score_chart=_chart("score", [f["scores"] for f in frames], players),
+        light_chart=_chart("light", [f["light"] for f in frames], players, top=20),
+        result=_result(games[-1], agents),
+        data=data,
+    )
+
+
+def _title(rec):
+    options = [name.replace("_", " ") for name in records.OPTIONS if rec["options"][name]]
+    return (f"photocore replay: {rec['players']} players, {len(rec['moves'])} moves"
+            + (f" ({', '.join(options)})" if options else ""))
+
+
+def _status(game, ply, last):
+    where = "setup" if game.phase == "setup" else f"round {game.round} of {game.last_round}"
+    who = "game over" if game.is_over else f"player {game.current_player} to move"
+    return f"ply {ply} of {last} \u00b7 {where} \u00b7 {who}"
+
+
+def _moves(rec, games):
+    """The move list, a heading before each round; item k is the move that leads to ply k."""
+    items = ['<li data-ply="0" class="move">start position</li>']
+    shown_round = 0
+    for ply, move in enumerate(rec["moves"], 1):
+        before = games[ply - 1]
+        if before.round != shown_round:
+            shown_round = before.round
+            items.append(f'<li class="round">round {shown_round}</li>')
+        player = before.current_player
+        items.append(f'<li data-ply="{ply}" class="move"><span class="dot" '
+                     f'style="background:{PLAYER_COLOURS[player]}"></span>{ply}. '
+                     f'{html.escape(move)}</li>')
+    return "\n".join(items)
+
+
+def _scores_table(players, agents, frame):
+    rows = [f'<tr data-player="{p}"><td><span class="dot" style="background:'
+            f'{PLAYER_COLOURS[p]}"></span>player {p}</td><td>{html.escape(str(agents[p]))}</td>'
+            f'<td class="score">{frame["scores"][p]}</td><td class="light">{frame["light"][p]}'
+            "</td></tr>" for p in range(players)]
+    return ("<table><tr><th>player</th><th>agent</th><th>score</th><th>light</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _chart(name, values, players, top=None):
+    """One polyline per player over the plies, and a cursor line the script moves."""
+    last = len(values) - 1
+    top = top or max(1, max(max(v) for v in values))
+    width, height = CHART_W - 2 * CHART_PAD, CHART_H - 2 * CHART_PAD
+
+    def x(ply):
+        return CHART_PAD + width * ply / max(last, 1)
+
+    def y(value):
+        return CHART_PAD + height * (1 - value / top)
+
+    lines = [f'<polyline data-player="{p}" fill="none" stroke="{PLAYER_COLOURS[p]}" '
+             'stroke-width="1.8" points="'
+             + " ".join(f"{x(k):.1f},{y(v[p]):.1f}" for k, v in enumerate(values)) + '"/>'
+             for p in range(players)]
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" id="{name}-chart" class="chart" '
+            f'viewBox="0 0 {CHART_W} {CHART_H}" width="{CHART_W}" height="{CHART_H}" '
+            'font-size="11" font-family="sans-serif">'
+            f'<text x="{CHART_PAD}" y="15" font-weight="bold">{name} by ply</text>'
+            f'<rect x="{CHART_PAD}" y="{CHART_PAD}" width="{width}" height="{height}" '
+            'fill="#fff" stroke="#bbb"/>'
+            f'<text x="{CHART_PAD - 4}" y="{CHART_PAD + 4}" text-anchor="end">{top}</text>'
+            f'<text x="{CHART_PAD - 4}" y="{CHART_PAD + height + 4}" text-anchor="end">0</text>'
+            f'<text x="{CHART_PAD + width}" y="{CHART_H - 8}" text-anchor="end">{last}</text>'
+            + "".join(lines)
+            + f'<line class="cursor" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{CHART_PAD}" '
+            f'y2="{CHART_PAD + height}" stroke="#e6007e" stroke-width="1.5" '
+            f'data-x0="{CHART_PAD}" data-step="{width / max(last, 1):.4f}"/></svg>')
+
+
+def _result(final, agents):
+    if not final.is_over:
+        return "Unfinished game: no result."
+    scores, winners = final.scores(), final.winners()
+    who = " and ".join(f"player {p}" for p in winners) + (" win" if len(winners) > 1 else " wins")
+    star = {p: " \u2605" for p in winners}
+    rows = "".join(
+        f'<li><span class="dot" style="background:{PLAYER_COLOURS[p]}"></span>player {p} '
+        f'({html.escape(str(agents[p]))}): {scores[p]} points, tokens '
+        f'{" + ".join(map(str, final.tokens(p))) or "none"}, light {final.light[p]}'
+        f'{star.get(p, "")}</li>'
+        for p in range(final.players))
+    return f"<strong>Final result: {who}</strong><ul>{rows}</ul>"
+
+
+PAGE = string.Template("""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>$title</title>
+<style>
+body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; margin: 16px; color: #222;
+       background: #fbfaf5; }
+h1 { font-size: 18px; margin: 0 0 10px; }
+#main { display: flex; gap: 18px; align-items: flex-start; flex-wrap: wrap; }
+#board svg { max-width: 100%; height: auto; display: block; }
+#controls { display: flex; gap: 6px; align-items: center; margin: 8px 0; }
+#controls button { font-size: 16px; min-width: 38px; }
+#slider { flex: 1; }
+#ply { font-size: 14px; margin-bottom: 6px; }
+#side { display: flex; flex-direction: column; gap: 10px; width: 370px; }
+#charts svg { display: block; }
+#moves { list-style: none; margin: 0; padding: 0; height: 480px; overflow-y: auto;
+         width: 200px; border: 1px solid #ccc; background: #fff; font-size: 14px; }
+#moves li.move { padding: 2px 8px; cursor: pointer; }
+#moves li.move:hover { background: #f0ece0; }
+#moves li.round { padding: 4px 8px 1px; color: #777; font-size: 12px; }
+#moves li.current { background: #e6007e; color: #fff; }
+.dot { display: inline-block; width: 10px; height: 10px; border-radius: 5px;
+       margin-right: 6px; }
+table { border-collapse: collapse; font-size: 14px; }
+td, th { padding: 2px 8px; text-align: left; }
+#result { font-size: 14px; }
+#result ul { margin: 4px 0; padding-left: 18px; }
+</style>
+</head>
+<body>
+<h1>$title</h1>
+<div id="main">
+ <div>
+  <div id="ply"></div>
+  <div id="board" data-ply="0"></div>
+  <div id="controls">
+   <button id="first" title="first position (Home)">|&#x25C0;</button>
+   <button id="prev" title="previous move (left arrow)">&#x25C0;</button>
+   <input id="slider" type="range" min="0" max="$last" value="0" aria-label="ply">
+   <button id="next" title="next move (right arrow)">&#x25B6;</button>
+   <button id="last" title="last position (End)">&#x25B6;|</button>
+  </div>
+ </div>
+ <ol id="moves">
+$moves
+ </ol>
+ <div id="side">
+  <div id="scores">$scores</div>
+  <div id="charts">$score_chart$light_chart</div>
+  <div id="result">$result</div>
+ </div>
+</div>
+<script type="application/json" id="data">$data</script>
+<script>
+"use strict";
+const data = JSON.parse(document.getElementById("data").textContent);
+const frames = data.frames;
+const last = frames.length - 1;
+const board = document.getElementById("board");
+const slider = document.getElementById("slider");
+const moves = document.getElementById("moves");
+let ply = 0;
+
+function show(k) {
+  ply = Math.max(0, Math.min(last, k));
+  const frame = frames[ply];
+  board.innerHTML = frame.board.map((i) => data.lines[i]).join("\\n");
+  board.dataset.ply = ply;
+  slider.value = ply;
+  document.getElementById("ply").textContent = frame.status;
+  for (const item of moves.querySelectorAll("li.current")) item.classList.remove("current");
+  const item = moves.querySelector('li[data-ply="' + ply + '"]');
+  item.classList.add("current");
+  const top = item.offsetTop - moves.offsetTop;
+  if (top < moves.scrollTop || top + item.offsetHeight > moves.scrollTop + moves.clientHeight) {
+    moves.scrollTop = top - moves.clientHeight / 2;
+  }
+  for (const row of document.querySelectorAll("#scores tr[data-player]")) {
+    const p = Number(row.dataset.player);
+    row.querySelector(".score").textContent = frame.scores[p];
+    row.querySelector(".light").textContent = frame.light[p];
+  }
+  for (const cursor of document.querySelectorAll("#charts line.cursor")) {
+    const x = Number(cursor.dataset.x0) + Number(cursor.dataset.step) * ply;
+    cursor.setAttribute("x1", x);
+    cursor.setAttribute("x2", x);
+  }
+}
+
+slider.addEventListener("input", () => show(Number(slider.value)));
+document.getElementById("first").addEventListener("click", () => show(0));
+document.getElementById("prev").addEventListener("click", () => show(ply - 1));
+document.getElementById("next").addEventListener("click", () => show(ply + 1));
+document.getElementById("last").addEventListener("click", () => show(last));
+moves.addEventListener("click", (event) => {
+  const item = event.target.closest("li[data-ply]");
+  if (item) show(Number(item.dataset.ply));
+});
+document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  // handled here even on the focused slider, so one key press is always one move
+  const step = {ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: last}[event.key];
+  if (step === undefined) return;
+  event.preventDefault();
+  show(step);
+});
+show(0);
+</script>
+</body>
+</html>
+""")

@@ -1,0 +1,59 @@
+"""`photocore stats --plot`: the charts of many games (needs the plot extra, matplotlib)."""
+
+import pathlib
+import struct
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+import photocore
+from photocore import records
+from photocore.cli import main
+
+GOLDEN = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "golden.jsonl"
+
+
+def test_light_by_round_is_taken_when_each_round_begins():
+    plots = pytest.importorskip("photocore.plots", reason="matplotlib is not installed")
+    rec = records.read_game(GOLDEN, 7)               # fourth revolution: 24 rounds
+    expected = {}
+    for game in records.positions(rec):
+        if game.phase == "play":
+            expected.setdefault(game.round, game.light)
+    light = plots.light_by_round(rec)
+    assert len(light) == 24
+    assert light == [expected[r] for r in range(1, 25)]
+
+
+def test_stats_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed")
+    out = tmp_path / "golden.png"
+    result = CliRunner().invoke(main, ["stats", str(GOLDEN), "--plot", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"{out}: charts written" in result.output
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (1600, 500)
+    assert len(data) > 50_000                        # three charts, not a blank canvas
+    assert [p.name for p in tmp_path.iterdir()] == ["golden.png"]
+
+
+def test_stats_plot_without_matplotlib(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "photocore.plots", None)   # import fails
+    monkeypatch.delattr(photocore, "plots", raising=False)
+    result = CliRunner().invoke(main, ["stats", str(GOLDEN), "--plot", str(tmp_path / "x.png")])
+    assert result.exit_code == 1 and "pip install 'photocore[plot]'" in result.output
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_stats_plot_skips_games_with_an_illegal_move(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed")
+    rec = records.read_game(GOLDEN, 1)
+    bad = dict(rec, moves=rec["moves"][:10] + ["collect d4"] + rec["moves"][11:])
+    games = tmp_path / "games.jsonl"
+    photocore.write_games(games, [rec, bad])
+    result = CliRunner().invoke(main, ["stats", str(games), "--plot", str(tmp_path / "p.png")])
+    assert result.exit_code == 0, result.output
+    assert "1 game (1 finished, 0 unfinished), 1 bad line skipped" in result.output
