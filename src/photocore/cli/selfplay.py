@@ -29,7 +29,7 @@ from photocore.selfplay import Series, Tally, run_local
               help="Continue an interrupted run: keep the games already in --out and play "
                    "the rest (same --games, --seed, agents and options).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True, help="local threads, or Ray tasks (pip install photocore[ray]).")
+              show_default=True, help="local worker processes, or Ray tasks (pip install photocore[ray]).")
 @click.option("--address", default=None,
               help="Ray cluster address (ray backend); default: start a local Ray instance.")
 @click.option("--batch", type=click.IntRange(min=1), default=None,
