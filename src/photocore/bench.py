@@ -505,8 +505,9 @@ class Perft(Workload):
     group = "perft"
 
     def __init__(self, cases, bulk, reference_perft=None):
-        self.cases, self.bulk = cases, bulk
-        self.reference_perft = reference_perft or ReferencePerft(cases)
+        """reference_perft: photoref's run of the same cases (shared by the bulk and full
+        workloads), None where photoref would take too long."""
+        self.cases, self.bulk, self.reference_perft = cases, bulk, reference_perft
         self.name = "perft_bulk" if bulk else "perft_full_python"
         how = ("Game.perft in C, the last ply counted in bulk (the length of its move list)"
                if bulk else "every leaf visited: Python recursion over Game.copy + play "
@@ -537,7 +538,7 @@ class Perft(Workload):
         return f"leaf counts equal seeds/perft.txt ({sum(expected):,} leaves)"
 
     def reference(self, ref):
-        return self.reference_perft.measure(ref)
+        return self.reference_perft.measure(ref) if self.reference_perft else None
 
 
 class Verify(Workload):
@@ -810,15 +811,15 @@ def time_runs(run, rounds, min_round, warmup=True):
     return min(times) / number, first, value
 
 
-def measure(workload, ref, sizes):
-    """The result of one workload (a JSON-ready dict); its check fails rather than raises."""
+def measure(workload, ref, timer):
+    """The result of one workload (a JSON-ready dict); a wrong result is reported in it, not
+    raised. timer(run, warmup) -> (seconds per call, first value, last value)."""
     result = {"name": workload.name, "group": workload.group, "workload": workload.workload,
               "describe": workload.describe, "figures": {}, "seconds": None,
               "reference": None, "ratio": None}
     try:
         workload.prepare(ref)
-        seconds, first, value = time_runs(workload.run, sizes.rounds, sizes.min_round,
-                                          workload.warmup)
+        seconds, first, value = timer(workload.run, workload.warmup)
         expect(value == first, "two runs of the same work gave different results")
         checked = [workload.check(value)]
         result["seconds"] = seconds
@@ -912,8 +913,12 @@ def run(works, sizes, reference_folder=None, start=None, progress=None):
               "results": []}
     if start:
         start(report)
+
+    def timer(call, warmup):
+        return time_runs(call, sizes.rounds, sizes.min_round, warmup)
+
     for workload in works:
-        result = measure(workload, ref, sizes)
+        result = measure(workload, ref, timer)
         report["results"].append(result)
         if progress:
             progress(result)
