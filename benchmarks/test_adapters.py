@@ -96,8 +96,9 @@ def test_openspiel_adapter(benchmark, timed, report):
                 moves += 1
         return moves
 
-    compare(benchmark, timed, report, "OpenSpiel state (legal_actions + random.choice + apply_action)",
-            play, {"native loop": ns_per_move(native_loop)})
+    compare(benchmark, timed, report,
+            "OpenSpiel state (legal_actions + random.choice + apply_action)", play,
+            {"native loop": ns_per_move(native_loop)})
 
 
 @pytest.mark.benchmark(group="adapters")

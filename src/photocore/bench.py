@@ -266,7 +266,7 @@ class PythonLoop(Workload):
             players, moves, reference_moves, seed)
         self.name = f"python_loop/{players}p"
         self.workload = {"players": players, "options": "-", "moves": moves, "threads": 1,
-                         "policy": "random.choice(legal_moves()), seed 2"}
+                         "policy": f"random.choice(legal_moves()), seed {seed}"}
         self.describe = (f"Python: legal_moves() + random.choice + play(), {moves:,} moves of "
                          f"{players}-player games, new game at each end")
 
@@ -597,7 +597,7 @@ class Verify(Workload):
                    and list(game.winners()) == result["winners"]
                    and list(game.light) == result["light"]
                    and [list(game.tokens(p)) for p in range(game.players)] == result["tokens"],
-                   f"photoref replays a game to another result than its record's")
+                   "photoref replays a game to another result than its record's")
             moves += len(rec["moves"])
         seconds = time.perf_counter() - start
         return ({"moves": moves, "games": len(self.sample)}, seconds,
@@ -760,25 +760,25 @@ PLAYOUT_CONFIGS = ((2, "-"), (2, "f"), (2, "s"), (2, "fs"), (3, "-"), (4, "-"))
 
 
 def workloads(sizes):
-    s = sizes
-    cases = perft_cases(s.perft_depth)
+    """Every workload of `photocore bench`, at these sizes."""
+    cases = perft_cases(sizes.perft_depth)
     shared = ReferencePerft(cases)
     return [
-        *(Playouts(players, options, s.playout_games, s.playout_reference_games)
+        *(Playouts(players, options, sizes.playout_games, sizes.playout_reference_games)
           for players, options in PLAYOUT_CONFIGS),
-        PythonLoop(2, s.loop_moves, s.loop_reference_moves),
-        LegalMoves(s.positions),
-        Copy(s.positions),
-        Copy(s.positions, history=False),
-        PlayUndo(s.positions),
-        PlayUndo(s.positions, light=True),
+        PythonLoop(2, sizes.loop_moves, sizes.loop_reference_moves),
+        LegalMoves(sizes.positions),
+        Copy(sizes.positions),
+        Copy(sizes.positions, history=False),
+        PlayUndo(sizes.positions),
+        PlayUndo(sizes.positions, light=True),
         Perft(cases, bulk=True, reference_perft=shared),
         Perft(cases, bulk=False, reference_perft=shared),
-        Verify(s.verify_games, s.verify_reference_games),
-        VecStep(s.vec_steps),
-        Mcts(s.mcts_positions, s.mcts_simulations),
-        SelfPlay(s.selfplay_games, workers=1),
-        SelfPlay(s.selfplay_games, workers=2),
+        Verify(sizes.verify_games, sizes.verify_reference_games),
+        VecStep(sizes.vec_steps),
+        Mcts(sizes.mcts_positions, sizes.mcts_simulations),
+        SelfPlay(sizes.selfplay_games, workers=1),
+        SelfPlay(sizes.selfplay_games, workers=2),
     ]
 
 
