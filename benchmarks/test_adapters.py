@@ -58,9 +58,11 @@ def ns_per_move(play, rounds=5):
     return best * 1e9
 
 
-def compare(benchmark, report, label, play, baselines):
-    moves = benchmark.pedantic(play, rounds=5, iterations=1, warmup_rounds=1)
-    ns = benchmark.stats.stats.min / moves * 1e9
+def compare(benchmark, timed, report, label, play, baselines):
+    seconds, _, moves = timed(play, rounds=5, warmup=True)
+    # the same seed and the same ascending legal actions play the very games of the native loop
+    assert moves == native_loop()
+    ns = seconds / moves * 1e9
     benchmark.extra_info.update(ns_per_move=ns)
     against = ", ".join(f"{ns / base:.1f} x {name} ({base:,.0f} ns)"
                         for name, base in baselines.items())
@@ -68,14 +70,17 @@ def compare(benchmark, report, label, play, baselines):
            f"{against}")
 
 
-def test_native_game_loop(benchmark, report):
-    moves = benchmark.pedantic(native_loop, rounds=5, iterations=1, warmup_rounds=1)
+@pytest.mark.benchmark(group="adapters")
+def test_native_game_loop(timed, report):
+    seconds, _, moves = timed(native_loop, rounds=5, warmup=True)
+    assert moves == native_loop_observed()   # the same games, whichever way moves are listed
     report(f"native Game loop (legal_actions + random.choice + play), {GAMES} random 2-player "
-           f"games: {benchmark.stats.stats.min / moves * 1e9:,.0f} ns/move; with observation() "
+           f"games: {seconds / moves * 1e9:,.0f} ns/move; with observation() "
            f"+ legal_mask() each move: {ns_per_move(native_loop_observed):,.0f} ns/move")
 
 
-def test_openspiel_adapter(benchmark, report):
+@pytest.mark.benchmark(group="adapters")
+def test_openspiel_adapter(benchmark, timed, report):
     pyspiel = pytest.importorskip("pyspiel")
     import photocore.openspiel  # noqa: F401  (registers the game)
 
@@ -91,12 +96,14 @@ def test_openspiel_adapter(benchmark, report):
                 moves += 1
         return moves
 
-    compare(benchmark, report, "OpenSpiel state (legal_actions + random.choice + apply_action)",
-            play, {"native loop": ns_per_move(native_loop)})
+    compare(benchmark, timed, report,
+            "OpenSpiel state (legal_actions + random.choice + apply_action)", play,
+            {"native loop": ns_per_move(native_loop)})
 
 
+@pytest.mark.benchmark(group="adapters")
 @pytest.mark.parametrize("wrapped", [True, False], ids=["env", "raw_env"])
-def test_pettingzoo_adapter(benchmark, report, wrapped):
+def test_pettingzoo_adapter(benchmark, timed, report, wrapped):
     pytest.importorskip("pettingzoo")
     from photocore.pettingzoo import env, raw_env
 
@@ -116,7 +123,7 @@ def test_pettingzoo_adapter(benchmark, report, wrapped):
                 moves += 1
         return moves
 
-    compare(benchmark, report,
+    compare(benchmark, timed, report,
             f"PettingZoo {'env() (standard wrappers)' if wrapped else 'raw_env'} (last + "
             f"random.choice over the mask + step)", play,
             {"native loop": ns_per_move(native_loop),
@@ -138,7 +145,8 @@ def flat_mc(tmp_path_factory):
     return module
 
 
-def test_flat_mc_searcher(benchmark, report, flat_mc):
+@pytest.mark.benchmark(group="adapters")
+def test_flat_mc_searcher(benchmark, timed, report, flat_mc):
     rng = random.Random(1)
     positions = []
     while len(positions) < 20:
@@ -153,11 +161,11 @@ def test_flat_mc_searcher(benchmark, report, flat_mc):
     simulations = playouts * sum(len(g.legal_moves()) for g in positions)
 
     def search():
-        for k, game in enumerate(positions):
-            flat_mc.choose(game, playouts, seed=k)
+        return [flat_mc.choose(game, playouts, seed=k) for k, game in enumerate(positions)]
 
-    benchmark.pedantic(search, rounds=3, iterations=1, warmup_rounds=1)
-    rate = simulations / benchmark.stats.stats.min
+    seconds, first, chosen = timed(search, rounds=3, warmup=True)
+    assert chosen == first and all(g.is_legal(m) for g, m in zip(positions, chosen))
+    rate = simulations / seconds
     benchmark.extra_info.update(simulations_per_s=rate)
     report(f"examples/flat_mc choose(), {playouts} playouts per legal move at {len(positions)} "
            f"random 2-player mid-game positions, 1 thread: {rate:,.0f} simulations/s "

@@ -1,116 +1,79 @@
-"""Engine speed: random playouts, the Python move loop, copy/play/undo/legal_moves.
+"""Engine speed: random playouts, the Python move loop, legal_moves, copy, play+undo, light,
+perft. The workloads are photocore.bench's: each checks its result and is set beside the
+plain-Python reference (python/photoref.py) doing the same work.
 
-    pytest benchmarks/ --benchmark-enable
-
-Each figure is printed with its workload, and playouts as a ratio to the reference
-implementation (python/photoref.py) timed in the same process.
+    pytest benchmarks/ --benchmark-enable       # timed
+    pytest benchmarks/ --benchmark-disable      # each once, checked
 """
 
-import random
-import time
+import itertools
+import pathlib
 
 import pytest
 
-import photocore
-import photoref
+from photocore import bench
 
-PLAYOUT_GAMES = 20_000
-REFERENCE_GAMES = 10
-
-
-def reference_random_games(players, games, seed=0):
-    """Moves per second of the reference playing uniformly random legal moves."""
-    rng = random.Random(seed)
-    moves = 0
-    start = time.perf_counter()
-    for _ in range(games):
-        game = photoref.ReferenceGame(players=players)
-        while True:
-            legal = game.legal_moves()
-            if not legal:
-                break
-            game.play(rng.choice(legal))
-            moves += 1
-    return moves / (time.perf_counter() - start)
+SEEDS = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "perft.txt"
+POSITIONS = 200
 
 
-def mid_game_positions(count=200, seed=1):
-    rng = random.Random(seed)
-    positions = []
-    while len(positions) < count:
-        game = photocore.Game(players=rng.choice((2, 3, 4)))
-        for _ in range(rng.randrange(10, 120)):
-            if game.is_over:
-                break
-            game.play(rng.choice(game.legal_moves()))
-        if not game.is_over:
-            positions.append(game)
-    return positions
+@pytest.mark.benchmark(group="playouts")
+@pytest.mark.parametrize("players,options",
+                         list(itertools.product((2, 3, 4), ("-", "f", "s", "fs"))))
+def test_random_playouts(measure, players, options):
+    measure(bench.Playouts(players, options, games=20_000, reference_games=10), rounds=3)
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_random_playouts(benchmark, report, players):
-    result = benchmark.pedantic(photocore.random_playouts, args=(PLAYOUT_GAMES,),
-                                kwargs={"players": players, "seed": 1}, rounds=3, iterations=1)
-    seconds = benchmark.stats.stats.min
-    moves_per_s = result["moves"] / seconds
-    reference = reference_random_games(players, REFERENCE_GAMES)
-    benchmark.extra_info.update(moves_per_s=moves_per_s, reference_moves_per_s=reference)
-    report(f"random_playouts, {players} players, no options, uniform policy, {PLAYOUT_GAMES} "
-           f"games, 1 thread: {PLAYOUT_GAMES / seconds:,.0f} games/s, {moves_per_s / 1e6:.1f} M "
-           f"moves/s = {moves_per_s / reference:,.0f} x the reference ({reference:,.0f} moves/s)")
+@pytest.mark.benchmark(group="python loop")
+def test_python_move_loop(measure):
+    measure(bench.PythonLoop(2, moves=100_000, reference_moves=5_000), rounds=3)
 
 
-def test_python_move_loop(benchmark, report):
-    rng = random.Random(2)
-
-    def loop(moves=100_000):
-        game = photocore.Game(players=2)
-        for _ in range(moves):
-            if game.is_over:
-                game = photocore.Game(players=2)
-            game.play(rng.choice(game.legal_moves()))
-
-    benchmark.pedantic(loop, rounds=3, iterations=1)
-    report(f"Python loop legal_moves() + random.choice + play(), 2 players: "
-           f"{100_000 / benchmark.stats.stats.min / 1e6:.2f} M moves/s")
+@pytest.mark.benchmark(group="move generation")
+def test_legal_moves(measure):
+    measure(bench.LegalMoves(POSITIONS), rounds=20)
 
 
-def per_call_ns(benchmark, report, label, call, positions):
-    def run():
-        for game in positions:
-            call(game)
-
-    benchmark.pedantic(run, rounds=20, iterations=1, warmup_rounds=2)
-    ns = benchmark.stats.stats.min / len(positions) * 1e9
-    report(f"{label} at {len(positions)} random mid-game positions: {ns:,.0f} ns per call")
+@pytest.mark.benchmark(group="copy")
+@pytest.mark.parametrize("history", [True, False], ids=["history", "no_history"])
+def test_copy(measure, history):
+    measure(bench.Copy(POSITIONS, history=history), rounds=20)
 
 
-def test_copy(benchmark, report):
-    per_call_ns(benchmark, report, "copy(history=False)", lambda g: g.copy(history=False),
-                mid_game_positions())
+@pytest.mark.benchmark(group="play+undo")
+def test_play_undo(measure):
+    measure(bench.PlayUndo(POSITIONS), rounds=20)
 
 
-def test_copy_with_history(benchmark, report):
-    per_call_ns(benchmark, report, "copy() (history included)", lambda g: g.copy(),
-                mid_game_positions())
+@pytest.mark.benchmark(group="light")
+def test_light(measure):
+    """play(end) + undo() where the end closes a round and runs photosynthesis."""
+    measure(bench.PlayUndo(POSITIONS, light=True), rounds=20)
 
 
-def test_legal_moves(benchmark, report):
-    per_call_ns(benchmark, report, "legal_moves()", lambda g: g.legal_moves(),
-                mid_game_positions())
+def seed_lines():
+    return [line for line in SEEDS.read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
 
 
-def test_play_undo(benchmark, report):
-    positions = mid_game_positions()
-    firsts = [g.legal_moves()[0] for g in positions]
-    pairs = list(zip(positions, firsts))
+@pytest.mark.benchmark(group="perft")
+def test_perft_bulk_every_seed(measure):
+    """Game.perft of every position of seeds/perft.txt at its deepest count (photoref would
+    take hours: no speed-up here; the next test has one)."""
+    cases = [bench.perft_cases(len(bench.parse_perft_line(line)[4]), [line])[0]
+             for line in seed_lines()]
+    measure(bench.Perft(cases, bulk=True), rounds=3)
 
-    def run():
-        for game, move in pairs:
-            game.play(move)
-            game.undo()
 
-    benchmark.pedantic(run, rounds=20, iterations=1, warmup_rounds=2)
-    report(f"play() + undo() at {len(pairs)} random mid-game positions: "
-           f"{benchmark.stats.stats.min / len(pairs) * 1e9:,.0f} ns per pair")
+@pytest.fixture(scope="module")
+def reference_perft():
+    return bench.ReferencePerft(bench.perft_cases(6))
+
+
+@pytest.mark.benchmark(group="perft")
+@pytest.mark.parametrize("bulk", [True, False], ids=["perft_bulk", "perft_full_python"])
+def test_perft(measure, reference_perft, bulk):
+    """Bulk leaf counting in C, and every leaf visited by Python recursion over copy + play,
+    on the same positions and depths as photoref's perft."""
+    measure(bench.Perft(reference_perft.cases, bulk=bulk, reference_perft=reference_perft),
+            rounds=5)

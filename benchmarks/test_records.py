@@ -5,7 +5,8 @@
 The corpus is GAMES games (2, 3 and 4 players in turn, no options) played in Python by a
 seeded random policy that avoids `end` half the time, as seeds/make_golden.py does.
 Verifying replays every move through the engine and checks every result; its figure is
-set beside JSON parsing alone and the engine replay alone, to show which one limits it.
+set beside JSON parsing alone and the engine replay alone, to show which one limits it,
+and (test_verify_against_reference, on self-play games) beside photoref replaying records.
 """
 
 import gzip
@@ -17,7 +18,7 @@ import time
 import pytest
 
 import photocore
-from photocore import records
+from photocore import bench, records
 from photocore.notation import MOVE_TEXTS
 
 GAMES = 10_000
@@ -55,35 +56,45 @@ def corpus(tmp_path_factory):
                          f"played in Python in {seconds:.1f} s"}
 
 
+@pytest.mark.benchmark(group="records")
 @pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
-def test_write(benchmark, report, corpus, tmp_path, suffix):
+def test_write(timed, report, corpus, tmp_path, suffix):
     path = tmp_path / f"out{suffix}"
-    benchmark.pedantic(photocore.write_games, args=(path, corpus["games"]), rounds=3,
-                       iterations=1)
-    seconds = benchmark.stats.stats.min
+    seconds, _, written = timed(lambda: photocore.write_games(path, corpus["games"]))
+    assert written == GAMES
+    reader = photocore.read_games(path)
+    assert [r["moves"] for r in reader] == [r["moves"] for r in corpus["records"]]
     report(f"write_games({suffix}) of {GAMES:,} Game objects (to_record + JSON + write + "
            f"rename): {GAMES / seconds:,.0f} games/s, {corpus['moves'] / seconds / 1e6:.2f} M "
            "moves/s")
 
 
+@pytest.mark.benchmark(group="records")
 @pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
-def test_verify(benchmark, report, corpus, suffix):
+def test_verify(timed, report, corpus, suffix):
     path = corpus["paths"][suffix]
 
     def verify():
         reader = photocore.read_games(path, verify=True)
         for _ in reader:
             pass
-        return reader.moves
+        return reader.games, reader.moves
 
-    assert benchmark.pedantic(verify, rounds=3, iterations=1) == corpus["moves"]
-    rate = corpus["moves"] / benchmark.stats.stats.min
+    seconds, _, counts = timed(verify)
+    assert counts == (GAMES, corpus["moves"])
+    rate = corpus["moves"] / seconds
     report(f"read_games({suffix}, verify=True), {GAMES:,} games: {rate / 1e6:.2f} M moves/s "
-           f"({GAMES / benchmark.stats.stats.min:,.0f} games/s; target "
+           f"({GAMES / seconds:,.0f} games/s; target "
            f"{VERIFY_TARGET / 1e6:.1f} M moves/s: {'met' if rate >= VERIFY_TARGET else 'MISSED'})")
 
 
-def test_verify_split(benchmark, report, corpus):
+@pytest.mark.benchmark(group="records")
+def test_verify_against_reference(measure):
+    measure(bench.Verify(games=2_000, reference_games=10), rounds=3)
+
+
+@pytest.mark.benchmark(group="records")
+def test_verify_split(timed, report, corpus):
     """JSON parsing alone and engine replay alone, on the same games."""
     lines = corpus["paths"][".jsonl"].read_bytes().splitlines()
     action = {text: a for a, text in enumerate(MOVE_TEXTS)}
@@ -91,28 +102,30 @@ def test_verify_split(benchmark, report, corpus):
     players = [r["players"] for r in corpus["records"]]
 
     def parse():
-        for line in lines:
-            json.loads(line)
+        return sum(len(json.loads(line)["moves"]) for line in lines)
 
     def replay():
+        scores = []
         for n, ids in zip(players, moves):
             game = photocore.Game(n)
             play = game.play
             for a in ids:
                 play(a)
-            game.scores()
+            scores.append(list(game.scores()))
+        return scores
 
-    benchmark.pedantic(parse, rounds=3, iterations=1)
-    parse_rate = corpus["moves"] / benchmark.stats.stats.min
-    replay_rate = corpus["moves"] / min(_seconds(replay) for _ in range(3))
+    seconds, _, parsed = timed(parse)
+    assert parsed == corpus["moves"]
+    parse_rate = corpus["moves"] / seconds
+    replay_seconds = []
+    for _ in range(3):
+        start = time.perf_counter()
+        scores = replay()
+        replay_seconds.append(time.perf_counter() - start)
+        assert scores == [r["result"]["scores"] for r in corpus["records"]]
+    replay_rate = corpus["moves"] / min(replay_seconds)
     report(f"for comparison, on the same games: json.loads alone {parse_rate / 1e6:.2f} M "
            f"moves/s, replay alone (Game.play of action ids) {replay_rate / 1e6:.2f} M moves/s")
-
-
-def _seconds(call):
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
 
 
 def test_sizes(report, corpus):

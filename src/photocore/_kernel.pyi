@@ -1,5 +1,7 @@
-# Types of the compiled module _kernel.pyx's Python function (the C API is _kernel.pxd).
+# Types of the compiled module _kernel.pyx's Python names (the C API is _kernel.pxd).
 from typing import SupportsIndex, TypedDict
+
+BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
 
 class PlayoutTotals(TypedDict):
     games: int

@@ -10,6 +10,12 @@ from libc.string cimport memset
 
 from operator import index
 
+cdef extern from *:
+    int PHOTOCORE_NATIVE   # the macro setup.py defines: 1 for -march=native builds
+
+# what `photocore bench` reports: figures of a native build do not transfer to other CPUs
+BUILD = "native" if PHOTOCORE_NATIVE else "portable"
+
 cdef uint64_t BOARD = 0
 cdef uint64_t OUTER = 0
 cdef uint8_t CELL_BIT[37]

@@ -3,6 +3,7 @@
 import click
 
 import photocore
+from photocore.cli.bench import bench
 from photocore.cli.playouts import playouts
 from photocore.cli.records import export, show, stats, verify
 from photocore.cli.selfplay import selfplay
@@ -16,7 +17,8 @@ def main():
     """A fast, exact engine for the board game Photosynthesis.
 
     selfplay plays many games with the built-in agents (random, greedy, mcts) on all cores
-    and writes them as records; playouts measures raw random games in the kernels.
+    and writes them as records; playouts measures raw random games in the kernels; bench
+    measures everything, checked, beside the plain-Python reference.
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
     arrays for training, replay writes a game as an HTML page to step through. Run
@@ -24,5 +26,5 @@ def main():
     """
 
 
-for command in (selfplay, playouts, verify, show, stats, export, replay):
+for command in (selfplay, playouts, bench, verify, show, stats, export, replay):
     main.add_command(command)
