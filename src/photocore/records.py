@@ -373,6 +373,8 @@ def _lines(path):
 def _parse(data):
     try:
         return json.loads(data)
+    except RecursionError:   # not a ValueError: nesting deeper than the parser's stack
+        raise RecordError("malformed JSON: nested too deeply") from None
     except ValueError as e:
         if not data.endswith(b"\n"):
             raise RecordError("truncated last line: it is not valid JSON and the file does not "
