@@ -93,6 +93,18 @@ def test_huge_indices_are_index_errors():
             env.game(i)
 
 
+def test_counts_take_any_integer_like_object():
+    # VecGame multiplied n itself, so an object with __index__ (as check_count allows)
+    # failed with "unsupported operand"
+    class Three:
+        def __index__(self):
+            return 3
+
+    assert VecGame(Three(), players=Three()).num_games == 3
+    assert VecGame(np.int8(2)).num_games == 2
+    assert photocore.random_playouts(Three(), players=Three())["games"] == 3
+
+
 def test_reinitialising_a_game_drops_its_history():
     # __init__ on a played game reset the state but kept the undo stack of the old game
     game = Game(2)

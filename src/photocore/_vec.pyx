@@ -43,7 +43,8 @@ cdef class VecGame:
         players = check_players(players)
         fourth_revolution = check_option(fourth_revolution, "fourth_revolution")
         shade_blocks = check_option(shade_blocks, "shade_blocks")
-        if not 1 <= check_count(n, "n") <= 1 << 24:
+        n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
+        if not 1 <= n <= 1 << 24:
             raise ValueError(f"n must be from 1 to {1 << 24}, got {n}")
         self.states = <State*>PyMem_Malloc(n * sizeof(State))
         if self.states == NULL:
