@@ -69,11 +69,12 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
     args = ["--games", "24", *RUN, "--workers", "2", "--batch", "2"]
     monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "kill-worker:9")
     result = selfplay(out, *args)
-    assert result.exit_code == 1
-    assert "BrokenProcessPool" in result.output and "killed by SIGKILL" in result.output
+    assert result.exit_code == 1, result.output
+    assert "BrokenProcessPool" in result.output and "killed by SIGKILL" in result.output, \
+        result.output
     assert "--resume" in result.output and "Traceback" not in result.output
     kept = whole_lines(out)
-    assert len(kept) <= 8                      # nothing from the dead worker's batch on
+    assert len(kept) <= 8, result.output       # nothing from the dead worker's batch on
     assert f"holds the {len(kept)} games" in result.output
 
     monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")

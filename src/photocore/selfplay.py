@@ -163,24 +163,29 @@ def run_local(series, workers=None, batch=None, skip=0):
         _stop(pool, finished)
 
 
-def _how_workers_died(pool):
+def _how_workers_died(pool, patience=5.0):
     """How the pool's dead workers ended, in words, as far as it can be told."""
-    how = []
+    # the pool's own thread reaps the workers of a broken pool: let it finish first, as
+    # two threads reading one worker's exit status through the forkserver race (the loser
+    # reads 255)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(patience)
+    how = set()
     for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.join(timeout=1)
-        code = process.exitcode
+        code = process.exitcode if manager is None or not manager.is_alive() else None
         if code is None or code == 0 or code == -signal.SIGTERM:
             continue   # alive, or terminated by the pool itself once another one died
         if code < 0:
             try:
-                how.append(f"was killed by {signal.Signals(-code).name}")
+                how.add(f"was killed by {signal.Signals(-code).name}")
             except ValueError:
-                how.append(f"was killed by signal {-code}")
+                how.add(f"was killed by signal {-code}")
         else:
-            how.append(f"exited with status {code}")
+            how.add(f"exited with status {code}")
     if not how:
         return "died unexpectedly (killed, or out of memory?)"
-    return " and another ".join(sorted(set(how)))
+    return " and another ".join(sorted(how))
 
 
 def _stop(pool, finished):
