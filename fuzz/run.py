@@ -57,7 +57,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     if args.worker:
-        return random_worker(args.worker, args.seconds, args.corpus, args.artifacts)
+        return random_worker(args.worker, args.seconds, args.corpus, args.artifacts,
+                             args.timeout)
     if args.replay:
         return replay(args.replay)
     names = [n.strip() for n in args.targets.split(",") if n.strip()]
@@ -120,7 +121,7 @@ def run_target(name, engine, args, env):
     else:
         command = [sys.executable, str(HERE / "run.py"), "--worker", name,
                    "--seconds", str(args.seconds), "--corpus", str(corpus),
-                   "--artifacts", str(args.artifacts)]
+                   "--artifacts", str(args.artifacts), "--timeout", str(args.timeout)]
     proc = subprocess.run(command, env=env, capture_output=True, text=True, errors="replace",
                           timeout=args.seconds + args.timeout + 120, cwd=ROOT)
     seconds = time.monotonic() - start
@@ -138,9 +139,16 @@ def run_target(name, engine, args, env):
     if proc.returncode != 0:
         artifact = re.findall(r"Test unit written to (\S+)|failing input written to (\S+)", out)
         result["artifact"] = next((a or b for a, b in artifact[-1:]), None)
+        current = args.artifacts / f"{name}-current"
+        if result["artifact"] is None and current.exists():   # the random driver, killed
+            kept = args.artifacts / (f"{name}-crash-signal-{-proc.returncode}"
+                                     if proc.returncode < 0 else f"{name}-hang")
+            current.replace(kept)
+            result["artifact"] = str(kept)
         reason = re.findall(r"Uncaught Python exception: ===\n(.*)|^\w*Error: (.*)|"
                             r"(ERROR: \w+Sanitizer.*)|(runtime error: .*)|"
-                            r"(deadly signal|timeout after \d+ seconds|out-of-memory.*)", out, re.M)
+                            r"(deadly signal|timeout after \d+ seconds|out-of-memory.*|"
+                            r"Timeout \(\d+:\d+:\d+\)!)", out, re.M)
         result["failure"] = (next((x for x in reason[0] if x), "") if reason
                              else f"exit status {proc.returncode}")
         if result["artifact"]:
@@ -160,7 +168,7 @@ def _write_seeds(name, corpus, env):
                    check=True)
 
 
-def random_worker(name, seconds, corpus, artifacts):
+def random_worker(name, seconds, corpus, artifacts, timeout):
     """The fallback engine, in the child process: seeds, random bytes and mutations of
     both, until `seconds` pass. A failing input is written to ARTIFACTS/NAME-crash-N; the
     input being tried is always in ARTIFACTS/NAME-current, for a crash of the process."""
@@ -183,7 +191,7 @@ def random_worker(name, seconds, corpus, artifacts):
             data = bytes(rng.randrange(256) for _ in range(rng.choice([8, 32, 128, 512])))
         else:
             data = checks.mutate_bytes(rng.choice(pool), rng, rng.randint(1, 8))
-        faulthandler.dump_traceback_later(targets.BUDGET * 3, exit=True)
+        faulthandler.dump_traceback_later(timeout, exit=True)    # a hang, even in C
         current.write_bytes(data)
         try:
             target(data)
