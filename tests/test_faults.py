@@ -83,6 +83,24 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
     assert out.read_bytes() == uninterrupted(24).read_bytes()
 
 
+def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
+        tmp_path, monkeypatch, uninterrupted):
+    out = tmp_path / "g.jsonl"
+    args = ["--games", "24", *RUN, "--workers", "2", "--batch", "2"]
+    monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "raise:9")
+    result = selfplay(out, *args)
+    assert result.exit_code == 1, result.output
+    assert ("the batch of games 8..9 failed in its worker (RuntimeError: injected failure"
+            in result.output)
+    assert "holds the 8 games" in result.output and "Traceback" not in result.output
+    assert len(whole_lines(out)) == 8          # every batch before the failing one
+
+    monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")
+    result = selfplay(out, *args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == uninterrupted(24).read_bytes()
+
+
 # ---- a Ray task that raises --------------------------------------------------------------
 
 @pytest.fixture(scope="module")

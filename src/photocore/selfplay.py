@@ -154,6 +154,11 @@ def run_local(series, workers=None, batch=None, skip=0):
                 raise SelfPlayError(
                     f"a self-play worker process {_how_workers_died(pool)} (BrokenProcessPool): "
                     f"the run stopped before games {start}..{start + count - 1}") from None
+            except Exception as e:      # the batch raised in its worker (no retries here)
+                start, count = todo[i]
+                raise SelfPlayError(
+                    f"the batch of games {start}..{start + count - 1} failed in its worker "
+                    f"({type(e).__name__}: {e}): the run stopped there") from e
             futures[i] = None
             if i + window < len(todo):
                 futures.append(pool.submit(play_batch, series, *todo[i + window], fault))
