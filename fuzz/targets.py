@@ -203,14 +203,15 @@ def position_text(data):
             if op == 0:                                # another field's text
                 fields[i] = d.pick(fields)
             elif op == 1:                              # a digit changed
-                chars = list(fields[i])
-                j = d.int(0, len(chars) - 1)
-                chars[j] = d.pick("0123456789-/.,:abcdefg")
+                chars = list(fields[i]) or [""]
+                chars[d.int(0, len(chars) - 1)] = d.pick("0123456789-/.,:abcdefg")
                 fields[i] = "".join(chars)
             elif op == 2:                              # fuzz text
                 fields[i] = d.text(20)
             elif op == 3 and len(fields) > 1:          # a field dropped or repeated
                 fields.insert(i, fields[i]) if d.bool() else fields.pop(i)
+            elif op in (4, 5, 6) and len(fields) < 11:  # too few fields left for these
+                fields.append(d.pick(fields))
             elif op == 4:                              # a board entry added or removed
                 entries = [] if fields[7] == "-" else fields[7].split(",")
                 if entries and d.bool():
