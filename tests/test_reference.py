@@ -71,3 +71,40 @@ def test_random_games_match_reference(players, fourth, shade):
             ref.play(move)
         assert game.is_over and len(game.history) == len(ref.history)
         assert game.returns() == pytest.approx(win_share(players, ref.winners()))
+
+
+def test_invariant_checks_are_on_in_these_games():
+    # the autouse fixture turned them on for every game of this module: check_invariants
+    # returns the setting it replaces
+    assert photocore.check_invariants(True) is True
+    assert photocore.check_invariants(False) is True
+    assert photocore.check_invariants(True) is False
+
+
+def test_the_environment_switch_turns_invariant_checks_on():
+    import os
+    import subprocess
+    import sys
+
+    code = "import photocore; print(photocore.check_invariants(True))"
+    for value, expected in (("1", "True"), ("0", "False")):
+        env = {**os.environ, "PHOTOCORE_CHECK_INVARIANTS": value}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert out == expected
+
+
+@pytest.mark.parametrize("players,fourth,shade", CONFIGS)
+def test_random_games_through_game_keep_every_invariant(players, fourth, shade):
+    # uniformly random games played move by move through Game.play, each move followed by
+    # the kernel's invariant checks (InvariantError would say which broke, and where)
+    assert photocore.check_invariants(True) is True
+    histories = set()
+    for seed in range(500):
+        rng = random.Random(seed)
+        game = photocore.Game(players, fourth, shade)
+        while not game.is_over:
+            game.play(rng.choice(game.legal_actions()))
+        assert game.round == game.last_round and game.winners()
+        histories.add(tuple(int(m) for m in game.history))
+    assert len(histories) == 500           # 500 different games, not one over and over

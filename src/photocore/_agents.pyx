@@ -211,6 +211,10 @@ from photocore._game cimport Game
 
 from photocore._game import Move
 
+from math import isfinite as _isfinite
+from numbers import Real as _Real
+from operator import index as _index
+
 cdef dict _KIND_OF_NAME = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
 
 
@@ -227,17 +231,25 @@ cdef class Agent:
     cdef readonly str kind
 
     def __init__(self, kind="random", seed=0, simulations=200, exploration=1.0):
-        if kind not in _KIND_OF_NAME:
+        if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
             raise ValueError(f"unknown agent {kind!r} (expected random, greedy or mcts)")
+        simulations = _index(simulations)
         if not 1 <= simulations <= 10_000_000:
             raise ValueError(f"simulations must be from 1 to 10,000,000, got {simulations}")
-        if not exploration >= 0:
-            raise ValueError(f"exploration must be >= 0, got {exploration}")
+        if not isinstance(exploration, _Real) or isinstance(exploration, bool):
+            raise TypeError(f"exploration must be a number, got {exploration!r}")
+        try:
+            c = float(exploration)
+        except OverflowError:
+            c = float("inf")
+        if not (c >= 0 and _isfinite(c)):
+            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+        seed = _index(seed) & 0xFFFFFFFFFFFFFFFF
         self.kind = kind
         self.spec.kind = _KIND_OF_NAME[kind]
         self.spec.simulations = simulations
-        self.spec.exploration = exploration
-        self.rng = <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF)
+        self.spec.exploration = c
+        self.rng = <uint64_t>seed
 
     @property
     def name(self):

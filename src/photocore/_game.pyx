@@ -13,7 +13,7 @@ import numpy as np
 
 from photocore._kernel cimport *
 
-from photocore._kernel import check_players
+from photocore._kernel import check_option, check_players
 from photocore.errors import IllegalMoveError, InvalidMoveError, InvariantError
 from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS, SIZES, parse_move_text
 
@@ -121,15 +121,15 @@ cdef class LegalMoves:
     def __len__(self):
         return self.n
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [_MOVES[self.buf[i]] for i in range(*index.indices(self.n))]
-        cdef Py_ssize_t i = index
+    def __getitem__(self, item):
+        if isinstance(item, slice):
+            return [_MOVES[self.buf[i]] for i in range(*item.indices(self.n))]
+        i = index(item)       # a Python int: no overflow on huge values
         if i < 0:
             i += self.n
         if not 0 <= i < self.n:
-            raise IndexError(f"legal move index {index} out of range for {self.n} moves")
-        return _MOVES[self.buf[i]]
+            raise IndexError(f"legal move index {item} out of range for {self.n} moves")
+        return _MOVES[self.buf[<Py_ssize_t>i]]
 
     def __iter__(self):
         cdef int i
@@ -166,6 +166,24 @@ cdef class LegalMoves:
     def __repr__(self):
         return "LegalMoves([" + ", ".join(MOVE_TEXTS[self.buf[i]] for i in range(self.n)) + "])"
 
+    def __reduce__(self):
+        # as its ids, checked again when unpickled: never the raw C array and count
+        return (_legal_moves, (self.ids(),))
+
+
+def _legal_moves(ids):
+    """Unpickles LegalMoves: ValueError unless `ids` ascend strictly within NUM_ACTIONS."""
+    ids = [index(a) for a in ids]
+    if len(ids) > MAX_LEGAL or any(not 0 <= a < NUM_ACTIONS for a in ids) or ids != sorted(set(ids)):
+        raise ValueError(f"legal moves must be at most {MAX_LEGAL} distinct action ids in "
+                         f"range({NUM_ACTIONS}), ascending")
+    cdef LegalMoves moves = LegalMoves.__new__(LegalMoves)
+    cdef int i
+    for i in range(len(ids)):
+        moves.buf[i] = <uint16_t>ids[i]
+    moves.n = len(ids)
+    return moves
+
 
 cdef int _action_of(move) except -1:
     """The action id of a Move, an int or a notation text."""
@@ -200,10 +218,13 @@ cdef class Game:
         state_init(&self.st, 2, 0)
         self.root = self.st
 
-    def __init__(self, players=2, bint fourth_revolution=False, bint shade_blocks=False):
-        state_init(&self.st, check_players(players), (OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
-                   | (OPT_SHADE_BLOCKS if shade_blocks else 0))
+    def __init__(self, players=2, fourth_revolution=False, shade_blocks=False):
+        cdef int n = check_players(players)
+        cdef int options = ((OPT_FOURTH_REVOLUTION if check_option(fourth_revolution, "fourth_revolution") else 0)
+                            | (OPT_SHADE_BLOCKS if check_option(shade_blocks, "shade_blocks") else 0))
+        state_init(&self.st, n, options)
         self.root = self.st
+        self.n = 0          # a game initialised again starts without the old one's history
 
     def __dealloc__(self):
         PyMem_Free(self.saved)

@@ -702,13 +702,31 @@ def check_players(players):
     return index(players)
 
 def check_count(count, name):
-    """`count` as an int, or ValueError/TypeError unless it is a whole number >= 0."""
-    if index(count) < 0:
-        raise ValueError(f"{name} must be >= 0, got {count!r}")
+    """`count` as an int, or ValueError/TypeError unless it is a whole number from 0 to
+    2**63 - 1 (what a C long long holds)."""
+    if not 0 <= index(count) < 1 << 63:
+        raise ValueError(f"{name} must be from 0 to 2**63 - 1, got {count!r}")
     return index(count)
 
-def random_playouts(games, players=2, seed=0, bint fourth_revolution=False,
-                    bint shade_blocks=False):
+def check_option(value, name):
+    """An advanced-rule option as a bool: True or False (numpy's too) or the ints 0 and 1.
+
+    TypeError for any other type: a `bint` argument would take "no" as True.
+    """
+    if value is True or value is False:
+        return value
+    import numpy
+    if isinstance(value, numpy.bool_):
+        return bool(value)
+    try:
+        number = index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be True or False, got {value!r}") from None
+    if number not in (0, 1):
+        raise ValueError(f"{name} must be True or False (or 0 or 1), got {value!r}")
+    return number == 1
+
+def random_playouts(games, players=2, seed=0, fourth_revolution=False, shade_blocks=False):
     """Plays `games` whole games of uniformly random legal moves (`end` included) in C.
 
     Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
@@ -720,8 +738,8 @@ def random_playouts(games, players=2, seed=0, bint fourth_revolution=False,
     """
     games, players = check_count(games, "games"), check_players(players)
     seed = index(seed) & 0xFFFFFFFFFFFFFFFF
-    cdef int options = ((OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
-                        | (OPT_SHADE_BLOCKS if shade_blocks else 0))
+    cdef int options = ((OPT_FOURTH_REVOLUTION if check_option(fourth_revolution, "fourth_revolution") else 0)
+                        | (OPT_SHADE_BLOCKS if check_option(shade_blocks, "shade_blocks") else 0))
     cdef State s
     cdef uint64_t rng
     cdef long long g, moves = 0, count = games

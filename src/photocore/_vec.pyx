@@ -11,7 +11,7 @@ import numpy as np
 from photocore._kernel cimport *
 from photocore._game cimport Game
 
-from photocore._kernel import check_count, check_players
+from photocore._kernel import check_count, check_option, check_players
 from photocore.notation import MOVE_TEXTS
 
 
@@ -39,9 +39,12 @@ cdef class VecGame:
     cdef readonly long long episodes   # games finished since reset
     cdef uint64_t rng                  # for random_actions, seeded by reset
 
-    def __cinit__(self, n, players=2, bint fourth_revolution=False, bint shade_blocks=False):
+    def __cinit__(self, n, players=2, fourth_revolution=False, shade_blocks=False):
         players = check_players(players)
-        if not 1 <= check_count(n, "n") <= 1 << 24:
+        fourth_revolution = check_option(fourth_revolution, "fourth_revolution")
+        shade_blocks = check_option(shade_blocks, "shade_blocks")
+        n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
+        if not 1 <= n <= 1 << 24:
             raise ValueError(f"n must be from 1 to {1 << 24}, got {n}")
         self.states = <State*>PyMem_Malloc(n * sizeof(State))
         if self.states == NULL:
@@ -114,12 +117,13 @@ cdef class VecGame:
                 view[i] = random_action(&self.states[i], &self.rng)
         return out
 
-    def game(self, int i):
+    def game(self, i):
         """A Game holding a copy of game i's current state (no history)."""
+        i = index(i)
         if not 0 <= i < self.num_games:
             raise IndexError(f"game index {i} out of range for {self.num_games} games")
         cdef Game g = Game.__new__(Game)
-        g.st = self.states[i]
+        g.st = self.states[<int>i]
         g.root = g.st
         return g
 

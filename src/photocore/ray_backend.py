@@ -8,14 +8,15 @@ Install with `pip install photocore[ray]`.
 import os
 
 
-def _play_batch(series, start, count, fail_once_dir=None):
+def _play_batch(series, start, count, fail_once_dir=None, fault=None):
     if fail_once_dir is not None:
         # fault injection for tests: the first attempt of the first batch raises
         marker = os.path.join(fail_once_dir, f"failed-{start}")
         if start == 0 and not os.path.exists(marker):
             open(marker, "w").close()
             raise RuntimeError("injected failure of the first attempt of batch 0")
-    return start, series.batch(start, count)
+    from photocore.selfplay import play_batch
+    return start, play_batch(series, start, count, fault)
 
 
 def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_dir=None):
@@ -23,11 +24,14 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_d
     Ray tasks.
 
     Connects to the cluster at `address` (or the one RAY_ADDRESS names); without one,
-    starts a local Ray instance on this machine's cores.
+    starts a local Ray instance on this machine's cores. A task that still fails after
+    `max_retries` retries ends the run with SelfPlayError after the batches before it;
+    stopping early (an exception, KeyboardInterrupt, closing the generator) cancels the
+    tasks in flight.
     """
     import ray
 
-    from photocore.selfplay import batches, default_batch
+    from photocore.selfplay import SelfPlayError, batches, default_batch, injected_fault
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -39,16 +43,35 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_d
     done = {}
     window = 4 * cpus
     submitted = 0
+    fault = injected_fault()
     series_ref = ray.put(series)
-    for start, _ in todo:
-        while submitted < len(todo) and len(pending) < window:
-            ref = task.remote(series_ref, *todo[submitted], fail_once_dir)
-            pending[ref] = todo[submitted][0]
-            submitted += 1
-        # stream: take whatever finishes, hand out batches in game order
-        while start not in done:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            finished, result = ray.get(ready[0])
-            del pending[ready[0]]
-            done[finished] = result
-        yield done.pop(start)
+    sizes = dict(todo)
+    try:
+        for start, _ in todo:
+            while submitted < len(todo) and len(pending) < window:
+                ref = task.remote(series_ref, *todo[submitted], fail_once_dir, fault)
+                pending[ref] = todo[submitted][0]
+                submitted += 1
+            # stream: take whatever finishes, hand out batches in game order
+            while start not in done:
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                first = pending.pop(ready[0])
+                try:
+                    finished, result = ray.get(ready[0])
+                    done[finished] = result
+                except ray.exceptions.RayError as e:
+                    done[first] = e     # raised in its turn: the batches before it go out
+            result = done.pop(start)
+            if isinstance(result, ray.exceptions.RayError):
+                cause = str(getattr(result, "cause", None) or result).strip().splitlines()
+                raise SelfPlayError(
+                    f"the Ray task playing games {start}..{start + sizes[start] - 1} failed "
+                    f"{max_retries + 1} times ({type(result).__name__}: "
+                    f"{cause[-1] if cause else 'no message'}): the run stopped there")
+            yield result
+    finally:
+        for ref in pending:      # stopped early: nothing keeps playing for nobody
+            try:
+                ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001: a task that finished meanwhile
+                pass

@@ -5,10 +5,12 @@ replaying them through the engine, which is also how a record is checked.
 """
 
 import contextlib
+import errno
 import gzip
 import json
 import os
 import secrets
+import struct
 import warnings
 import zlib
 
@@ -373,6 +375,8 @@ def _lines(path):
 def _parse(data):
     try:
         return json.loads(data)
+    except RecursionError:   # not a ValueError: nesting deeper than the parser's stack
+        raise RecordError("malformed JSON: nested too deeply") from None
     except ValueError as e:
         if not data.endswith(b"\n"):
             raise RecordError("truncated last line: it is not valid JSON and the file does not "
@@ -405,44 +409,108 @@ class RecordWriter:
     a .jsonl to append first cuts such a truncated line off (with a warning); a .jsonl.gz
     whose stream was cut short cannot be appended to (RecordError). Use as a context manager
     or call close(); `count` is the number of games written.
+
+    A write that fails (OSError: a full disk; or an exception such as KeyboardInterrupt in
+    the middle of it) cuts the file back to where that write began, so the file holds whole
+    lines only, and re-raises; the writer then refuses further writes. A .jsonl.gz is then
+    closed as a complete gzip stream of the lines before, which a later writer can append to.
     """
 
     def __init__(self, path, append=True, fsync=False):
         self.path = os.fspath(path)
         self.fsync = fsync
         self.count = 0
+        self.failed = None      # the exception that broke a write, if one did
         if append and os.path.exists(self.path):
             _prepare_append(self.path)
-        self._raw = open(self.path, "ab" if append else "wb")
-        self._out = (gzip.GzipFile(fileobj=self._raw, mode="wb", filename="", mtime=0)
-                     if _compressed(self.path) else self._raw)
+        # unbuffered: once a write returns, its bytes are in the file, and after a failed
+        # one no byte waits in a buffer to land behind the cut
+        self._raw = open(self.path, "ab" if append else "wb", buffering=0)
+        self._sink = _Sink(self._raw)
+        self._gzip = (gzip.GzipFile(fileobj=self._sink, mode="wb", filename="", mtime=0)
+                      if _compressed(self.path) else None)
 
     def write(self, game):
         """Appends one Game, record dict or line from record_line() as one line."""
-        self._out.write(game if isinstance(game, bytes) else record_line(game))
-        self._out.flush()  # for gzip a sync flush (and the file's): the line can be read now
-        if self.fsync:
-            os.fsync(self._raw.fileno())
+        self._write(game if isinstance(game, bytes) else record_line(game))
         self.count += 1
 
     def write_lines(self, lines):
-        """Appends lines from record_line() in one write: a batch reaches the file at once."""
-        self._out.write(b"".join(lines))
-        self._out.flush()
-        if self.fsync:
-            os.fsync(self._raw.fileno())
+        """Appends lines from record_line() in one write: a batch reaches the file at once,
+        or (if the write fails) not at all."""
+        self._write(b"".join(lines))
         self.count += len(lines)
 
+    def _write(self, data):
+        if self.failed is not None:
+            raise RecordError(f"an earlier write failed ({self.failed}); this writer writes "
+                              "no more", path=self.path)
+        if self._raw.closed:
+            raise ValueError(f"{self.path}: write to a closed RecordWriter")
+        size = os.fstat(self._raw.fileno()).st_size
+        crc, length = (self._gzip.crc, self._gzip.size) if self._gzip else (None, None)
+        try:
+            if self._gzip:
+                self._gzip.write(data)
+                self._gzip.flush()   # a sync flush: every line written can be read now
+            else:
+                self._sink.write(data)
+            if self.fsync:
+                os.fsync(self._raw.fileno())
+        except BaseException as e:
+            self.failed = e
+            self._cut(size, crc, length)
+            raise
+
+    def _cut(self, size, crc, length):
+        """After a failed write: the file back to `size` bytes, a gzip stream ended there."""
+        try:
+            if os.fstat(self._raw.fileno()).st_size > size:
+                os.ftruncate(self._raw.fileno(), size)
+        except OSError:
+            return   # not a regular file (/dev/full...): nothing was kept there anyway
+        if self._gzip is not None:
+            # the compressor has taken the failed data in: it must not write its end. The
+            # stream up to `size` ends on a sync flush, so an empty final block and the
+            # trailer of the lines before make it a whole gzip member.
+            self._gzip.fileobj = None
+            try:
+                self._raw.write(b"\x03\x00" + struct.pack("<II", crc, length & 0xFFFFFFFF))
+            except OSError:
+                os.ftruncate(self._raw.fileno(), size)   # a cut stream: read_games reads it
+
     def close(self):
-        if self._out is not self._raw:
-            self._out.close()
-        self._raw.close()
+        try:
+            if self._gzip is not None and self._gzip.fileobj is not None:
+                self._gzip.close()
+        finally:
+            self._raw.close()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+
+class _Sink:
+    """An unbuffered binary file whose write() writes everything or raises (a raw file may
+    write part of what it is given, as on a disk that fills up)."""
+
+    def __init__(self, raw):
+        self.raw = raw
+
+    def write(self, data):
+        view = memoryview(data).cast("B")
+        while view:
+            written = self.raw.write(view)
+            if not written:
+                raise OSError(errno.EIO, "the file took no bytes")
+            view = view[written:]
+        return len(data)
+
+    def flush(self):
+        pass
 
 
 def _prepare_append(path):

@@ -9,7 +9,9 @@ processes let it scale with the cores along with the (GIL-free) play.
 
 import multiprocessing
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from photocore._agents import parse_agent, play_games
 from photocore._game import Game
@@ -41,6 +43,46 @@ def default_batch(specs, games, workers):
     budget = sum(s for kind, s in specs if kind == "mcts")
     per_worker = max(1, games // (4 * max(workers, 1)))
     return max(1, min(per_worker, 4 if budget else 512))
+
+
+class SelfPlayError(RuntimeError):
+    """A run could not go on (a worker died, a task kept failing): the message says what
+    happened. The games before the failed batch were all yielded, in order."""
+
+
+# Fault injection for tests (tests/test_faults.py), read in the process that drives the
+# run: "kill-worker:N" makes the worker process playing game N kill itself (SIGKILL) before
+# it returns its batch; "raise:N" makes the batch holding game N raise every time.
+FAULT_VARIABLE = "PHOTOCORE_SELFPLAY_FAULT"
+
+
+def injected_fault():
+    """The fault PHOTOCORE_SELFPLAY_FAULT asks for, as (kind, game), or None."""
+    value = os.environ.get(FAULT_VARIABLE)
+    if not value:
+        return None
+    kind, _, game = value.partition(":")
+    if kind not in ("kill-worker", "raise") or not game.isdigit():
+        raise ValueError(f"{FAULT_VARIABLE} must be kill-worker:GAME or raise:GAME, got {value!r}")
+    return kind, int(game)
+
+
+def play_batch(series, start, count, fault=None):
+    """series.batch(start, count) in a worker, with the injected fault if it hits this batch."""
+    hit = fault is not None and start <= fault[1] < start + count
+    if hit and fault[0] == "raise":
+        raise RuntimeError(f"injected failure of the batch of game {fault[1]}")
+    result = series.batch(start, count)
+    if hit and fault[0] == "kill-worker":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return result
+
+
+def _ignore_interrupts():
+    # pool workers leave Ctrl-C to the parent, which stops them itself: a SIGINT sent to
+    # the whole process group (the terminal's Ctrl-C) must not kill them mid-batch or
+    # spray tracebacks
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Series:
@@ -83,22 +125,87 @@ class Series:
 
 def run_local(series, workers=None, batch=None, skip=0):
     """Yields (record lines, tallies) per batch for games skip .. games - 1, in order, from
-    `workers` processes (default: this machine's cores)."""
+    `workers` processes (default: this machine's cores).
+
+    A worker that dies (killed, out of memory) ends the run with SelfPlayError after the
+    batches before it; an exception in the consumer, KeyboardInterrupt or closing the
+    generator early stop the workers at once (queued batches cancelled, running ones
+    terminated), so nothing is left running.
+    """
     workers = workers or os.cpu_count() or 1
     size = batch or default_batch(series.specs, series.games - skip, workers)
     todo = [(start + skip, count) for start, count in batches(series.games - skip, size)]
+    fault = injected_fault()
     # forkserver: workers start clean, whatever threads the caller (or tqdm) runs
     context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=_ignore_interrupts)
+    finished = False
+    try:
         # a bounded window of batches in flight keeps memory flat on long runs
         window = 4 * workers
-        futures = [pool.submit(series.batch, *todo[i]) for i in range(min(window, len(todo)))]
+        futures = [pool.submit(play_batch, series, *todo[i], fault)
+                   for i in range(min(window, len(todo)))]
         for i in range(len(todo)):
-            lines, tallies = futures[i].result()
+            try:
+                lines, tallies = futures[i].result()
+            except BrokenProcessPool:
+                start, count = todo[i]
+                raise SelfPlayError(
+                    f"a self-play worker process {_how_workers_died(pool)} (BrokenProcessPool): "
+                    f"the run stopped before games {start}..{start + count - 1}") from None
+            except Exception as e:      # the batch raised in its worker (no retries here)
+                start, count = todo[i]
+                raise SelfPlayError(
+                    f"the batch of games {start}..{start + count - 1} failed in its worker "
+                    f"({type(e).__name__}: {e}): the run stopped there") from e
             futures[i] = None
             if i + window < len(todo):
-                futures.append(pool.submit(series.batch, *todo[i + window]))
+                futures.append(pool.submit(play_batch, series, *todo[i + window], fault))
             yield lines, tallies
+        finished = True
+    finally:
+        _stop(pool, finished)
+
+
+def _how_workers_died(pool, patience=5.0):
+    """How the pool's dead workers ended, in words, as far as it can be told."""
+    # the pool's own thread reaps the workers of a broken pool: let it finish first, as
+    # two threads reading one worker's exit status through the forkserver race (the loser
+    # reads 255)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(patience)
+    how = set()
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        code = process.exitcode if manager is None or not manager.is_alive() else None
+        if code is None or code == 0 or code == -signal.SIGTERM:
+            continue   # alive, or terminated by the pool itself once another one died
+        if code < 0:
+            try:
+                how.add(f"was killed by {signal.Signals(-code).name}")
+            except ValueError:
+                how.add(f"was killed by signal {-code}")
+        else:
+            how.add(f"exited with status {code}")
+    if not how:
+        return "died unexpectedly (killed, or out of memory?)"
+    return " and another ".join(sorted(how))
+
+
+def _stop(pool, finished):
+    """Shuts the pool down: waits for it after a whole run, else cancels what is queued
+    and terminates the workers still playing (a Ctrl-C must not wait for their batches)."""
+    if finished:
+        pool.shutdown(wait=True)
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=10)
 
 
 class Tally:

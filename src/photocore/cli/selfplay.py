@@ -1,14 +1,18 @@
 """`photocore selfplay`: many games by the C agents, written as records."""
 
+import contextlib
 import os
+import signal
+import threading
 import time
 
 import click
 from tqdm import tqdm
 
 from photocore.cli.options import game_options
+from photocore.errors import RecordError
 from photocore.records import RecordWriter, read_games
-from photocore.selfplay import Series, Tally, run_local
+from photocore.selfplay import SelfPlayError, Series, Tally, run_local
 
 
 @click.command()
@@ -41,7 +45,10 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
     """Play GAMES games with the given agents and write them as records to OUT.
 
     Every finished game reaches OUT at once, one line each; an interrupted run keeps them
-    all, and --resume finishes it.
+    all, and --resume finishes it. A run that cannot go on (Ctrl-C, a worker process that
+    dies, a Ray task that keeps failing, a full disk) stops with a message saying what
+    happened: OUT then holds whole games only, and the same command with --resume plays
+    the rest, to the same file as an uninterrupted run.
     """
     try:
         series = Series(games, players, agents.split(","), seed, fourth_revolution, shade_blocks)
@@ -50,30 +57,117 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
     skip = _kept_games(out, series) if resume else 0
     if not resume and os.path.exists(out):
         raise click.UsageError(f"{out} exists: choose another --out, remove it, or --resume")
-    if backend == "ray":
-        from photocore.ray_backend import run_ray
-        records = run_ray(series, address=address, batch=batch, skip=skip)
-    else:
-        records = run_local(series, workers=workers, batch=batch, skip=skip)
+    # open OUT before any game is played: an unwritable path fails here, at once
+    try:
+        writer = RecordWriter(out, append=resume)
+    except (OSError, RecordError) as e:
+        raise click.ClickException(f"cannot write {out}: {_reason(e)}") from None
+    interrupts = _DeferredInterrupt()
     tally = Tally(players)
     start = time.perf_counter()
-    bar = tqdm(total=games, initial=skip, unit="game", dynamic_ncols=True,
-               disable=None if progress is None else not progress)
-    with bar, RecordWriter(out, append=resume) as writer:
-        for lines, counts in records:
-            writer.write_lines(lines)
-            for game in counts:
-                tally.add(game)
-            bar.update(len(lines))
-            seconds = max(time.perf_counter() - start, 1e-9)
-            bar.set_postfix_str(f"{tally.moves / seconds:,.0f} moves/s", refresh=False)
+    records = None
+    try:
+        with interrupts.installed(), writer:
+            if backend == "ray":
+                from photocore.ray_backend import run_ray
+                records = run_ray(series, address=address, batch=batch, skip=skip)
+            else:
+                records = run_local(series, workers=workers, batch=batch, skip=skip)
+            bar = tqdm(total=games, initial=skip, unit="game", dynamic_ncols=True,
+                       disable=None if progress is None else not progress)
+            with bar:
+                for lines, counts in records:
+                    with interrupts.deferred():     # a batch goes to OUT whole or not at all
+                        writer.write_lines(lines)
+                    for game in counts:
+                        tally.add(game)
+                    bar.update(len(lines))
+                    seconds = max(time.perf_counter() - start, 1e-9)
+                    bar.set_postfix_str(f"{tally.moves / seconds:,.0f} moves/s", refresh=False)
+    except KeyboardInterrupt:
+        _close(records)
+        click.echo(f"\nphotocore selfplay: interrupted. {_kept(out, skip, writer)}", err=True)
+        raise click.exceptions.Exit(130) from None
+    except SelfPlayError as e:
+        _close(records)
+        raise click.ClickException(f"{e}. {_kept(out, skip, writer)}") from None
+    except OSError as e:
+        _close(records)
+        if writer.failed is not e:
+            raise
+        raise click.ClickException(f"cannot write {out}: {_reason(e)}. "
+                                   f"{_kept(out, skip, writer)}") from None
+    finally:
+        _close(records)
     _print_summary(tally.summary(), time.perf_counter() - start, out, skip)
+
+
+def _reason(error):
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)
+
+
+def _kept(out, skip, writer):
+    """What OUT holds after a stopped run, and how to finish it."""
+    return (f"{out} holds the {skip + writer.count} games finished before "
+            f"({writer.count} from this run), whole lines only: run the same command with "
+            "--resume to play the rest")
+
+
+def _close(records):
+    """Stops the games still being played (workers, Ray tasks), if any."""
+    if records is not None:
+        records.close()
+
+
+class _DeferredInterrupt:
+    """SIGINT (Ctrl-C) raises KeyboardInterrupt as usual, but not in the middle of writing
+    a batch: there it waits until the batch is written, so OUT gets it whole."""
+
+    def __init__(self):
+        self.deferring = False
+        self.pending = False
+
+    def __call__(self, signum, frame):
+        if self.deferring:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def installed(self):
+        if threading.current_thread() is not threading.main_thread():
+            yield   # signal handlers are the main thread's: as it was
+            return
+        previous = signal.signal(signal.SIGINT, self)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    @contextlib.contextmanager
+    def deferred(self):
+        self.deferring = True
+        try:
+            yield
+        finally:
+            self.deferring = False
+        if self.pending:
+            raise KeyboardInterrupt
 
 
 def _kept_games(out, series):
     """How many games an interrupted run already wrote, after checking they belong to it."""
     if not os.path.exists(out):
         return 0
+    try:
+        return _count_kept(out, series)
+    except (OSError, RecordError) as e:
+        raise click.ClickException(f"cannot resume from {out}: {_reason(e)}") from None
+
+
+def _count_kept(out, series):
     count = 0
     for rec in read_games(out, on_error="skip"):
         meta = rec["metadata"]

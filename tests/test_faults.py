@@ -1,0 +1,285 @@
+"""Faults during self-play: each stops (or recovers) with a clear message, keeps every
+finished game exactly once in whole lines, and `--resume` then finishes the run to the
+same file as an uninterrupted one (docs/hardening.md)."""
+
+import errno
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+import photocore
+from photocore import records
+from photocore.cli import main
+
+RUN = ["--agents", "greedy,random", "--seed", "5", "--no-progress"]
+
+
+def selfplay(out, *args, env=None):
+    return CliRunner().invoke(main, ["selfplay", "--out", str(out), *args], env=env)
+
+
+def whole_lines(path):
+    """The games of a .jsonl(.gz) file after checking it holds whole, valid lines only."""
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gzip.decompress(data)   # raises if the stream is not whole
+    assert data == b"" or data.endswith(b"\n"), "a half-written last line"
+    games = [json.loads(line) for line in data.splitlines()]
+    for rec in games:
+        records.check_record(rec)
+    assert [rec["metadata"]["game"] for rec in games] == list(range(len(games)))
+    return games
+
+
+def content(path):
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The output of whole runs, to compare resumed ones with: {(games, name): path}."""
+    folder = tmp_path_factory.mktemp("whole")
+    made = {}
+
+    def whole(games, name="g.jsonl", *extra):
+        key = (games, name, extra)
+        if key not in made:
+            out = folder / f"{len(made)}-{name}"
+            result = selfplay(out, "--games", str(games), *RUN, *extra)
+            assert result.exit_code == 0, result.output
+            made[key] = out
+        return made[key]
+
+    return whole
+
+
+# ---- a worker process killed mid-run ---------------------------------------------------
+
+def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path, monkeypatch,
+                                                                       uninterrupted):
+    out = tmp_path / "g.jsonl"
+    args = ["--games", "24", *RUN, "--workers", "2", "--batch", "2"]
+    monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "kill-worker:9")
+    result = selfplay(out, *args)
+    assert result.exit_code == 1, result.output
+    assert "BrokenProcessPool" in result.output and "killed by SIGKILL" in result.output, \
+        result.output
+    assert "--resume" in result.output and "Traceback" not in result.output
+    kept = whole_lines(out)
+    assert len(kept) <= 8, result.output       # nothing from the dead worker's batch on
+    assert f"holds the {len(kept)} games" in result.output
+
+    monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")
+    result = selfplay(out, *args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == uninterrupted(24).read_bytes()
+
+
+def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
+        tmp_path, monkeypatch, uninterrupted):
+    out = tmp_path / "g.jsonl"
+    args = ["--games", "24", *RUN, "--workers", "2", "--batch", "2"]
+    monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "raise:9")
+    result = selfplay(out, *args)
+    assert result.exit_code == 1, result.output
+    assert ("the batch of games 8..9 failed in its worker (RuntimeError: injected failure"
+            in result.output)
+    assert "holds the 8 games" in result.output and "Traceback" not in result.output
+    assert len(whole_lines(out)) == 8          # every batch before the failing one
+
+    monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")
+    result = selfplay(out, *args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == uninterrupted(24).read_bytes()
+
+
+# ---- a Ray task that raises --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_a_ray_task_failing_past_its_retries_stops_clearly_keeping_the_games_before(
+        ray_instance, tmp_path, monkeypatch, uninterrupted):
+    # (a task that fails once is retried and the run goes on: test_selfplay.py)
+    out = tmp_path / "g.jsonl"
+    args = ["--games", "24", *RUN, "--backend", "ray", "--batch", "4"]
+    monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "raise:13")
+    result = selfplay(out, *args)
+    assert result.exit_code == 1
+    assert "the Ray task playing games 12..15 failed 4 times" in result.output
+    assert "injected failure" in result.output and "--resume" in result.output
+    assert len(whole_lines(out)) == 12         # every batch before the failing one
+
+    monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")
+    result = selfplay(out, *args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == uninterrupted(24).read_bytes()
+
+
+# ---- an unwritable output path or a full disk -------------------------------------------
+
+def test_an_unwritable_output_fails_before_any_game_is_played(tmp_path, monkeypatch):
+    def no_games(*args, **kwargs):
+        raise AssertionError("games were played for an output that cannot be written")
+
+    # the module (photocore.cli.selfplay the attribute is the click command)
+    monkeypatch.setattr(sys.modules["photocore.cli.selfplay"], "run_local", no_games)
+    (tmp_path / "file").write_text("not a folder")
+    cases = [(tmp_path / "missing" / "g.jsonl", "No such file or directory"),
+             (tmp_path / "file" / "g.jsonl", "Not a directory")]
+    if os.geteuid() != 0:                      # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        cases.append((locked / "g.jsonl", "Permission denied"))
+    for out, reason in cases:
+        result = selfplay(out, "--games", "10", *RUN)
+        assert result.exit_code == 1, result.output
+        assert f"cannot write {out}: {reason}" in result.output
+        assert "Traceback" not in result.output and not out.exists()
+    result = selfplay(tmp_path, "--games", "10", *RUN)          # a folder
+    assert result.exit_code == 2 and "is a directory" in result.output
+
+
+@pytest.mark.parametrize("name", ["g.jsonl", "g.jsonl.gz"])
+def test_a_full_disk_stops_clearly_with_whole_lines_and_resume_completes_it(
+        tmp_path, monkeypatch, uninterrupted, name):
+    out = tmp_path / name
+    args = ["--games", "20", *RUN, "--workers", "1", "--batch", "2"]
+    real_sink_write, real_write_lines = records._Sink.write, records.RecordWriter.write_lines
+    full = []
+
+    def write_lines(self, lines):              # the third batch finds the disk full
+        if self.count == 4:
+            full.append(True)
+        return real_write_lines(self, lines)
+
+    def sink_write(self, data):                # part of it lands, then ENOSPC, as a disk does
+        if full:
+            self.raw.write(bytes(data)[:len(data) // 2])
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_sink_write(self, data)
+
+    monkeypatch.setattr(records.RecordWriter, "write_lines", write_lines)
+    monkeypatch.setattr(records._Sink, "write", sink_write)
+    result = selfplay(out, *args)
+    assert result.exit_code == 1
+    assert f"cannot write {out}: No space left on device" in result.output
+    assert "holds the 4 games" in result.output and "--resume" in result.output
+    assert len(whole_lines(out)) == 4          # the half-written batch was cut off
+
+    monkeypatch.undo()
+    result = selfplay(out, *args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert content(out) == content(uninterrupted(20, name))
+    assert len(list(photocore.read_games(out, verify=True))) == 20
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_writer_on_dev_full_raises_enospc_and_writes_no_more():
+    with records.RecordWriter("/dev/full", append=False) as writer:
+        with pytest.raises(OSError) as error:
+            writer.write(photocore.Game())
+        assert error.value.errno == errno.ENOSPC and writer.count == 0
+        with pytest.raises(photocore.RecordError, match="an earlier write failed"):
+            writer.write(photocore.Game())
+
+
+def test_an_exception_in_the_middle_of_a_write_leaves_whole_lines(tmp_path, monkeypatch):
+    # e.g. a KeyboardInterrupt landing between two writes of one batch
+    path = tmp_path / "g.jsonl"
+    game = photocore.Game()
+    calls = []
+    real = records._Sink.write
+
+    def interrupted(self, data):
+        calls.append(1)
+        if len(calls) == 2:
+            self.raw.write(bytes(data)[:10])
+            raise KeyboardInterrupt
+        return real(self, data)
+
+    monkeypatch.setattr(records._Sink, "write", interrupted)
+    with records.RecordWriter(path, append=False) as writer:
+        writer.write(game)
+        with pytest.raises(KeyboardInterrupt):
+            writer.write_lines([records.record_line(game)] * 3)
+    assert path.read_bytes() == records.record_line(game)
+
+
+# ---- Ctrl-C ------------------------------------------------------------------------------
+
+def session_processes(sid):
+    """The pids of the live processes of session `sid` (the run, its forkserver, workers)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            if int(fields[3]) == sid and fields[0] != "Z":
+                pids.append(int(entry))
+    return pids
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the workers")
+@pytest.mark.parametrize("target", ["process", "group"])
+def test_ctrl_c_stops_promptly_keeps_whole_games_and_resume_completes_it(tmp_path, target,
+                                                                          uninterrupted):
+    # "process": SIGINT to the command only; "group": to its whole process group, workers
+    # included, as a terminal's Ctrl-C does
+    out = tmp_path / "g.jsonl"
+    args = ["--games", "12", "--agents", "mcts:1500", "--seed", "3", "--no-progress",
+            "--workers", "2", "--batch", "1"]
+    command = [sys.executable, "-m", "photocore", "selfplay", "--out", str(out), *args]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out.exists() and out.read_bytes().count(b"\n") >= 1):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no game was written in 2 minutes"
+            time.sleep(0.05)
+        helpers = [pid for pid in session_processes(proc.pid) if pid != proc.pid]
+        assert helpers, "no worker processes seen"
+        if target == "group":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        stdout, stderr = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    stderr = stderr.decode()
+    assert proc.returncode == 130, stderr
+    assert took < 10, f"took {took:.1f} s to stop"
+    assert "interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    kept = whole_lines(out)
+    assert 1 <= len(kept) < 12
+    deadline = time.monotonic() + 15            # the forkserver and the workers are gone
+    while session_processes(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert session_processes(proc.pid) == []
+
+    result = selfplay(out, *args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert f"after {len(kept)} already in the file" in result.output
+    whole = uninterrupted(12, "g.jsonl", "--agents", "mcts:1500", "--seed", "3", "--workers",
+                          "2")
+    assert out.read_bytes() == whole.read_bytes()

@@ -1,0 +1,112 @@
+"""Several Python threads, sharing nothing, give what one thread gives (docs/hardening.md).
+
+The kernels release the GIL (random_playouts, Agent.select, perft, VecGame.step), so these
+threads really run photocore side by side; each owns its Games, its Agents (an Agent holds
+its random state), its VecGame and its random.Random.
+"""
+
+import random
+import threading
+
+import numpy as np
+
+import photocore
+
+CONFIGS = [(p, f, s) for p in (2, 3, 4) for f in (False, True) for s in (False, True)]
+
+
+def game_of_random_moves(k):
+    """A whole game of uniformly random legal moves from a seeded random.Random."""
+    rng = random.Random(k)
+    game = photocore.Game(*CONFIGS[k % len(CONFIGS)])
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return ("moves", [int(m) for m in game.history], game.scores(), game.position())
+
+
+def playouts(k):
+    players, fourth, shade = CONFIGS[k % len(CONFIGS)]
+    return ("playouts", photocore.random_playouts(2000, players=players, seed=k,
+                                                  fourth_revolution=fourth, shade_blocks=shade))
+
+
+def agents_match(k):
+    """Agents of this thread alone play a game: greedy against a small MCTS."""
+    seats = [photocore.Agent("greedy", seed=k), photocore.Agent("mcts", seed=k, simulations=8)]
+    game = photocore.Game(2)
+    while not game.is_over:
+        game.play(seats[game.current_player].select(game))
+    return ("agents", [int(m) for m in game.history], game.winners())
+
+
+def vector_steps(k):
+    env = photocore.VecGame(4, players=2 + k % 3)
+    obs, mask = env.reset(seed=k)
+    total = np.zeros_like(obs, dtype=np.float64)
+    for _ in range(300):
+        obs, mask, rewards, done = env.step(env.random_actions())
+        total += obs
+    return ("vec", float(total.sum()), env.episodes, [env.game(i).position() for i in range(4)])
+
+
+def perfts(k):
+    game = photocore.Game(2 + k % 3)
+    return ("perft", game.perft(3))
+
+
+WORK = [game_of_random_moves, playouts, agents_match, vector_steps, perfts]
+
+
+def jobs():
+    return [(fn, k) for k in range(16) for fn in WORK]
+
+
+def test_threads_sharing_nothing_give_the_single_thread_results():
+    todo = jobs()
+    alone = [fn(k) for fn, k in todo]
+
+    threads = 4
+    results = [None] * len(todo)
+    start = threading.Barrier(threads)
+    errors = []
+
+    def worker(t):
+        try:
+            start.wait()
+            for i in range(t, len(todo), threads):      # each thread its own share
+                fn, k = todo[i]
+                results[i] = fn(k)
+        except BaseException as e:   # noqa: BLE001: reported by the main thread
+            errors.append(e)
+
+    pool = [threading.Thread(target=worker, args=(t,)) for t in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join(timeout=300)
+    assert not errors, errors
+    assert not any(thread.is_alive() for thread in pool)
+    assert results == alone
+
+
+def test_many_threads_reading_one_unchanging_game_agree():
+    # reading is safe to share: perft and legal moves of one Game from several threads
+    # at once (perft runs without the GIL), while nobody plays on it
+    game = photocore.Game(3)
+    for text in ("place a4", "place g1", "place d1"):
+        game.play(text)
+    expected = (game.perft(3), game.legal_moves().ids())
+    moves = game.legal_moves()          # LegalMoves and Moves are immutable: shared too
+    seen = []
+
+    def read():
+        for _ in range(5):
+            seen.append((game.perft(3), game.legal_moves().ids()))
+            assert [int(m) for m in moves] == expected[1]
+
+    pool = [threading.Thread(target=read) for _ in range(4)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join(timeout=300)
+    assert seen == [expected] * 20
