@@ -70,8 +70,10 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
     monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "kill-worker:9")
     result = selfplay(out, *args)
     assert result.exit_code == 1, result.output
-    assert "BrokenProcessPool" in result.output and "killed by SIGKILL" in result.output, \
-        result.output
+    # how it died is told when the pool can still read it (usually "killed by SIGKILL");
+    # under load multiprocessing may only know that it died
+    assert "self-play worker process" in result.output, result.output
+    assert "BrokenProcessPool" in result.output, result.output
     assert "--resume" in result.output and "Traceback" not in result.output
     kept = whole_lines(out)
     assert len(kept) <= 8, result.output       # nothing from the dead worker's batch on

@@ -560,10 +560,10 @@ class Verify(Workload):
         self.sample = []
         with open(self.path, "wb") as out:
             for players in (2, 3, 4):
-                lines, tallies = Series(self.games, players, ["random"], self.seed).batch(
+                lines, tally = Series(self.games, players, ["random"], self.seed).batch(
                     0, self.games)
                 out.writelines(lines)
-                self.moves += sum(tally[0] for tally in tallies)
+                self.moves += tally.moves
                 self.sample += lines[:self.reference_games]
 
     def close(self):
@@ -705,16 +705,16 @@ class SelfPlay(Workload):
                          f"process{'es' if workers > 1 else ''} (their start included)")
 
     def prepare(self, ref):
-        lines, tallies = Series(self.games, self.players, ["random"], self.seed).batch(
+        lines, tally = Series(self.games, self.players, ["random"], self.seed).batch(
             0, self.games)
-        self.expected = (len(lines), sum(t[0] for t in tallies), zlib.crc32(b"".join(lines)))
+        self.expected = (len(lines), tally.moves, zlib.crc32(b"".join(lines)))
 
     def run(self):
         series = Series(self.games, self.players, ["random"], self.seed)
         games = moves = crc = 0
-        for lines, tallies in run_local(series, workers=self.workers):
+        for lines, tally in run_local(series, workers=self.workers):
             games += len(lines)
-            moves += sum(tally[0] for tally in tallies)
+            moves += tally.moves
             crc = zlib.crc32(b"".join(lines), crc)
         return games, moves, crc
 
@@ -750,7 +750,7 @@ class Sizes:
 FULL = Sizes(playout_games=20_000, playout_reference_games=10, loop_moves=200_000,
              loop_reference_moves=5_000, positions=200, perft_depth=6, verify_games=2_000,
              verify_reference_games=10, vec_steps=500, mcts_positions=50,
-             mcts_simulations=1_000, selfplay_games=20_000, rounds=5, min_round=0.2)
+             mcts_simulations=1_000, selfplay_games=100_000, rounds=5, min_round=0.2)
 QUICK = Sizes(playout_games=1_000, playout_reference_games=2, loop_moves=20_000,
               loop_reference_moves=500, positions=50, perft_depth=5, verify_games=100,
               verify_reference_games=2, vec_steps=50, mcts_positions=10,

@@ -20,7 +20,7 @@ def _play_batch(series, start, count, fail_once_dir=None, fault=None):
 
 
 def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_dir=None):
-    """Yields (record lines, tallies) per batch for games skip .. games - 1, in order, from
+    """Yields (record lines, Tally) per batch for games skip .. games - 1, in order, from
     Ray tasks.
 
     Connects to the cluster at `address` (or the one RAY_ADDRESS names); without one,

@@ -105,10 +105,14 @@ class Series:
         return play_games(self.specs, self.players, self.options, self.seed, start, count)
 
     def batch(self, start, count):
-        """Games start .. start + count - 1 as (record lines, tallies), in order."""
+        """Games start .. start + count - 1 as (record lines in order, their Tally).
+
+        The tally is summed here, in the worker, so the one writing process only merges a
+        few numbers per batch.
+        """
         moves, offsets = self.play(start, count)
         names = [agent_name(*spec) for spec in self.specs]
-        lines, tallies = [], []
+        lines, tally = [], Tally(self.players)
         for k in range(count):
             index = start + k
             game = Game(self.players, self.fourth_revolution, self.shade_blocks)
@@ -119,12 +123,12 @@ class Series:
                 seats[(agent + index) % self.players] = name
             lines.append(record_line(game.to_record(
                 metadata={"agents": seats, "seed": self.seed, "game": index})))
-            tallies.append((len(game.history), game.scores(), game.winners(), tuple(seats)))
-        return lines, tallies
+            tally.add(len(game.history), game.scores(), game.winners(), seats)
+        return lines, tally
 
 
 def run_local(series, workers=None, batch=None, skip=0):
-    """Yields (record lines, tallies) per batch for games skip .. games - 1, in order, from
+    """Yields (record lines, Tally) per batch for games skip .. games - 1, in order, from
     `workers` processes (default: this machine's cores).
 
     A worker that dies (killed, out of memory) ends the run with SelfPlayError after the
@@ -148,7 +152,7 @@ def run_local(series, workers=None, batch=None, skip=0):
                    for i in range(min(window, len(todo)))]
         for i in range(len(todo)):
             try:
-                lines, tallies = futures[i].result()
+                lines, tally = futures[i].result()
             except BrokenProcessPool:
                 start, count = todo[i]
                 raise SelfPlayError(
@@ -162,7 +166,7 @@ def run_local(series, workers=None, batch=None, skip=0):
             futures[i] = None
             if i + window < len(todo):
                 futures.append(pool.submit(play_batch, series, *todo[i + window], fault))
-            yield lines, tallies
+            yield lines, tally
         finished = True
     finally:
         _stop(pool, finished)
@@ -219,9 +223,8 @@ class Tally:
         self.agent_games = {}
         self.agent_wins = {}
 
-    def add(self, tally):
-        """Counts one game: (moves, scores, winners, agent per seat)."""
-        moves, scores, winners, agents = tally
+    def add(self, moves, scores, winners, agents):
+        """Counts one game: its length, scores, winners and agent per seat."""
         self.games += 1
         self.moves += moves
         for seat, score in enumerate(scores):
@@ -232,6 +235,17 @@ class Tally:
             self.agent_games[name] = self.agent_games.get(name, 0) + 1
             if seat in winners:
                 self.agent_wins[name] = self.agent_wins.get(name, 0) + 1 / len(winners)
+
+    def merge(self, other):
+        """Adds the counts of another Tally of the same run."""
+        self.games += other.games
+        self.moves += other.moves
+        for seat in range(len(self.scores)):
+            self.scores[seat] += other.scores[seat]
+            self.seat_wins[seat] += other.seat_wins[seat]
+        for name, games in other.agent_games.items():
+            self.agent_games[name] = self.agent_games.get(name, 0) + games
+            self.agent_wins[name] = self.agent_wins.get(name, 0) + other.agent_wins.get(name, 0)
 
     def summary(self):
         games = max(self.games, 1)

@@ -79,8 +79,7 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
                 for lines, counts in records:
                     with interrupts.deferred():     # a batch goes to OUT whole or not at all
                         writer.write_lines(lines)
-                    for game in counts:
-                        tally.add(game)
+                    tally.merge(counts)
                     bar.update(len(lines))
                     seconds = max(time.perf_counter() - start, 1e-9)
                     bar.set_postfix_str(f"{tally.moves / seconds:,.0f} moves/s", refresh=False)
