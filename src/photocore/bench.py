@@ -26,6 +26,7 @@ import numpy as np
 import photocore
 from photocore._agents import play_games
 from photocore._kernel import BUILD
+from photocore.notation import MOVE_TEXTS
 from photocore.selfplay import Series, run_local
 
 
@@ -661,6 +662,29 @@ class VecStep(Workload):
         return (f"every action legal by its mask; {self.watched} games replayed in Game have "
                 f"the same observations, masks, ends and rewards; {env.episodes} games ended")
 
+    def reference(self, ref):
+        # what a step does, in plain Python: photoref plays each game's action and lists the
+        # legal moves (its mask) for `watched` games, restarting the ones that end
+        env = photocore.VecGame(self.watched, self.players)
+        env.reset(seed=self.seed)
+        steps = []
+        for _ in range(self.steps):
+            actions = env.random_actions()
+            steps.append([MOVE_TEXTS[a] for a in actions.tolist()])
+            env.step(actions)
+        games = [ref.ReferenceGame(self.players) for _ in range(self.watched)]
+        start = time.perf_counter()
+        for texts in steps:
+            for i, text in enumerate(texts):
+                games[i].play(text)
+                if games[i].phase == "over":
+                    games[i] = ref.ReferenceGame(self.players)
+                games[i].legal_moves()
+        seconds = time.perf_counter() - start
+        return ({"moves": self.steps * self.watched}, seconds,
+                f"photoref playing the same kind of steps in {self.watched} games, listing "
+                "the legal moves after each (no observation)")
+
 
 class Mcts(Workload):
     name = "mcts"
@@ -688,6 +712,29 @@ class Mcts(Workload):
         for k, (game, action) in enumerate(zip(self.games, value, strict=True)):
             expect(game.is_legal(action), f"position {k}: mcts chose an illegal move")
         return "every move chosen is legal; the same seed chooses the same moves every run"
+
+    def reference(self, ref):
+        # a simulation is mostly a random playout: photoref plays them from the same
+        # positions (a handful: each takes it milliseconds)
+        rng = random.Random(self.seed)
+        starts = []
+        for game in self.games[:5]:
+            mirror = ref.ReferenceGame(game.players, game.fourth_revolution, game.shade_blocks)
+            for move in game.history:
+                mirror.play(str(move))
+            starts.append(mirror)
+        playouts = 0
+        start = time.perf_counter()
+        for mirror in starts:
+            for _ in range(2):
+                game = mirror.copy()
+                while game.phase != "over":
+                    game.play(rng.choice(game.legal_moves()))
+                playouts += 1
+        seconds = time.perf_counter() - start
+        return ({"simulations": playouts}, seconds,
+                "photoref random playouts to the end from the same positions (a simulation "
+                "without the tree)")
 
 
 class SelfPlay(Workload):
