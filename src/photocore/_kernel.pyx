@@ -306,7 +306,7 @@ cdef int action_cost(const State* s, int action) noexcept nogil:
 cdef int check_action(const State* s, int action) noexcept nogil:
     """LEGAL, or the first reason the action is refused."""
     cdef int p = s.current, bit, tbit, sz, src, cost
-    cdef uint64_t m, tm
+    cdef uint64_t m, tm = 0      # tm: the plant target, set and read only for plants
     cdef uint64_t sh[4]
     if s.phase == PHASE_OVER:
         return R_OVER
