@@ -1,5 +1,16 @@
 import pathlib
 import sys
 
+import pytest
+
 # the plain-Python reference implementation lives outside the package, in python/
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+
+
+@pytest.fixture(scope="session")
+def ray_instance():
+    """A local Ray instance of 2 CPUs, as CI has, shared by the tests that need one."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

@@ -105,14 +105,6 @@ def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
 
 # ---- a Ray task that raises --------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def ray_instance():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
-
-
 def test_a_ray_task_failing_past_its_retries_stops_clearly_keeping_the_games_before(
         ray_instance, tmp_path, monkeypatch, uninterrupted):
     # (a task that fails once is retried and the run goes on: test_selfplay.py)

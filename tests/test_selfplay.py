@@ -68,14 +68,6 @@ def test_bad_agents_are_refused(tmp_path):
         assert not out.exists()
 
 
-@pytest.fixture(scope="module")
-def ray_instance():
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
-
-
 def test_ray_backend_gives_the_local_games_and_survives_a_failed_task(ray_instance, tmp_path):
     from photocore.ray_backend import run_ray
 
