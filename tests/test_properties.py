@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import photocore
 from photocore import IllegalMoveError, InvalidMoveError, InvalidPositionError
+from observe import observe as engine_fields
 
 END = photocore.NUM_ACTIONS - 1
 OWNED = (6, 8, 4, 2)
@@ -99,33 +100,19 @@ def extend(game, more, end_bias, limit):
 
 
 def observe(game):
-    """Every observable field of a game, as plain values."""
-    players = range(game.players)
+    """Every observable field of a game, as plain values: the fields both engines share,
+    and what only photocore has."""
     return {
+        **engine_fields(game),
         "position": game.position(),
         "legal": game.legal_actions(),
         "legal_moves": [str(m) for m in game.legal_moves()],
         "history": [int(m) for m in game.history],
-        "phase": game.phase,
         "is_over": game.is_over,
         "players": game.players,
         "fourth": game.fourth_revolution,
         "shade": game.shade_blocks,
         "last_round": game.last_round,
-        "round": game.round,
-        "sun": game.sun,
-        "first": game.first_player,
-        "current": game.current_player,
-        "light": tuple(game.light),
-        "available": [game.available(p) for p in players],
-        "player_board": [game.player_board(p) for p in players],
-        "tokens": [game.tokens(p) for p in players],
-        "stacks": tuple(game.stacks),
-        "board": dict(game.board()),
-        "activated": tuple(game.activated()),
-        "shaded": tuple(game.shaded()),
-        "scores": tuple(game.scores()),
-        "winners": tuple(game.winners()),
     }
 
 
