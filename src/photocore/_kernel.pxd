@@ -33,6 +33,9 @@ cdef enum:
     NSIZES = 4               # 0 seed, 1 small, 2 medium, 3 large
     MAX_PLAYERS = 4
     NTOKENS = 24
+    LIGHT_CAP = 20           # the most light points a player can hold (RULES.md §5.1)
+    ROUNDS = 18              # rounds of a standard game: 3 revolutions of the sun
+    ROUNDS_FOURTH_REVOLUTION = 24
     # action ids (docs/engine.md)
     PLACE_BASE = 0
     BUY_BASE = 37

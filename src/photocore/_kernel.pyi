@@ -1,5 +1,5 @@
 # Types of the compiled module _kernel.pyx's Python names (the C API is _kernel.pxd).
-from typing import SupportsIndex, TypedDict
+from typing import Any, SupportsIndex, TypedDict
 
 BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
 
@@ -15,3 +15,4 @@ def check_option(value: object, name: str) -> bool: ...
 def random_playouts(games: int, players: int = 2, seed: int = 0,
                     fourth_revolution: bool = False,
                     shade_blocks: bool = False) -> PlayoutTotals: ...
+def tables() -> dict[str, Any]: ...

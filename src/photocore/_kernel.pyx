@@ -29,6 +29,7 @@ cdef uint8_t PLANT_SRC[774]
 cdef uint8_t PLANT_TGT[774]
 cdef uint8_t PRICE[4][5]         # [column][pieces left in it]: price of the next purchase
 cdef uint8_t SLOTS[4]
+cdef uint8_t START_AVAIL[4]
 cdef uint8_t OWNED[4]
 cdef uint8_t TOKEN_VALUE[4][9]   # [leaves - 1][tokens already taken from that stack]
 cdef uint8_t STACK_SIZE[4]
@@ -36,6 +37,14 @@ cdef uint8_t STACK_SIZE[4]
 # the sun at E, SE, SW, W, NW, NE casts toward W (-1), NW (-8), NE (-7), E, SE, SW.
 cdef uint8_t SHADOW_LEFT[6]
 cdef uint8_t SHADOW_RIGHT[6]
+
+# The game's numbers (RULES.md §3, §6), written once: the C tables below are built from
+# them and tables() hands them to Python (photocore.facts).
+_OWNED = (6, 8, 4, 2)                                   # pieces a player owns, by size
+_PRICES = ((1, 1, 2, 2), (2, 2, 3, 3), (3, 3, 4), (4, 5))   # column slot prices, cheapest first
+_TOKENS = ((14, 14, 13, 13, 13, 12, 12, 12, 12), (17, 16, 16, 14, 14, 13, 13),
+           (19, 18, 18, 17, 17), (22, 21, 20))          # stacks by leaves - 1, top first
+_START_AVAILABLE = (2, 4, 1, 0)                         # the available area at the start
 
 cdef int _hex_distance(int q1, int r1, int q2, int r2):
     return max(abs(q1 - q2), abs(r1 - r2), abs(q1 + r1 - q2 - r2))
@@ -70,19 +79,17 @@ cdef void _build_tables():
                 rank += 1
                 for k in range(d, 4):
                     RANGE[i][k] |= (<uint64_t>1) << CELL_BIT[j]
-    prices = ((1, 1, 2, 2), (2, 2, 3, 3), (3, 3, 4), (4, 5))
     for c in range(4):
-        OWNED[c] = (6, 8, 4, 2)[c]
-        SLOTS[c] = len(prices[c])
+        OWNED[c] = _OWNED[c]
+        START_AVAIL[c] = _START_AVAILABLE[c]
+        SLOTS[c] = len(_PRICES[c])
         PRICE[c][0] = 0
         for n in range(1, SLOTS[c] + 1):
-            PRICE[c][n] = prices[c][SLOTS[c] - n]
-    tokens = ((14, 14, 13, 13, 13, 12, 12, 12, 12), (17, 16, 16, 14, 14, 13, 13),
-              (19, 18, 18, 17, 17), (22, 21, 20))
+            PRICE[c][n] = _PRICES[c][SLOTS[c] - n]
     for k in range(4):
-        STACK_SIZE[k] = len(tokens[k])
+        STACK_SIZE[k] = len(_TOKENS[k])
         for n in range(9):
-            TOKEN_VALUE[k][n] = tokens[k][n] if n < STACK_SIZE[k] else 0
+            TOKEN_VALUE[k][n] = _TOKENS[k][n] if n < STACK_SIZE[k] else 0
     for k, (left, right) in enumerate(((0, 1), (0, 8), (0, 7), (1, 0), (8, 0), (7, 0))):
         SHADOW_LEFT[k] = left
         SHADOW_RIGHT[k] = right
@@ -137,19 +144,15 @@ cdef void state_init(State* s, int players, int options) noexcept nogil:
     memset(s, 0, sizeof(State))
     s.players = players
     s.options = options
-    s.last_round = 24 if options & OPT_FOURTH_REVOLUTION else 18
+    s.last_round = ROUNDS_FOURTH_REVOLUTION if options & OPT_FOURTH_REVOLUTION else ROUNDS
     for p in range(players):
-        s.avail[p][0] = 2
-        s.avail[p][1] = 4
-        s.avail[p][2] = 1
-        s.pboard[p][0] = 4
-        s.pboard[p][1] = 4
-        s.pboard[p][2] = 3
-        s.pboard[p][3] = 2
-    s.stack[0] = 9
-    s.stack[1] = 7
-    s.stack[2] = 5
-    s.stack[3] = 3 if players > 2 else 0     # two players: the 4-leaf stack stays in the box
+        for k in range(NSIZES):
+            s.avail[p][k] = START_AVAIL[k]
+            s.pboard[p][k] = SLOTS[k]               # every column full
+    for k in range(NSIZES):
+        s.stack[k] = STACK_SIZE[k]
+    if players == 2:
+        s.stack[3] = 0                          # two players: the 4-leaf stack stays in the box
     s.phase = PHASE_SETUP
 
 cdef int sun_of(const State* s) noexcept nogil:
@@ -213,7 +216,7 @@ cdef void photosynthesis(State* s) noexcept nogil:
         own = s.owner_bb[p]
         total = (s.light[p] + pc_popcount(lit1 & own) + 2 * pc_popcount(lit2 & own)
                  + 3 * pc_popcount(lit3 & own))
-        s.light[p] = 20 if total > 20 else total
+        s.light[p] = LIGHT_CAP if total > LIGHT_CAP else total
 
 # ---- moves --------------------------------------------------------------------------
 
@@ -494,7 +497,7 @@ cdef void encode_observation(const State* s, int viewer, float* out) noexcept no
         p = (viewer + k) % s.players
         for size in range(4):
             put_cells(out + OBS_PIECES + (k * 4 + size) * NCELLS, s.owner_bb[p] & s.size_bb[size])
-        out[OBS_PLAYERS + k * 10] = s.light[p] / 20.0
+        out[OBS_PLAYERS + k * 10] = s.light[p] / <float>LIGHT_CAP
         for size in range(4):
             out[OBS_PLAYERS + k * 10 + 1 + size] = s.avail[p][size] / <float>OWNED[size]
             out[OBS_PLAYERS + k * 10 + 5 + size] = s.pboard[p][size] / <float>SLOTS[size]
@@ -553,7 +556,7 @@ cdef int broken_invariant(const State* s) noexcept nogil:
     if sizes != owners or sizes & ~BOARD or s.active & ~BOARD:
         return B_BITBOARDS
     for p in range(s.players):
-        if s.light[p] > 20:
+        if s.light[p] > LIGHT_CAP:
             return B_LIGHT
         for k in range(4):
             if s.pboard[p][k] > SLOTS[k]:
@@ -766,4 +769,33 @@ def random_playouts(games, players=2, seed=0, fourth_revolution=False, shade_blo
         "moves": moves,
         "score_sums": tuple(score_sums[p] for p in range(players)),
         "wins": tuple(wins[p] for p in range(players)),
+    }
+
+
+def tables():
+    """The game's facts as the kernel holds them, for photocore.facts (plain Python values).
+
+    Cells are in index order; `plants` lists (source, target) cell pairs in action order.
+    """
+    cdef int i
+    return {
+        "axial": tuple((CELL_Q[i], CELL_R[i]) for i in range(NCELLS)),
+        "richness": tuple(RICHNESS[i] for i in range(NCELLS)),
+        "plants": tuple((PLANT_SRC[i], PLANT_TGT[i]) for i in range(NPLANTS)),
+        "owned": _OWNED,
+        "prices": _PRICES,
+        "tokens": _TOKENS,
+        "start_available": _START_AVAILABLE,
+        "light_cap": LIGHT_CAP,
+        "rounds": ROUNDS,
+        "rounds_fourth_revolution": ROUNDS_FOURTH_REVOLUTION,
+        "max_game_moves": MAX_GAME_MOVES,
+        "max_legal": MAX_LEGAL,
+        "actions": {"place": PLACE_BASE, "buy": BUY_BASE, "plant": PLANT_BASE,
+                    "grow": GROW_BASE, "collect": COLLECT_BASE, "end": END_ACTION,
+                    "count": NUM_ACTIONS},
+        "options": {"fourth_revolution": OPT_FOURTH_REVOLUTION, "shade_blocks": OPT_SHADE_BLOCKS},
+        "observation": {"pieces": OBS_PIECES, "shadows": OBS_SHADOWS, "activated": OBS_ACTIVATED,
+                        "players": OBS_PLAYERS, "stacks": OBS_STACKS, "clock": OBS_CLOCK,
+                        "size": OBS_SIZE},
     }
