@@ -36,12 +36,12 @@ directives = {
 extensions = [
     Extension(
         f"photocore.{name}",
-        [f"src/photocore/{name}.pyx"],
+        [f"src/photocore/{name.replace('.', '/')}.pyx"],
         extra_compile_args=compile_args,
         extra_link_args=link_args,
         define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
     )
-    for name in ("_kernel", "_game", "_agents", "_vec")
+    for name in ("_kernel", "_game", "play._agents", "env._vec")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives,

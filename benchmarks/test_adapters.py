@@ -82,7 +82,7 @@ def test_native_game_loop(timed, report):
 @pytest.mark.benchmark(group="adapters")
 def test_openspiel_adapter(benchmark, timed, report):
     pyspiel = pytest.importorskip("pyspiel")
-    import photocore.openspiel  # noqa: F401  (registers the game)
+    import photocore.env.openspiel  # noqa: F401  (registers the game)
 
     game = pyspiel.load_game("python_photosynthesis", {"players": 2})
 
@@ -105,7 +105,7 @@ def test_openspiel_adapter(benchmark, timed, report):
 @pytest.mark.parametrize("wrapped", [True, False], ids=["env", "raw_env"])
 def test_pettingzoo_adapter(benchmark, timed, report, wrapped):
     pytest.importorskip("pettingzoo")
-    from photocore.pettingzoo import env, raw_env
+    from photocore.env.pettingzoo import env, raw_env
 
     environment = env(players=2) if wrapped else raw_env(players=2)
 

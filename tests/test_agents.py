@@ -7,7 +7,7 @@ import pytest
 
 import photocore
 from photocore import Agent
-from photocore._agents import play_games
+from photocore.play._agents import play_games
 
 
 def random_positions(count, seed=0):

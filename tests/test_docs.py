@@ -1,15 +1,14 @@
 """The examples in README.md and in the docstrings run as written."""
 
 import doctest
-import importlib
 import pathlib
 
 import pytest
 
 import photocore
-from photocore import _agents, _game, _kernel, _vec, notation, position, records, render
-
-SVG = importlib.import_module("photocore.svg")   # photocore.svg is the function
+from photocore import _game, _kernel, facts, notation, position, records, render, svg
+from photocore.env import _vec
+from photocore.play import _agents
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -20,8 +19,8 @@ def test_readme_examples():
     assert result.attempted > 5 and result.failed == 0
 
 
-@pytest.mark.parametrize("module", [photocore, _agents, _game, _kernel, _vec, notation, position,
-                                    records, render, SVG])
+@pytest.mark.parametrize("module", [photocore, _agents, _game, _kernel, _vec, facts, notation,
+                                    position, records, render, svg])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

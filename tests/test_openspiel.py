@@ -11,8 +11,8 @@ pyspiel = pytest.importorskip("pyspiel")
 mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
 
 import photocore  # noqa: E402
-import photocore.openspiel  # noqa: E402
-from photocore.openspiel import max_game_length  # noqa: E402
+import photocore.env.openspiel  # noqa: E402
+from photocore.env.openspiel import max_game_length  # noqa: E402
 from photoref import win_share  # noqa: E402
 
 CONFIGS = [
@@ -48,7 +48,7 @@ def test_random_sim_test(params, serialize):
 
 
 def test_docstring_examples():
-    assert doctest.testmod(photocore.openspiel).failed == 0
+    assert doctest.testmod(photocore.env.openspiel).failed == 0
 
 
 def test_game_description():

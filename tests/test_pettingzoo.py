@@ -9,8 +9,8 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import photocore  # noqa: E402
-import photocore.pettingzoo  # noqa: E402
-from photocore.pettingzoo import env, raw_env  # noqa: E402
+import photocore.env.pettingzoo  # noqa: E402
+from photocore.env.pettingzoo import env, raw_env  # noqa: E402
 from photoref import win_share  # noqa: E402
 
 CONFIGS = [
@@ -46,7 +46,7 @@ def test_seed_test(config):
 
 
 def test_docstring_examples():
-    assert doctest.testmod(photocore.pettingzoo).failed == 0
+    assert doctest.testmod(photocore.env.pettingzoo).failed == 0
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 import photocore
 from photocore.cli import main
-from photocore.selfplay import Series, run_local
+from photocore.run.selfplay import Series, run_local
 
 
 def selfplay(tmp_path, name, *args):
@@ -69,7 +69,7 @@ def test_bad_agents_are_refused(tmp_path):
 
 
 def test_ray_backend_gives_the_local_games_and_survives_a_failed_task(ray_instance, tmp_path):
-    from photocore.ray_backend import run_ray
+    from photocore.run.ray_backend import run_ray
 
     series = Series(60, 2, ["greedy", "mcts:10"], seed=6)
     local = [line for lines, _ in run_local(series, workers=2) for line in lines]

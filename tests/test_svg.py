@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import photocore
+import photocore.svg
 from photocore import records
 from photocore.svg import PLAYER_COLOURS, SOIL
 
@@ -16,7 +17,7 @@ SETUP = ("place a4", "place g1", "place d1", "place d7")
 
 
 def parse(game, **kwargs):
-    return ET.fromstring(photocore.svg(game, **kwargs))
+    return ET.fromstring(photocore.svg.board(game, **kwargs))
 
 
 def cells_of(root, cls):
@@ -157,5 +158,5 @@ def test_size_and_notebook_hook():
     _, _, width, height = map(float, root.get("viewBox").split())
     assert root.get("width") == "800"
     assert int(root.get("height")) == round(800 * height / width)
-    assert game._repr_svg_() == photocore.svg(game)
+    assert game._repr_svg_() == photocore.svg.board(game)
     assert "Round 1 of 18" in game._repr_svg_()

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import photocore
+import photocore.svg
 from photocore import records, viewer
 from photocore.cli import main
 
@@ -61,7 +62,7 @@ def test_page_embeds_every_position(html_file):
         frame = frames[ply]
         assert frame["scores"] == list(game.scores()) and frame["light"] == list(game.light)
         board = "\n".join(data["lines"][i] for i in frame["board"])
-        assert board == photocore.svg(game, size=viewer.BOARD_PX)
+        assert board == photocore.svg.board(game, size=viewer.BOARD_PX)
 
 
 def test_replay_command(tmp_path):

@@ -526,8 +526,8 @@ cdef class Game:
 
     def _repr_svg_(self):
         """The board as SVG, for notebooks (photocore.svg)."""
-        from photocore.svg import svg
-        return svg(self)
+        from photocore.svg import board
+        return board(self)
 
     # ---- copies -------------------------------------------------------------------
 

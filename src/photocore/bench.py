@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 import photocore
-from photocore._agents import play_games
+from photocore.play._agents import play_games
 from photocore._kernel import BUILD
 from photocore.notation import MOVE_TEXTS
-from photocore.selfplay import Series, run_local
+from photocore.run.selfplay import Series, run_local
 
 
 class CheckFailed(Exception):

@@ -3,12 +3,15 @@
 >>> g = Game(players=2)
 >>> for move in ("place a4", "place g1", "place d1", "place d7", "plant a4 b4"):
 ...     g.play(move)
->>> picture = svg(g, names=True)
+>>> picture = board(g, names=True)
 >>> picture.startswith('<svg xmlns="http://www.w3.org/2000/svg"'), 'data-cell="b4"' in picture
 (True, True)
 """
 
 import math
+import sys
+import types
+import warnings
 from xml.sax.saxutils import escape
 
 from photocore._game import Game  # noqa: F401 (the doctest's Game)
@@ -31,7 +34,7 @@ INK = "#222"
 DIRECTIONS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))   # E SE SW W NW NE (RULES.md §1)
 
 
-def svg(game, size=400, names=False, last_move=True):
+def board(game, size=400, names=False, last_move=True):
     """`game` as an SVG document `size` px wide: board, sun, shade and the players' panel.
 
     names=True writes each cell's name in it; last_move=True outlines the cells of the last
@@ -262,3 +265,16 @@ def _text(x, y, text, size, anchor=None, weight=None, fill=INK, cls=None):
     if cls:
         attrs += f' class="{cls}"'
     return f"<text {attrs}>{escape(text)}</text>"
+
+
+class _CallableModule(types.ModuleType):
+    """photocore.svg(game) was a function until 0.2: calling the module still works, with a
+    warning, until 0.3."""
+
+    def __call__(self, game, *args, **kwargs):
+        warnings.warn("photocore.svg(game) is now photocore.svg.board(game); the call goes "
+                      "in photocore 0.3", DeprecationWarning, stacklevel=2)
+        return board(game, *args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -10,7 +10,7 @@ import json
 import string
 
 from photocore import records
-from photocore.svg import PLAYER_COLOURS, svg
+from photocore.svg import PLAYER_COLOURS, board
 
 BOARD_PX = 560
 CHART_W, CHART_H, CHART_PAD = 360, 120, 26
@@ -34,7 +34,7 @@ def page(rec):
     lines = {}
     frames = [{
         "board": [lines.setdefault(line, len(lines))
-                  for line in svg(game, size=BOARD_PX).split("\n")],
+                  for line in board(game, size=BOARD_PX).split("\n")],
         "scores": list(game.scores()),
         "light": list(game.light),
         "status": _status(game, ply, len(games) - 1),

@@ -12,7 +12,7 @@ from tqdm import tqdm
 from photocore.cli.options import game_options
 from photocore.errors import RecordError
 from photocore.records import RecordWriter, read_games
-from photocore.selfplay import SelfPlayError, Series, Tally, run_local
+from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
 
 
 @click.command()
@@ -69,7 +69,7 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
     try:
         with interrupts.installed(), writer:
             if backend == "ray":
-                from photocore.ray_backend import run_ray
+                from photocore.run.ray_backend import run_ray
                 records = run_ray(series, address=address, batch=batch, skip=skip)
             else:
                 records = run_local(series, workers=workers, batch=batch, skip=skip)

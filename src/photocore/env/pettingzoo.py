@@ -1,6 +1,6 @@
 """PettingZoo adapter: an AEC environment over photocore.Game.
 
->>> from photocore.pettingzoo import env
+>>> from photocore.env.pettingzoo import env
 >>> e = env(players=3)
 >>> e.reset(seed=0)
 >>> e.agent_selection, int(e.last()[0]["action_mask"].sum())

@@ -1,6 +1,6 @@
 """OpenSpiel adapter: importing this module registers the game "python_photosynthesis".
 
->>> import pyspiel, photocore.openspiel
+>>> import pyspiel, photocore.env.openspiel
 >>> game = pyspiel.load_game("python_photosynthesis", {"players": 3})
 >>> state = game.new_initial_state()
 >>> state.action_to_string(state.legal_actions()[0])

@@ -1,7 +1,7 @@
 """Self-play at volume: seeded series of games played by the C agents in worker processes
 or Ray tasks, streamed back to one writer in game order.
 
-Game i of a run depends only on (seed, i) (see photocore._agents.play_games), so a run
+Game i of a run depends only on (seed, i) (see photocore.play._agents.play_games), so a run
 gives the same games whatever the number of workers, the batch size or the backend.
 Workers return finished JSON lines: encoding records is Python work, and separate
 processes let it scale with the cores along with the (GIL-free) play.
@@ -13,7 +13,7 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from photocore._agents import parse_agent, play_games
+from photocore.play._agents import parse_agent, play_games
 from photocore._game import Game
 from photocore.records import record_line
 

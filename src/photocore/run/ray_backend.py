@@ -15,7 +15,7 @@ def _play_batch(series, start, count, fail_once_dir=None, fault=None):
         if start == 0 and not os.path.exists(marker):
             open(marker, "w").close()
             raise RuntimeError("injected failure of the first attempt of batch 0")
-    from photocore.selfplay import play_batch
+    from photocore.run.selfplay import play_batch
     return start, play_batch(series, start, count, fault)
 
 
@@ -31,7 +31,7 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_d
     """
     import ray
 
-    from photocore.selfplay import SelfPlayError, batches, default_batch, injected_fault
+    from photocore.run.selfplay import SelfPlayError, batches, default_batch, injected_fault
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)

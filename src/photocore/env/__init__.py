@@ -1,0 +1,2 @@
+"""Environments for learners: VecGame (n games in one C array) and the adapters for
+OpenSpiel and PettingZoo."""

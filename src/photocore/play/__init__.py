@@ -1,0 +1,1 @@
+"""Who chooses moves: the agents in C (random, greedy, UCT search)."""

@@ -1,0 +1,1 @@
+"""Games at volume: self-play in worker processes or on a Ray cluster."""
