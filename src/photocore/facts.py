@@ -9,6 +9,8 @@ tokens, limits and options (RULES.md §1–§8). Every other module takes them f
 'd5'
 >>> PRICES[SIZES.index("large")], LIGHT_CAP
 ((4, 5), 20)
+>>> dict(zip(STACK_LEAVES, TOKENS))[3]
+(19, 18, 18, 17, 17)
 >>> str(Options(fourth_revolution=True)), Options.parse("fs").name
 ('f', 'fourth revolution + shade blocks')
 """
@@ -48,7 +50,11 @@ def distance(a, b):
 
 
 def shadow_direction(sun):
-    """The direction (index into DIRECTIONS) shadows fall with the sun at position `sun`."""
+    """The direction (index into DIRECTIONS) shadows fall with the sun at position `sun`.
+
+    >>> DIRECTIONS[0], DIRECTIONS[shadow_direction(0)]
+    ('E', 'W')
+    """
     return (sun + 3) % SUN_POSITIONS
 
 
@@ -66,7 +72,11 @@ GROW_COST = (1, 2, 3)                # light to grow from size k to k + 1 (RULES
 PLANT_COST = 1
 COLLECT_COST = 4
 REACH = (0, 1, 2, 3)                 # how far a piece of each size plants a seed
-TOKENS = _KERNEL["tokens"]           # scoring-token stacks by leaves - 1, top first
+# The token stacks are listed 4-leaf stack first everywhere in Python, the order of RULES.md
+# §6 (Game.stacks, the position notation, the observation); the kernel indexes its own array
+# by leaves - 1, so its table is turned round here, once.
+STACK_LEAVES = (4, 3, 2, 1)
+TOKENS = tuple(_KERNEL["tokens"][leaves - 1] for leaves in STACK_LEAVES)   # each top first
 LIGHT_CAP = _KERNEL["light_cap"]     # light points a player holds at most
 LIGHT_PER_POINT = 3                  # leftover light scores 1 point per 3 at the end
 
@@ -82,6 +92,7 @@ MAX_LEGAL = _KERNEL["max_legal"]             # no position has more legal moves
 
 ACTION_BASE = _KERNEL["actions"]     # first id of each kind: place, buy, plant, grow, collect, end
 NUM_ACTIONS = ACTION_BASE["count"]
+MOVE_KINDS = tuple(sorted((kind for kind in ACTION_BASE if kind != "count"), key=ACTION_BASE.get))
 OBSERVATION = _KERNEL["observation"]  # offset of each part of Game.observation()
 OBSERVATION_SIZE = OBSERVATION["size"]
 
@@ -91,12 +102,18 @@ _FLAGS = _KERNEL["options"]
 
 
 class Options(NamedTuple):
-    """The advanced rules a game is played with. Its text form is used everywhere (position
-    notation, records, the command line, bench): "-" for none, else "f" (fourth
-    revolution) and/or "s" (shade blocks growth).
+    """The advanced rules a game is played with, in every form photocore uses:
+
+    - the text form of the position notation, records' summaries, the command line and bench:
+      "-" for none, else "f" (fourth revolution) and/or "s" (shade blocks): str() and parse();
+    - the record's dict: `Options(**rec["options"])` and `options._asdict()`;
+    - the kernel's bit flags: `.flags` and from_flags();
+    - in words, for people: `.name`.
 
     >>> Options.parse("s"), Options.parse("s").flags
     (Options(fourth_revolution=False, shade_blocks=True), 2)
+    >>> Options(**{"fourth_revolution": True, "shade_blocks": False}).name
+    'fourth revolution'
     """
 
     fourth_revolution: bool = False
@@ -111,7 +128,11 @@ class Options(NamedTuple):
 
     @classmethod
     def from_flags(cls, flags):
-        """The options of the kernel's bit flags (1 fourth revolution, 2 shade blocks)."""
+        """The options of the kernel's bit flags (1 fourth revolution, 2 shade blocks);
+        ValueError for any other bit."""
+        known = _FLAGS["fourth_revolution"] | _FLAGS["shade_blocks"]
+        if not 0 <= flags <= known or flags & ~known:
+            raise ValueError(f"option flags {flags!r}: expected bits of {known}")
         return cls(bool(flags & _FLAGS["fourth_revolution"]), bool(flags & _FLAGS["shade_blocks"]))
 
     @property
@@ -122,6 +143,7 @@ class Options(NamedTuple):
 
     @property
     def rounds(self):
+        """The rounds of a game with these options."""
         return ROUNDS_FOURTH_REVOLUTION if self.fourth_revolution else ROUNDS
 
     @property
