@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 import photocore
-from photocore import Game, IllegalMoveError, LegalMoves, Move
+from photocore import Game, IllegalMoveError, LegalMoves, Move, Options
 
 
 def random_move(game: Game, rng: random.Random) -> Move:
@@ -37,12 +37,16 @@ def describe(game: Game) -> str:
 def main() -> None:
     rng = random.Random(1)
     game = Game(players=3, fourth_revolution=False, shade_blocks=True)
-    assert game.perft(1) == len(game.legal_moves()) == len(game.legal_actions())
+    options: Options = game.options
+    assert game.perft(1) == len(game.legal_moves()) == len(game.legal_moves().ids())
+    assert Game(3, options=options) == game and str(options) == "s"
 
     first: Move = game.legal_moves()[0]
     kind: str = first.kind
     ids: list[int] = game.legal_moves().ids()
     assert int(first) == ids[0] and str(first) == "place a4" and kind == "place"
+    cell: str | None = first.cell
+    assert cell == "a4" and first.source is None and first.column is None
     game.play(first)
     game.play(Move.parse("place g1"))
     game.play(photocore.CELLS.index("d1"))
@@ -57,7 +61,8 @@ def main() -> None:
         if not game.is_over:
             game.play(random_move(game, rng))
     obs: npt.NDArray[np.float32] = game.observation()
-    mask: npt.NDArray[np.bool_] = game.legal_mask()
+    mask: npt.NDArray[np.bool_] = game.legal_moves().mask()
+    shadows: dict[int, tuple[str, ...]] = game.shadows()
     buffer = np.empty(photocore.OBSERVATION_SIZE, np.float32)
     game.observation(0, out=buffer)
     assert obs.shape == (photocore.OBSERVATION_SIZE,) and mask.shape == (photocore.NUM_ACTIONS,)
@@ -66,11 +71,14 @@ def main() -> None:
     seeds, small, medium, large = game.available(0)
     history: list[Move] = game.history
     print(describe(game), f"{len(board)} pieces, {seeds + small + medium + large} available,"
-          f" {len(history)} moves, stacks {game.stacks}, shaded {game.shaded()}")
+          f" {len(history)} moves, stacks {game.stacks}, shaded {game.shaded()},"
+          f" in the shadow of large trees {shadows[3]}")
 
     text: str = game.position()
     again = Game.from_position(text)
-    assert again == game and again.position() == text
+    assert again == game and again.position() == text == str(game)
+    start: Game = game.root()
+    assert start.from_start and start.history == []
     assert pickle.loads(pickle.dumps(game)).history == history
     twin = copy.deepcopy(game)
     bare = game.copy(history=False)

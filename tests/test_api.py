@@ -1,13 +1,22 @@
-"""Concrete behaviour of the Python API (docs/engine.md): moves, move lists, errors, playouts."""
+"""Concrete behaviour of the Python API (docs/engine.md): moves, move lists, errors, playouts,
+the layering of the package and its deprecated names."""
 
 import copy
+import pathlib
 import pickle
+import re
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 
 import photocore
+import photocore.render
 from photocore import (CELLS, NUM_ACTIONS, Game, IllegalMoveError, InvalidMoveError,
-                       InvalidPositionError, LegalMoves, Move)
+                       InvalidPositionError, LegalMoves, Move, Options)
+
+SRC = pathlib.Path(photocore.__file__).parent
 
 ALL = range(NUM_ACTIONS)
 
@@ -127,6 +136,21 @@ def test_move_kind():
     assert Move.parse("end").kind == "end"
 
 
+@pytest.mark.parametrize("text,cell,source,target,column", [
+    ("place a4", "a4", None, None, None),
+    ("buy seed", None, None, None, "seed"),
+    ("buy large", None, None, None, "large"),
+    ("plant d4 e5", "d4", "d4", "e5", None),
+    ("plant g4 d4", "g4", "g4", "d4", None),
+    ("grow d1", "d1", None, None, None),
+    ("collect g4", "g4", None, None, None),
+    ("end", None, None, None, None),
+])
+def test_move_fields(text, cell, source, target, column):
+    move = Move.parse(text)
+    assert (move.cell, move.source, move.target, move.column) == (cell, source, target, column)
+
+
 @pytest.mark.parametrize("text", [
     "buy seeds", "buy", "buy seed seed", "plant d4", "plant d4 d4", "plant d4 a1",
     "plant d4 d8", "plant a4 g4", "a1", "d4", "place h3", "place a1", "place", "place d4 d5",
@@ -168,9 +192,12 @@ def test_legal_moves_sequence():
     game = Game.from_position(PLAY)
     moves = game.legal_moves()
     assert isinstance(moves, LegalMoves)
-    ids = game.legal_actions()
+    ids = moves.ids()
     assert isinstance(ids, list) and all(type(a) is int for a in ids)
-    assert moves.ids() == ids and len(moves) == len(ids) == 34
+    assert len(moves) == len(ids) == 34
+    mask = moves.mask()
+    assert mask.dtype == np.bool_ and mask.shape == (NUM_ACTIONS,)
+    assert np.flatnonzero(mask).tolist() == ids
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
     assert [m.id for m in moves] == ids
     assert all(type(m) is Move for m in moves)
@@ -233,18 +260,42 @@ def test_phases_and_current_player():
         game.play("end")
     assert game.phase == "over" and game.is_over and game.current_player is None
     assert game.round == game.last_round == 18
-    assert game.legal_moves().ids() == [] and game.legal_actions() == []
+    assert game.legal_moves().ids() == [] and not game.legal_moves().mask().any()
     assert len(game.history) == 4 + 18 * 2
 
 
 def test_options_and_last_round():
     assert Game().players == 2
     assert not Game().fourth_revolution and not Game().shade_blocks
-    assert Game().last_round == 18
+    assert Game().last_round == 18 and Game().options == Options() and str(Game().options) == "-"
     game = Game(players=4, fourth_revolution=True, shade_blocks=True)
     assert (game.players, game.fourth_revolution, game.shade_blocks) == (4, True, True)
+    assert game.options == Options(True, True) and game.options.name == \
+        "fourth revolution + shade blocks"
     assert game.last_round == 24
     assert finished(players=3, fourth_revolution=True).round == 24
+
+
+def test_options_in_each_form():
+    for text, flags, record in (("-", 0, (False, False)), ("f", 1, (True, False)),
+                                ("s", 2, (False, True)), ("fs", 3, (True, True))):
+        options = Options.parse(text)
+        assert str(options) == text and options.flags == flags
+        assert Options.from_flags(flags) == options == Options(*record)
+        assert Options(**options._asdict()) == options
+        for game in (Game(3, options=options), Game(3, options=text), Game(3, *record)):
+            assert game.options == options and game.position().split()[1] == text
+    with pytest.raises(ValueError, match="'x'"):
+        Options.parse("x")
+    for flags in (4, 5, -1):
+        with pytest.raises(ValueError):
+            Options.from_flags(flags)
+    with pytest.raises(ValueError, match="not both"):
+        Game(2, True, options="f")
+    with pytest.raises(ValueError):
+        Game(2, options="sf")
+    with pytest.raises(TypeError):
+        Game(2, options=3)
 
 
 @pytest.mark.parametrize("players", [0, 1, 5, -2])
@@ -286,7 +337,7 @@ def test_state_accessors_types():
     assert game.light == (5, 0) and type(game.light) is tuple
     assert game.available(0) == (1, 2, 1, 0) and game.player_board(0) == (4, 4, 2, 1)
     assert game.available(1) == (2, 3, 1, 0) and game.player_board(1) == (4, 4, 3, 2)
-    assert game.tokens(0) == () and game.stacks == (0, 5, 7, 9)
+    assert game.tokens(0) == () and game.stacks == (0, 5, 7, 9)     # 4-leaf stack first
     assert game.board() == {"a4": (0, 0), "a7": (1, 1), "d1": (0, 3), "d4": (0, 1),
                             "g1": (0, 2)}
     assert list(game.board()) == ["a4", "a7", "d1", "d4", "g1"]     # index order
@@ -332,6 +383,35 @@ def test_player_index_in_range():
         assert game.available(p) == (2, 4, 1, 0)
         assert game.player_board(p) == (4, 4, 3, 2)
         assert game.tokens(p) == ()
+
+
+def test_str_is_the_position_and_the_drawing_is_render():
+    game = Game.from_position(PLAY)
+    assert str(game) == game.position() == PLAY
+    assert repr(game) == f"Game.from_position({PLAY!r})"
+    assert photocore.render.text(game).startswith("round 1 of 18, sun 0")
+
+
+def test_shadows_by_the_size_of_the_tree_casting_them():
+    # sun 0 stands E, shadows fall W: the large d1 shades nothing on the board; the small
+    # d4 shades d3; a7 (small) shades a6; g1 (medium) is on the W edge
+    game = Game.from_position(PLAY)
+    assert game.shadows() == {1: ("a6", "d3"), 2: (), 3: ()}
+    tall = Game.from_position("2 - 1 0 0 0 - d7:1:3,d4:0:2 5/2300/4431/- 0/2400/4431/- 0579")
+    assert tall.shadows() == {1: ("d2", "d3", "d4", "d5", "d6"), 2: ("d2", "d3", "d4", "d5", "d6"),
+                              3: ("d4", "d5", "d6")}
+    assert tall.shaded() == ("d4",)          # the medium on d4 under the large tree's shadow
+
+
+def test_root_is_where_the_history_starts():
+    game = Game.from_position(PLAY)
+    game.play("grow d4")
+    root = game.root()
+    assert root == Game.from_position(PLAY) and root.history == [] and game.history
+    assert not game.from_start and not root.from_start
+    fresh = Game(players=3)
+    fresh.play("place a4")
+    assert fresh.root() == Game(players=3) and fresh.root().from_start
 
 
 def test_game_equality_is_by_position():
@@ -523,3 +603,79 @@ def test_from_position_messages_name_the_field():
         with pytest.raises(InvalidPositionError) as info:
             Game.from_position(text)
         assert field in str(info.value)
+
+
+# ---- the layers: the core imports nothing built on it ------------------------------------
+
+CORE = ["photocore", "photocore._game", "photocore._kernel", "photocore.errors",
+        "photocore.facts", "photocore.notation"]
+
+
+def run_python(script):
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_import_photocore_loads_the_core_only():
+    out = run_python("import photocore, sys; "
+                     "print(sorted(m for m in sys.modules if m.startswith('photocore')))")
+    assert eval(out) == CORE
+
+
+def imports_of(source):
+    """The photocore modules a source file imports or cimports."""
+    found = set()
+    for module, names in re.findall(r"^\s*from\s+(photocore[\w.]*)\s+c?import\s+\(?([\w, *]*)",
+                                    source, re.M):
+        found |= {f"{module}.{n.strip()}" for n in names.split(",")} if module == "photocore" \
+            else {module}
+    found |= set(re.findall(r"^\s*c?import\s+(photocore[\w.]*)", source, re.M))
+    return found
+
+
+def test_the_core_imports_only_the_core():
+    assert imports_of("from photocore import notation\nimport photocore.svg\n"
+                      "from photocore.records import (to_record,\n") == {
+        "photocore.notation", "photocore.svg", "photocore.records"}
+    for name in ("_kernel.pyx", "_game.pyx", "facts.py", "notation.py", "errors.py"):
+        imported = imports_of((SRC / name).read_text())
+        assert imported <= set(CORE[1:]), (name, imported - set(CORE[1:]))
+
+
+# ---- deprecated names: each warns and still works until 0.3 -------------------------------
+
+def test_deprecated_legal_set_accessors():
+    game = Game.from_position(PLAY)
+    with pytest.deprecated_call(match=re.escape("use Game.legal_moves().ids()")):
+        assert game.legal_actions() == game.legal_moves().ids()
+    with pytest.deprecated_call(match=re.escape("use Game.legal_moves().mask()")):
+        assert np.array_equal(game.legal_mask(), game.legal_moves().mask())
+
+
+def test_deprecated_record_methods():
+    from photocore import records
+    game = Game()
+    game.play("place a4")
+    metadata = {"agents": ["a", "b"]}
+    with pytest.deprecated_call(match=re.escape("use photocore.records.to_record(game")):
+        rec = game.to_record(metadata)
+    assert rec == records.to_record(game, metadata)
+    with pytest.deprecated_call(match=re.escape("use photocore.records.from_record(rec")):
+        assert Game.from_record(rec, 1) == game == records.from_record(rec, 1)
+
+
+def test_deprecation_warnings_point_at_the_caller():
+    with pytest.warns(DeprecationWarning) as caught:
+        Game().legal_actions()
+    assert caught[0].filename == __file__
+
+
+def test_the_position_module_is_the_notation_now():
+    out = run_python("import warnings; warnings.simplefilter('error')\n"
+                     "try:\n    import photocore.position\n"
+                     "except DeprecationWarning as e:\n    print(e)")
+    assert "photocore.position moved to photocore.notation" in out
+    out = run_python("import warnings; warnings.simplefilter('ignore')\n"
+                     "import photocore.position as p, photocore.notation as n\n"
+                     f"print(p is n, n.format_position(p.parse_position({PLAY!r})))")
+    assert out.split(" ", 1) == ["True", PLAY + "\n"]

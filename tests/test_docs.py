@@ -6,7 +6,7 @@ import pathlib
 import pytest
 
 import photocore
-from photocore import _game, _kernel, facts, notation, position, records, render, svg
+from photocore import _game, _kernel, facts, notation, records, render, svg
 from photocore.env import _vec
 from photocore.play import _agents
 
@@ -20,7 +20,7 @@ def test_readme_examples():
 
 
 @pytest.mark.parametrize("module", [photocore, _agents, _game, _kernel, _vec, facts, notation,
-                                    position, records, render, svg])
+                                    records, render, svg])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0

@@ -11,6 +11,7 @@ import os
 import pickle
 import re
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -105,7 +106,8 @@ def observe(game):
     return {
         **engine_fields(game),
         "position": game.position(),
-        "legal": game.legal_actions(),
+        "legal": game.legal_moves().ids(),
+        "mask": np.flatnonzero(game.legal_moves().mask()).tolist(),
         "legal_moves": [str(m) for m in game.legal_moves()],
         "history": [int(m) for m in game.history],
         "is_over": game.is_over,
@@ -150,12 +152,17 @@ def check_invariants(game):
         assert stacks[0] == 0
     assert set(game.activated()) <= CELL_NAMES
     assert set(game.shaded()) <= set(board)
+    check_shadows(game, board)
+    assert str(game) == game.position()
 
-    ids = game.legal_actions()
     moves = game.legal_moves()
-    assert ids == moves.ids() == [int(m) for m in moves] == [m.id for m in moves]
+    ids = moves.ids()
+    assert ids == [int(m) for m in moves] == [m.id for m in moves]
+    assert ids == np.flatnonzero(moves.mask()).tolist()
     assert all(a < b for a, b in zip(ids, ids[1:])), ids
     assert all(0 <= a < photocore.NUM_ACTIONS for a in ids)
+    for move in moves:
+        check_move_fields(move)
     phase = game.phase
     assert phase in ("setup", "play", "over")
     assert game.is_over == (phase == "over")
@@ -182,6 +189,37 @@ def check_invariants(game):
     winners = game.winners()
     assert winners and all(0 <= w < players for w in winners)
     assert all(scores[w] == max(scores) for w in winners)
+
+
+SHADOW_PLANES = photocore.facts.OBSERVATION["shadows"]
+
+
+def check_shadows(game, board):
+    """shadows() holds what the observation's shadow planes hold (plane j: where a piece of
+    size j + 1 would be shaded), and the shaded pieces are those on a cell of their size."""
+    shadows = game.shadows()
+    assert sorted(shadows) == [1, 2, 3]
+    planes = game.observation()[SHADOW_PLANES:SHADOW_PLANES + 3 * 37].reshape(3, 37)
+    for size in (1, 2, 3):
+        assert shadows[size] == tuple(photocore.CELLS[c] for c in np.flatnonzero(planes[size - 1]))
+    assert set(shadows[3]) <= set(shadows[2]) <= set(shadows[1])
+    assert set(game.shaded()) == {cell for cell, (_, size) in board.items()
+                                  if cell in shadows[max(size, 1)]}
+
+
+def check_move_fields(move):
+    """A Move's accessors say what its notation says."""
+    verb, *words = str(move).split()
+    assert move.kind == verb
+    fields = (move.cell, move.source, move.target, move.column)
+    if verb == "plant":
+        assert fields == (words[0], words[0], words[1], None)
+    elif verb == "buy":
+        assert fields == (None, None, None, words[0])
+    elif verb == "end":
+        assert fields == (None, None, None, None)
+    else:
+        assert fields == (words[0], None, None, None)
 
 
 def in_play(game):
@@ -324,6 +362,21 @@ def test_deepcopy_and_pickle_keep_position_and_history(plan, protocol):
 
 @SETTINGS
 @given(plans, choices)
+def test_root_and_history_give_the_game(plan, more):
+    start = reach(plan)
+    loaded = photocore.Game.from_position(start.position())
+    extend(loaded, more, plan.end_bias, 30)
+    for game, root in ((start, photocore.Game(**plan.config)), (loaded, start)):
+        again = game.root()
+        assert again == root and again.history == [] and again.root() == again
+        assert again.from_start == game.from_start
+        for move in game.history:
+            again.play(move)
+        assert observe(again) == observe(game)
+
+
+@SETTINGS
+@given(plans, choices)
 def test_pickle_of_a_game_built_from_a_position(plan, more):
     start = reach(plan)
     game = photocore.Game.from_position(start.position())
@@ -371,7 +424,7 @@ def test_every_listed_move_plays_in_every_form(plan):
 @given(plans)
 def test_exactly_the_listed_moves_play(plan):
     game = reach(plan)
-    listed = set(game.legal_actions())
+    listed = set(game.legal_moves().ids())
     playable = set()
     dup = game.copy(history=False)
     for a in range(photocore.NUM_ACTIONS):
@@ -401,7 +454,7 @@ def mangle(text, data):
 @given(plans, st.data())
 def test_illegal_ids_and_texts_are_refused_without_change(plan, data):
     game = reach(plan)
-    listed = set(game.legal_actions())
+    listed = set(game.legal_moves().ids())
     before = observe(game)
     illegal = st.sampled_from([a for a in range(photocore.NUM_ACTIONS) if a not in listed])
     for _ in range(5):
@@ -570,7 +623,7 @@ def test_position_round_trip(plan, more):
         game.play(move)
         rebuilt.play(move)
         assert rebuilt.position() == game.position()
-        assert rebuilt.legal_actions() == game.legal_actions()
+        assert rebuilt.legal_moves() == game.legal_moves()
     assert state(rebuilt) == state(game)
 
 

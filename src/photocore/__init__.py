@@ -63,6 +63,7 @@ _MOVED = {
     "photocore.pettingzoo": "photocore.env.pettingzoo",
     "photocore.selfplay": "photocore.run.selfplay",
     "photocore.ray_backend": "photocore.run.ray_backend",
+    "photocore.position": "photocore.notation",     # the position notation is the core's
 }
 
 

@@ -11,7 +11,7 @@ from photocore._kernel cimport State
 
 cdef class Game:
     cdef State st             # the current position
-    cdef State root           # the position the history starts from
+    cdef State origin         # the position the history starts from (Game.root())
     cdef State* saved         # the state before each move of the history
     cdef uint16_t* played
     cdef Py_ssize_t n, cap
@@ -21,4 +21,5 @@ cdef class Game:
     cdef int _grow(self, Py_ssize_t cap) except -1
     cdef int _viewer(self, player) except -1
     cdef int _player(self, p) except -1
-    cdef _load(self, dict f)
+    cdef _fields(self)
+    cdef _load(self, fields)

@@ -6,16 +6,21 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcmp, memcpy
 
+import importlib
 import os
+import warnings
 from operator import index
 
 import numpy as np
 
 from photocore._kernel cimport *
 
+from photocore import notation
 from photocore._kernel import check_option, check_players
-from photocore.errors import IllegalMoveError, InvalidMoveError, InvariantError
-from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS, SIZES, parse_move_text
+from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
+                              InvariantError)
+from photocore.facts import CELLS, MOVE_KINDS, OPTIONS, SIZE_NAMES, SIZES, STACK_LEAVES, Options
+from photocore.notation import MOVE_TEXTS, parse_move_text
 
 cdef tuple _PHASES = ("setup", "play", "over")
 cdef tuple _BROKEN = ("", "bitboards disagree", "more pieces than owned", "a column over its slots",
@@ -34,7 +39,9 @@ def check_invariants(bint on=True):
     previous = _checking
     _checking = on
     return previous
-cdef tuple _KINDS = ("place", "buy", "plant", "grow", "collect", "end")
+
+
+cdef dict _OPTIONS_OF_FLAGS = {options.flags: options for options in OPTIONS}
 
 
 @cython.final
@@ -42,10 +49,12 @@ cdef class Move:
     """One move: an action id in range(NUM_ACTIONS) and its RULES.md §9 notation.
 
     >>> m = Move.parse("  Plant D4   e5 ")
-    >>> str(m), int(m)
-    ('plant d4 e5', 435)
+    >>> str(m), int(m), m.kind, m.source, m.target
+    ('plant d4 e5', 435, 'plant', 'd4', 'e5')
     >>> Move(int(m)) == m
     True
+    >>> Move.parse("grow d4").cell, Move.parse("buy small").column, Move.parse("end").cell
+    ('d4', 'small', None)
     """
     cdef readonly int id
 
@@ -66,7 +75,30 @@ cdef class Move:
     @property
     def kind(self):
         """place, buy, plant, grow, collect or end."""
-        return _KINDS[_kind(self.id)]
+        return MOVE_KINDS[_kind(self.id)]
+
+    @property
+    def cell(self):
+        """The cell the move acts on: where a place puts its tree, the tree a grow or a
+        collect acts on, the tree a plant plants from (its source); None for buy and end."""
+        cdef int cell = _acted_cell(self.id)
+        return None if cell < 0 else CELLS[cell]
+
+    @property
+    def source(self):
+        """The cell of the tree a plant plants from; None for the other kinds."""
+        return CELLS[plant_source(self.id)] if _kind(self.id) == 2 else None
+
+    @property
+    def target(self):
+        """The cell a plant puts its seed on; None for the other kinds."""
+        return CELLS[plant_target(self.id)] if _kind(self.id) == 2 else None
+
+    @property
+    def column(self):
+        """The player-board column a buy buys from (seed, small, medium, large); None for
+        the other kinds."""
+        return SIZES[self.id - BUY_BASE] if _kind(self.id) == 1 else None
 
     def __int__(self):
         return self.id
@@ -111,9 +143,15 @@ cdef inline int _kind(int a) noexcept:
 @cython.final
 @cython.freelist(8)
 cdef class LegalMoves:
-    """The legal moves of a position, ascending by id: len(), [i], iteration, `in`.
+    """The legal moves of a position, ascending by id: a sequence of Move (len(), [i],
+    iteration, `in`), and the same set as action ids (ids()) or as a mask (mask()).
 
-    Membership accepts a Move, an action id or notation text.
+    Membership accepts a Move, an action id or notation text. A snapshot: it does not follow
+    the game once a move is played.
+
+    >>> legal = Game(players=2).legal_moves()
+    >>> len(legal), legal[0], legal.ids()[:3], int(legal.mask().sum()), "place a4" in legal
+    (18, Move('place a4'), [0, 1, 2], 18, True)
     """
     cdef uint16_t buf[MAX_LEGAL]
     cdef int n
@@ -155,8 +193,17 @@ cdef class LegalMoves:
         return lo if lo < self.n and self.buf[lo] == a else -1
 
     def ids(self):
-        """The action ids as a list of ints."""
+        """The action ids as a list of ints, ascending."""
         return [self.buf[i] for i in range(self.n)]
+
+    def mask(self):
+        """A bool array of NUM_ACTIONS, True at each legal action id."""
+        mask = np.zeros(NUM_ACTIONS, np.bool_)
+        cdef uint8_t[::1] view = mask.view(np.uint8)
+        cdef int i
+        for i in range(self.n):
+            view[self.buf[i]] = 1
+        return mask
 
     def __eq__(self, other):
         if isinstance(other, LegalMoves):
@@ -210,20 +257,36 @@ cdef class Game:
     1
     >>> g.undo()
     Move('place a4')
+    >>> str(g)                  # the position notation, as g.position()
+    '2 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0579'
+
+    The advanced rules are given as flags or as one Options value:
+
+    >>> Game(players=3, options=Options.parse("fs")).options == Game(3, True, True).options
+    True
     """
     # C attributes and cdef methods: declared in _game.pxd
 
     def __cinit__(self):
         # Game.__new__ alone still gives a playable game
         state_init(&self.st, 2, 0)
-        self.root = self.st
+        self.origin = self.st
 
-    def __init__(self, players=2, fourth_revolution=False, shade_blocks=False):
+    def __init__(self, players=2, fourth_revolution=False, shade_blocks=False, options=None):
         cdef int n = check_players(players)
-        cdef int options = ((OPT_FOURTH_REVOLUTION if check_option(fourth_revolution, "fourth_revolution") else 0)
-                            | (OPT_SHADE_BLOCKS if check_option(shade_blocks, "shade_blocks") else 0))
-        state_init(&self.st, n, options)
-        self.root = self.st
+        fourth = check_option(fourth_revolution, "fourth_revolution")
+        shade = check_option(shade_blocks, "shade_blocks")
+        if options is None:
+            options = Options(fourth, shade)
+        elif fourth or shade:
+            raise ValueError("give the options either as flags or as options=, not both")
+        elif isinstance(options, str):
+            options = Options.parse(options)
+        elif not isinstance(options, Options):
+            raise TypeError(f"options must be an Options or its text (-, f, s, fs), not "
+                            f"{type(options).__name__}")
+        state_init(&self.st, n, options.flags)
+        self.origin = self.st
         self.n = 0          # a game initialised again starts without the old one's history
 
     def __dealloc__(self):
@@ -233,19 +296,17 @@ cdef class Game:
     # ---- moves --------------------------------------------------------------------
 
     def legal_moves(self):
-        """The legal moves, ascending by action id (empty once the game is over)."""
+        """The legal moves, ascending by action id (empty once the game is over): a
+        LegalMoves, whose ids() and mask() give the same set as action ids and as a mask."""
         cdef LegalMoves moves = LegalMoves.__new__(LegalMoves)
         moves.n = legal_actions(&self.st, moves.buf)
         return moves
 
-    def legal_actions(self):
-        """The legal action ids, ascending, as a list of ints."""
-        cdef uint16_t ids[MAX_LEGAL]
-        cdef int n = legal_actions(&self.st, ids)
-        return [ids[i] for i in range(n)]
-
     def is_legal(self, move):
-        """True when `move` (a Move, id or text) may be played now."""
+        """True when `move` (a Move, id or text) may be played now: play(move) would succeed.
+
+        Asks the rules about that one move, without listing the others.
+        """
         try:
             return check_action(&self.st, _action_of(move)) == LEGAL
         except (ValueError, TypeError):
@@ -302,7 +363,7 @@ cdef class Game:
         return _MOVES[self.played[self.n]]
 
     def _reason(self, int a, int refusal):
-        cdef int p = self.st.current, kind = _kind(a), bit, size
+        cdef int p = self.st.current, kind = _kind(a), bit, size, target
         if refusal == R_OVER:
             return "the game is over"
         if refusal == R_SETUP_ONLY:
@@ -312,13 +373,13 @@ cdef class Game:
         if refusal == R_NOT_OUTER:
             return f"{CELLS[a]} is not on the outer ring"
         if refusal == R_COLUMN_EMPTY:
-            return f"the {COLUMNS[a - BUY_BASE]} column of the player board is empty"
+            return f"the {SIZES[a - BUY_BASE]} column of the player board is empty"
         if refusal == R_NO_LIGHT:
             return f"needs {action_cost(&self.st, a)} light, player {p} has {self.st.light[p]}"
         if refusal == R_TARGET_ACTIVATED:
-            return f"{CELLS[PLANT_TGT_OF(a)]} was already activated this turn"
+            return f"{CELLS[plant_target(a)]} was already activated this turn"
         if refusal == R_OCCUPIED:
-            return f"{CELLS[a if kind == 0 else PLANT_TGT_OF(a)]} is occupied"
+            return f"{CELLS[a if kind == 0 else plant_target(a)]} is occupied"
         cell = _acted_cell(a)
         if refusal == R_NOT_OWN:
             return f"player {p} has no piece on {CELLS[cell]}"
@@ -328,18 +389,19 @@ cdef class Game:
             return f"{CELLS[cell]} holds a seed, not a tree"
         if refusal == R_OUT_OF_RANGE:
             bit = cell_bit(cell)
-            return (f"{CELLS[PLANT_TGT_OF(a)]} is {cell_distance(cell, PLANT_TGT_OF(a))} cells away, "
-                    f"beyond the reach {size_at(&self.st, bit)} of the tree on {CELLS[cell]}")
+            target = plant_target(a)
+            return (f"{CELLS[target]} is {cell_distance(cell, target)} cells away, beyond the "
+                    f"reach {size_at(&self.st, bit)} of the tree on {CELLS[cell]}")
         if refusal == R_NO_PIECE:
             if kind == 0:
                 return "no small tree available"
             if kind == 2:
                 return "no seed available"
             size = size_at(&self.st, cell_bit(cell)) + 1
-            return f"no {SIZES[size]} available"
+            return f"no {SIZE_NAMES[size]} available"
         if refusal == R_SHADED:
             if kind == 2:
-                return f"{CELLS[PLANT_TGT_OF(a)]} lies in a shadow (shade blocks growth)"
+                return f"{CELLS[plant_target(a)]} lies in a shadow (shade blocks growth)"
             return f"{CELLS[cell]} is shaded (shade blocks growth)"
         if refusal == R_FULL_GROWN:
             return f"the tree on {CELLS[cell]} is already large"
@@ -383,31 +445,32 @@ cdef class Game:
         encode_observation(&self.st, viewer, &view[0])
         return array
 
-    def legal_mask(self):
-        """A bool array of NUM_ACTIONS, True at each legal action id."""
-        mask = np.empty(NUM_ACTIONS, np.bool_)
-        cdef uint8_t[::1] view = mask.view(np.uint8)
-        legal_mask(&self.st, &view[0])
-        return mask
-
     cdef int _viewer(self, player) except -1:
         if player is None:
             return 0 if self.st.current == NO_PLAYER else self.st.current
         return self._player(player)
 
     # ---- state --------------------------------------------------------------------
+    # Properties: what the state holds, read as it is held, no argument (the settings, the
+    # clock, the counters, the history). Methods: whatever takes an argument, whatever the
+    # rules work out, and views decoded from the board (docs/engine.md, "API rule").
 
     @property
     def players(self):
         return self.st.players
 
     @property
+    def options(self):
+        """The advanced rules of this game, as an Options."""
+        return _OPTIONS_OF_FLAGS[self.st.options]
+
+    @property
     def fourth_revolution(self):
-        return bool(self.st.options & OPT_FOURTH_REVOLUTION)
+        return self.options.fourth_revolution
 
     @property
     def shade_blocks(self):
-        return bool(self.st.options & OPT_SHADE_BLOCKS)
+        return self.options.shade_blocks
 
     @property
     def last_round(self):
@@ -443,8 +506,20 @@ cdef class Game:
 
     @property
     def stacks(self):
-        """Tokens left on the 4-, 3-, 2- and 1-leaf stacks."""
-        return (self.st.stack[3], self.st.stack[2], self.st.stack[1], self.st.stack[0])
+        """Tokens left on the 4-, 3-, 2- and 1-leaf stacks (facts.STACK_LEAVES)."""
+        return tuple(self.st.stack[leaves - 1] for leaves in STACK_LEAVES)
+
+    @property
+    def history(self):
+        """The moves played since the game (or its start position) began, in order."""
+        return [_MOVES[self.played[i]] for i in range(self.n)]
+
+    @property
+    def from_start(self):
+        """True when the history begins at the game's start position (not a loaded one)."""
+        cdef State start
+        state_init(&start, self.origin.players, self.origin.options)
+        return memcmp(&start, &self.origin, sizeof(State)) == 0
 
     cdef int _player(self, p) except -1:
         if not isinstance(p, int) or not 0 <= p < self.st.players:
@@ -454,12 +529,12 @@ cdef class Game:
     def available(self, p):
         """(seeds, small, medium, large) in player p's available area."""
         cdef int q = self._player(p)
-        return tuple(self.st.avail[q][k] for k in range(4))
+        return tuple(self.st.avail[q][k] for k in range(NSIZES))
 
     def player_board(self, p):
         """(seeds, small, medium, large) still on player p's player board."""
         cdef int q = self._player(p)
-        return tuple(self.st.pboard[q][k] for k in range(4))
+        return tuple(self.st.pboard[q][k] for k in range(NSIZES))
 
     def tokens(self, p):
         """Values of the scoring tokens player p took, in order."""
@@ -486,6 +561,22 @@ cdef class Game:
         """Cells whose piece is shaded under the current sun and board, in index order."""
         return _cells(shaded_cells(&self.st))
 
+    def shadows(self):
+        """The cells in shadow under the current sun, by the size of the trees that cast
+        the shadow: {1: cells any tree shades, 2: cells a medium or large tree shades, 3:
+        cells a large tree shades}, each a tuple of cell names in index order.
+
+        A tree of size s is shaded on a cell of shadows()[s], a seed on any cell of
+        shadows()[1] (RULES.md §8); shaded() lists the pieces so shaded.
+
+        >>> g = Game.from_position("2 - 1 0 0 0 - d4:0:2,d7:1:1 2/2300/4432/- 2/2310/4432/- 0579")
+        >>> g.shadows()           # sun 0 stands E: shadows fall W
+        {1: ('d2', 'd3', 'd6'), 2: ('d2', 'd3'), 3: ()}
+        """
+        cdef uint64_t by_size[NSIZES]
+        shadows(&self.st, by_size)
+        return {size: _cells(by_size[size]) for size in range(1, NSIZES)}
+
     def scores(self):
         """Tokens + LP // 3 per player (the final scores once the game is over)."""
         return tuple(score(&self.st, p) for p in range(self.st.players))
@@ -501,77 +592,26 @@ cdef class Game:
         returns(&self.st, out)
         return tuple(out[p] for p in range(self.st.players))
 
-    @property
-    def history(self):
-        """The moves played since the game (or its start position) began, in order."""
-        return [_MOVES[self.played[i]] for i in range(self.n)]
-
-    # ---- records, text and pictures (photocore.records, .render, .svg) ---------------
-
-    def to_record(self, metadata=None):
-        """This game (played from its start position) as a record dict (docs/records.md)."""
-        from photocore.records import to_record
-        return to_record(self, metadata)
-
-    @staticmethod
-    def from_record(rec, ply=None):
-        """The game of record `rec` after `ply` moves (all by default); RecordError if bad."""
-        from photocore.records import from_record
-        return from_record(rec, ply)
-
-    def __str__(self):
-        """The board and the players as plain text for the terminal (photocore.render)."""
-        from photocore.render import text
-        return text(self)
-
-    def _repr_svg_(self):
-        """The board as SVG, for notebooks (photocore.svg)."""
-        from photocore.svg import board
-        return board(self)
-
-    # ---- copies -------------------------------------------------------------------
-
-    def copy(self, bint history=True):
-        """An independent copy; history=False drops the move stack (a struct copy only)."""
-        cdef Game g = Game.__new__(Game)
-        g.st = self.st
-        if history:
-            g.root = self.root
-            if self.n:
-                g._grow(self.n)
-                memcpy(g.saved, self.saved, self.n * sizeof(State))
-                memcpy(g.played, self.played, self.n * sizeof(uint16_t))
-                g.n = self.n
-        else:
-            g.root = self.st
-        return g
-
-    def __copy__(self):
-        return self.copy()
-
-    def __deepcopy__(self, memo):
-        return self.copy()
-
-    def __reduce__(self):
-        return (_restore, (self._root_position(), [self.played[i] for i in range(self.n)]))
-
-    @property
-    def from_start(self):
-        """True when the history begins at the game's start position (not a loaded one)."""
-        cdef State start
-        state_init(&start, self.root.players, self.root.options)
-        return memcmp(&start, &self.root, sizeof(State)) == 0
-
-    def _root_position(self):
-        cdef Game g = Game.__new__(Game)
-        g.st = self.root
-        g.root = self.root
-        return g.position()
+    # ---- the position notation: the game's own text form --------------------------
 
     def position(self):
-        """The position notation of the current state (docs/engine.md)."""
-        from photocore.position import format_position
-        return format_position(self)
+        """The position notation of the current state (docs/engine.md); str(game) too."""
+        return notation.format_position(self._fields())
+
+    cdef _fields(self):
+        cdef int p, cell, bit, size, players = self.st.players
+        board = []
+        for cell in range(NCELLS):
+            bit = cell_bit(cell)
+            size = size_at(&self.st, bit)
+            if size >= 0:
+                board.append((cell, owner_at(&self.st, bit), size))
+        return notation.PositionFields(
+            players, _OPTIONS_OF_FLAGS[self.st.options], self.st.round, sun_of(&self.st),
+            self.st.first, self.current_player, _cell_indices(self.st.active), tuple(board),
+            self.light, tuple(self.available(p) for p in range(players)),
+            tuple(self.player_board(p) for p in range(players)),
+            tuple(self.tokens(p) for p in range(players)), self.stacks)
 
     @staticmethod
     def from_position(text):
@@ -580,44 +620,48 @@ cdef class Game:
         >>> Game.from_position(Game(players=3).position()).players
         3
         """
-        from photocore.errors import InvalidPositionError
-        from photocore.position import parse_position
         cdef Game game = Game.__new__(Game)
-        game._load(parse_position(text))
+        game._load(notation.parse_position(text))
         cdef int broken = broken_invariant(&game.st)
         if broken != INTACT:     # the parser's checks should have caught it already
             raise InvalidPositionError(f"{text!r}: {_BROKEN[broken]}")
         return game
 
-    cdef _load(self, dict f):
-        """Sets the raw state from fields photocore.position.parse_position has checked."""
-        cdef int p, k, cell, owner, size, players = f["players"]
-        state_init(&self.st, players, f["options"])
-        self.st.round = f["round_"]
+    cdef _load(self, fields):
+        """Sets the raw state from PositionFields that notation.parse_position has checked."""
+        cdef int p, k, cell, owner, size, players = fields.players
+        state_init(&self.st, players, fields.options.flags)
+        self.st.round = fields.round
         self.st.phase = PHASE_SETUP if self.st.round == 0 else PHASE_PLAY
-        self.st.first = f["first"]
-        if f["current"] < 0:
+        self.st.first = fields.first
+        if fields.current is None:
             self.st.phase = PHASE_OVER
             self.st.current = NO_PLAYER
         else:
-            self.st.current = f["current"]
-        for cell in f["active"]:
+            self.st.current = fields.current
+        for cell in fields.activated:
             self.st.active |= (<uint64_t>1) << cell_bit(cell)
-        for cell, (owner, size) in f["board"].items():
+        for cell, owner, size in fields.board:
             self.st.size_bb[size] |= (<uint64_t>1) << cell_bit(cell)
             self.st.owner_bb[owner] |= (<uint64_t>1) << cell_bit(cell)
         for p in range(players):
-            self.st.light[p] = f["light"][p]
-            for k in range(4):
-                self.st.avail[p][k] = f["avail"][p][k]
-                self.st.pboard[p][k] = f["pboard"][p][k]
-            for k in f["tokens"][p]:
+            self.st.light[p] = fields.light[p]
+            for k in range(NSIZES):
+                self.st.avail[p][k] = fields.available[p][k]
+                self.st.pboard[p][k] = fields.player_board[p][k]
+            for k in fields.tokens[p]:
                 self.st.toklog[self.st.ntok] = (p << 5) | k
                 self.st.ntok += 1
-        for k in range(4):
-            self.st.stack[3 - k] = f["stacks"][k]
-        self.root = self.st
+        for k, leaves in enumerate(STACK_LEAVES):
+            self.st.stack[leaves - 1] = fields.stacks[k]
+        self.origin = self.st
         self.n = 0
+
+    def __str__(self):
+        return self.position()
+
+    def __repr__(self):
+        return f"Game.from_position({self.position()!r})"
 
     def __eq__(self, other):
         """Games are equal when their positions are (history aside)."""
@@ -627,16 +671,74 @@ cdef class Game:
 
     __hash__ = None
 
-    def __repr__(self):
-        return f"Game.from_position({self.position()!r})"
+    # ---- copies -------------------------------------------------------------------
+
+    def copy(self, bint history=True):
+        """An independent copy; history=False drops the move stack (a struct copy only)."""
+        cdef Game g = Game.__new__(Game)
+        g.st = self.st
+        if history:
+            g.origin = self.origin
+            if self.n:
+                g._grow(self.n)
+                memcpy(g.saved, self.saved, self.n * sizeof(State))
+                memcpy(g.played, self.played, self.n * sizeof(uint16_t))
+                g.n = self.n
+        else:
+            g.origin = self.st
+        return g
+
+    def root(self):
+        """A new Game at the position this game's history starts from (its start position,
+        or the position it was loaded from), without history.
+
+        >>> g = Game(); g.play("place a4"); g.root() == Game(), g.root().history
+        (True, [])
+        """
+        cdef Game g = Game.__new__(Game)
+        g.st = self.origin
+        g.origin = self.origin
+        return g
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        return (_restore, (self.root().position(), [self.played[i] for i in range(self.n)]))
+
+    # ---- deprecated in photocore 0.2, gone in 0.3 -----------------------------------
+
+    def legal_actions(self):
+        """Deprecated: legal_moves().ids()."""
+        _deprecated("Game.legal_actions()", "Game.legal_moves().ids()")
+        return self.legal_moves().ids()
+
+    def legal_mask(self):
+        """Deprecated: legal_moves().mask()."""
+        _deprecated("Game.legal_mask()", "Game.legal_moves().mask()")
+        return self.legal_moves().mask()
+
+    def to_record(self, metadata=None):
+        """Deprecated: photocore.records.to_record(game, metadata)."""
+        return _moved("to_record")(self, metadata)
+
+    @staticmethod
+    def from_record(rec, ply=None):
+        """Deprecated: photocore.records.from_record(rec, ply)."""
+        return _moved("from_record")(rec, ply)
 
 
-cdef inline int PLANT_TGT_OF(int a):
-    return _PLANT_TARGET[a - PLANT_BASE]
-
-cdef inline int _acted_cell(int a):
+cdef inline int _acted_cell(int a) noexcept:
+    """The cell a move acts on (Move.cell), -1 for buy and end."""
+    if a < BUY_BASE:
+        return a - PLACE_BASE
+    if a < PLANT_BASE or a >= END_ACTION:
+        return -1
     if a < GROW_BASE:
-        return _PLANT_SOURCE[a - PLANT_BASE]
+        return plant_source(a)
     if a < COLLECT_BASE:
         return a - GROW_BASE
     return a - COLLECT_BASE
@@ -662,9 +764,13 @@ cdef tuple _cells(uint64_t mask):
         mask &= mask - 1
     return tuple(out)
 
-from photocore.notation import PLANT_PAIRS as _PLANT_PAIRS
-cdef tuple _PLANT_SOURCE = tuple(src for src, _ in _PLANT_PAIRS)
-cdef tuple _PLANT_TARGET = tuple(tgt for _, tgt in _PLANT_PAIRS)
+
+cdef tuple _cell_indices(uint64_t mask):
+    cdef list out = []
+    while mask:
+        out.append(bit_cell(pc_lowest(mask)))
+        mask &= mask - 1
+    return tuple(out)
 
 
 def _restore(root, actions):
@@ -673,3 +779,25 @@ def _restore(root, actions):
     for a in actions:
         g.play(a)
     return g
+
+
+# ---- deprecated names ---------------------------------------------------------------------
+
+def _deprecated(old, new):
+    # compiled functions have no frames: stacklevel 1 is already the Python caller
+    warnings.warn(f"{old} is deprecated: use {new} ({old} goes in photocore 0.3)",
+                  DeprecationWarning, stacklevel=1)
+
+
+# Game methods that moved in 0.2 to the modules that build on the core. Each is looked up by
+# name when called, so the core imports none of those modules.
+_MOVED_METHODS = {
+    "to_record": ("photocore.records", "to_record", "(game, metadata)"),
+    "from_record": ("photocore.records", "from_record", "(rec, ply)"),
+}
+
+
+def _moved(name):
+    module, function, args = _MOVED_METHODS[name]
+    _deprecated(f"Game.{name}()", f"{module}.{function}{args}")
+    return getattr(importlib.import_module(module), function)

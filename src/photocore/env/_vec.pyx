@@ -124,7 +124,7 @@ cdef class VecGame:
             raise IndexError(f"game index {i} out of range for {self.num_games} games")
         cdef Game g = Game.__new__(Game)
         g.st = self.states[<int>i]
-        g.root = g.st
+        g.origin = g.st
         return g
 
     @property
