@@ -2,6 +2,8 @@
 
 import math
 import pathlib
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -58,7 +60,7 @@ def test_pointy_top_axial_layout():
 
 def test_a_piece_per_occupied_cell_in_its_owners_colour():
     rec = records.read_game(GOLDEN, 25)
-    game = photocore.Game.from_record(rec, ply=150)
+    game = records.from_record(rec, ply=150)
     root = parse(game)
     pieces = root.findall(".//s:g[@data-owner]", NS)
     board = {e.get("data-cell"): (int(e.get("data-owner")), int(e.get("data-size")))
@@ -136,7 +138,7 @@ def test_names_on_request():
 
 def test_panel_of_the_players():
     rec = records.read_game(GOLDEN, 13)
-    game = photocore.Game.from_record(rec)
+    game = records.from_record(rec)
     root = parse(game)
     players = root.findall(".//s:g[@class='player']", NS)
     assert [int(p.get("data-player")) for p in players] == [0, 1, 2]
@@ -152,11 +154,40 @@ def test_panel_of_the_players():
     assert "Round 18 of 18" in status and "player 0 wins" in status
 
 
-def test_size_and_notebook_hook():
-    game = played(*SETUP)
-    root = parse(game, size=800)
+def test_size():
+    root = parse(played(*SETUP), size=800)
     _, _, width, height = map(float, root.get("viewBox").split())
     assert root.get("width") == "800"
     assert int(root.get("height")) == round(800 * height / width)
-    assert game._repr_svg_() == photocore.svg.board(game)
-    assert "Round 1 of 18" in game._repr_svg_()
+
+
+def test_notebooks_show_the_picture():
+    game = played(*SETUP)
+    picture = photocore.svg.board(game)
+    assert isinstance(picture, str) and picture._repr_svg_() == picture
+    assert "Round 1 of 18" in picture._repr_svg_()
+    assert not hasattr(game, "_repr_svg_")      # the core draws nothing
+
+
+# A stand-in for IPython: what photocore.svg registers with its display formatter.
+FAKE_IPYTHON = """
+import sys, types
+registered = {}
+class Formatter:
+    def for_type(self, cls, function):
+        registered[cls] = function
+shell = types.SimpleNamespace(display_formatter=types.SimpleNamespace(
+    formatters={"image/svg+xml": Formatter()}))
+sys.modules["IPython"] = types.SimpleNamespace(get_ipython=lambda: SHELL)
+"""
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_importing_svg_in_ipython_shows_games_as_pictures(inside):
+    script = FAKE_IPYTHON.replace("SHELL", "shell" if inside else "None") + (
+        "import photocore, photocore.svg\n"
+        "draw = registered.get(photocore.Game)\n"
+        "print(draw is photocore.svg.board, len(registered))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == (["True", "1"] if inside else ["False", "0"])

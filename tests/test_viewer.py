@@ -58,7 +58,7 @@ def test_page_embeds_every_position(html_file):
     frames = data["frames"]
     assert len(frames) == LAST + 1
     for ply in (0, 1, 57, LAST):
-        game = photocore.Game.from_record(REC, ply=ply)
+        game = records.from_record(REC, ply=ply)
         frame = frames[ply]
         assert frame["scores"] == list(game.scores()) and frame["light"] == list(game.light)
         board = "\n".join(data["lines"][i] for i in frame["board"])
@@ -159,7 +159,7 @@ def shown(driver):
 
 def check(driver, ply):
     """The page shows the position after `ply` moves of the record, as the engine has it."""
-    game = photocore.Game.from_record(REC, ply=ply)
+    game = records.from_record(REC, ply=ply)
     view = shown(driver)
     assert view["ply"] == view["slider"] == ply
     assert f"ply {ply} of {LAST}" in view["status"]

@@ -19,7 +19,8 @@ import numpy as np
 import photocore
 from photocore._game import Game
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
-from photocore.notation import MOVE_TEXTS, NUM_ACTIONS, parse_move_text
+from photocore.facts import Options
+from photocore.notation import ACTION_OF_TEXT, MOVE_TEXTS, NUM_ACTIONS, parse_move_text
 
 FORMAT = "photocore-game"
 VERSION = 1
@@ -28,7 +29,6 @@ FIELDS = ("format", "version", "rules_version", "players", "options", "moves", "
 OPTIONS = ("fourth_revolution", "shade_blocks")
 RESULT_FIELDS = ("scores", "winners", "tokens", "light")
 
-_ACTION = {text: a for a, text in enumerate(MOVE_TEXTS)}
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "a number", float: "a number", type(None): "null"}
 
@@ -43,7 +43,7 @@ def to_record(game, metadata=None):
     """
     if not game.from_start:
         raise ValueError("a record holds a game from its start position; this game began at "
-                         f"{game._root_position()!r}")
+                         f"{game.root().position()!r}")
     metadata = dict(metadata or {})
     metadata.setdefault("agents", ["unknown"] * game.players)
     rec = {
@@ -51,8 +51,7 @@ def to_record(game, metadata=None):
         "version": VERSION,
         "rules_version": photocore.RULES_VERSION,
         "players": game.players,
-        "options": {"fourth_revolution": game.fourth_revolution,
-                    "shade_blocks": game.shade_blocks},
+        "options": game.options._asdict(),
         "moves": [str(m) for m in game.history],
         "result": result_of(game),
         "metadata": metadata,
@@ -169,7 +168,7 @@ def _action_ids(moves):
     if not isinstance(moves, list):
         raise RecordError(f"field 'moves' must be an array, not {_json_type(moves)}")
     try:
-        return list(map(_ACTION.__getitem__, moves))  # the texts photocore itself writes
+        return list(map(ACTION_OF_TEXT.__getitem__, moves))  # the texts photocore writes
     except (KeyError, TypeError):
         pass
     ids = []
@@ -241,8 +240,7 @@ def positions(rec):
 
 
 def _start(rec):
-    options = rec["options"]
-    return Game(rec["players"], options["fourth_revolution"], options["shade_blocks"])
+    return Game(rec["players"], options=Options(**rec["options"]))
 
 
 def _replay_error(rec, error, ply):
@@ -551,7 +549,7 @@ def _prepare_append(path):
 def record_line(game):
     """A Game or record dict as one checked JSON line (bytes, newline included)."""
     if isinstance(game, Game):
-        rec = game.to_record()
+        rec = to_record(game)
     else:
         check_record(game)
         rec = game
@@ -604,7 +602,7 @@ def write_npz(path, records):
         moves.extend(check_record(rec))
         offsets.append(len(moves))
         players.append(rec["players"])
-        options.append(rec["options"]["fourth_revolution"] | rec["options"]["shade_blocks"] << 1)
+        options.append(Options(**rec["options"]).flags)
         padded, mask = _npz_result(rec["result"])
         scores.append(padded)
         winners.append(mask)
@@ -680,12 +678,15 @@ def records_from_npz(source):
     names = arrays["agent_names"].tolist()
     for g, (players, options) in enumerate(zip(arrays["players"].tolist(),
                                                arrays["options"].tolist())):
-        if players not in (2, 3, 4) or options > 3:
+        try:
+            options = Options.from_flags(options)
+        except ValueError:
+            options = None
+        if players not in (2, 3, 4) or options is None:
             raise RecordError("players must be 2 to 4 and options 0 to 3", path, g + 1)
         rec = {"format": FORMAT, "version": VERSION,
                "rules_version": str(arrays["rules_version"]), "players": players,
-               "options": {"fourth_revolution": bool(options & 1),
-                           "shade_blocks": bool(options & 2)},
+               "options": options._asdict(),
                "moves": [MOVE_TEXTS[a] for a in moves[offsets[g]:offsets[g + 1]]],
                "result": None,
                "metadata": {"agents": [names[i] if 0 <= i < len(names) else "unknown"

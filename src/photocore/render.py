@@ -23,13 +23,9 @@ cells: owner and size (0M = player 0's medium tree; o seed, S small, M medium, L
 """
 
 from photocore._game import Game  # noqa: F401 (the doctest's Game)
-from photocore.notation import CELLS
-
-OBS_SHADOWS = 592                   # offset of the shadow planes in Game.observation()
+from photocore.facts import CELLS, DIRECTIONS, ROWS, STACK_LEAVES, shadow_direction
 
 SIZES = "oSML"                      # seed, small, medium, large
-CORNERS = ("E", "SE", "SW", "W", "NW", "NE")
-SHADOWS = ("W", "NW", "NE", "E", "SE", "SW")
 PLAYER_COLOURS = ("31", "34", "33", "32")   # red, blue, yellow, green
 CELL_WIDTH = 6                      # a cell: activated mark, owner, size, shaded mark, 2 spaces
 MARGIN = 5                          # room for the sun on the W side
@@ -45,7 +41,8 @@ def text(game, color=False):
         _status(game), _options(game),
         *_board(game, paint),
         *(_player(game, p, paint) for p in range(game.players)),
-        "token stacks (4, 3, 2, 1 leaves): " + " ".join(map(str, game.stacks)) + " left",
+        f"token stacks ({', '.join(map(str, STACK_LEAVES))} leaves): "
+        + " ".join(map(str, game.stacks)) + " left",
         LEGEND,
     ])
 
@@ -53,8 +50,8 @@ def text(game, color=False):
 def _status(game):
     if game.phase == "setup":
         return f"setup: player {game.current_player} places a small tree on the outer ring"
-    sun = (f"sun {game.sun} ({CORNERS[game.sun]} corner: shadows fall {SHADOWS[game.sun]}), "
-           f"first player {game.first_player}")
+    sun = (f"sun {game.sun} ({DIRECTIONS[game.sun]} corner: shadows fall "
+           f"{DIRECTIONS[shadow_direction(game.sun)]}), first player {game.first_player}")
     if game.is_over:
         winners = game.winners()
         who = (f"players {', '.join(map(str, winners[:-1]))} and {winners[-1]} win"
@@ -65,21 +62,18 @@ def _status(game):
 
 
 def _options(game):
-    names = [name for name, on in (("fourth revolution", game.fourth_revolution),
-                                   ("shade blocks growth", game.shade_blocks)) if on]
-    return "options: " + (", ".join(names) or "none")
+    return "options: " + game.options.name
 
 
 def _board(game, paint):
     board, shaded, active = game.board(), set(game.shaded()), set(game.activated())
-    # plane 0 of the shadow planes: cells any shadow covers (docs/engine.md)
-    dark = game.observation()[OBS_SHADOWS:OBS_SHADOWS + len(CELLS)]
+    dark = set(game.shadows()[1])       # every cell a shadow covers
     sun = None if game.phase == "setup" else game.sun
     mark = paint("SUN", "1;33")
     rows = []
-    for r, letter in enumerate("abcdefg"):
+    for r, letter in enumerate(ROWS):
         names = [c for c in CELLS if c[0] == letter]
-        cells = "".join(_cell(c, board, c in shaded, dark[CELLS.index(c)], c in active, paint)
+        cells = "".join(_cell(c, board, c in shaded, c in dark, c in active, paint)
                         for c in names)
         left = mark if sun == 3 and letter == "d" else ""
         right = "  " + mark if sun == 0 and letter == "d" else ""

@@ -1,4 +1,4 @@
-"""A Game drawn as SVG: the board, the sun and a panel of the players (notebooks show it).
+"""A Game drawn as SVG: the board, the sun and a panel of the players.
 
 >>> g = Game(players=2)
 >>> for move in ("place a4", "place g1", "place d1", "place d7", "plant a4 b4"):
@@ -6,6 +6,10 @@
 >>> picture = board(g, names=True)
 >>> picture.startswith('<svg xmlns="http://www.w3.org/2000/svg"'), 'data-cell="b4"' in picture
 (True, True)
+
+In a notebook (IPython, Jupyter) the picture shows itself: board() returns an SVG, a str
+that notebooks display as a picture, and importing this module in IPython makes every Game
+display as its board.
 """
 
 import math
@@ -14,9 +18,9 @@ import types
 import warnings
 from xml.sax.saxutils import escape
 
-from photocore._game import Game  # noqa: F401 (the doctest's Game)
-from photocore.notation import CELLS, COLUMNS
-from photocore.render import CORNERS, OBS_SHADOWS, SHADOWS
+from photocore._game import Game
+from photocore.facts import (AXIAL, CELL_INDEX, CELLS, DIRECTIONS, LIGHT_CAP, RICHNESS, SIZES,
+                             STACK_LEAVES, VECTORS, shadow_direction)
 
 R = 27                              # hex radius, centre to corner, in viewBox units
 SUN = 7.1 * R                       # the sun's distance from the centre: just off the board
@@ -31,14 +35,22 @@ SOIL = {1: "#f6efd9", 2: "#ecdcae", 3: "#dfc47f", 4: "#cfa85a"}   # by leaves (r
 PLAYER_COLOURS = ("#d62728", "#1f5fd6", "#e8b400", "#2ca02c")   # as in render.py
 HIGHLIGHT = "#e6007e"               # the last move
 INK = "#222"
-DIRECTIONS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))   # E SE SW W NW NE (RULES.md §1)
+
+
+class SVG(str):
+    """An SVG document: a str that notebooks display as a picture."""
+
+    __slots__ = ()
+
+    def _repr_svg_(self):
+        return str(self)
 
 
 def board(game, size=400, names=False, last_move=True):
     """`game` as an SVG document `size` px wide: board, sun, shade and the players' panel.
 
     names=True writes each cell's name in it; last_move=True outlines the cells of the last
-    move (source and target of a plant, joined by an arrow).
+    move (source and target of a plant, joined by an arrow). Returns an SVG (a str).
     """
     height = HEADER + max(BOARD_H + LEGEND_H, game.players * PLAYER_H + 10)
     width = BOARD_W + PANEL_W
@@ -52,19 +64,14 @@ def board(game, size=400, names=False, last_move=True):
         *_panel(game),
         "</svg>",
     ]
-    return "\n".join(parts)
+    return SVG("\n".join(parts))
 
 
 # ---- geometry --------------------------------------------------------------------------
 
-def _axial(name):
-    return int(name[1]) - 4, "abcdefg".index(name[0]) - 3
-
-
 def _centre(name):
     """Screen centre of a cell: pointy-top axial, y pointing down (RULES.md §1)."""
-    q, r = _axial(name)
-    return _screen(q, r)
+    return _screen(*AXIAL[CELL_INDEX[name]])
 
 
 def _screen(q, r):
@@ -77,8 +84,7 @@ def _hexagon(x, y, radius):
 
 
 def _leaves(name):
-    q, r = _axial(name)
-    return 4 - max(abs(q), abs(r), abs(q + r))
+    return RICHNESS[CELL_INDEX[name]]
 
 
 # ---- the parts -------------------------------------------------------------------------
@@ -87,8 +93,8 @@ def _header(game):
     if game.phase == "setup":
         first = "Setup: each player places two small trees on the outer ring"
     else:
-        first = (f"Round {game.round} of {game.last_round} \u00b7 sun {CORNERS[game.sun]}, "
-                 f"shadows fall {SHADOWS[game.sun]}")
+        first = (f"Round {game.round} of {game.last_round} \u00b7 sun {DIRECTIONS[game.sun]}, "
+                 f"shadows fall {DIRECTIONS[shadow_direction(game.sun)]}")
     if game.is_over:
         winners = game.winners()
         second = ("Game over: " + " and ".join(f"player {p}" for p in winners)
@@ -98,25 +104,22 @@ def _header(game):
     history = game.history
     if history:
         second += f" \u00b7 last move: {history[-1]}"
-    options = [name for name, on in (("fourth revolution", game.fourth_revolution),
-                                     ("shade blocks growth", game.shade_blocks)) if on]
-    if options:
-        first += " (" + ", ".join(options) + ")"
+    if game.options.flags:
+        first += f" ({game.options.name})"
     return [_text(10, 20, first, 17, weight="bold", cls="status"),
             _text(10, 42, second, 16, cls="status")]
 
 
 def _board(game, names, last_move):
     board, shaded, active = game.board(), set(game.shaded()), set(game.activated())
-    # plane 0 of the shadow planes: cells any shadow covers (docs/engine.md)
-    dark = game.observation()[OBS_SHADOWS:OBS_SHADOWS + len(CELLS)]
+    dark = set(game.shadows()[1])       # every cell a shadow covers
     out = []
-    for i, name in enumerate(CELLS):
+    for name in CELLS:
         x, y = _centre(name)
         out.append(f'<polygon class="cell" data-cell="{name}" data-leaves="{_leaves(name)}" '
                    f'points="{_hexagon(x, y, R)}" fill="{SOIL[_leaves(name)]}" '
                    f'stroke="#8a7550" stroke-width="1"/>')
-        if dark[i]:
+        if name in dark:
             out.append(f'<polygon class="shadow" data-cell="{name}" points="{_hexagon(x, y, R)}"'
                        ' fill="#2b3a55" fill-opacity="0.33"/>')
         if name in active:
@@ -124,7 +127,7 @@ def _board(game, names, last_move):
                        f'points="{_hexagon(x, y, R * 0.8)}" fill="none" stroke="{INK}" '
                        'stroke-width="2" stroke-dasharray="4 3"/>')
     if last_move and game.history:
-        out += _last_move(str(game.history[-1]))
+        out += _last_move(game.history[-1])
     for name, (owner, size) in board.items():
         x, y = _centre(name)
         kind = 'class="piece shaded" opacity="0.45"' if name in shaded else 'class="piece"'
@@ -141,8 +144,8 @@ def _board(game, names, last_move):
 
 def _last_move(move):
     """Thick outlines on the cells of the move; an arrow from the source to the target."""
-    cells = [w for w in move.split()[1:] if w in CELLS]
-    if not cells:
+    cells = [move.source, move.target] if move.kind == "plant" else [move.cell]
+    if cells == [None]:
         return []
     out = ['<g class="last-move">']
     for name in cells:
@@ -158,7 +161,7 @@ def _last_move(move):
 
 def _sun(game):
     """The sun beyond its corner, with an arrow along the shadows, towards the board."""
-    dq, dr = DIRECTIONS[game.sun]
+    dq, dr = VECTORS[game.sun]
     cx, cy = _screen(0, 0)
     ex, ey = _screen(dq, dr)
     ux, uy = (ex - cx) / math.hypot(ex - cx, ey - cy), (ey - cy) / math.hypot(ex - cx, ey - cy)
@@ -167,7 +170,7 @@ def _sun(game):
         f'<line x1="{x + 14 * math.cos(a):.1f}" y1="{y + 14 * math.sin(a):.1f}" '
         f'x2="{x + 19 * math.cos(a):.1f}" y2="{y + 19 * math.sin(a):.1f}"/>'
         for a in (math.radians(45 * k) for k in range(8)))
-    return [f'<g class="sun" data-sun="{game.sun}" data-corner="{CORNERS[game.sun]}">',
+    return [f'<g class="sun" data-sun="{game.sun}" data-corner="{DIRECTIONS[game.sun]}">',
             f'<g stroke="#e08a00" stroke-width="2.5">{rays}</g>',
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="11" fill="#ffcc1a" stroke="#e08a00"/>',
             _arrow(x - ux * 14, y - uy * 14, x - ux * 36, y - uy * 36, "#e08a00", cls="shadow-dir"),
@@ -210,9 +213,10 @@ def _piece(x, y, size, scale):
 def _legend(game):
     y = HEADER + BOARD_H + 14
     stacks = " ".join(map(str, game.stacks))
+    leaves = ", ".join(map(str, STACK_LEAVES))
     return [_text(10, y, "faded: shaded \u00b7 grey: in shadow \u00b7 dashed: activated this "
                   "turn", 13, fill="#444"),
-            _text(10, y + 18, f"pink: last move \u00b7 token stacks (4, 3, 2, 1 leaves): {stacks}",
+            _text(10, y + 18, f"pink: last move \u00b7 token stacks ({leaves} leaves): {stacks}",
                   13, fill="#444", cls="stacks")]
 
 
@@ -235,7 +239,7 @@ def _panel(game):
             _text(x + 8, y + 41, f"light {light}", 15, cls="light"),
             f'<rect x="{x + 78}" y="{y + 31}" width="{PANEL_W - 104}" height="12" fill="#fff" '
             'stroke="#999"/>',
-            f'<rect x="{x + 78}" y="{y + 31}" width="{(PANEL_W - 104) * light / 20:.1f}" '
+            f'<rect x="{x + 78}" y="{y + 31}" width="{(PANEL_W - 104) * light / LIGHT_CAP:.1f}" '
             'height="12" fill="#f2b600"/>',
             *_pieces(x + 8, y + 62, "available", game.available(p), colour),
             *_pieces(x + 8, y + 80, "to buy", game.player_board(p), colour),
@@ -250,7 +254,7 @@ def _pieces(x, y, label, counts, colour):
     out = [_text(x, y, label, 15, fill="#444")]
     for size, n in enumerate(counts):
         left = x + 74 + size * 34
-        out.append(f'<g fill="{colour}" class="{COLUMNS[size]}">'
+        out.append(f'<g fill="{colour}" class="{SIZES[size]}">'
                    f'{_piece(left + 6, y - 6, size, 18)}</g>')
         out.append(_text(left + 14, y, str(n), 15))
     return out
@@ -278,3 +282,14 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+
+
+def _show_games_in_notebooks():
+    """Inside IPython, a Game displays as its board (what Game._repr_svg_ did until 0.2)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None:
+        shell.display_formatter.formatters["image/svg+xml"].for_type(Game, board)
+
+
+_show_games_in_notebooks()

@@ -10,6 +10,7 @@ import json
 import string
 
 from photocore import records
+from photocore.facts import LIGHT_CAP, Options
 from photocore.svg import PLAYER_COLOURS, board
 
 BOARD_PX = 560
@@ -48,16 +49,16 @@ def page(rec):
         moves=_moves(rec, games),
         scores=_scores_table(players, agents, frames[0]),
         score_chart=_chart("score", [f["scores"] for f in frames], players),
-        light_chart=_chart("light", [f["light"] for f in frames], players, top=20),
+        light_chart=_chart("light", [f["light"] for f in frames], players, top=LIGHT_CAP),
         result=_result(games[-1], agents),
         data=data,
     )
 
 
 def _title(rec):
-    options = [name.replace("_", " ") for name in records.OPTIONS if rec["options"][name]]
+    options = Options(**rec["options"])
     return (f"photocore replay: {rec['players']} players, {len(rec['moves'])} moves"
-            + (f" ({', '.join(options)})" if options else ""))
+            + (f" ({options.name})" if options.flags else ""))
 
 
 def _status(game, ply, last):

@@ -10,6 +10,7 @@ import click
 
 from photocore import records, render
 from photocore.errors import RecordError
+from photocore.facts import Options
 
 RECORD_FILES = click.Path(exists=True, dir_okay=False)
 FILES_HELP = "FILES are game records, one game per line (.jsonl, or .jsonl.gz compressed)."
@@ -139,7 +140,7 @@ class _Tally:
         players, result = rec["players"], rec["result"]
         self.lengths.append(len(rec["moves"]))
         self.by_players[players] += 1
-        self.by_options[_options_name(rec["options"])] += 1
+        self.by_options[Options(**rec["options"]).name] += 1
         if result is None:
             return
         self.finished[players] += 1
@@ -174,11 +175,6 @@ class _Tally:
             out += [f"  {agent:<14}  {seats:5}  {self.agent_wins[agent] / seats:5.1%}"
                     for agent, seats in sorted(self.agent_seats.items())]
         return out
-
-
-def _options_name(options):
-    names = [name.replace("_", " ") for name in records.OPTIONS if options[name]]
-    return " + ".join(names) or "none"
 
 
 @click.command(epilog=FILES_HELP)

@@ -172,8 +172,7 @@ def _count_kept(out, series):
         meta = rec["metadata"]
         if (meta.get("game") != count or meta.get("seed") != series.seed
                 or rec["players"] != series.players
-                or rec["options"] != {"fourth_revolution": series.fourth_revolution,
-                                      "shade_blocks": series.shade_blocks}):
+                or rec["options"] != series.options._asdict()):
             raise click.UsageError(f"{out}: game {count} is not game {count} of this run "
                                    "(other seed, players, options or order); cannot resume")
         count += 1

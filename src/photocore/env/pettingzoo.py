@@ -71,7 +71,7 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         if agent == self.agent_selection and not self.game.is_over:
-            mask = self.game.legal_mask().view(np.int8)
+            mask = self.game.legal_moves().mask().view(np.int8)
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
         return {"observation": self.game.observation(self._seat[agent]), "action_mask": mask}

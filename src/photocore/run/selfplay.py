@@ -15,7 +15,8 @@ from concurrent.futures.process import BrokenProcessPool
 
 from photocore.play._agents import parse_agent, play_games
 from photocore._game import Game
-from photocore.records import record_line
+from photocore.facts import Options
+from photocore.records import record_line, to_record
 
 
 def seat_agents(agents, players):
@@ -98,11 +99,11 @@ class Series:
         self.seed = seed
         self.fourth_revolution = fourth_revolution
         self.shade_blocks = shade_blocks
-        self.options = (1 if fourth_revolution else 0) | (2 if shade_blocks else 0)
+        self.options = Options(fourth_revolution, shade_blocks)
 
     def play(self, start, count):
         """Games start .. start + count - 1 as (moves, offsets) arrays."""
-        return play_games(self.specs, self.players, self.options, self.seed, start, count)
+        return play_games(self.specs, self.players, self.options.flags, self.seed, start, count)
 
     def batch(self, start, count):
         """Games start .. start + count - 1 as (record lines in order, their Tally).
@@ -115,14 +116,14 @@ class Series:
         lines, tally = [], Tally(self.players)
         for k in range(count):
             index = start + k
-            game = Game(self.players, self.fourth_revolution, self.shade_blocks)
+            game = Game(self.players, options=self.options)
             for action in moves[offsets[k]:offsets[k + 1]].tolist():
                 game.play(action)
             seats = [None] * self.players
             for agent, name in enumerate(names):
                 seats[(agent + index) % self.players] = name
-            lines.append(record_line(game.to_record(
-                metadata={"agents": seats, "seed": self.seed, "game": index})))
+            lines.append(record_line(to_record(
+                game, {"agents": seats, "seed": self.seed, "game": index})))
             tally.add(len(game.history), game.scores(), game.winners(), seats)
         return lines, tally
 
