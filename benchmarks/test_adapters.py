@@ -25,26 +25,26 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def native_loop(seed=0):
-    """legal_actions() + random.choice + play(): the baseline every adapter adds to."""
+    """legal_moves() + random.choice + play(): the baseline every adapter adds to."""
     rng = random.Random(seed)
     moves = 0
     for _ in range(GAMES):
         game = photocore.Game(players=2)
         while not game.is_over:
-            game.play(rng.choice(game.legal_actions()))
+            game.play(rng.choice(game.legal_moves()))
             moves += 1
     return moves
 
 
 def native_loop_observed(seed=0):
-    """The native loop plus observation() and legal_mask() each move, as an RL agent sees it."""
+    """The native loop plus observation() and the legal mask each move, as an RL agent sees it."""
     rng = random.Random(seed)
     moves = 0
     for _ in range(GAMES):
         game = photocore.Game(players=2)
         while not game.is_over:
             game.observation()
-            game.play(rng.choice(np.flatnonzero(game.legal_mask())))
+            game.play(rng.choice(np.flatnonzero(game.legal_moves().mask())))
             moves += 1
     return moves
 
@@ -74,9 +74,9 @@ def compare(benchmark, timed, report, label, play, baselines):
 def test_native_game_loop(timed, report):
     seconds, _, moves = timed(native_loop, rounds=5, warmup=True)
     assert moves == native_loop_observed()   # the same games, whichever way moves are listed
-    report(f"native Game loop (legal_actions + random.choice + play), {GAMES} random 2-player "
+    report(f"native Game loop (legal_moves + random.choice + play), {GAMES} random 2-player "
            f"games: {seconds / moves * 1e9:,.0f} ns/move; with observation() "
-           f"+ legal_mask() each move: {ns_per_move(native_loop_observed):,.0f} ns/move")
+           f"+ legal_moves().mask() each move: {ns_per_move(native_loop_observed):,.0f} ns/move")
 
 
 @pytest.mark.benchmark(group="adapters")

@@ -19,7 +19,7 @@ import pytest
 
 import photocore
 from photocore import bench, records
-from photocore.notation import MOVE_TEXTS
+from photocore.notation import ACTION_OF_TEXT
 
 GAMES = 10_000
 VERIFY_TARGET = 500_000   # moves per second (the issue's target)
@@ -45,7 +45,7 @@ def corpus(tmp_path_factory):
     start = time.perf_counter()
     games = play_games(GAMES)
     seconds = time.perf_counter() - start
-    recs = [g.to_record({"agents": ["random"] * g.players, "seed": 0}) for g in games]
+    recs = [records.to_record(g, {"agents": ["random"] * g.players, "seed": 0}) for g in games]
     paths = {suffix: folder / f"games{suffix}" for suffix in (".jsonl", ".jsonl.gz", ".npz")}
     photocore.write_games(paths[".jsonl"], recs)
     photocore.write_games(paths[".jsonl.gz"], recs)
@@ -97,8 +97,7 @@ def test_verify_against_reference(measure):
 def test_verify_split(timed, report, corpus):
     """JSON parsing alone and engine replay alone, on the same games."""
     lines = corpus["paths"][".jsonl"].read_bytes().splitlines()
-    action = {text: a for a, text in enumerate(MOVE_TEXTS)}
-    moves = [[action[m] for m in r["moves"]] for r in corpus["records"]]
+    moves = [[ACTION_OF_TEXT[m] for m in r["moves"]] for r in corpus["records"]]
     players = [r["players"] for r in corpus["records"]]
 
     def parse():

@@ -19,7 +19,8 @@ import numpy as np
 import checks
 from checks import FuzzFailure
 from photocore import NUM_ACTIONS, Game, Move
-from photocore.notation import CELLS, COLUMNS, MOVE_TEXTS
+from photocore.facts import CELLS, SIZES
+from photocore.notation import MOVE_TEXTS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GOLDEN = [json.loads(line) for line in (ROOT / "seeds" / "golden.jsonl").read_bytes().splitlines()
@@ -162,7 +163,7 @@ def timed(target):
 
 # ---- the targets -----------------------------------------------------------------------
 
-VOCAB = ["place", "buy", "plant", "grow", "collect", "end", *COLUMNS, *CELLS, "PLACE", "End",
+VOCAB = ["place", "buy", "plant", "grow", "collect", "end", *SIZES, *CELLS, "PLACE", "End",
          "d4", "h1", "a0", "d44", "", "seed,", "plant d4", "Grow\tD4"]
 SEPARATORS = [" ", "  ", "\t", "\n", "\u3000", "\x1c", "\xa0", "", ",", "\x00"]
 
@@ -306,7 +307,7 @@ def pickled_state(data):
                                    and 0 <= a < NUM_ACTIONS]])
         checks.check_restore(root, actions)
     elif mode == 2:                                    # the arguments of LegalMoves'
-        ids = game.legal_actions()
+        ids = game.legal_moves().ids()
         for _ in range(d.int(0, 3)):
             i = d.int(0, len(ids))
             if d.bool() or not ids:

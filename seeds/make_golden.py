@@ -17,6 +17,7 @@ import random
 import zlib
 
 import photocore
+from photocore import records
 
 GAMES_PER_CONFIG = 3
 OUT = pathlib.Path(__file__).resolve().parent / "golden.jsonl"
@@ -46,7 +47,7 @@ def play(seed, players, fourth, shade):
     metadata = {"agents": ["random"] * players, "seed": seed,
                 "policy": "random.Random(seed) over legal moves, half the time without end",
                 "checksums": checksums}
-    return game.to_record(metadata)
+    return records.to_record(game, metadata)
 
 
 def main():

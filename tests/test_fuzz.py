@@ -263,7 +263,7 @@ def test_fuzz_pickle_reduce_arguments(game, data):
         st.lists(st.one_of(st.sampled_from(actions or [0]), anything), max_size=30),
         st.just(actions[:-1]), st.just(actions + [889]), st.none(), st.integers()))
     checks.check_restore(root, actions)
-    ids = data.draw(st.one_of(st.lists(int_like, max_size=8), st.just(game.legal_actions())))
+    ids = data.draw(st.one_of(st.lists(int_like, max_size=8), st.just(game.legal_moves().ids())))
     checks.check_legal_moves_restore(ids)
 
 

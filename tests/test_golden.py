@@ -46,7 +46,7 @@ def test_checksums_and_result(rec):
     for ply, (game, expected) in enumerate(zip(games, checksums, strict=True), 1):
         assert zlib.crc32(game.position().encode()) == expected, \
             f"{game_id(rec)}: position after ply {ply} ({rec['moves'][ply - 1]}) differs"
-    final = photocore.Game.from_record(rec)
+    final = records.from_record(rec)
     assert final.is_over
     assert records.result_of(final) == rec["result"]
 

@@ -66,7 +66,7 @@ def test_random_game(players):
             e.step(None)
             continue
         assert agent == f"player_{mirror.current_player}" and reward == 0
-        np.testing.assert_array_equal(obs["action_mask"], mirror.legal_mask())
+        np.testing.assert_array_equal(obs["action_mask"], mirror.legal_moves().mask())
         np.testing.assert_array_equal(obs["observation"], mirror.observation())
         action = rng.choice(np.flatnonzero(obs["action_mask"]))
         repeats += agent == previous

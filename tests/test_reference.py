@@ -83,7 +83,7 @@ def test_random_games_through_game_keep_every_invariant(players, fourth, shade):
         rng = random.Random(seed)
         game = photocore.Game(players, fourth, shade)
         while not game.is_over:
-            game.play(rng.choice(game.legal_actions()))
+            game.play(rng.choice(game.legal_moves()))
         assert game.round == game.last_round and game.winners()
         histories.add(tuple(int(m) for m in game.history))
     assert len(histories) == 500           # 500 different games, not one over and over

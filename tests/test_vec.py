@@ -16,7 +16,7 @@ def test_vecgame_follows_single_games(players, fourth, shade):
     for _ in range(3000):
         for i, game in enumerate(games):
             assert np.array_equal(obs[i], game.observation())
-            assert np.array_equal(mask[i], game.legal_mask())
+            assert np.array_equal(mask[i], game.legal_moves().mask())
         actions = env.random_actions()
         obs, mask, rewards, done = env.step(actions)
         for i, game in enumerate(games):
