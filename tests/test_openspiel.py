@@ -75,7 +75,7 @@ def test_states_mirror_photocore(params):
     game = load(params)
     for state in random_states(game, seed=len(params) * 10 + params["players"]):
         mirror = state.photocore_game
-        assert state.legal_actions() == mirror.legal_actions()
+        assert state.legal_actions() == mirror.legal_moves().ids()
         assert state.legal_actions() == sorted(state.legal_actions())
         assert state.is_terminal() == mirror.is_over
         assert str(state) == mirror.position()
@@ -121,6 +121,71 @@ def test_serialisation_is_the_move_history():
         assert state.serialize().splitlines()[0] == "history=" + history
 
 
+def power_of_two(n):
+    return n & (n - 1) == 0
+
+
+@pytest.mark.parametrize("params", CONFIGS, ids=str)
+def test_random_sim_with_undo(params):
+    """OpenSpiel's own undo check (RandomSimulation with undo, open_spiel/tests/basic_tests.cc),
+    which pyspiel does not expose, written out: after each of the first 10 moves and every
+    power-of-two move, a clone takes every move back in turn and must be, each time, the
+    state before that move. OpenSpiel's C++ history() cannot be shortened by a Python game,
+    so the state itself is compared (its string, tensors, legal actions and game)."""
+    game = load(params)
+    rng = random.Random(params["players"])
+    for _ in range(2):
+        state, history = game.new_initial_state(), []
+        while not state.is_terminal():
+            player, action = state.current_player(), rng.choice(state.legal_actions())
+            history.append((state.clone(), player, action))
+            state.apply_action(action)
+            if len(history) < 10 or power_of_two(len(history)):
+                undone = state.clone()
+                for before, player, action in reversed(history):
+                    undone.undo_action(player, action)
+                    assert str(undone) == str(before)
+                    assert undone.photocore_game == before.photocore_game
+                    assert undone.legal_actions() == before.legal_actions()
+                    assert undone.current_player() == before.current_player()
+                    assert undone.observation_tensor() == before.observation_tensor()
+                    assert undone.returns() == before.returns()
+
+
+def test_undo_takes_back_only_the_last_action():
+    game = load({"players": 3})
+    state = game.new_initial_state()
+    with pytest.raises(ValueError, match="none is left"):
+        state.undo_action(0, 0)
+    for action in (0, 1, 2):
+        state.apply_action(action)
+    before = str(state)
+    with pytest.raises(ValueError, match="the last action is 2"):
+        state.undo_action(2, 1)
+    with pytest.raises(ValueError, match="player 2 played it"):
+        state.undo_action(0, 2)
+    assert str(state) == before
+    state.undo_action(2, 2)
+    assert state.current_player() == 2 and state.legal_actions()[:2] == [2, 3]
+    state.apply_action(3)
+    assert state.photocore_game.history == [photocore.Move(a) for a in (0, 1, 3)]
+    # OpenSpiel keeps its own history in C++: it still counts the action taken back
+    assert state.history() == [0, 1, 2, 3]
+
+
+def test_undo_after_serialisation():
+    game = load({"players": 2})
+    state = game.new_initial_state()
+    for action in (0, 1, 2, 3, 889):
+        state.apply_action(action)
+    _, back = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    back.undo_action(0, 889)
+    expected = game.new_initial_state()
+    for action in (0, 1, 2, 3):
+        expected.apply_action(action)
+    assert str(back) == str(expected)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_returns(players):
     game = load({"players": players})
@@ -155,7 +220,7 @@ def test_max_game_length_bounds_move_hungry_games(players, fourth):
         game = photocore.Game(players=players, fourth_revolution=fourth)
         moves = 0
         while not game.is_over:
-            ids = game.legal_actions()
+            ids = game.legal_moves().ids()
             game.play(rng.choice(ids[:-1]) if len(ids) > 1 and ids[-1] == 889 else rng.choice(ids))
             moves += 1
         assert moves <= bound

@@ -6,7 +6,7 @@
 >>> state.action_to_string(state.legal_actions()[0])
 'place a4'
 
-Returns, the length bound and serialisation are explained in docs/engine.md, "OpenSpiel".
+Returns, the length bound, serialisation and undo are explained in docs/engine.md, "OpenSpiel".
 """
 
 import numpy as np
@@ -14,6 +14,7 @@ import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from photocore._game import OBSERVATION_SIZE, Game
+from photocore.facts import LIGHT_CAP, Options
 from photocore.notation import MOVE_TEXTS, NUM_ACTIONS
 
 SHORT_NAME = "python_photosynthesis"
@@ -44,8 +45,8 @@ def max_game_length(players, fourth_revolution=False):
     >>> max_game_length(2), max_game_length(4, fourth_revolution=True)
     (760, 2024)
     """
-    rounds = 24 if fourth_revolution else 18
-    return 2 * players + rounds * players * 21
+    rounds = Options(fourth_revolution=fourth_revolution).rounds
+    return 2 * players + rounds * players * (LIGHT_CAP + 1)
 
 
 class PhotosynthesisGame(pyspiel.Game):
@@ -56,8 +57,7 @@ class PhotosynthesisGame(pyspiel.Game):
         players = params["players"]
         if players not in (2, 3, 4):
             raise ValueError(f"players must be 2, 3 or 4, got {players}")
-        self.options = dict(players=players, fourth_revolution=bool(params["fourth_revolution"]),
-                            shade_blocks=bool(params["shade_blocks"]))
+        self.options = Options(bool(params["fourth_revolution"]), bool(params["shade_blocks"]))
         super().__init__(GAME_TYPE, pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=0,
@@ -65,7 +65,7 @@ class PhotosynthesisGame(pyspiel.Game):
             min_utility=-1.0 / (players - 1),
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=max_game_length(players, self.options["fourth_revolution"]),
+            max_game_length=max_game_length(players, self.options.fourth_revolution),
         ), params)
 
     def new_initial_state(self):
@@ -79,7 +79,7 @@ class PhotosynthesisGame(pyspiel.Game):
 
 class _Position:
     """The photocore.Game inside a state. OpenSpiel clones a state by deep-copying its
-    attributes and keeps the move history itself, so a copy here is a bare struct copy."""
+    attributes: the copy keeps the game's moves (a memcpy), so that a clone can undo too."""
 
     __slots__ = ("game",)
 
@@ -87,14 +87,10 @@ class _Position:
         self.game = game
 
     def __deepcopy__(self, memo):
-        return _Position(self.game.copy(history=False))
+        return _Position(self.game.copy())
 
     def __reduce__(self):
-        return (_from_position, (self.game.position(),))
-
-
-def _from_position(text):
-    return _Position(Game.from_position(text))
+        return (_Position, (self.game,))    # the Game pickles as its start and its moves
 
 
 class PhotosynthesisState(pyspiel.State):
@@ -102,7 +98,7 @@ class PhotosynthesisState(pyspiel.State):
 
     def __init__(self, game):
         super().__init__(game)
-        self._pos = _Position(Game(**game.options))
+        self._pos = _Position(Game(game.num_players(), options=game.options))
 
     @property
     def photocore_game(self):
@@ -114,10 +110,29 @@ class PhotosynthesisState(pyspiel.State):
         return pyspiel.PlayerId.TERMINAL if player is None else player
 
     def _legal_actions(self, player):
-        return self._pos.game.legal_actions()
+        return self._pos.game.legal_moves().ids()
 
     def _apply_action(self, action):
         self._pos.game.play(action)
+
+    def undo_action(self, player, action):
+        """Takes back `action`, the last action played, which `player` played (OpenSpiel's
+        State.undo_action): the wrapped game is as it was before it.
+
+        ValueError, and nothing changes, unless `action` is the last action and `player`
+        played it. OpenSpiel keeps history() and move_number() in C++, where a game written
+        in Python cannot shorten them: they still count the action taken back
+        (docs/engine.md, OpenSpiel).
+        """
+        game = self._pos.game
+        if not game.history or game.history[-1].id != action:
+            last = f"the last action is {game.history[-1].id}" if game.history else "none is left"
+            raise ValueError(f"undo_action({player}, {action}): {last}")
+        move = game.undo()
+        mover = game.current_player
+        if mover != player:
+            game.play(move)
+            raise ValueError(f"undo_action({player}, {action}): player {mover} played it")
 
     def _action_to_string(self, player, action):
         return MOVE_TEXTS[action]
