@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from photocore import records
 from photocore._game import Game
+from photocore.facts import Options
 from photocore.svg import PLAYER_COLOURS
 
 LINE_STYLES = {2: "-", 3: "--", 4: ":"}          # by player count
@@ -20,7 +21,7 @@ def light_by_round(rec):
 
     That is just after the round's photosynthesis, when the round number changes.
     """
-    game = Game(rec["players"], **rec["options"])
+    game = Game(rec["players"], options=Options(**rec["options"]))
     light = []
     for action in records.check_record(rec):
         game.play(action)
