@@ -679,3 +679,25 @@ def test_the_position_module_is_the_notation_now():
                      "import photocore.position as p, photocore.notation as n\n"
                      f"print(p is n, n.format_position(p.parse_position({PLAY!r})))")
     assert out.split(" ", 1) == ["True", PLAY + "\n"]
+
+
+def test_every_moved_module_warns_and_is_the_new_one():
+    from photocore import _MOVED
+    script = ("import importlib, warnings\n"
+              f"for old, new in {_MOVED!r}.items():\n"
+              "    with warnings.catch_warnings(record=True) as caught:\n"
+              "        warnings.simplefilter('always')\n"
+              "        module = importlib.import_module(old)\n"
+              "    said = [str(w.message) for w in caught if w.category is DeprecationWarning]\n"
+              "    print(old, module is importlib.import_module(new),\n"
+              "          any(f'{old} moved to {new}' in s for s in said))\n")
+    lines = run_python(script).splitlines()
+    assert lines == [f"{old} True True" for old in _MOVED]
+
+
+def test_calling_the_svg_module_warns_and_draws():
+    import photocore.svg
+    game = Game()
+    with pytest.deprecated_call(match=re.escape("photocore.svg.board(game)")):
+        picture = photocore.svg(game, size=300)
+    assert picture == photocore.svg.board(game, size=300)
