@@ -757,20 +757,18 @@ cdef float[::1] _float_buffer(array, str name, Py_ssize_t size):
     return array
 
 
-cdef tuple _cells(uint64_t mask):
-    cdef list out = []
-    while mask:
-        out.append(CELLS[bit_cell(pc_lowest(mask))])
-        mask &= mask - 1
-    return tuple(out)
-
-
 cdef tuple _cell_indices(uint64_t mask):
+    """The cells of a bitboard, ascending."""
     cdef list out = []
     while mask:
         out.append(bit_cell(pc_lowest(mask)))
         mask &= mask - 1
     return tuple(out)
+
+
+cdef tuple _cells(uint64_t mask):
+    """The names of the cells of a bitboard, in index order."""
+    return tuple([CELLS[cell] for cell in _cell_indices(mask)])
 
 
 def _restore(root, actions):
