@@ -360,13 +360,19 @@ def test_deepcopy_and_pickle_keep_position_and_history(plan, protocol):
         assert observe(dup) == observe(photocore.Game(**plan.config))
 
 
+def loaded(plan, more):
+    """A reached position, and a game loaded from its text that played on from there."""
+    start = reach(plan)
+    game = photocore.Game.from_position(start.position())
+    extend(game, more, plan.end_bias, 30)
+    return start, game
+
+
 @SETTINGS
 @given(plans, choices)
 def test_root_and_history_give_the_game(plan, more):
-    start = reach(plan)
-    loaded = photocore.Game.from_position(start.position())
-    extend(loaded, more, plan.end_bias, 30)
-    for game, root in ((start, photocore.Game(**plan.config)), (loaded, start)):
+    start, later = loaded(plan, more)
+    for game, root in ((start, photocore.Game(**plan.config)), (later, start)):
         again = game.root()
         assert again == root and again.history == [] and again.root() == again
         assert again.from_start == game.from_start
@@ -378,9 +384,7 @@ def test_root_and_history_give_the_game(plan, more):
 @SETTINGS
 @given(plans, choices)
 def test_pickle_of_a_game_built_from_a_position(plan, more):
-    start = reach(plan)
-    game = photocore.Game.from_position(start.position())
-    extend(game, more, plan.end_bias, 30)
+    start, game = loaded(plan, more)
     dup = pickle.loads(pickle.dumps(game))
     assert observe(dup) == observe(game)
     while dup.history:
