@@ -15,10 +15,11 @@ import os
 import random
 import time
 
+import bench
 import pytest
 
 import photocore
-from photocore import bench, records
+from photocore import records
 from photocore.notation import MOVE_TEXTS
 
 GAMES = 10_000
