@@ -19,7 +19,7 @@ import bench
 import pytest
 
 import photocore
-from photocore import records
+from photocore import npz
 from photocore.notation import MOVE_TEXTS
 
 GAMES = 10_000
@@ -50,7 +50,7 @@ def corpus(tmp_path_factory):
     paths = {suffix: folder / f"games{suffix}" for suffix in (".jsonl", ".jsonl.gz", ".npz")}
     photocore.write_games(paths[".jsonl"], recs)
     photocore.write_games(paths[".jsonl.gz"], recs)
-    records.write_npz(paths[".npz"], recs)
+    npz.write(paths[".npz"], recs)
     moves = sum(len(r["moves"]) for r in recs)
     return {"games": games, "records": recs, "paths": paths, "moves": moves,
             "generated": f"{GAMES:,} games, {moves:,} moves ({moves / GAMES:.0f} per game), "
@@ -137,5 +137,5 @@ def test_sizes(report, corpus):
         report(f"file size {suffix:9}: {size:>12,} bytes = {size / moves:.2f} bytes per move")
     with gzip.open(corpus["paths"][".jsonl.gz"], "rb") as f:
         assert f.read() == corpus["paths"][".jsonl"].read_bytes()
-    arrays = records.load_npz(corpus["paths"][".npz"])
+    arrays = npz.load(corpus["paths"][".npz"])
     assert len(arrays["moves"]) == moves and len(arrays["players"]) == GAMES
