@@ -23,7 +23,7 @@ import click
 
 import photocore
 from photocore import speed
-from photocore.cli.bench import fail_on, write_report
+from photocore.cli.bench import fail_on, report_options, write_report
 from photocore.facts import Options
 from photocore.notation import MOVE_TEXTS
 from photocore.speed import CheckFailed, expect
@@ -416,11 +416,7 @@ def check_baseline(report, floors):
 
 
 @click.command()
-@click.option("--quick", is_flag=True,
-              help="Small workloads (about a minute on 2 cores); every workload still runs "
-                   "and checks its result.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
-              help="Also write the report as JSON to this file.")
+@report_options
 @click.option("--check", "baseline", type=click.Path(exists=True, dir_okay=False),
               help="Fail unless each speed-up is at least its floor in this JSON file "
                    "(benchmarks/baseline.json).")

@@ -39,22 +39,23 @@ def invoke_reference(monkeypatch, *args, sizes=TINY_WITH_REFERENCE):
     return CliRunner().invoke(bench.main, ["--quick", *map(str, args)])
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report_of(tmp_path_factory, run):
+    """The JSON report and output of a run (of `photocore bench` or benchmarks/bench.py)."""
     path = tmp_path_factory.mktemp("bench") / "bench.json"
     with pytest.MonkeyPatch.context() as monkeypatch:
-        result = invoke(monkeypatch, "--json", path)
+        result = run(monkeypatch, "--json", path)
     assert result.exit_code == 0, result.output
     return json.loads(path.read_text()), result.output
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    return report_of(tmp_path_factory, invoke)
 
 
 @pytest.fixture(scope="module")
 def reference_report(tmp_path_factory):
-    path = tmp_path_factory.mktemp("bench") / "bench.json"
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        result = invoke_reference(monkeypatch, "--json", path)
-    assert result.exit_code == 0, result.output
-    return json.loads(path.read_text()), result.output
+    return report_of(tmp_path_factory, invoke_reference)
 
 
 # ---- photocore bench ---------------------------------------------------------------------

@@ -8,12 +8,17 @@ import click
 from photocore import speed
 
 
+def report_options(command):
+    """The --quick and --json options of a speed report (here and benchmarks/bench.py)."""
+    command = click.option("--json", "json_path", type=click.Path(dir_okay=False),
+                           help="Also write the report as JSON to this file.")(command)
+    return click.option("--quick", is_flag=True,
+                        help="Small workloads (a minute or less on 2 cores); every workload "
+                             "still runs and checks its result.")(command)
+
+
 @click.command()
-@click.option("--quick", is_flag=True,
-              help="Small workloads (well under a minute on 2 cores); every workload still "
-                   "runs and checks its result.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
-              help="Also write the report as JSON to this file.")
+@report_options
 def bench(quick, json_path):
     """Measure photocore and print a table: each figure names its workload and machine.
 
