@@ -1,14 +1,9 @@
-import pathlib
-import sys
 import time
 
+import bench   # benchmarks/bench.py: the workloads with their reference side
 import pytest
 
-from photocore import bench
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
-
-import photoref  # noqa: E402  (found through the path above)
+from photocore import speed
 
 REPORT = []
 
@@ -43,19 +38,19 @@ def timed(benchmark):
 
 @pytest.fixture
 def measure(benchmark, timed, report):
-    """Times a photocore.bench workload, fails unless its result is right, and reports its
-    figures with the speed-up over photoref on the same work."""
+    """Times a workload of benchmarks/bench.py, fails unless its result is right, and
+    reports its figures with the speed-up over photoref on the same work."""
 
     def run(workload, rounds=5):
-        result = bench.measure(workload, photoref,
-                               lambda call, warmup: timed(call, rounds, warmup))
+        result = speed.measure(workload, lambda call, warmup: timed(call, rounds, warmup),
+                               bench.with_reference)
         assert result["check"]["passed"], f"{workload.name}: {result['check']['detail']}"
         benchmark.extra_info.update(result["figures"])
-        line = f"{workload.name}: {bench.figure_text(result['figures'])}"
+        line = f"{workload.name}: {speed.figure_text(result['figures'])}"
         if result["reference"]:
             benchmark.extra_info.update(speedup=result["ratio"])
             line += (f" = {result['ratio']:,.0f} x photoref "
-                     f"({bench.figure_text(result['reference']['figures'], both=False)})")
+                     f"({speed.figure_text(result['reference']['figures'], both=False)})")
         report(f"{line}\n    {workload.describe}")
         return result
 

@@ -1,19 +1,18 @@
 """Engine speed: random playouts, the Python move loop, legal_moves, copy, play+undo, light,
-perft. The workloads are photocore.bench's: each checks its result and is set beside the
-plain-Python reference (python/photoref.py) doing the same work.
+perft. The workloads are benchmarks/bench.py's: each checks its result and is set beside
+the plain-Python reference (python/photoref.py) doing the same work.
 
     pytest benchmarks/ --benchmark-enable       # timed
     pytest benchmarks/ --benchmark-disable      # each once, checked
 """
 
 import itertools
-import pathlib
 
+import bench
 import pytest
 
-from photocore import bench
+from photocore.facts import Options
 
-SEEDS = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "perft.txt"
 POSITIONS = 200
 
 
@@ -21,7 +20,8 @@ POSITIONS = 200
 @pytest.mark.parametrize("players,options",
                          list(itertools.product((2, 3, 4), ("-", "f", "s", "fs"))))
 def test_random_playouts(measure, players, options):
-    measure(bench.Playouts(players, options, games=20_000, reference_games=10), rounds=3)
+    measure(bench.Playouts(players, Options.parse(options), games=20_000, reference_games=10),
+            rounds=3)
 
 
 @pytest.mark.benchmark(group="python loop")
@@ -51,18 +51,11 @@ def test_light(measure):
     measure(bench.PlayUndo(POSITIONS, light=True), rounds=20)
 
 
-def seed_lines():
-    return [line for line in SEEDS.read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
-
-
 @pytest.mark.benchmark(group="perft")
 def test_perft_bulk_every_seed(measure):
     """Game.perft of every position of seeds/perft.txt at its deepest count (photoref would
     take hours: no speed-up here; the next test has one)."""
-    cases = [bench.perft_cases(len(bench.parse_perft_line(line)[4]), [line])[0]
-             for line in seed_lines()]
-    measure(bench.Perft(cases, bulk=True), rounds=3)
+    measure(bench.Perft(bench.perft_cases(None, names=None), bulk=True), rounds=3)
 
 
 @pytest.fixture(scope="module")

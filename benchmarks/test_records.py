@@ -15,10 +15,11 @@ import os
 import random
 import time
 
+import bench
 import pytest
 
 import photocore
-from photocore import bench, records
+from photocore import npz, records
 from photocore.notation import ACTION_OF_TEXT
 
 GAMES = 10_000
@@ -49,7 +50,7 @@ def corpus(tmp_path_factory):
     paths = {suffix: folder / f"games{suffix}" for suffix in (".jsonl", ".jsonl.gz", ".npz")}
     photocore.write_games(paths[".jsonl"], recs)
     photocore.write_games(paths[".jsonl.gz"], recs)
-    records.write_npz(paths[".npz"], recs)
+    npz.write(paths[".npz"], recs)
     moves = sum(len(r["moves"]) for r in recs)
     return {"games": games, "records": recs, "paths": paths, "moves": moves,
             "generated": f"{GAMES:,} games, {moves:,} moves ({moves / GAMES:.0f} per game), "
@@ -135,5 +136,5 @@ def test_sizes(report, corpus):
         report(f"file size {suffix:9}: {size:>12,} bytes = {size / moves:.2f} bytes per move")
     with gzip.open(corpus["paths"][".jsonl.gz"], "rb") as f:
         assert f.read() == corpus["paths"][".jsonl"].read_bytes()
-    arrays = records.load_npz(corpus["paths"][".npz"])
+    arrays = npz.load(corpus["paths"][".npz"])
     assert len(arrays["moves"]) == moves and len(arrays["players"]) == GAMES

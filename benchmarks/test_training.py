@@ -5,9 +5,10 @@
 photoref has none of these, so there is no speed-up; each still checks its result.
 """
 
+import bench
 import pytest
 
-from photocore import bench
+from photocore import speed
 
 
 @pytest.mark.benchmark(group="VecGame")
@@ -23,4 +24,4 @@ def test_mcts_simulations(measure):
 @pytest.mark.benchmark(group="self-play")
 @pytest.mark.parametrize("workers", [1, 2])
 def test_selfplay(measure, workers):
-    measure(bench.SelfPlay(20_000, workers=workers), rounds=3)
+    measure(speed.SelfPlay(20_000, workers=workers), rounds=3)

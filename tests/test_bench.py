@@ -1,21 +1,28 @@
-"""`photocore bench`: its report, its checks and its regression check, on tiny workloads."""
+"""`photocore bench` (photocore.speed) and the reference comparison of benchmarks/bench.py:
+their reports, their checks and the regression check, on tiny workloads."""
 
 import dataclasses
 import json
 import pathlib
+import sys
 
 import pytest
 from click.testing import CliRunner
 
-from photocore import bench
+from photocore import speed
 from photocore.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import bench  # noqa: E402  (benchmarks/bench.py, found through the path above)
+
 TINY = dataclasses.replace(
-    bench.QUICK, playout_games=50, playout_reference_games=1, loop_moves=500,
-    loop_reference_moves=100, positions=8, perft_depth=4, verify_games=5,
-    verify_reference_games=1, vec_steps=5, mcts_positions=2, mcts_simulations=20,
-    selfplay_games=20, rounds=1, min_round=0.0)
+    speed.QUICK, playout_games=50, loop_moves=500, positions=8, perft_depth=3,
+    verify_games=5, vec_steps=5, mcts_positions=2, mcts_simulations=20, selfplay_games=20,
+    rounds=1, min_round=0.0)
+TINY_WITH_REFERENCE = bench.Sizes(**{**dataclasses.asdict(TINY), "perft_depth": 4},
+                                  playout_reference_games=1, loop_reference_moves=100,
+                                  verify_reference_games=1)
 WITH_REFERENCE = {"playouts/2p", "playouts/2p-f", "playouts/2p-s", "playouts/2p-fs",
                   "playouts/3p", "playouts/4p", "python_loop/2p", "legal_moves", "copy",
                   "play_undo", "light", "perft_bulk", "perft_full_python", "verify",
@@ -23,33 +30,48 @@ WITH_REFERENCE = {"playouts/2p", "playouts/2p-f", "playouts/2p-s", "playouts/2p-
 
 
 def invoke(monkeypatch, *args, sizes=TINY):
-    monkeypatch.setattr(bench, "QUICK", sizes)
+    monkeypatch.setattr(speed, "QUICK", sizes)
     return CliRunner().invoke(main, ["bench", "--quick", *map(str, args)])
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def invoke_reference(monkeypatch, *args, sizes=TINY_WITH_REFERENCE):
+    monkeypatch.setattr(bench, "QUICK", sizes)
+    return CliRunner().invoke(bench.main, ["--quick", *map(str, args)])
+
+
+def report_of(tmp_path_factory, run):
+    """The JSON report and output of a run (of `photocore bench` or benchmarks/bench.py)."""
     path = tmp_path_factory.mktemp("bench") / "bench.json"
     with pytest.MonkeyPatch.context() as monkeypatch:
-        result = invoke(monkeypatch, "--json", path)
+        result = run(monkeypatch, "--json", path)
     assert result.exit_code == 0, result.output
     return json.loads(path.read_text()), result.output
 
 
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    return report_of(tmp_path_factory, invoke)
+
+
+@pytest.fixture(scope="module")
+def reference_report(tmp_path_factory):
+    return report_of(tmp_path_factory, invoke_reference)
+
+
+# ---- photocore bench ---------------------------------------------------------------------
+
 def test_every_workload_measured_and_checked(report):
     data, output = report
     assert data["format"] == "photocore-bench" and data["passed"]
-    names = [r["name"] for r in data["results"]]
-    assert WITH_REFERENCE < set(names)
-    assert {"copy_no_history", "selfplay/1_worker", "selfplay/2_workers"} < set(names)
+    names = {r["name"] for r in data["results"]}
+    assert {"playouts/2p", "playouts/2p-fs", "python_loop/2p", "legal_moves", "play_undo",
+            "light", "perft_bulk", "perft_full_python", "verify", "vec_step", "mcts",
+            "selfplay/2_workers"} <= names
     for result in data["results"]:
         assert result["check"]["passed"], result
         assert result["figures"] and all(rate > 0 for rate in result["figures"].values())
         assert result["workload"] and result["describe"] in output
-        if result["name"] in WITH_REFERENCE:
-            assert result["ratio"] > 0 and result["reference"]["figures"]
-        else:
-            assert result["ratio"] is None
+        assert "reference" not in result   # the source tree's benchmarks/ compare
 
 
 def test_report_names_the_machine(report):
@@ -58,48 +80,66 @@ def test_report_names_the_machine(report):
     assert machine["build"] in ("native", "portable") and machine["cores"] >= 1
     assert machine["cpu"] and machine["python"] and machine["photocore"]
     assert machine["cpu"] in output and f"({machine['build']} build)" in output
-    assert data["reference"].endswith("photoref.py")
+
+
+def test_a_wrong_result_fails(monkeypatch):
+    class Miscounted(speed.Perft):
+        def run(self):
+            return [count + 1 for count in super().run()]
+
+    monkeypatch.setattr(speed, "workloads", lambda sizes: [
+        Miscounted(speed.perft_cases(3), bulk=True)])
+    result = invoke(monkeypatch)
+    assert result.exit_code == 1
+    assert "FAILED perft_bulk: wrong result" in result.output
+
+
+def test_perft_checks_each_count_another_way():
+    cases = speed.perft_cases(3, count=2)
+    for bulk in (True, False):
+        workload = speed.Perft(cases, bulk=bulk)
+        value = workload.run()
+        assert "leaves" in workload.check(value)
+        with pytest.raises(speed.CheckFailed):
+            workload.check([value[0] - 1, *value[1:]])
+
+
+# ---- benchmarks/bench.py: the reference and the floors -------------------------------------
+
+def test_every_speedup_measured_against_the_reference(reference_report):
+    data, output = reference_report
+    assert data["passed"] and data["reference"].endswith("photoref.py")
+    assert f"reference: {data['reference']}" in output
+    for result in data["results"]:
+        assert result["check"]["passed"], result
+        if result["name"] in WITH_REFERENCE:
+            assert result["ratio"] > 0 and result["reference"]["figures"]
+            assert result["reference"]["describe"] in result["check"]["detail"]
+        else:
+            assert result["ratio"] is None
+
+
+def test_committed_floors_cover_every_speedup(reference_report):
+    floors = json.loads(bench.BASELINE.read_text())["min_speedup"]
+    assert set(floors) == WITH_REFERENCE
+    assert bench.check_baseline(reference_report[0], {name: 1 for name in floors}) == []
 
 
 def test_check_fails_under_an_impossible_floor(monkeypatch, tmp_path):
     baseline = tmp_path / "baseline.json"
     baseline.write_text(json.dumps({"min_speedup": {"perft_bulk": 1e12}}))
+    cases = bench.perft_cases(3)
     monkeypatch.setattr(bench, "workloads", lambda sizes: [
-        bench.Perft(bench.perft_cases(3), bulk=True,
-                    reference_perft=bench.ReferencePerft(bench.perft_cases(3)))])
-    result = invoke(monkeypatch, "--check", baseline)
+        bench.Perft(cases, bulk=True, reference_perft=bench.ReferencePerft(cases))])
+    result = invoke_reference(monkeypatch, "--check", baseline)
     assert result.exit_code == 1
     assert "perft_bulk: speed-up" in result.output and "under its floor" in result.output
 
 
-def test_committed_floors_cover_every_speedup(report):
-    floors = json.loads((ROOT / "benchmarks" / "baseline.json").read_text())["min_speedup"]
-    assert set(floors) == WITH_REFERENCE
-    assert bench.check_baseline(report[0], {name: 1 for name in floors}) == []
-
-
-def test_a_wrong_result_fails(monkeypatch):
-    wrong = [case[:5] + (case[5] + 1,) for case in bench.perft_cases(3)]
+def test_perft_counts_are_those_of_seeds(monkeypatch):
+    cases = bench.perft_cases(3)
+    assert [name for name, *_ in cases] == list(bench.PERFT_POSITIONS)
+    wrong = [case[:3] + (case[3] + 1,) for case in cases]
     monkeypatch.setattr(bench, "workloads", lambda sizes: [bench.Perft(wrong, bulk=True)])
-    result = invoke(monkeypatch)
-    assert result.exit_code == 1 and "FAILED" in result.output
-
-
-def test_without_the_reference_figures_only(monkeypatch, tmp_path):
-    monkeypatch.setattr(bench, "source_tree", lambda: None)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(bench, "workloads", lambda sizes: [bench.Playouts(2, "-", 20, 1)])
-    result = invoke(monkeypatch, "--json", tmp_path / "out.json")
-    assert result.exit_code == 0, result.output
-    assert "not found" in result.output
-    data = json.loads((tmp_path / "out.json").read_text())
-    assert data["reference"] is None and data["results"][0]["ratio"] is None
-    assert data["results"][0]["check"]["passed"]
-    assert invoke(monkeypatch, "--reference", tmp_path).exit_code == 2
-
-
-def test_perft_lines_are_those_of_seeds():
-    seeds = (ROOT / "seeds" / "perft.txt").read_text().splitlines()
-    for line in bench.PERFT_LINES:
-        assert bench.parse_perft_line(line) in [bench.parse_perft_line(s) for s in seeds
-                                                 if s.strip() and not s.startswith("#")]
+    result = invoke_reference(monkeypatch)
+    assert result.exit_code == 1 and "seeds/perft.txt has" in result.output

@@ -15,14 +15,21 @@ import pytest
 from click.testing import CliRunner
 
 import photocore
+from faulty_series import FaultySeries, by_value_for_ray, faulty
 from photocore import records
 from photocore.cli import main
+from photocore.run.selfplay import Series, run_local
 
 RUN = ["--agents", "greedy,random", "--seed", "5", "--no-progress"]
 
 
 def selfplay(out, *args, env=None):
     return CliRunner().invoke(main, ["selfplay", "--out", str(out), *args], env=env)
+
+
+def inject(monkeypatch, kind, game):
+    """Makes the `selfplay` command play a FaultySeries with this fault."""
+    monkeypatch.setattr(sys.modules["photocore.cli.selfplay"], "Series", faulty(kind, game))
 
 
 def whole_lines(path):
@@ -67,7 +74,7 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
                                                                        uninterrupted):
     out = tmp_path / "g.jsonl"
     args = ["--games", "24", *RUN, "--workers", "2", "--batch", "2"]
-    monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "kill-worker:9")
+    inject(monkeypatch, "kill-worker", 9)
     result = selfplay(out, *args)
     assert result.exit_code == 1, result.output
     # how it died is told when the pool can still read it (usually "killed by SIGKILL");
@@ -79,7 +86,7 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
     assert len(kept) <= 8, result.output       # nothing from the dead worker's batch on
     assert f"holds the {len(kept)} games" in result.output
 
-    monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")
+    monkeypatch.undo()
     result = selfplay(out, *args, "--resume")
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == uninterrupted(24).read_bytes()
@@ -89,7 +96,7 @@ def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
         tmp_path, monkeypatch, uninterrupted):
     out = tmp_path / "g.jsonl"
     args = ["--games", "24", *RUN, "--workers", "2", "--batch", "2"]
-    monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "raise:9")
+    inject(monkeypatch, "raise", 9)
     result = selfplay(out, *args)
     assert result.exit_code == 1, result.output
     assert ("the batch of games 8..9 failed in its worker (RuntimeError: injected failure"
@@ -97,7 +104,7 @@ def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
     assert "holds the 8 games" in result.output and "Traceback" not in result.output
     assert len(whole_lines(out)) == 8          # every batch before the failing one
 
-    monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")
+    monkeypatch.undo()
     result = selfplay(out, *args, "--resume")
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == uninterrupted(24).read_bytes()
@@ -107,20 +114,35 @@ def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
 
 def test_a_ray_task_failing_past_its_retries_stops_clearly_keeping_the_games_before(
         ray_instance, tmp_path, monkeypatch, uninterrupted):
-    # (a task that fails once is retried and the run goes on: test_selfplay.py)
+    # (a task that fails once is retried and the run goes on: the next test)
+    by_value_for_ray(ray_instance)
     out = tmp_path / "g.jsonl"
     args = ["--games", "24", *RUN, "--backend", "ray", "--batch", "4"]
-    monkeypatch.setenv("PHOTOCORE_SELFPLAY_FAULT", "raise:13")
+    inject(monkeypatch, "raise", 13)
     result = selfplay(out, *args)
     assert result.exit_code == 1
     assert "the Ray task playing games 12..15 failed 4 times" in result.output
     assert "injected failure" in result.output and "--resume" in result.output
     assert len(whole_lines(out)) == 12         # every batch before the failing one
 
-    monkeypatch.delenv("PHOTOCORE_SELFPLAY_FAULT")
+    monkeypatch.undo()
     result = selfplay(out, *args, "--resume")
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == uninterrupted(24).read_bytes()
+
+
+def test_a_ray_task_failing_once_is_retried_giving_the_same_games(ray_instance, tmp_path):
+    from photocore.run.ray_backend import run_ray
+
+    by_value_for_ray(ray_instance)
+    series = FaultySeries("fail-once", 0, 60, 2, ["greedy", "mcts:10"], seed=6,
+                          folder=str(tmp_path))
+    local = [line for lines, _ in run_local(Series(60, 2, ["greedy", "mcts:10"], seed=6),
+                                            workers=2) for line in lines]
+    remote = [line for lines, _ in run_ray(series, batch=8) for line in lines]
+    assert (tmp_path / "failed-0").exists()          # the first attempt did fail
+    assert remote == local                           # and no game was lost or repeated
+    assert [json.loads(line)["metadata"]["game"] for line in remote] == list(range(60))
 
 
 # ---- an unwritable output path or a full disk -------------------------------------------

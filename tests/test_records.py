@@ -4,7 +4,6 @@ import copy
 import gzip
 import json
 import os
-import pathlib
 import random
 import re
 import signal
@@ -18,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 
 import photocore
-from photocore import records
+from photocore import npz, records
 from photocore.cli import main
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-SCHEMA = jsonschema.Draft202012Validator(json.loads((ROOT / "docs" / "record.schema.json").read_text()))
+# the package's schema, by another validator than the one photocore reads records with
+SCHEMA = jsonschema.validators.validator_for(records.schema())(records.schema())
 
 
 def random_game(seed, players=2, fourth=False, shade=False, plies=None):
@@ -250,13 +249,13 @@ BAD_LINES = {
                      r"field 'format' must be 'photocore-game', got 'chess-game'"),
     "unknown version": (changed(version=2), False,
                         r"unknown format version 2: this photocore reads version 1"),
-    "version as text": (changed(version="1"), False, r"field 'version' must be an integer"),
+    "version as text": (changed(version="1"), False, r"field 'version' must be 1, got '1'"),
     "players as text": (changed(players="2"), False, r"field 'players' must be 2, 3 or 4, got '2'"),
     "players out of range": (changed(players=5), False, r"field 'players' must be 2, 3 or 4"),
     "unknown field": (changed(comment="hi"), False, r"unknown field 'comment'"),
     "unknown option": (changed(options={"fourth_revolution": False, "shade_blocks": False,
                                         "giant_trees": True}), False,
-                       r"unknown option 'giant_trees'"),
+                       r"unknown field 'options.giant_trees' \(known: fourth_revolution, shade_blocks\)"),
     "missing option": (changed(options={"shade_blocks": False}), False,
                        r"missing field 'options.fourth_revolution'"),
     "option as number": (changed(options={"fourth_revolution": 0, "shade_blocks": False}),
@@ -265,14 +264,22 @@ BAD_LINES = {
                          r"field 'moves' must be an array, not a string"),
     "agents missing": (changed(metadata={"seed": 1}), False, r"missing field 'metadata.agents'"),
     "agents per seat": (changed(metadata={"agents": ["a", "b", "c"]}), False,
-                        r"field 'metadata.agents' must be an array of 2 names"),
+                        r"field 'metadata.agents' must hold 2 values, one per player, got 3"),
     "seed as text": (changed(metadata={"agents": ["a", "b"], "seed": "7"}), False,
                      r"field 'metadata.seed' must be an integer"),
     "result shape": (with_result(scores=[1]), False,
                      r"field 'result.scores' must hold 2 values, one per player, got 1"),
     "result field missing": (changed(result={"scores": [0, 0]}), False,
                              r"missing field 'result.winners'"),
-    "winners out of range": (with_result(winners=[2]), False, r"field 'result.winners' must list players 0..1"),
+    "token out of range": (with_result(tokens=[[14, 23], []]), False,
+                           r"field 'result.tokens\[0\]\[1\]' must be at most 22, got 23"),
+    "result not an object": (changed(result=[1, 2]), False,
+                             r"field 'result' must be an object or null, not an array"),
+    "winners repeated": (with_result(winners=[0, 0]), False,
+                         r"field 'result.winners' must not repeat a value, got \[0, 0\]"),
+    "empty rules version": (changed(rules_version=""), False,
+                            r"field 'rules_version' must not be empty"),
+    "winners out of range": (with_result(winners=[2]), False, r"field 'result.winners\[0\]' must be at most 1, got 2"),
     "malformed move": (with_move(7, "grow d9"), False,
                        r"ply 7: malformed move 'grow d9': 'd9' is not a cell of the board"),
     "move not text": (with_move(3, 17), False, r"ply 3: malformed move: a number, not a string"),
@@ -323,11 +330,35 @@ def test_skip_passes_over_a_bad_record_and_counts_it(tmp_path, case):
                                   if not replay and c != "malformed JSON"])
 def test_the_schema_rejects_what_the_reader_rejects(case):
     bad = json.loads(BAD_LINES[case][0])
-    expressible = case not in {"agents per seat", "winners out of range", "malformed move"}
-    # ^ lengths per player count and the move notation: checked by photocore only
-    assert SCHEMA.is_valid(bad) != expressible
+    # the move notation is the rules' (docs/rules.md section 9), not the record format's
+    assert SCHEMA.is_valid(bad) == (case == "malformed move")
     with pytest.raises(photocore.RecordError):
         records.check_record(bad)
+
+
+def test_the_schema_ships_in_the_package_and_is_valid():
+    schema = records.schema()
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    assert list(schema["properties"]) == list(records.FIELDS)
+    assert "docs/rules.md" in schema["properties"]["moves"]["description"]
+
+
+def test_integers_written_as_whole_floats_read_as_json_schema_says():
+    rec = json.loads(line_of(GOOD).replace('"players":2', '"players":2.0'))
+    assert rec["players"] == 2.0 and SCHEMA.is_valid(rec)
+    assert photocore.Game.from_record(rec) == photocore.Game.from_record(GOOD)
+
+
+def test_the_fast_check_and_the_whole_schema_agree():
+    # upper-case moves take the slow path (the notation parser), the same ids come out
+    rec = copy.deepcopy(GOOD)
+    rec["moves"] = [m.upper() for m in rec["moves"]]
+    assert records.check_record(rec) == records.check_record(GOOD)
+    for players in (2, 3, 4):   # one agent too many, found by each player count's branch
+        rec = rec_of(GAMES[players - 2])
+        rec["metadata"]["agents"].append("extra")
+        with pytest.raises(photocore.RecordError, match=f"must hold {players} values"):
+            records.check_record(rec)
 
 
 def test_truncated_last_line(tmp_path):
@@ -476,8 +507,8 @@ def test_a_killed_writer_leaves_at_most_one_bad_last_line(tmp_path, name):
 def test_npz_round_trip(tmp_path):
     recs = [rec_of(g) for g in GAMES] + [UNFINISHED.to_record()]
     path = tmp_path / "g.npz"
-    assert records.write_npz(path, recs) == len(recs)
-    arrays = records.load_npz(path)
+    assert npz.write(path, recs) == len(recs)
+    arrays = npz.load(path)
     assert arrays["moves"].dtype == np.uint16 and arrays["offsets"].dtype == np.int64
     assert arrays["offsets"].tolist()[-1] == sum(len(r["moves"]) for r in recs)
     first = arrays["moves"][arrays["offsets"][0]:arrays["offsets"][1]].tolist()
@@ -490,9 +521,18 @@ def test_npz_round_trip(tmp_path):
     assert arrays["scores"][0].tolist() == list(GAMES[0].scores()) + [-1] * (4 - GAMES[0].players)
     assert arrays["winners"][0] == sum(1 << p for p in GAMES[0].winners())
     assert str(arrays["rules_version"]) == photocore.RULES_VERSION
-    back = list(records.records_from_npz(path))
+    back = list(npz.read_records(path))
     assert back == recs                    # moves, results and agents; nothing else was there
-    assert list(records.records_from_npz(arrays)) == recs
+    assert list(npz.read_records(arrays)) == recs
+
+
+def test_npz_moved_out_of_records_with_a_warning():
+    for old, new in (("write_npz", npz.write), ("load_npz", npz.load),
+                     ("records_from_npz", npz.read_records), ("NPZ_ARRAYS", npz.ARRAYS)):
+        with pytest.warns(DeprecationWarning, match=f"records.{old} moved to photocore.npz"):
+            assert getattr(records, old) is new
+    with pytest.raises(AttributeError):
+        records.no_such_name
 
 
 def test_npz_errors(tmp_path):
@@ -500,23 +540,23 @@ def test_npz_errors(tmp_path):
     other = copy.deepcopy(recs[1])
     other["rules_version"] = "0"
     with pytest.raises(photocore.RecordError, match="mix rules versions 0, 1"):
-        records.write_npz(tmp_path / "x.npz", [recs[0], other])
+        npz.write(tmp_path / "x.npz", [recs[0], other])
     assert os.listdir(tmp_path) == []
-    records.write_npz(tmp_path / "g.npz", recs)
-    arrays = records.load_npz(tmp_path / "g.npz")
+    npz.write(tmp_path / "g.npz", recs)
+    arrays = npz.load(tmp_path / "g.npz")
     np.savez(tmp_path / "bad.npz", **{**arrays, "moves": arrays["moves"].astype(np.int32)})
     with pytest.raises(photocore.RecordError, match="bad.npz: array 'moves' must be uint16"):
-        records.load_npz(tmp_path / "bad.npz")
+        npz.load(tmp_path / "bad.npz")
     np.savez(tmp_path / "bad.npz", **{k: v for k, v in arrays.items() if k != "offsets"})
     with pytest.raises(photocore.RecordError, match="missing array 'offsets'"):
-        records.load_npz(tmp_path / "bad.npz")
+        npz.load(tmp_path / "bad.npz")
     arrays["scores"][1, 0] += 1
     with pytest.raises(photocore.RecordError, match=r"^line 2: exported scores"):
-        list(records.records_from_npz(arrays))
+        list(npz.read_records(arrays))
     arrays["scores"][1, 0] -= 1
     arrays["moves"][arrays["offsets"][1] + 4] = 889   # `end` in the middle of setup
     with pytest.raises(photocore.RecordError, match=r"^line 2: ply 5: illegal move end"):
-        list(records.records_from_npz(arrays))
+        list(npz.read_records(arrays))
 
 
 # ---- commands ---------------------------------------------------------------------------------
@@ -611,7 +651,7 @@ def test_export_and_back(games_file, tmp_path):
     assert result.exit_code == 0, result.output
     moves = sum(len(g.history) for g in GAMES[:4])
     assert result.output.startswith(f"{out}: 4 games, {moves:,} moves, ")
-    assert list(records.records_from_npz(out)) == list(photocore.read_games(games_file))
+    assert list(npz.read_records(out)) == list(photocore.read_games(games_file))
 
 
 def test_export_stops_at_a_bad_game_unless_told_to_skip(tmp_path):
@@ -623,7 +663,7 @@ def test_export_stops_at_a_bad_game_unless_told_to_skip(tmp_path):
     result = invoke("export", path, "--npz", out, "--skip-bad")
     assert result.exit_code == 0
     assert f"skipped {path}:2: ply 5" in result.output
-    assert len(records.load_npz(out)["players"]) == 2
+    assert len(npz.load(out)["players"]) == 2
 
 
 @pytest.mark.parametrize("command", ["verify", "show", "stats", "export"])

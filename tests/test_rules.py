@@ -1,15 +1,19 @@
-"""Rule tests for photocore: small tests, at least one per rule of ../shared/RULES.md.
+"""Rule tests for photocore: small tests, at least one per rule of docs/rules.md, then
+hand-built scenarios that play a few moves from a position and check what follows.
 
-Every expected number below is worked out by hand from RULES.md (and the numbering and
+Every expected number below is worked out by hand from docs/rules.md (and the numbering and
 notations of docs/engine.md); where the arithmetic is not obvious a comment shows it.
 Positions are written in the position notation of docs/engine.md and built with
 ``photocore.Game.from_position``; the engine is observed only through its public API.
 
-Geometry reminders (RULES.md §1, §2): a cell name is a letter for r (a..g = -3..3) and a
+Geometry reminders (docs/rules.md §1, §2): a cell name is a letter for r (a..g = -3..3) and a
 digit for q (1..7 = -3..3); d4 = (0, 0).  Directions E(+1,0) SE(0,+1) SW(-1,+1) W(-1,0)
 NW(0,-1) NE(+1,-1).  Sun 0 casts shadows toward W, 1 -> NW, 2 -> NE, 3 -> E, 4 -> SE,
 5 -> SW.  Round k has sun (k-1) % 6 and first player (k-1) % players.
 """
+import pathlib
+import re
+
 import pytest
 
 import photocore
@@ -29,7 +33,7 @@ CELL_ORDER = (
 IDX = {c: i for i, c in enumerate(CELL_ORDER)}
 OUTER_RING = ("a4 a5 a6 a7 b3 b7 c2 c7 d1 d7 e1 e6 f1 f5 g1 g2 g3 g4").split()
 
-# RULES.md §6, top of stack first: 4-, 3-, 2-, 1-leaf stacks.
+# docs/rules.md §6, top of stack first: 4-, 3-, 2-, 1-leaf stacks.
 STACK_TOKENS = (
     (22, 21, 20),
     (19, 18, 18, 17, 17),
@@ -1308,3 +1312,564 @@ def test_base_position_is_accepted():
 def test_from_position_rejects_inconsistent_text(text):
     with pytest.raises(photocore.InvalidPositionError):
         photocore.Game.from_position(text)
+
+
+# ---------------------------------------------------------------------------
+# Scenarios: a position, a few moves, and what must follow (each docstring names the rules
+# it checks). A player field of a position is light/available/playerboard/tokens; sizes run
+# seed 0 .. large 3; digits of available, player_board and pieces are seeds, small, medium,
+# large; stacks are the 4-, 3-, 2- and 1-leaf stacks.
+
+def status(g, text):
+    """"legal", "illegal" or "malformed": whether `text` may be played now, is well formed
+    but may not be, or is no move at all; the engine's reason is printed for a failure."""
+    try:
+        photocore.Move.parse(text)
+    except photocore.InvalidMoveError as e:
+        print(f"{text}: malformed ({e})")
+        return "malformed"
+    try:
+        g.copy().play(text)
+    except photocore.IllegalMoveError as e:
+        print(f"{text}: illegal ({e})")
+        return "illegal"
+    return "legal"
+
+
+# ---- §1, §9 cells and notation ---------------------------------------------------------
+def test_cell_names_and_notation():
+    """§1 cell names, §9 notation: case-insensitive input, off-board cells malformed"""
+    g = photocore.Game.from_position("2 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0579")
+    assert status(g, "place a1") == "malformed"  # row a holds a4..a7
+    assert status(g, "place h3") == "malformed"  # no row h
+    assert status(g, "grow d8") == "malformed"  # row d holds d1..d7
+    assert status(g, "buy seeds") == "malformed"
+    assert status(g, "plant d4") == "malformed"  # a plant names two cells
+    assert status(g, "plant d1 d5") == "malformed"  # 4 cells apart: no plant reaches that far
+    assert len(g.legal_moves()) == 18  # the 18 outer-ring cells
+    g.play("PLACE    A4")
+    assert g.board().get("a4") == (0, 1)
+
+
+# ---- §4 setup ---------------------------------------------------------------------------
+
+
+def test_setup_order_and_round_one_light():
+    """§4 setup: outer ring, order 0..n-1 twice (not reversed), free; §5.4 round 1 photosynthesis"""
+    g = photocore.Game.from_position("3 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0/2410/4432/- 3579")
+    assert g.phase == "setup"
+    assert g.round == 0
+    assert status(g, "buy seed") == "illegal"  # setup has only place moves
+    assert status(g, "end") == "illegal"
+    assert status(g, "place d4") == "illegal"  # not the outer ring
+    g.play("place a4")
+    assert g.current_player == 1
+    assert set(g.activated()) == set()  # placing activates nothing
+    assert g.light == (0, 0, 0)  # and costs nothing
+    g.play("place a5")
+    g.play("place a6")
+    assert g.current_player == 0  # the second placements go 0, 1, 2 again
+    assert status(g, "place a5") == "illegal"  # occupied
+    g.play("place a7")
+    g.play("place b3")
+    g.play("place b7")
+    assert g.phase == "play"
+    assert g.round == 1
+    assert g.sun == 0
+    assert g.first_player == 0
+    assert g.current_player == 0
+    assert g.available(0) == (2, 2, 1, 0)
+    assert g.available(2) == (2, 2, 1, 0)
+    # sun 0, shadows W: a5 shades a4, a6 shades a5, a7 shades a6; a7, b3, b7 are lit
+    assert set(g.shaded()) == {"a4", "a5", "a6"}
+    assert g.light == (1, 1, 1)
+
+
+# ---- §2, §5.1 shadows under each sun ------------------------------------------------------
+
+# Each block ends a round with a large tree (player 0) on d4 and small trees (player 1) one
+# and three steps down its shadow and one step towards the sun. The new round's
+# photosynthesis: the large tree earns 3, the two small trees in its shadow 0, the sunny one 1.
+
+
+def test_shadows_sun_1_northwest():
+    """§2 sun position 1 (SE corner) casts shadows NW; §5.1 shadow length = tree size"""
+    g = photocore.Game.from_position("2 - 1 0 0 1 - a4:1:1,c4:1:1,d4:0:3,e4:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g.play("end")
+    assert g.round == 2
+    assert g.sun == 1
+    assert g.first_player == 1
+    assert g.current_player == 1
+    assert set(g.shaded()) == {"a4", "c4"}
+    assert g.light == (3, 1)
+
+
+def test_shadows_sun_2_northeast():
+    """§2 sun position 2 (SW corner) casts shadows NE"""
+    g = photocore.Game.from_position("2 - 2 1 1 0 - a7:1:1,c5:1:1,d4:0:3,e3:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g.play("end")
+    assert g.round == 3
+    assert g.sun == 2
+    assert g.first_player == 0
+    assert set(g.shaded()) == {"a7", "c5"}
+    assert g.light == (3, 1)
+
+
+def test_shadows_sun_3_east():
+    """§2 sun position 3 (W corner) casts shadows E"""
+    g = photocore.Game.from_position("2 - 3 2 0 1 - d3:1:1,d4:0:3,d5:1:1,d7:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g.play("end")
+    assert g.round == 4
+    assert g.sun == 3
+    assert g.first_player == 1
+    assert set(g.shaded()) == {"d5", "d7"}
+    assert g.light == (3, 1)
+
+
+def test_shadows_sun_4_southeast():
+    """§2 sun position 4 (NW corner) casts shadows SE"""
+    g = photocore.Game.from_position("2 - 4 3 1 0 - c4:1:1,d4:0:3,e4:1:1,g4:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g.play("end")
+    assert g.round == 5
+    assert g.sun == 4
+    assert set(g.shaded()) == {"e4", "g4"}
+    assert g.light == (3, 1)
+
+
+def test_shadows_sun_5_southwest():
+    """§2 sun position 5 (NE corner) casts shadows SW"""
+    g = photocore.Game.from_position("2 - 5 4 0 1 - c5:1:1,d4:0:3,e3:1:1,g1:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g.play("end")
+    assert g.round == 6
+    assert g.sun == 5
+    assert set(g.shaded()) == {"e3", "g1"}
+    assert g.light == (3, 1)
+
+
+def test_shadows_sun_0_west_after_a_revolution():
+    """§2 after round 6 the sun is back at position 0 (E corner), shadows W"""
+    g = photocore.Game.from_position("2 - 6 5 1 0 - d1:1:1,d3:1:1,d4:0:3,d5:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g.play("end")
+    assert g.round == 7
+    assert g.sun == 0
+    assert g.first_player == 0
+    assert set(g.shaded()) == {"d1", "d3"}
+    assert g.light == (3, 1)
+
+
+# ---- §5.1 photosynthesis ------------------------------------------------------------------
+
+
+def test_shade_needs_an_equal_or_taller_tree():
+    """§5.1 shaded only by a tree of size >= its own; a shaded tree still casts its shadow"""
+    # round 7, shadows W: d6 (small) covers d5 (medium) - too short; d5 covers d4 (medium,
+    # equal: shaded) and d3; d4, though shaded, covers d3 and d2 (small: shaded)
+    g = photocore.Game.from_position("2 - 6 5 1 0 - d2:0:1,d4:1:2,d5:0:2,d6:1:1 0/2200/4432/- 0/2200/4432/- 0579")
+    g.play("end")
+    assert set(g.shaded()) == {"d2", "d4"}
+    assert g.light == (2, 1)  # d5 earns 2; d6 earns 1
+
+
+def test_seeds_earn_nothing_and_cast_no_shadow():
+    """§5.1 seeds earn no light and cast no shadow (a seed in a shadow counts as shaded)"""
+    g = photocore.Game.from_position("2 - 6 5 1 0 - d4:1:1,d5:0:0,d6:0:1 0/1210/4432/- 0/2210/4432/- 0579")
+    g.play("end")
+    assert set(g.shaded()) == {"d5"}  # d6 covers the seed; the seed covers nothing
+    assert g.light == (1, 1)  # d6 earns 1, d4 earns 1 despite the seed beside it
+
+
+def test_light_cap_20():
+    """§5.1 LP never exceeds 20; §7 score counts floor(LP / 3)"""
+    # round 7, shadows W: d4 large +3 and c7 medium +2 take 16 to 21; a5 small takes 20 to 21
+    g = photocore.Game.from_position("2 - 6 5 1 0 - a5:1:1,c7:0:2,d4:0:3 16/2200/4431/- 20/2210/4432/- 0579")
+    g.play("end")
+    assert g.light == (20, 20)
+    assert g.scores() == (6, 6)
+
+
+# ---- §3 player board, buying ---------------------------------------------------------------
+
+
+def test_price_ladder_full_columns():
+    """§3 prices per column, cheapest slot first; §5.2 buy needs the light; any number of buys"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,g1:1:1 20/2210/4432/- 0/2210/4432/- 0579")
+    g.play("buy large")  # 2 of 2 left: 4
+    assert g.light == (16, 0)
+    g.play("buy large")  # 1 left: 5
+    assert g.light == (11, 0)
+    assert status(g, "buy large") == "illegal"  # column empty
+    g.play("buy medium")  # 3, 3, 4
+    g.play("buy medium")
+    g.play("buy medium")
+    assert g.light == (1, 0)
+    assert status(g, "buy small") == "illegal"  # 2 > 1
+    g.play("buy seed")  # 1
+    assert g.light == (0, 0)
+    assert status(g, "buy seed") == "illegal"  # next seed costs 1, player 0 has 0
+    assert g.player_board(0) == (3, 4, 0, 0)
+    assert g.available(0) == (3, 2, 4, 2)
+
+
+def test_price_ladder_part_bought_column():
+    """§3 with n of k pieces left the next costs p[k - n]"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,g1:1:1 4/2210/2432/- 0/2210/4432/- 0579")
+    g.play("buy seed")  # 2 of 4 left: p[2] = 2
+    assert g.light == (2, 0)
+    g.play("buy seed")  # 1 left: p[3] = 2
+    assert g.light == (0, 0)
+    assert g.player_board(0) == (0, 4, 3, 2)
+
+
+def test_bought_piece_usable_same_turn():
+    """§5.2 a bought piece is usable in the same turn"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - d4:0:1,g1:1:1 2/0210/4432/- 0/2210/4432/- 0579")
+    assert status(g, "plant d4 d5") == "illegal"  # no seed available
+    g.play("buy seed")
+    g.play("plant d4 d5")
+    assert g.board().get("d5") == (0, 0)
+    assert g.light == (0, 0)
+
+
+# ---- §5.2 returning or discarding replaced pieces ------------------------------------------
+
+
+def test_grow_returns_piece_and_refills_column():
+    """§3, §5.2 a replaced piece returns to the dearest empty slot: the next buy is cheaper"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,d5:0:0,g1:1:1 4/0110/2432/- 0/2210/4432/- 0579")
+    g.play("grow d5")  # 1 light; the seed goes back: 2 -> 3 in its column
+    assert g.light == (3, 0)
+    assert g.board().get("d5") == (0, 1)
+    assert g.player_board(0) == (3, 4, 3, 2)
+    assert g.available(0) == (0, 0, 1, 0)
+    g.play("buy seed")  # 3 of 4 left: p[1] = 1 (it was p[2] = 2 before)
+    assert g.light == (2, 0)
+    assert g.player_board(0) == (2, 4, 3, 2)
+
+
+def test_grow_discards_piece_when_column_full():
+    """§5.2 a replaced piece leaves the game when its column is full"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,d4:0:1,g1:1:1 5/2210/4432/- 0/2210/4432/- 0579")
+    assert pieces(g, 0) == (6, 8, 4, 2)
+    g.play("grow d4")  # 2 light; the small column is full
+    assert g.light == (3, 0)
+    assert g.board().get("d4") == (0, 2)
+    assert g.player_board(0) == (4, 4, 3, 2)
+    assert g.available(0) == (2, 2, 0, 0)
+    assert pieces(g, 0) == (6, 7, 4, 2)  # one small tree fewer in the game
+
+
+# ---- §5.2 actions and their costs ---------------------------------------------------------
+
+
+def test_action_costs():
+    """§5.2 grow costs 1, 2, 3; collect 4; with no light only end is left"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - c3:0:0,c4:0:1,c5:0:2,d4:0:3,g1:1:1 10/1111/4420/- 0/2210/4432/- 0579")
+    g.play("grow c3")
+    assert g.light == (9, 0)
+    g.play("grow c4")
+    assert g.light == (7, 0)
+    g.play("grow c5")
+    assert g.light == (4, 0)
+    assert g.player_board(0) == (4, 4, 3, 0)  # only the medium column had room for the returned piece
+    g.play("collect d4")
+    assert g.light == (0, 0)
+    assert g.player_board(0) == (4, 4, 3, 1)  # the large tree goes back to its column
+    assert g.tokens(0) == (19,)
+    assert len(g.legal_moves()) == 1
+    assert status(g, "end") == "legal"
+
+
+def test_plant_range_and_no_blocking():
+    """§5.2 plant: own tree as source, empty target within its size; pieces between do not block"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - c5:0:1,d1:0:3,d2:1:1,d3:1:0,e4:0:0 5/1210/4431/- 0/1210/4432/- 0579")
+    assert status(g, "plant d1 c4") == "legal"  # distance 3 from a large tree
+    assert status(g, "plant d1 d2") == "illegal"  # occupied
+    assert status(g, "plant c5 c6") == "legal"
+    assert status(g, "plant c5 c7") == "illegal"  # distance 2 from a small tree
+    assert status(g, "plant e4 e5") == "illegal"  # a seed is not a source
+    assert status(g, "plant d2 e2") == "illegal"  # player 1's tree
+    g.play("plant d1 d4")  # across d2 and d3
+    assert g.board().get("d4") == (0, 0)
+    assert g.light == (4, 0)
+    assert g.available(0) == (0, 2, 1, 0)
+
+
+# ---- §5.2 activation ---------------------------------------------------------------------------
+
+
+def test_activation_after_planting():
+    """§5.2 activation: no second plant from a tree, no growing the source or the new seed"""
+    # a large tree is available, so only the activation stops growing d4
+    g = photocore.Game.from_position("2 - 1 0 0 0 - d4:0:2,g1:1:1 10/2201/4431/- 0/2210/4432/- 0579")
+    g.play("plant d4 d6")
+    assert set(g.activated()) == {"d4", "d6"}
+    assert g.light == (9, 0)
+    assert status(g, "plant d4 d5") == "illegal"  # the source is activated (a seed is still available)
+    assert status(g, "grow d4") == "illegal"
+    assert status(g, "grow d6") == "illegal"  # planted this turn
+    g.play("end")
+    assert g.current_player == 1
+    assert set(g.activated()) == set()  # activation ends with the turn
+
+
+def test_activation_after_growing():
+    """§5.2 activation: no growing twice, no planting from a tree just grown, no collecting a tree just grown large"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - d4:0:1,d5:0:2,g1:1:1 20/2211/4421/- 0/2210/4432/- 0579")
+    g.play("grow d4")
+    assert g.light == (18, 0)
+    assert status(g, "grow d4") == "illegal"
+    assert status(g, "plant d4 d3") == "illegal"
+    g.play("grow d5")
+    assert g.light == (15, 0)
+    assert g.board().get("d5") == (0, 3)
+    assert status(g, "collect d5") == "illegal"
+
+
+def test_activation_after_collecting():
+    """§5.2 no planting on the cell just collected; another player may, in the same round"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - d3:1:1,d4:0:3,d5:0:1,g1:1:1 10/2210/4431/- 5/2210/4432/- 0579")
+    g.play("collect d4")
+    assert "d4" not in g.board()
+    assert set(g.activated()) == {"d4"}
+    assert status(g, "plant d5 d4") == "illegal"
+    assert status(g, "plant d5 d6") == "legal"
+    g.play("end")
+    assert g.round == 1
+    assert status(g, "plant d3 d4") == "legal"
+    g.play("plant d3 d4")
+    assert g.board().get("d4") == (1, 0)
+    assert g.light == (6, 4)
+
+
+def test_end_is_always_legal():
+    """§5.4 end is legal at every decision, even as the only move"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,g1:1:1 0/0000/4432/- 0/2210/4432/- 0579")
+    assert len(g.legal_moves()) == 1
+    assert status(g, "end") == "legal"
+    g.play("end")
+    assert g.current_player == 1
+
+
+# ---- §6 scoring tokens -----------------------------------------------------------------------
+
+
+def test_collect_on_the_centre():
+    """§6 collecting on a 4-leaf cell takes the top of the 4-leaf stack"""
+    g = photocore.Game.from_position("3 - 1 0 0 0 - d4:0:3 6/2210/4431/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g.play("collect d4")
+    assert g.light == (2, 0, 0)
+    assert g.tokens(0) == (22,)
+    assert g.stacks == (2, 5, 7, 9)
+    assert "d4" not in g.board()
+    assert g.player_board(0) == (4, 4, 3, 2)
+    assert g.scores() == (22, 0, 0)
+
+
+def test_collect_on_ring_one_four_players():
+    """§6 a 3-leaf cell takes the top of the 3-leaf stack"""
+    g = photocore.Game.from_position("4 - 1 0 0 0 - c4:0:3 4/2210/4431/- 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g.play("collect c4")
+    assert g.tokens(0) == (19,)
+    assert g.stacks == (3, 4, 7, 9)
+
+
+def test_token_falls_to_the_next_stack():
+    """§6 an empty stack gives the top of the next stack down"""
+    g = photocore.Game.from_position("3 - 1 0 0 0 - d4:0:3 4/2210/4431/- 0/2210/4432/22.21.20 0/2210/4432/- 0579")
+    g.play("collect d4")
+    assert g.tokens(0) == (19,)
+    assert g.stacks == (0, 4, 7, 9)
+
+
+def test_token_fallback_skips_empty_stacks():
+    """§6 the fallback goes down past every empty stack"""
+    # c3 is 2 cells from d4: 2 leaves; the 2-leaf stack is empty
+    g = photocore.Game.from_position("3 - 1 0 0 0 - c3:0:3 4/2210/4431/- 0/2210/4432/17.16.16.14.14.13.13 0/2210/4432/- 3509")
+    g.play("collect c3")
+    assert g.tokens(0) == (14,)
+    assert g.stacks == (3, 5, 0, 8)
+
+
+def test_no_token_left():
+    """§6 no stack at or below the cell's leaves: no token, the collect still costs 4"""
+    g = photocore.Game.from_position("3 - 1 0 0 0 - a4:0:3 5/2210/4431/- 0/2210/4432/14.14.13.13.13.12.12.12.12 0/2210/4432/- 3570")
+    assert status(g, "collect a4") == "legal"
+    g.play("collect a4")
+    assert g.light == (1, 0, 0)
+    assert g.tokens(0) == ()
+    assert g.stacks == (3, 5, 7, 0)
+    assert "a4" not in g.board()
+
+
+def test_two_players_centre():
+    """§6 with two players the 4-leaf stack is out: the centre takes from the 3-leaf stack"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - d4:0:3,g1:1:1 4/2210/4431/- 0/2210/4432/- 0579")
+    g.play("collect d4")
+    assert g.tokens(0) == (19,)
+    assert g.stacks == (0, 4, 7, 9)
+    assert g.light == (0, 0)
+
+
+# ---- §5.3 rounds, §7 end of game -----------------------------------------------------------
+
+
+def test_rounds_pass_the_first_player():
+    """§5.3 the first-player token passes on each round; §2 the sun moves one step"""
+    g = photocore.Game.from_position("3 - 1 0 0 0 - d7:2:1 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g.play("end")
+    assert g.current_player == 1
+    g.play("end")
+    assert g.current_player == 2
+    assert g.round == 1
+    g.play("end")
+    assert g.round == 2
+    assert g.sun == 1
+    assert g.first_player == 1
+    assert g.current_player == 1
+    assert g.light == (0, 0, 1)
+    g.play("end")
+    g.play("end")
+    assert g.current_player == 0
+    g.play("end")
+    assert g.round == 3
+    assert g.sun == 2
+    assert g.first_player == 2
+    assert g.current_player == 2
+    assert g.light == (0, 0, 2)
+
+
+def test_four_players_round_rotation():
+    """§5.3 round k starts with player (k - 1) mod players"""
+    g = photocore.Game.from_position("4 - 4 3 3 2 - - 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g.play("end")
+    assert g.round == 5
+    assert g.sun == 4
+    assert g.first_player == 0
+    assert g.current_player == 0
+
+
+def test_last_round_ends_the_game():
+    """§5.3 after round 18 the game ends with no further photosynthesis; §7 score"""
+    g = photocore.Game.from_position("2 - 18 5 1 0 - d4:0:3 7/2210/4431/19 5/2210/4432/- 0479")
+    g.play("end")
+    assert g.phase == "over"
+    assert g.round == 18
+    assert g.current_player is None
+    assert g.light == (7, 5)
+    assert len(g.legal_moves()) == 0
+    assert g.scores() == (21, 1)  # 19 + 7 // 3 and 5 // 3
+    assert g.winners() == (0,)
+
+
+def test_tie_break_most_pieces():
+    """§7 tied scores: most pieces (seeds count) on the main board wins"""
+    g = photocore.Game.from_position("2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1 0/2210/4432/19 6/1210/4432/17 0469")
+    assert g.scores() == (19, 19)
+    assert g.winners() == (1,)
+
+
+def test_tie_break_still_tied():
+    """§7 tied scores and tied pieces: all of them win"""
+    g = photocore.Game.from_position("2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1,e4:0:0 0/1210/4432/19 6/1210/4432/17 0469")
+    assert g.winners() == (0, 1)
+
+
+def test_higher_score_wins_before_pieces():
+    """§7 the highest score wins, whatever the pieces"""
+    g = photocore.Game.from_position("2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1 3/2210/4432/19 6/1210/4432/17 0469")
+    assert g.scores() == (20, 19)
+    assert g.winners() == (0,)
+
+
+# ---- §8 options -------------------------------------------------------------------------------
+
+
+def test_fourth_revolution_goes_on():
+    """§8 fourth revolution: round 18 is followed by round 19 (sun 0)"""
+    g = photocore.Game.from_position("2 f 18 5 1 0 - d4:0:3 7/2210/4431/- 5/2210/4432/- 0579")
+    g.play("end")
+    assert g.phase == "play"
+    assert g.round == 19
+    assert g.sun == 0
+    assert g.first_player == 0
+    assert g.light == (10, 5)
+
+
+def test_fourth_revolution_ends_after_24():
+    """§8 fourth revolution: the game ends after round 24"""
+    g = photocore.Game.from_position("2 f 24 5 1 0 - d4:0:3 7/2210/4431/- 5/2210/4432/- 0579")
+    g.play("end")
+    assert g.phase == "over"
+    assert g.round == 24
+    assert g.light == (7, 5)
+
+
+def test_shade_blocks_plant_and_grow():
+    """§8 shade blocks: no planting into a shadow (the source's own included), no growing a shaded piece; a shaded source may plant"""
+    # sun 0, shadows W: the medium d5 covers d4 (player 1's small: shaded) and d3
+    g = photocore.Game.from_position("2 s 1 0 0 0 - d4:1:1,d5:0:2 5/2200/4432/- 5/2210/4432/- 0579")
+    assert set(g.shaded()) == {"d4"}
+    assert status(g, "plant d5 d3") == "illegal"
+    assert status(g, "plant d5 d6") == "legal"
+    assert status(g, "plant d5 c6") == "legal"
+    g.play("end")
+    assert status(g, "grow d4") == "illegal"
+    assert status(g, "plant d4 c4") == "legal"
+    assert status(g, "plant d4 d3") == "illegal"
+
+
+def test_without_shade_blocks_the_same_moves_are_legal():
+    """§8 the shade rule is off by default"""
+    g = photocore.Game.from_position("2 - 1 0 0 0 - d4:1:1,d5:0:2 5/2200/4432/- 5/2210/4432/- 0579")
+    assert status(g, "plant d5 d3") == "legal"
+    g.play("end")
+    assert status(g, "grow d4") == "legal"
+    assert status(g, "plant d4 d3") == "legal"
+
+
+def test_shade_blocks_uses_shadows_of_the_moment():
+    """§8 shadows at the moment of the action: growing casts new shade, collecting lifts it"""
+    # sun 0, shadows W: the large b6 shades the small b5; the small d6 covers d5 only
+    g = photocore.Game.from_position("2 s 1 0 0 0 - b5:0:1,b6:0:3,d4:0:0,d6:0:1 20/1220/4421/- 0/2210/4432/- 0579")
+    assert set(g.shaded()) == {"b5"}
+    assert status(g, "grow d4") == "legal"
+    assert status(g, "grow b5") == "illegal"
+    g.play("grow d6")  # now a medium: it covers d5 and d4
+    assert set(g.shaded()) == {"b5", "d4"}
+    assert status(g, "grow d4") == "illegal"
+    g.play("collect b6")  # b6 is 2 cells from d4: the 2-leaf stack
+    assert g.tokens(0) == (17,)
+    assert set(g.shaded()) == {"d4"}
+    assert status(g, "grow b5") == "legal"
+    assert g.light == (14, 0)
+
+
+def test_both_options():
+    """§8 the options combine: round 19 is played with shade blocks on"""
+    g = photocore.Game.from_position("2 fs 18 5 1 0 - d3:1:1,d4:0:3 0/2210/4431/- 0/2210/4432/- 0579")
+    g.play("end")
+    assert g.round == 19
+    assert set(g.shaded()) == {"d3"}
+    assert g.light == (3, 0)
+    assert status(g, "plant d4 d2") == "illegal"  # in the large tree's own shadow
+    assert status(g, "plant d4 d6") == "legal"
+
+
+def test_every_section_of_the_rules_is_tested():
+    """Each numbered section of docs/rules.md is cited by a test's docstring here."""
+    rules = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
+    sections = set(re.findall(r"^#+ (\d+(?:\.\d+)?)[ .]", rules, re.M))
+    cited = set()
+    for name, test in globals().items():
+        if name.startswith("test_") and test.__doc__:
+            cited |= set(re.findall(r"§(\d+(?:\.\d+)?)", test.__doc__))
+    rules_to_test = {"1", "2", "3", "4", "5.1", "5.2", "5.3", "5.4", "6", "7", "8", "9"}
+    assert rules_to_test <= sections   # §5 is its subsections; §10 lists what is left out
+    assert rules_to_test <= cited, f"untested sections: {sorted(rules_to_test - cited)}"
+
+
+def test_the_rules_history_ends_at_this_rules_version():
+    rules = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
+    history = rules[rules.index("\n## History\n"):]
+    versions = re.findall(r"^- \*\*(\w+)\*\*:", history, re.M)
+    assert versions and versions[-1] == photocore.RULES_VERSION

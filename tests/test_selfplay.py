@@ -1,13 +1,11 @@
-"""photocore selfplay: records out, the same games for any workers, batches or backend."""
-
-import json
+"""photocore selfplay: records out, the same games for any workers, batches or backend
+(a failing Ray task: tests/test_faults.py)."""
 
 import pytest
 from click.testing import CliRunner
 
 import photocore
 from photocore.cli import main
-from photocore.run.selfplay import Series, run_local
 
 
 def selfplay(tmp_path, name, *args):
@@ -66,15 +64,3 @@ def test_bad_agents_are_refused(tmp_path):
         result, out = selfplay(tmp_path, "g.jsonl", "--agents", agents)
         assert result.exit_code == 2 and reason in result.output
         assert not out.exists()
-
-
-def test_ray_backend_gives_the_local_games_and_survives_a_failed_task(ray_instance, tmp_path):
-    from photocore.run.ray_backend import run_ray
-
-    series = Series(60, 2, ["greedy", "mcts:10"], seed=6)
-    local = [line for lines, _ in run_local(series, workers=2) for line in lines]
-    remote = [line for lines, _ in run_ray(series, batch=8, fail_once_dir=str(tmp_path))
-              for line in lines]
-    assert (tmp_path / "failed-0").exists()          # the first attempt did fail
-    assert remote == local                           # and no game was lost or repeated
-    assert [json.loads(line)["metadata"]["game"] for line in remote] == list(range(60))

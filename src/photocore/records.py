@@ -1,12 +1,15 @@
-"""Game records: the JSON format of docs/records.md, files of them, replay and the npz export.
+"""Game records: the JSON format of docs/records.md (its definition: record.schema.json in this
+package), files of them, and replay.
 
 A record keeps a game as its moves from the start position; positions and results follow by
 replaying them through the engine, which is also how a record is checked.
 """
 
 import contextlib
+import copy
 import errno
 import gzip
+import importlib.resources
 import json
 import os
 import secrets
@@ -14,20 +17,16 @@ import struct
 import warnings
 import zlib
 
-import numpy as np
+import fastjsonschema
 
 import photocore
 from photocore._game import Game
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
 from photocore.facts import Options
-from photocore.notation import ACTION_OF_TEXT, MOVE_TEXTS, NUM_ACTIONS, parse_move_text
+from photocore.notation import ACTION_OF_TEXT, parse_move_text
 
 FORMAT = "photocore-game"
 VERSION = 1
-FIELDS = ("format", "version", "rules_version", "players", "options", "moves", "result",
-          "metadata")
-OPTIONS = ("fourth_revolution", "shade_blocks")
-RESULT_FIELDS = ("scores", "winners", "tokens", "light")
 
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "a number", float: "a number", type(None): "null"}
@@ -56,7 +55,7 @@ def to_record(game, metadata=None):
         "result": result_of(game),
         "metadata": metadata,
     }
-    _check_metadata(metadata, game.players)  # the rest comes from the engine
+    check_record(rec)   # the metadata comes from the caller
     return rec
 
 
@@ -70,122 +69,124 @@ def result_of(game):
 
 
 def check_record(rec):
-    """The action ids of the record's moves, after checking every field of it.
+    """The action ids of the record's moves, after checking it against the record schema
+    (record.schema.json, shipped in the package) and the move notation.
 
     Raises RecordError naming the field (or the ply of a malformed move) and what is wrong.
     Whether the moves are legal and the result right only a replay tells (from_record).
     """
-    if not isinstance(rec, dict):
-        raise RecordError(f"a record is a JSON object, not {_json_type(rec)}")
-    if rec.get("format") != FORMAT:
-        _fail_field(rec, "format", repr(FORMAT))
-    version = rec.get("version")
-    if not _is_int(version):
-        _fail_field(rec, "version", "an integer")
-    if version != VERSION:
-        raise RecordError(f"unknown format version {version}: this photocore reads version "
-                          f"{VERSION}")
-    for name in FIELDS:
-        if name not in rec:
-            raise RecordError(f"missing field {name!r}")
-    for name in rec:
-        if name not in FIELDS:
-            raise RecordError(f"unknown field {name!r} (a record has {', '.join(FIELDS)})")
-    if not isinstance(rec["rules_version"], str) or not rec["rules_version"]:
-        _fail_field(rec, "rules_version", "a non-empty string")
-    players = rec["players"]
-    if not _is_int(players) or players not in (2, 3, 4):
-        _fail_field(rec, "players", "2, 3 or 4")
-    _check_options(rec["options"])
-    _check_result(rec["result"], players)
-    _check_metadata(rec["metadata"], players)
+    players = rec.get("players") if isinstance(rec, dict) else None
+    if type(players) is int and players in _BY_PLAYERS:
+        try:
+            _BY_PLAYERS[players](rec)
+            return list(map(_ACTION.__getitem__, rec["moves"]))  # the texts photocore writes
+        except (fastjsonschema.JsonSchemaValueException, KeyError, TypeError):
+            pass   # the whole schema, then the notation, tell what is wrong
+    try:
+        _validate(rec)
+    except fastjsonschema.JsonSchemaValueException as e:
+        if e.path[1:2] == ["moves"] and len(e.path) == 3:   # a move: name its ply
+            raise RecordError(f"malformed move: {_json_type(e.value)}, not a string",
+                              ply=int(e.path[2]) + 1) from None
+        raise RecordError(_schema_error(rec, e)) from None
     return _action_ids(rec["moves"])
 
 
-def _check_options(options):
-    if not isinstance(options, dict):
-        raise RecordError(f"field 'options' must be an object, not {_json_type(options)}")
-    for name in options:
-        if name not in OPTIONS:
-            raise RecordError(f"unknown option {name!r} (the options are {', '.join(OPTIONS)})")
-    for name in OPTIONS:
-        if name not in options:
-            raise RecordError(f"missing field 'options.{name}'")
-        if type(options[name]) is not bool:
-            raise RecordError(f"field 'options.{name}' must be true or false, not "
-                              f"{_json_type(options[name])}")
+def schema():
+    """The record schema (JSON Schema, a dict): the definition of the format."""
+    return json.loads(importlib.resources.files("photocore").joinpath(
+        "record.schema.json").read_text(encoding="utf-8"))
 
 
-def _check_result(result, players):
-    if result is None:
-        return
-    if not isinstance(result, dict):
-        raise RecordError(f"field 'result' must be an object or null, not {_json_type(result)}")
-    for name in RESULT_FIELDS:
-        if name not in result:
-            raise RecordError(f"missing field 'result.{name}'")
-    for name in result:
-        if name not in RESULT_FIELDS:
-            raise RecordError(f"unknown field 'result.{name}'")
-    for name in ("scores", "light"):
-        _check_ints(result[name], f"result.{name}", players)
-    tokens = result["tokens"]
-    if not isinstance(tokens, list) or len(tokens) != players:
-        raise RecordError(f"field 'result.tokens' must be an array of {players} arrays, one "
-                          "per player")
-    for p, values in enumerate(tokens):
-        _check_ints(values, f"result.tokens[{p}]", None)
-    winners = result["winners"]
-    _check_ints(winners, "result.winners", None)
-    if not winners or winners != sorted(set(winners)) or not 0 <= winners[0] <= winners[-1] < players:
-        raise RecordError(f"field 'result.winners' must list players 0..{players - 1}, "
-                          f"ascending, at least one, got {winners}")
+def _by_players(whole):
+    """Validators of the schema for each player count, for records whose moves turn out to
+    be texts photocore writes (so strings): the schema's per-player branches (allOf:
+    if players is N then ...) picked by a lookup here rather than tried one by one, and no
+    check of each move's type. Together with that lookup they check what the whole schema
+    does, at about half its cost."""
+    validators = {}
+    for branch in whole["allOf"]:
+        one = copy.deepcopy(whole)
+        one["allOf"] = [branch["then"]]
+        del one["properties"]["moves"]["items"]
+        validators[branch["if"]["properties"]["players"]["const"]] = fastjsonschema.compile(one)
+    return validators
 
 
-def _check_ints(values, field, length):
-    if not isinstance(values, list) or not set(map(type, values)) <= {int}:
-        raise RecordError(f"field {field!r} must be an array of integers")
-    if length is not None and len(values) != length:
-        raise RecordError(f"field {field!r} must hold {length} values, one per player, "
-                          f"got {len(values)}")
+_validate = fastjsonschema.compile(schema())
+_BY_PLAYERS = _by_players(schema())
+FIELDS = tuple(schema()["properties"])
+OPTIONS = tuple(schema()["properties"]["options"]["properties"])
+RESULT_FIELDS = tuple(schema()["properties"]["result"]["properties"])
 
 
-def _check_metadata(metadata, players):
-    if not isinstance(metadata, dict):
-        raise RecordError(f"field 'metadata' must be an object, not {_json_type(metadata)}")
-    if "agents" not in metadata:
-        raise RecordError("missing field 'metadata.agents'")
-    agents = metadata["agents"]
-    if (not isinstance(agents, list) or len(agents) != players
-            or not all(isinstance(a, str) for a in agents)):
-        raise RecordError(f"field 'metadata.agents' must be an array of {players} names, one "
-                          "per seat")
-    if "seed" in metadata and not _is_int(metadata["seed"]):
-        raise RecordError("field 'metadata.seed' must be an integer")
+def _schema_error(rec, error):
+    """What the schema found wrong, in words, naming the field."""
+    # the format and version explain every other difference: they come first
+    if isinstance(rec, dict) and "format" in rec and rec["format"] != FORMAT:
+        return f"field 'format' must be {FORMAT!r}, got {rec['format']!r}"
+    version = rec.get("version") if isinstance(rec, dict) else None
+    if type(version) is int and version != VERSION:
+        return f"unknown format version {version}: this photocore reads version {VERSION}"
+    rule, value, definition = error.rule, error.value, error.definition
+    path = error.path[1:]
+    if rule == "required":
+        return f"missing field {_field(path + [next(k for k in definition['required'] if k not in value)])!r}"
+    if rule == "additionalProperties":
+        known = definition["properties"]
+        extra = next(k for k in value if k not in known)
+        return f"unknown field {_field(path + [extra])!r} (known: {', '.join(known)})"
+    if not path:
+        return f"a record is a JSON object, not {_json_type(value)}"
+    field = _field(path)
+    if rule == "type":
+        types = definition["type"] if isinstance(definition["type"], list) else [definition["type"]]
+        return (f"field {field!r} must be {' or '.join(_TYPE_WORDS[t] for t in types)}, "
+                f"not {_json_type(value)}")
+    if rule == "const":
+        return f"field {field!r} must be {definition['const']!r}, got {value!r}"
+    if rule == "enum":
+        *rest, last = map(repr, definition["enum"])
+        return f"field {field!r} must be {', '.join(rest)} or {last}, got {value!r}"
+    if rule in ("minItems", "maxItems"):
+        low, high = definition.get("minItems"), definition.get("maxItems")
+        size = (f"{low} values, one per player" if low == high else
+                f"at least {low} value{'s' if low != 1 else ''}" if rule == "minItems" else
+                f"at most {high} values")
+        return f"field {field!r} must hold {size}, got {len(value)}"
+    if rule in ("minimum", "maximum"):
+        bound = definition[rule]
+        return (f"field {field!r} must be {'at least' if rule == 'minimum' else 'at most'} "
+                f"{bound}, got {value!r}")
+    if rule == "uniqueItems":
+        return f"field {field!r} must not repeat a value, got {value!r}"
+    if rule == "minLength":
+        return f"field {field!r} must not be empty"
+    return f"field {field!r}: {error.message.removeprefix('data.' + field + ' ')}"
+
+
+def _field(path):
+    """A field's name as docs/records.md writes it: result.tokens[1]."""
+    return "".join(f"[{part}]" if part.isdigit() else f".{part}" for part in path)[1:]
+
+
+_TYPE_WORDS = {"object": "an object", "array": "an array", "string": "a string",
+               "boolean": "true or false", "integer": "an integer", "null": "null",
+               "number": "a number"}
 
 
 def _action_ids(moves):
-    if not isinstance(moves, list):
-        raise RecordError(f"field 'moves' must be an array, not {_json_type(moves)}")
     try:
         return list(map(ACTION_OF_TEXT.__getitem__, moves))  # the texts photocore writes
     except (KeyError, TypeError):
         pass
     ids = []
     for ply, text in enumerate(moves, 1):
-        if not isinstance(text, str):
-            raise RecordError(f"malformed move: {_json_type(text)}, not a string", ply=ply)
         try:
             ids.append(parse_move_text(text))
         except InvalidMoveError as e:
             raise RecordError(f"malformed move {e}", ply=ply) from None
     return ids
-
-
-def _fail_field(rec, name, expected):
-    if name not in rec:
-        raise RecordError(f"missing field {name!r}")
-    raise RecordError(f"field {name!r} must be {expected}, got {rec[name]!r}")
 
 
 def _is_int(value):
@@ -240,7 +241,8 @@ def positions(rec):
 
 
 def _start(rec):
-    return Game(rec["players"], options=Options(**rec["options"]))
+    # int(): the schema lets 2.0 stand for 2, as JSON Schema's integers do
+    return Game(int(rec["players"]), options=Options(**rec["options"]))
 
 
 def _replay_error(rec, error, ply):
@@ -583,122 +585,18 @@ def _maybe_gzip(raw, path):
     return contextlib.nullcontext(raw)
 
 
-# ---- npz export ------------------------------------------------------------------------
+# ---- moved -------------------------------------------------------------------------------
 
-NPZ_ARRAYS = {"moves": np.uint16, "offsets": np.int64, "players": np.uint8,
-              "options": np.uint8, "scores": np.int16, "winners": np.uint8,
-              "agents": np.int16}
-
-
-def write_npz(path, records):
-    """Writes records as the numpy arrays of docs/records.md (atomically); returns the count.
-
-    The records are checked, not replayed (read them with verify=True for that). Every
-    record must share one rules_version. Metadata other than the agents is dropped.
-    """
-    moves, offsets, players, options, scores, winners, agents = [], [0], [], [], [], [], []
-    names, rules = {}, set()
-    for rec in records:
-        moves.extend(check_record(rec))
-        offsets.append(len(moves))
-        players.append(rec["players"])
-        options.append(Options(**rec["options"]).flags)
-        padded, mask = _npz_result(rec["result"])
-        scores.append(padded)
-        winners.append(mask)
-        seats = [names.setdefault(a, len(names)) for a in rec["metadata"]["agents"]]
-        agents.append(seats + [-1] * (4 - len(seats)))
-        rules.add(rec["rules_version"])
-    if len(rules) > 1:
-        raise RecordError(f"the games mix rules versions {', '.join(sorted(rules))}: export "
-                          "each version on its own", path=os.fspath(path))
-    arrays = {"moves": moves, "offsets": offsets, "players": players, "options": options,
-              "scores": scores, "winners": winners, "agents": agents}
-    arrays = {name: np.array(values, NPZ_ARRAYS[name]) for name, values in arrays.items()}
-    arrays["scores"] = arrays["scores"].reshape(-1, 4)
-    arrays["agents"] = arrays["agents"].reshape(-1, 4)
-    arrays["agent_names"] = np.array(list(names), dtype=str)
-    arrays["rules_version"] = np.array(rules.pop() if rules else photocore.RULES_VERSION)
-    with _atomic(os.fspath(path)) as f:
-        np.savez_compressed(f, **arrays)
-    return len(players)
+# the npz export moved to photocore.npz in 0.2; the old names work, with a warning, until 0.3
+_MOVED = {"write_npz": "write", "load_npz": "load", "records_from_npz": "read_records",
+          "NPZ_ARRAYS": "ARRAYS"}
 
 
-def _npz_result(result):
-    """A result as the export keeps it: scores padded to 4 with -1, winners as a bitmask
-    (0 for an unfinished game)."""
-    if result is None:
-        return [-1] * 4, 0
-    return (result["scores"] + [-1] * (4 - len(result["scores"])),
-            sum(1 << p for p in result["winners"]))
+def __getattr__(name):
+    if name in _MOVED:
+        from photocore import npz
 
-
-def load_npz(path):
-    """The arrays of an npz export as a dict, checked; RecordError says what is wrong."""
-    path = os.fspath(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-    except (ValueError, OSError, zlib.error) as e:
-        raise RecordError(f"not an npz export: {e}", path=path) from None
-    for name, dtype in {**NPZ_ARRAYS, "agent_names": None, "rules_version": None}.items():
-        if name not in arrays:
-            raise RecordError(f"missing array {name!r}", path=path)
-        if dtype is not None and arrays[name].dtype != dtype:
-            raise RecordError(f"array {name!r} must be {np.dtype(dtype)}, not "
-                              f"{arrays[name].dtype}", path=path)
-    games, offsets = len(arrays["players"]), arrays["offsets"]
-    if (offsets.shape != (games + 1,) or offsets[0] != 0 or offsets[-1] != len(arrays["moves"])
-            or np.any(np.diff(offsets) < 0)):
-        raise RecordError("array 'offsets' must rise from 0 to the number of moves, one more "
-                          "entry than games", path=path)
-    for name in ("options", "winners"):
-        if arrays[name].shape != (games,):
-            raise RecordError(f"array {name!r} must hold one value per game", path=path)
-    for name in ("scores", "agents"):
-        if arrays[name].shape != (games, 4):
-            raise RecordError(f"array {name!r} must have shape (games, 4)", path=path)
-    if len(arrays["moves"]) and arrays["moves"].max() >= NUM_ACTIONS:
-        raise RecordError(f"array 'moves' holds ids outside range({NUM_ACTIONS})", path=path)
-    return arrays
-
-
-def records_from_npz(source):
-    """The records of an npz export (a path, or the dict of load_npz), one by one.
-
-    Each game is replayed to restore its result (scores, winners, tokens, light), which must
-    agree with the exported scores and winners. Errors give the game's number as the line.
-    """
-    if isinstance(source, dict):
-        arrays, path = source, None
-    else:
-        path = os.fspath(source)
-        arrays = load_npz(path)
-    moves, offsets = arrays["moves"].tolist(), arrays["offsets"].tolist()
-    names = arrays["agent_names"].tolist()
-    for g, (players, options) in enumerate(zip(arrays["players"].tolist(),
-                                               arrays["options"].tolist())):
-        try:
-            options = Options.from_flags(options)
-        except ValueError:
-            options = None
-        if players not in (2, 3, 4) or options is None:
-            raise RecordError("players must be 2 to 4 and options 0 to 3", path, g + 1)
-        rec = {"format": FORMAT, "version": VERSION,
-               "rules_version": str(arrays["rules_version"]), "players": players,
-               "options": options._asdict(),
-               "moves": [MOVE_TEXTS[a] for a in moves[offsets[g]:offsets[g + 1]]],
-               "result": None,
-               "metadata": {"agents": [names[i] if 0 <= i < len(names) else "unknown"
-                                       for i in arrays["agents"][g, :players].tolist()]}}
-        try:
-            game = from_record(rec, ply=len(rec["moves"]))  # with a ply: no result to check yet
-        except RecordError as e:
-            raise e.at(path, g + 1) from None
-        rec["result"] = result_of(game)
-        exported = (arrays["scores"][g].tolist(), int(arrays["winners"][g]))
-        if exported != _npz_result(rec["result"]):
-            raise RecordError(f"exported scores {exported[0]} and winners mask {exported[1]} "
-                              f"disagree with the replay {_npz_result(rec['result'])}", path,
-                              g + 1)
-        yield rec
+        warnings.warn(f"photocore.records.{name} moved to photocore.npz.{_MOVED[name]}; the "
+                      "old name goes in photocore 0.3", DeprecationWarning, stacklevel=2)
+        return getattr(npz, _MOVED[name])
+    raise AttributeError(f"module 'photocore.records' has no attribute {name!r}")

@@ -1,70 +1,59 @@
-"""`photocore bench`: the speed figures, each checked, beside the plain-Python reference."""
+"""`photocore bench`: the engine's speed figures, each checked."""
 
 import json
 import os
 
 import click
 
-from photocore import bench as measuring
+from photocore import speed
+
+
+def report_options(command):
+    """The --quick and --json options of a speed report (here and benchmarks/bench.py)."""
+    command = click.option("--json", "json_path", type=click.Path(dir_okay=False),
+                           help="Also write the report as JSON to this file.")(command)
+    return click.option("--quick", is_flag=True,
+                        help="Small workloads (a minute or less on 2 cores); every workload "
+                             "still runs and checks its result.")(command)
 
 
 @click.command()
-@click.option("--quick", is_flag=True,
-              help="Small workloads (well under a minute on 2 cores); every workload still "
-                   "runs and checks its result.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
-              help="Also write the report as JSON to this file.")
-@click.option("--reference", type=click.Path(file_okay=False),
-              help="Folder holding photoref.py, the plain-Python reference  [default: "
-                   "python/ of the source tree photocore runs from, or of the working "
-                   "directory]")
-@click.option("--check", "baseline", type=click.Path(exists=True, dir_okay=False),
-              help="Fail unless each speed-up is at least its floor in this JSON file "
-                   "(benchmarks/baseline.json).")
-def bench(quick, json_path, reference, baseline):
+@report_options
+def bench(quick, json_path):
     """Measure photocore and print a table: each figure names its workload and machine.
 
-    The plain-Python reference (python/photoref.py) runs the same work in the same run, so
-    each speed-up is a ratio measured side by side. Exits non-zero when a result is wrong
-    or, with --check, a speed-up falls under its floor.
+    Every workload checks its result with photocore alone, so this runs from an installed
+    package; exits non-zero when a result is wrong. The speed-ups over the plain-Python
+    reference and CI's floors for them are the source tree's: python benchmarks/bench.py.
     """
-    folder = measuring.find_reference(reference)
-    if reference is not None and folder is None:
-        raise click.BadParameter(f"no photoref.py in {reference}", param_hint="--reference")
-    floors = None
-    if baseline:
-        if folder is None:
-            raise click.UsageError("--check compares speed-ups measured against the "
-                                   "reference, which was not found: pass --reference")
-        with open(baseline) as f:
-            floors = json.load(f)["min_speedup"]
-    sizes = measuring.QUICK if quick else measuring.FULL
+    sizes = speed.QUICK if quick else speed.FULL
 
     def start(report):
         click.echo(f"photocore bench{' --quick' if quick else ''}")
-        for line in measuring.header(report):
+        for line in speed.header(report):
             click.echo(line)
 
     def progress(result):
-        for line in measuring.row(result):
+        for line in speed.row(result):
             click.echo(line)
 
-    report = measuring.run(measuring.workloads(sizes), sizes, folder, start, progress)
-    failures = [f"{r['name']}: wrong result: {r['check']['detail']}"
-                for r in report["results"] if not r["check"]["passed"]]
-    if floors is not None:
-        below = measuring.check_baseline(report, floors)
-        report["baseline"] = {"path": baseline, "min_speedup": floors, "failures": below}
-        failures += below
-        click.echo(f"\nregression check against {baseline}: "
-                   + ("every speed-up at or above its floor" if not below else
-                      f"{len(below)} under the floor"))
-    if json_path:
-        os.makedirs(os.path.dirname(os.path.abspath(json_path)), exist_ok=True)
-        with open(json_path, "w") as f:
+    report = speed.run(speed.workloads(sizes), sizes, start, progress)
+    write_report(report, json_path)
+    fail_on(speed.failures(report))
+
+
+def write_report(report, path):
+    """Writes the report as JSON to `path` (its folder made), if a path is given."""
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w") as f:
             json.dump(report, f, indent=1)
             f.write("\n")
-        click.echo(f"report written to {json_path}")
+        click.echo(f"report written to {path}")
+
+
+def fail_on(failures):
+    """Exits 1 naming each failure, if there is one."""
     if failures:
         for failure in failures:
             click.echo(f"FAILED {failure}", err=True)

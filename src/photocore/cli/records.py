@@ -8,7 +8,7 @@ import time
 
 import click
 
-from photocore import records, render
+from photocore import npz, records, render
 from photocore.errors import RecordError
 from photocore.facts import Options
 
@@ -191,7 +191,7 @@ def export(files, out, skip_bad):
     moves[offsets[g]:offsets[g + 1]]), players, options (flags: 1 fourth revolution, 2
     shade blocks), scores (games x 4, -1 beyond the players or when unfinished), winners
     (bitmask of seats, 0 when unfinished), agents with agent_names, and rules_version.
-    photocore.records.records_from_npz turns them back into records.
+    photocore.npz.read_records turns them back into records.
 
     \b
     Example:  photocore export seeds/golden.jsonl --npz golden.npz
@@ -199,7 +199,7 @@ def export(files, out, skip_bad):
     on_error = "skip" if skip_bad else "raise"
     readers = [records.read_games(path, on_error=on_error, verify=True) for path in files]
     try:
-        games = records.write_npz(out, itertools.chain.from_iterable(readers))
+        games = npz.write(out, itertools.chain.from_iterable(readers))
     except RecordError as e:
         raise click.ClickException(f"{e} (nothing written; --skip-bad leaves bad games out)") \
             from None

@@ -5,21 +5,11 @@ on (seed, i), a retried batch gives the very same games, so none is lost or dupl
 Install with `pip install photocore[ray]`.
 """
 
-import os
+def _play_batch(series, start, count):
+    return start, series.batch(start, count)
 
 
-def _play_batch(series, start, count, fail_once_dir=None, fault=None):
-    if fail_once_dir is not None:
-        # fault injection for tests: the first attempt of the first batch raises
-        marker = os.path.join(fail_once_dir, f"failed-{start}")
-        if start == 0 and not os.path.exists(marker):
-            open(marker, "w").close()
-            raise RuntimeError("injected failure of the first attempt of batch 0")
-    from photocore.run.selfplay import play_batch
-    return start, play_batch(series, start, count, fault)
-
-
-def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_dir=None):
+def run_ray(series, address=None, batch=None, skip=0, max_retries=3):
     """Yields (record lines, Tally) per batch for games skip .. games - 1, in order, from
     Ray tasks.
 
@@ -31,7 +21,7 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_d
     """
     import ray
 
-    from photocore.run.selfplay import SelfPlayError, batches, default_batch, injected_fault
+    from photocore.run.selfplay import SelfPlayError, batches, default_batch
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
@@ -43,13 +33,12 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_d
     done = {}
     window = 4 * cpus
     submitted = 0
-    fault = injected_fault()
     series_ref = ray.put(series)
     sizes = dict(todo)
     try:
         for start, _ in todo:
             while submitted < len(todo) and len(pending) < window:
-                ref = task.remote(series_ref, *todo[submitted], fail_once_dir, fault)
+                ref = task.remote(series_ref, *todo[submitted])
                 pending[ref] = todo[submitted][0]
                 submitted += 1
             # stream: take whatever finishes, hand out batches in game order

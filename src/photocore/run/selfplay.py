@@ -51,34 +51,6 @@ class SelfPlayError(RuntimeError):
     happened. The games before the failed batch were all yielded, in order."""
 
 
-# Fault injection for tests (tests/test_faults.py), read in the process that drives the
-# run: "kill-worker:N" makes the worker process playing game N kill itself (SIGKILL) before
-# it returns its batch; "raise:N" makes the batch holding game N raise every time.
-FAULT_VARIABLE = "PHOTOCORE_SELFPLAY_FAULT"
-
-
-def injected_fault():
-    """The fault PHOTOCORE_SELFPLAY_FAULT asks for, as (kind, game), or None."""
-    value = os.environ.get(FAULT_VARIABLE)
-    if not value:
-        return None
-    kind, _, game = value.partition(":")
-    if kind not in ("kill-worker", "raise") or not game.isdigit():
-        raise ValueError(f"{FAULT_VARIABLE} must be kill-worker:GAME or raise:GAME, got {value!r}")
-    return kind, int(game)
-
-
-def play_batch(series, start, count, fault=None):
-    """series.batch(start, count) in a worker, with the injected fault if it hits this batch."""
-    hit = fault is not None and start <= fault[1] < start + count
-    if hit and fault[0] == "raise":
-        raise RuntimeError(f"injected failure of the batch of game {fault[1]}")
-    result = series.batch(start, count)
-    if hit and fault[0] == "kill-worker":
-        os.kill(os.getpid(), signal.SIGKILL)
-    return result
-
-
 def _ignore_interrupts():
     # pool workers leave Ctrl-C to the parent, which stops them itself: a SIGINT sent to
     # the whole process group (the terminal's Ctrl-C) must not kill them mid-batch or
@@ -140,7 +112,6 @@ def run_local(series, workers=None, batch=None, skip=0):
     workers = workers or os.cpu_count() or 1
     size = batch or default_batch(series.specs, series.games - skip, workers)
     todo = [(start + skip, count) for start, count in batches(series.games - skip, size)]
-    fault = injected_fault()
     # forkserver: workers start clean, whatever threads the caller (or tqdm) runs
     context = multiprocessing.get_context("forkserver")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
@@ -149,7 +120,7 @@ def run_local(series, workers=None, batch=None, skip=0):
     try:
         # a bounded window of batches in flight keeps memory flat on long runs
         window = 4 * workers
-        futures = [pool.submit(play_batch, series, *todo[i], fault)
+        futures = [pool.submit(series.batch, *todo[i])
                    for i in range(min(window, len(todo)))]
         for i in range(len(todo)):
             try:
@@ -166,7 +137,7 @@ def run_local(series, workers=None, batch=None, skip=0):
                     f"({type(e).__name__}: {e}): the run stopped there") from e
             futures[i] = None
             if i + window < len(todo):
-                futures.append(pool.submit(play_batch, series, *todo[i + window], fault))
+                futures.append(pool.submit(series.batch, *todo[i + window]))
             yield lines, tally
         finished = True
     finally:
