@@ -252,7 +252,7 @@ def test_start_stacks_with_3_and_4_players(n):
 def test_setup_only_place_moves_on_empty_outer_ring_cells():
     g = photocore.Game(players=2)
     assert legal(g) == {f"place {c}" for c in OUTER_RING}
-    assert list(g.legal_actions()) == sorted(IDX[c] for c in OUTER_RING)
+    assert list(g.legal_moves().ids()) == sorted(IDX[c] for c in OUTER_RING)
     assert all(m.kind == "place" for m in g.legal_moves())
     g.play("place a4")
     assert legal(g) == {f"place {c}" for c in OUTER_RING if c != "a4"}
@@ -354,7 +354,7 @@ def test_standard_game_is_over_after_18_rounds():
     assert g.round == 18 and g.sun == 5  # (18 - 1) % 6
     assert g.current_player is None
     assert len(g.legal_moves()) == 0
-    assert list(g.legal_actions()) == []
+    assert list(g.legal_moves().ids()) == []
     with pytest.raises(photocore.IllegalMoveError):
         g.play("end")
 
@@ -384,7 +384,7 @@ def test_end_as_first_action_passes_the_turn_without_photosynthesis():
 def test_end_is_the_only_legal_move_with_no_light():
     # P0 has seeds and trees but 0 LP: every action costs >= 1.
     g = game(["d4:0:1", "a4:1:1"], [player(0), player(7)])
-    assert list(g.legal_actions()) == [889]
+    assert list(g.legal_moves().ids()) == [889]
     g.play("end")
     assert g.current_player == 1
 
@@ -395,7 +395,7 @@ def test_end_is_legal_at_every_decision_of_the_play_phase():
     for _ in range(60):
         if g.is_over:
             break
-        actions = list(g.legal_actions())
+        actions = list(g.legal_moves().ids())
         assert actions == sorted(actions) and actions[-1] == 889
         assert [int(m) for m in g.legal_moves()] == actions
         g.play(actions[0])  # always the lowest id: buys, plants, grows ... then end

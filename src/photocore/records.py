@@ -79,7 +79,7 @@ def check_record(rec):
     if type(players) is int and players in _BY_PLAYERS:
         try:
             _BY_PLAYERS[players](rec)
-            return list(map(_ACTION.__getitem__, rec["moves"]))  # the texts photocore writes
+            return list(map(ACTION_OF_TEXT.__getitem__, rec["moves"]))  # the texts photocore writes
         except (fastjsonschema.JsonSchemaValueException, KeyError, TypeError):
             pass   # the whole schema, then the notation, tell what is wrong
     try:

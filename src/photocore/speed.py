@@ -218,7 +218,7 @@ class LegalMoves(Workload):
 
     def check(self, value):
         for k, game in enumerate(self.games):
-            ids = game.legal_actions()
+            ids = game.legal_moves().ids()
             expect(ids == [a for a in range(photocore.NUM_ACTIONS) if game.is_legal(a)],
                    f"position {k}: legal_moves() and is_legal() disagree")
         expect(value == sum(len(g.legal_moves()) for g in self.games), "wrong move count")
@@ -453,7 +453,7 @@ class VecStep(Workload):
                            f"step {step}: game {i} rewards are not its returns")
                     game = mirrors[i] = photocore.Game(self.players)
                 expect(np.array_equal(obs[i], game.observation())
-                       and np.array_equal(mask[i], game.legal_mask()),
+                       and np.array_equal(mask[i], game.legal_moves().mask()),
                        f"step {step}: game {i} observation or mask differs from Game's")
         expect(value == (env.episodes, zlib.crc32(obs), zlib.crc32(mask)),
                "the timed run ended in another state than the checked one")
