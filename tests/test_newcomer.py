@@ -389,3 +389,16 @@ def test_the_replay_page_at_1200_pixels_puts_the_scores_beside_the_board(tmp_pat
     assert width <= 1200
     assert scores["left"] > board["right"] and scores["top"] < board["bottom"], (board, scores)
     assert board["right"] - board["left"] > 450            # the board shrinks a little only
+
+
+def test_repair_and_resume_of_a_file_without_a_whole_game_leave_it_alone(tmp_path):
+    out = tmp_path / "g.jsonl.gz"
+    out.write_bytes(gzip.compress(b"")[:10])         # killed before its first game
+    result = cli("selfplay", "--out", out, "--games", 3, *RUN, "--resume")
+    assert result.exit_code == 1
+    assert "It holds no whole game: remove it and run this command without --resume" \
+        in one_line_error(result.output)
+    result = cli("repair", out)
+    assert result.exit_code == 1
+    assert "holds no whole game" in one_line_error(result.output)
+    assert out.read_bytes() == gzip.compress(b"")[:10]

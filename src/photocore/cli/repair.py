@@ -31,7 +31,8 @@ def repair(file, out):
     kept = sum(1 for _ in reader)
     if not kept:       # not a record file at all, most likely: leave it be
         first = f": {reader.errors[0]}" if reader.errors else ""
-        raise click.ClickException(f"{file} holds no whole game{first}; nothing written")
+        raise click.ClickException(f"{file} holds no whole game{first}: nothing to keep, "
+                                   "the file is left as it is")
     if not reader.skipped and out is None:
         click.echo(f"{file}: {_games(kept)}, nothing to repair")
         return

@@ -136,7 +136,7 @@ def _connect(address, timeout, interrupts):
     except ImportError as e:
         raise missing("--backend ray", "ray", e) from None
     except ConnectionError as e:      # RayConnectError, or Ray's own
-        raise click.ClickException(str(e).strip().splitlines()[-1]) from None
+        raise click.ClickException((str(e).strip().splitlines() or [repr(e)])[-1]) from None
     except KeyboardInterrupt:
         click.echo("\nphotocore selfplay: interrupted while connecting to Ray; nothing "
                    "written", err=True)
@@ -216,9 +216,10 @@ def _kept_games(out, series):
     except OSError as e:
         raise click.ClickException(f"cannot resume from {out}: {reason(e)}") from None
     if reader.errors and not _only_a_cut_last_line(out, reader):
-        raise click.ClickException(
-            f"cannot resume from {out}: {reader.errors[0]}. `photocore repair {out}` keeps "
-            "its whole games and drops the rest; then run this command again")
+        fix = (f"`photocore repair {out}` keeps its whole games and drops the rest; then run "
+               "this command again" if reader.games else
+               "It holds no whole game: remove it and run this command without --resume")
+        raise click.ClickException(f"cannot resume from {out}: {reader.errors[0]}. {fix}")
     if count > series.games:
         raise click.ClickException(f"cannot resume: {out} already holds {count:,} games, "
                                    f"more than --games {series.games:,}")
