@@ -402,3 +402,15 @@ def test_repair_and_resume_of_a_file_without_a_whole_game_leave_it_alone(tmp_pat
     assert result.exit_code == 1
     assert "holds no whole game" in one_line_error(result.output)
     assert out.read_bytes() == gzip.compress(b"")[:10]
+
+
+@pytest.mark.parametrize("option, backend", [(["--address", "10.0.0.1:6379"], "local"),
+                                             (["--connect-timeout", "5"], "local"),
+                                             (["--workers", "2"], "ray")])
+def test_an_option_of_the_other_backend_is_refused_not_ignored(tmp_path, option, backend):
+    # --address without --backend ray silently played on this machine
+    out = tmp_path / "g.jsonl"
+    result = cli("selfplay", "--games", 2, "--backend", backend, *option, "--out", out)
+    assert result.exit_code == 2
+    assert f"Invalid value for {option[0]}: it is for --backend " in result.output
+    assert not out.exists()

@@ -54,6 +54,7 @@ def cluster(tmp_path_factory):
         head = subprocess.Popen(
             [str(RAY), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
              "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",
+             "--object-store-memory=100000000",      # 100 MB: CI's machine is small
              *[f"--{option}={value}" for option, value in ports.items()]],
             env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True)

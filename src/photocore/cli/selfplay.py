@@ -64,6 +64,12 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
     \b
     Example:  photocore selfplay --games 1000 --agents mcts:100,greedy --out games.jsonl.gz
     """
+    ctx = click.get_current_context()
+    for name, backend_of in (("address", "ray"), ("connect_timeout", "ray"), ("workers", "local")):
+        given = ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        if given and backend != backend_of:
+            raise click.BadParameter(f"it is for --backend {backend_of}, not {backend}",
+                                     param_hint=f"--{name.replace('_', '-')}")
     try:
         series = Series(games, players, agents.split(","), seed, fourth_revolution, shade_blocks)
     except ValueError as e:
