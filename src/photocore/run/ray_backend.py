@@ -123,10 +123,10 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3, fail_once_d
     """Yields (record lines, Tally) per batch for games skip .. games - 1, in order, from
     Ray tasks.
 
-    Connects first (see connect) unless this process is connected already. A task that still fails after
-    `max_retries` retries ends the run with SelfPlayError after the batches before it;
-    stopping early (an exception, KeyboardInterrupt, closing the generator) cancels the
-    tasks in flight.
+    Connects first (see connect) unless this process is connected already. A task that
+    still fails after `max_retries` retries ends the run with SelfPlayError after the
+    batches before it; stopping early (an exception, KeyboardInterrupt, closing the
+    generator) cancels the tasks in flight.
     """
     import ray
 
