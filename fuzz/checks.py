@@ -483,9 +483,15 @@ def loads_checked(data):
 
 
 def _raised_in_photocore(error):
+    """Whether a frame of `error`'s traceback runs code of the photocore package.
+
+    Decided by the frame's module (compiled modules' frames carry theirs too), not by its
+    file's path: in a checkout in a folder named photocore every path there holds that
+    word, this harness's and the virtual environment's included."""
     tb = error.__traceback__
     while tb is not None:
-        if "photocore" in tb.tb_frame.f_code.co_filename:
+        module = tb.tb_frame.f_globals.get("__name__") or ""
+        if module == "photocore" or module.startswith("photocore."):
             return True
         tb = tb.tb_next
     return False

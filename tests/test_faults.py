@@ -81,10 +81,13 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
     # under load multiprocessing may only know that it died
     assert "self-play worker process" in result.output, result.output
     assert "BrokenProcessPool" in result.output, result.output
-    assert "--resume" in result.output and "Traceback" not in result.output
-    kept = whole_lines(out)
-    assert len(kept) <= 8, result.output       # nothing from the dead worker's batch on
-    assert f"holds the {len(kept)} games" in result.output
+    assert "Traceback" not in result.output
+    if out.exists():
+        kept = whole_lines(out)
+        assert len(kept) <= 8, result.output       # nothing from the dead worker's batch on
+        assert f"holds the {len(kept)} games" in result.output and "--resume" in result.output
+    else:     # under load the worker can die before any batch is written: no file is left
+        assert f"No game was finished; {out} was removed" in result.output
 
     monkeypatch.undo()
     result = selfplay(out, *args, "--resume")
@@ -154,12 +157,13 @@ def test_an_unwritable_output_fails_before_any_game_is_played(tmp_path, monkeypa
     # the module (photocore.cli.selfplay the attribute is the click command)
     monkeypatch.setattr(sys.modules["photocore.cli.selfplay"], "run_local", no_games)
     (tmp_path / "file").write_text("not a folder")
-    cases = [(tmp_path / "missing" / "g.jsonl", "No such file or directory"),
-             (tmp_path / "file" / "g.jsonl", "Not a directory")]
+    cases = [(tmp_path / "missing" / "g.jsonl",
+              f"the folder {tmp_path / 'missing'} does not exist"),
+             (tmp_path / "file" / "g.jsonl", f"{tmp_path / 'file'} is not a folder")]
     if os.geteuid() != 0:                      # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)
-        cases.append((locked / "g.jsonl", "Permission denied"))
+        cases.append((locked / "g.jsonl", f"the folder {locked} is not writable"))
     for out, reason in cases:
         result = selfplay(out, "--games", "10", *RUN)
         assert result.exit_code == 1, result.output

@@ -7,6 +7,7 @@ import collections
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from photocore import records
 from photocore._game import Game
@@ -88,6 +89,7 @@ class Charts:
             axes.plot(rounds, means, LINE_STYLES[players], color=PLAYER_COLOURS[seat],
                       label=f"{players}p seat {seat}")
         axes.set_xlabel("round")
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))   # rounds are whole
         axes.legend(fontsize="small", ncol=3)
         _finish(axes, "mean light at the start of each round's turns", "light")
 

@@ -148,15 +148,16 @@ body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; margin: 16px; col
        background: #fbfaf5; }
 h1 { font-size: 18px; margin: 0 0 10px; }
 #main { display: flex; gap: 18px; align-items: flex-start; flex-wrap: wrap; }
+#main > div:first-child { flex: 1 1 420px; min-width: 0; max-width: max-content; }
 #board svg { max-width: 100%; height: auto; display: block; }
 #controls { display: flex; gap: 6px; align-items: center; margin: 8px 0; }
 #controls button { font-size: 16px; min-width: 38px; }
 #slider { flex: 1; }
 #ply { font-size: 14px; margin-bottom: 6px; }
-#side { display: flex; flex-direction: column; gap: 10px; width: 370px; }
+#side { display: flex; flex-direction: column; gap: 10px; flex: 0 0 370px; }
 #charts svg { display: block; }
 #moves { list-style: none; margin: 0; padding: 0; height: 480px; overflow-y: auto;
-         width: 200px; border: 1px solid #ccc; background: #fff; font-size: 14px; }
+         flex: 0 0 200px; border: 1px solid #ccc; background: #fff; font-size: 14px; }
 #moves li.move { padding: 2px 8px; cursor: pointer; }
 #moves li.move:hover { background: #f0ece0; }
 #moves li.round { padding: 4px 8px 1px; color: #777; font-size: 12px; }

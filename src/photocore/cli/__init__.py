@@ -6,6 +6,7 @@ import photocore
 from photocore.cli.bench import bench
 from photocore.cli.playouts import playouts
 from photocore.cli.records import export, show, stats, verify
+from photocore.cli.repair import repair
 from photocore.cli.selfplay import selfplay
 from photocore.cli.replay import replay
 
@@ -21,10 +22,11 @@ def main():
     measures everything, checked, beside the plain-Python reference.
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
-    arrays for training, replay writes a game as an HTML page to step through. Run
-    `photocore COMMAND --help` for each command's options.
+    arrays for training, replay writes a game as an HTML page to step through, repair
+    keeps the whole games of a damaged file. Run `photocore COMMAND --help` for each
+    command's options.
     """
 
 
-for command in (selfplay, playouts, bench, verify, show, stats, export, replay):
+for command in (selfplay, playouts, bench, verify, show, stats, export, replay, repair):
     main.add_command(command)

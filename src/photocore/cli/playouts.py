@@ -1,5 +1,6 @@
 """`photocore playouts`: random games in the compiled kernels, with totals and speed."""
 
+import threading
 import time
 
 import click
@@ -9,21 +10,49 @@ from photocore.cli.options import game_options
 
 
 @click.command()
-@click.option("--games", type=click.IntRange(min=0), default=100_000, show_default=True,
+@click.option("--games", type=click.IntRange(min=1), default=100_000, show_default=True,
               help="Games to play.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The same seed plays the same games.")
 @game_options
 def playouts(games, seed, players, fourth_revolution, shade_blocks):
-    """Play whole games of uniformly random legal moves in C (one thread)."""
+    """Play whole games of uniformly random legal moves in C (one thread).
+
+    Prints the moves, the speed, and per seat the mean score and the share of games won,
+    where every winner of a tie counts a win (selfplay and stats split a tie instead).
+    """
     start = time.perf_counter()
-    result = photocore.random_playouts(games, players=players, seed=seed,
-                                       fourth_revolution=fourth_revolution,
-                                       shade_blocks=shade_blocks)
+    result = _interruptible(photocore.random_playouts, games, players=players, seed=seed,
+                            fourth_revolution=fourth_revolution, shade_blocks=shade_blocks)
     seconds = time.perf_counter() - start
     moves = result["moves"]
-    click.echo(f"{games} random games, {players} players, seed {seed}: {moves} moves in "
+    seconds = max(seconds, 1e-9)
+    click.echo(f"{games:,} random games, {players} players, seed {seed}: {moves:,} moves in "
                f"{seconds:.2f} s ({games / seconds:,.0f} games/s, {moves / seconds:,.0f} moves/s)")
     for seat in range(players):
-        click.echo(f"  seat {seat}: mean score {result['score_sums'][seat] / max(games, 1):.2f}, "
-                   f"wins {result['wins'][seat] / max(games, 1):.1%}")
+        click.echo(f"  seat {seat}: mean score {result['score_sums'][seat] / games:.2f}, "
+                   f"wins {result['wins'][seat] / games:.1%}")
+
+
+def _interruptible(function, *args, **kwargs):
+    """function(*args, **kwargs) in a thread: the kernel plays all its games without the
+    GIL, and only this (main) thread can take Ctrl-C, which stops the command at once."""
+    outcome = {}
+
+    def call():
+        try:
+            outcome["result"] = function(*args, **kwargs)
+        except BaseException as e:  # noqa: BLE001: raised again in the main thread
+            outcome["error"] = e
+
+    worker = threading.Thread(target=call, daemon=True)   # not waited for after Ctrl-C
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        click.echo("\nphotocore playouts: interrupted", err=True)
+        raise click.exceptions.Exit(130) from None
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]

@@ -9,8 +9,10 @@ import time
 import click
 
 from photocore import npz, records, render
+from photocore.cli.output import check_writable, needs, writing
 from photocore.errors import RecordError
 from photocore.facts import Options
+from photocore.run.selfplay import Tally
 
 RECORD_FILES = click.Path(exists=True, dir_okay=False)
 FILES_HELP = "FILES are game records, one game per line (.jsonl, or .jsonl.gz compressed)."
@@ -91,13 +93,16 @@ def stats(files, plot):
     """Summarise the games of FILES: lengths, scores and wins by seat and by agent.
 
     Bad lines are skipped and counted (run `photocore verify` to see why). Scores and wins
-    count finished games only; a shared win counts as a win for every winner. With --plot
+    count finished games only; tied winners share the win (two winners: half a win each),
+    as in `photocore selfplay`'s summary. With --plot
     every game is replayed (for its light), so games with an illegal move are skipped too.
 
     \b
     Example:  photocore stats seeds/golden.jsonl --plot golden.png
     """
-    charts = _charts() if plot else None
+    if plot:
+        check_writable(plot)
+    charts = needs("photocore.plots", "--plot", "plot", "matplotlib").Charts() if plot else None
     tally = _Tally()
     skipped = 0
     for path in files:
@@ -109,32 +114,21 @@ def stats(files, plot):
         skipped += reader.skipped
     click.echo("\n".join(tally.lines(len(files), skipped)))
     if charts:
-        charts.save(plot, title=f"{', '.join(map(os.path.basename, files))}: "
-                                f"{_count(charts.games, 'game')}")
+        with writing(plot):
+            charts.save(plot, title=f"{', '.join(map(os.path.basename, files))}: "
+                                    f"{_count(charts.games, 'game')}")
         click.echo(f"{plot}: charts written")
 
 
-def _charts():
-    try:
-        from photocore import plots
-    except ImportError as e:
-        raise click.ClickException(f"--plot needs matplotlib ({e}): pip install "
-                                   "'photocore[plot]'") from None
-    return plots.Charts()
-
-
 class _Tally:
-    """What `stats` counts, game by game."""
+    """What `stats` counts, game by game; finished games by player count in a Tally, the
+    one self-play's summary counts with (so both agree, ties included)."""
 
     def __init__(self):
         self.lengths = []
         self.by_players = collections.Counter()
         self.by_options = collections.Counter()
-        self.finished = collections.Counter()             # players -> finished games
-        self.seat_scores = collections.defaultdict(int)   # (players, seat) -> sum of scores
-        self.seat_wins = collections.Counter()            # (players, seat) -> wins
-        self.agent_seats = collections.Counter()
-        self.agent_wins = collections.Counter()
+        self.finished = {}                                # players -> Tally
 
     def add(self, rec):
         players, result = rec["players"], rec["result"]
@@ -143,37 +137,38 @@ class _Tally:
         self.by_options[Options(**rec["options"]).name] += 1
         if result is None:
             return
-        self.finished[players] += 1
-        for seat, agent in enumerate(rec["metadata"]["agents"]):
-            won = seat in result["winners"]
-            self.seat_scores[players, seat] += result["scores"][seat]
-            self.seat_wins[players, seat] += won
-            self.agent_seats[agent] += 1
-            self.agent_wins[agent] += won
+        if players not in self.finished:
+            self.finished[players] = Tally(players)
+        self.finished[players].add(len(rec["moves"]), result["scores"], result["winners"],
+                                   rec["metadata"]["agents"])
 
     def lines(self, files, skipped):
         games = len(self.lengths)
-        finished = sum(self.finished.values())
-        out = [f"{_count(files, 'file')}: {_count(games, 'game')} ({finished} finished, "
-               f"{games - finished} unfinished), {_count(skipped, 'bad line')} skipped"]
+        finished = sum(t.games for t in self.finished.values())
+        out = [f"{_count(files, 'file')}: {_count(games, 'game')} ({finished:,} finished, "
+               f"{games - finished:,} unfinished), {_count(skipped, 'bad line')} skipped"]
         if not games:
             return out
-        out.append(f"length: {sum(self.lengths) / games:.1f} moves on average (shortest "
-                   f"{min(self.lengths)}, longest {max(self.lengths)})")
+        out.append(f"length: {sum(self.lengths) / games:,.1f} moves on average (shortest "
+                   f"{min(self.lengths):,}, longest {max(self.lengths):,})")
         out.append("players: " + ", ".join(f"{n}: {_count(self.by_players[n], 'game')}"
                                            for n in sorted(self.by_players)))
-        out.append("options: " + ", ".join(f"{name}: {count}" for name, count
+        out.append("options: " + ", ".join(f"{name}: {count:,}" for name, count
                                            in sorted(self.by_options.items())))
+        agent_seats, agent_wins = collections.Counter(), collections.Counter()
         for players in sorted(self.finished):
-            done = self.finished[players]
-            out += ["", f"{players} players, {_count(done, 'finished game')}:",
+            tally = self.finished[players]
+            summary = tally.summary()
+            out += ["", f"{players} players, {_count(tally.games, 'finished game')}:",
                     "  seat  mean score  wins"]
-            out += [f"  {seat:<4}  {self.seat_scores[players, seat] / done:10.2f}  "
-                    f"{self.seat_wins[players, seat] / done:5.1%}" for seat in range(players)]
-        if self.agent_seats:
+            out += [f"  {seat:<4}  {score:10.2f}  {wins:5.1%}" for seat, (score, wins)
+                    in enumerate(zip(summary["mean_scores"], summary["seat_win_rate"]))]
+            agent_seats.update(tally.agent_games)
+            agent_wins.update(tally.agent_wins)
+        if agent_seats:
             out += ["", "agents (seats in finished games):", "  agent           seats  wins"]
-            out += [f"  {agent:<14}  {seats:5}  {self.agent_wins[agent] / seats:5.1%}"
-                    for agent, seats in sorted(self.agent_seats.items())]
+            out += [f"  {agent:<14}  {seats:>5,}  {agent_wins[agent] / seats:5.1%}"
+                    for agent, seats in sorted(agent_seats.items())]
         return out
 
 
@@ -196,17 +191,20 @@ def export(files, out, skip_bad):
     \b
     Example:  photocore export seeds/golden.jsonl --npz golden.npz
     """
+    check_writable(out)
     on_error = "skip" if skip_bad else "raise"
     readers = [records.read_games(path, on_error=on_error, verify=True) for path in files]
     try:
-        games = npz.write(out, itertools.chain.from_iterable(readers))
+        with writing(out):
+            games = npz.write(out, itertools.chain.from_iterable(readers))
     except RecordError as e:
         raise click.ClickException(f"{e} (nothing written; --skip-bad leaves bad games out)") \
             from None
     moves = sum(r.moves for r in readers)
     size = os.path.getsize(out)
-    click.echo(f"{out}: {_count(games, 'game')}, {_count(moves, 'move')}, {size:,} bytes "
-               f"({size / max(moves, 1):.2f} bytes per move)")
+    per_move = f" ({size / moves:.2f} bytes per move)" if moves else ""
+    click.echo(f"{out}: {_count(games, 'game')}, {_count(moves, 'move')}, {size:,} bytes"
+               + per_move)
     for error in itertools.chain.from_iterable(r.errors for r in readers):
         click.echo(f"skipped {error}")
 

@@ -5,6 +5,7 @@ import os
 import click
 
 from photocore import records, viewer
+from photocore.cli.output import check_writable, writing
 from photocore.errors import RecordError
 
 
@@ -25,9 +26,11 @@ def replay(file, line, out):
     \b
     Example:  photocore replay seeds/golden.jsonl --game 25 --html game25.html
     """
+    check_writable(out)
     try:
         rec = records.read_game(file, line)
-        viewer.write_html(rec, out)
+        with writing(out):
+            viewer.write_html(rec, out)
     except RecordError as e:
         raise click.ClickException(str(e.at(file, line) if e.path is None else e)) from None
     click.echo(f"{out}: the game on line {line} of {file}, {len(rec['moves'])} moves, "

@@ -5,19 +5,22 @@ import os
 import signal
 import threading
 import time
+import warnings
 
 import click
 from tqdm import tqdm
 
 from photocore.cli.options import game_options
+from photocore.cli.output import check_writable, missing, reason
 from photocore.errors import RecordError
 from photocore.records import RecordWriter, read_games
+from photocore.run.ray_backend import CONNECT_TIMEOUT
 from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
 
 
 @click.command()
-@click.option("--games", type=click.IntRange(min=0), default=1000, show_default=True,
-              help="Games to play.")
+@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Games to play (with --resume: in all, those in OUT included).")
 @game_options
 @click.option("--agents", default="random", show_default=True,
               help="Comma-separated agents, one for every seat or one per seat: random, "
@@ -31,38 +34,66 @@ from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
               help="Output records: .jsonl or .jsonl.gz.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run: keep the games already in --out and play "
-                   "the rest (same --games, --seed, agents and options).")
+                   "the rest. Refused unless they are this run's (same players, options, "
+                   "--seed, --agents, order).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True, help="local worker processes, or Ray tasks (pip install photocore[ray]).")
+              show_default=True,
+              help="local worker processes, or Ray tasks (pip install 'photocore[ray]').")
 @click.option("--address", default=None,
-              help="Ray cluster address (ray backend); default: start a local Ray instance.")
+              help="Ray cluster address, HOST:PORT of its head (ray backend)  [default: "
+                   "RAY_ADDRESS, else a new local Ray instance]")
+@click.option("--connect-timeout", type=click.FloatRange(min=1), default=CONNECT_TIMEOUT,
+              show_default=True, metavar="SECONDS",
+              help="Give up on the Ray cluster at --address if it has not answered by then.")
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Games per task  [default: chosen from the agents and workers]")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar  [default: when stderr is a terminal]")
 def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, seed, out,
-             resume, backend, address, batch, progress):
+             resume, backend, address, connect_timeout, batch, progress):
     """Play GAMES games with the given agents and write them as records to OUT.
 
     Every finished game reaches OUT at once, one line each; an interrupted run keeps them
     all, and --resume finishes it. A run that cannot go on (Ctrl-C, a worker process that
     dies, a Ray task that keeps failing, a full disk) stops with a message saying what
     happened: OUT then holds whole games only, and the same command with --resume plays
-    the rest, to the same file as an uninterrupted run.
+    the rest, to the same file as an uninterrupted run; a new OUT that got no game is
+    removed. `photocore repair OUT` saves the whole games of an OUT damaged otherwise (a
+    .jsonl.gz whose writer was killed). In the win rates, tied winners share the win.
+
+    \b
+    Example:  photocore selfplay --games 1000 --agents mcts:100,greedy --out games.jsonl.gz
     """
+    ctx = click.get_current_context()
+    for name, backend_of in (("address", "ray"), ("connect_timeout", "ray"), ("workers", "local")):
+        given = ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        if given and backend != backend_of:
+            raise click.BadParameter(f"it is for --backend {backend_of}, not {backend}",
+                                     param_hint=f"--{name.replace('_', '-')}")
     try:
         series = Series(games, players, agents.split(","), seed, fourth_revolution, shade_blocks)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
-    skip = _kept_games(out, series) if resume else 0
     if not resume and os.path.exists(out):
         raise click.UsageError(f"{out} exists: choose another --out, remove it, or --resume")
-    # open OUT before any game is played: an unwritable path fails here, at once
-    try:
-        writer = RecordWriter(out, append=resume)
-    except (OSError, RecordError) as e:
-        raise click.ClickException(f"cannot write {out}: {_reason(e)}") from None
+    check_writable(out, append=resume)
+    skip = _kept_games(out, series) if resume else 0
+    if skip == games:
+        click.echo(f"{out} already holds all {games:,} games of this run: nothing to play")
+        return
     interrupts = _DeferredInterrupt()
+    if backend == "ray":
+        _connect(address, connect_timeout, interrupts)
+    created = not os.path.exists(out)
+    # open OUT before any game is played: an unwritable path fails here, at once
+    with warnings.catch_warnings(record=True) as cut:
+        warnings.simplefilter("always")
+        try:
+            writer = RecordWriter(out, append=resume)
+        except (OSError, RecordError) as e:
+            raise click.ClickException(f"cannot write {out}: {reason(e)}") from None
+    for warning in cut:      # a truncated last line cut off: say so in one line
+        click.echo(f"photocore selfplay: {warning.message}", err=True)
     tally = Tally(players)
     start = time.perf_counter()
     records = None
@@ -85,32 +116,49 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
                     bar.set_postfix_str(f"{tally.moves / seconds:,.0f} moves/s", refresh=False)
     except KeyboardInterrupt:
         _close(records)
-        click.echo(f"\nphotocore selfplay: interrupted. {_kept(out, skip, writer)}", err=True)
+        click.echo(f"\nphotocore selfplay: interrupted. {_kept(out, skip, writer, created)}",
+                   err=True)
         raise click.exceptions.Exit(130) from None
     except SelfPlayError as e:
         _close(records)
-        raise click.ClickException(f"{e}. {_kept(out, skip, writer)}") from None
+        raise click.ClickException(f"{e}. {_kept(out, skip, writer, created)}") from None
     except OSError as e:
         _close(records)
         if writer.failed is not e:
             raise
-        raise click.ClickException(f"cannot write {out}: {_reason(e)}. "
-                                   f"{_kept(out, skip, writer)}") from None
+        raise click.ClickException(f"cannot write {out}: {reason(e)}. "
+                                   f"{_kept(out, skip, writer, created)}") from None
     finally:
         _close(records)
     _print_summary(tally.summary(), time.perf_counter() - start, out, skip)
 
 
-def _reason(error):
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    return str(error)
+def _connect(address, timeout, interrupts):
+    """Connects to Ray before OUT is opened: a failure leaves no file behind."""
+    try:
+        with interrupts.installed():
+            from photocore.run.ray_backend import connect
+            connect(address, timeout)
+    except ImportError as e:
+        raise missing("--backend ray", "ray", e) from None
+    except ConnectionError as e:      # RayConnectError, or Ray's own
+        raise click.ClickException((str(e).strip().splitlines() or [repr(e)])[-1]) from None
+    except KeyboardInterrupt:
+        click.echo("\nphotocore selfplay: interrupted while connecting to Ray; nothing "
+                   "written", err=True)
+        raise click.exceptions.Exit(130) from None
 
 
-def _kept(out, skip, writer):
-    """What OUT holds after a stopped run, and how to finish it."""
-    return (f"{out} holds the {skip + writer.count} games finished before "
-            f"({writer.count} from this run), whole lines only: run the same command with "
+def _kept(out, skip, writer, created):
+    """What OUT holds after a stopped run, and how to finish it. A file this run created
+    and wrote no game to is removed: the same command then starts afresh."""
+    if created and writer.count == 0:
+        writer.close()
+        with contextlib.suppress(OSError):
+            os.unlink(out)
+        return f"No game was finished; {out} was removed: run the same command again"
+    return (f"{out} holds the {skip + writer.count:,} games finished before "
+            f"({writer.count:,} from this run), whole lines only: run the same command with "
             "--resume to play the rest")
 
 
@@ -157,34 +205,58 @@ class _DeferredInterrupt:
 
 
 def _kept_games(out, series):
-    """How many games an interrupted run already wrote, after checking they belong to it."""
+    """How many games an interrupted run already wrote, after checking they belong to it
+    and that the file can be appended to."""
     if not os.path.exists(out):
         return 0
-    try:
-        return _count_kept(out, series)
-    except (OSError, RecordError) as e:
-        raise click.ClickException(f"cannot resume from {out}: {_reason(e)}") from None
-
-
-def _count_kept(out, series):
+    reader = read_games(out, on_error="skip")
     count = 0
-    for rec in read_games(out, on_error="skip"):
-        meta = rec["metadata"]
-        if (meta.get("game") != count or meta.get("seed") != series.seed
-                or rec["players"] != series.players
-                or rec["options"] != series.options._asdict()):
-            raise click.UsageError(f"{out}: game {count} is not game {count} of this run "
-                                   "(other seed, players, options or order); cannot resume")
-        count += 1
+    try:
+        for rec in reader:
+            if reader.skipped:
+                break       # a damaged line before this game
+            wrong = series.mismatch(rec, count)
+            if wrong is not None:
+                raise click.ClickException(_not_this_run(out, reader.line, count, *wrong))
+            count += 1
+    except OSError as e:
+        raise click.ClickException(f"cannot resume from {out}: {reason(e)}") from None
+    if reader.errors and not _only_a_cut_last_line(out, reader):
+        fix = (f"`photocore repair {out}` keeps its whole games and drops the rest; then run "
+               "this command again" if reader.games else
+               "It holds no whole game: remove it and run this command without --resume")
+        raise click.ClickException(f"cannot resume from {out}: {reader.errors[0]}. {fix}")
     if count > series.games:
-        raise click.UsageError(f"{out} already holds {count} games, more than --games")
+        raise click.ClickException(f"cannot resume: {out} already holds {count:,} games, "
+                                   f"more than --games {series.games:,}")
     return count
+
+
+def _only_a_cut_last_line(out, reader):
+    """Whether the one bad line of `out` is an unfinished last line of a .jsonl, which a
+    RecordWriter cuts off before it appends (a .jsonl.gz cut short cannot be appended to)."""
+    if out.endswith(".gz") or len(reader.errors) != 1 or reader.errors[0].line <= reader.line:
+        return False
+    with open(out, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) != b"\n"
+
+
+_FLAGS = {"rules_version": "the photocore rules version", "players": "--players",
+          "options": "--fourth-revolution / --shade-blocks", "seed": "--seed",
+          "agents": "--agents", "game": "the order of the games"}
+
+
+def _not_this_run(out, line, index, field, found, expected):
+    return (f"cannot resume: {out} is another run: its game on line {line:,} has {field} "
+            f"{Series.describe(field, found)}, game {index:,} of this run has {field} "
+            f"{Series.describe(field, expected)} (set by {_FLAGS[field]})")
 
 
 def _print_summary(summary, seconds, out, skip):
     games, moves = summary["games"], summary["moves"]
-    click.echo(f"{games} games{f' (after {skip} already in the file)' if skip else ''}, "
-               f"{moves} moves in {seconds:.2f} s: {games / max(seconds, 1e-9):,.1f} games/s, "
+    click.echo(f"{games:,} games{f' (after {skip:,} already in the file)' if skip else ''}, "
+               f"{moves:,} moves in {seconds:.2f} s: {games / max(seconds, 1e-9):,.1f} games/s, "
                f"{moves / max(seconds, 1e-9):,.0f} moves/s -> {out}")
     click.echo("mean score by seat: " + ", ".join(f"{s:.2f}" for s in summary["mean_scores"]))
     click.echo("win rate by seat:   " + ", ".join(f"{w:.1%}" for w in summary["seat_win_rate"]))

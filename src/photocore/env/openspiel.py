@@ -74,7 +74,19 @@ class PhotosynthesisGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type=None, params=None):
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return PhotosynthesisObserver(params)
-        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+        return _InformationStateObserver(iig_obs_type, params)
+
+
+class _InformationStateObserver(IIGObserverForPublicInfoGame):
+    """The information state: OpenSpiel's history string for public-information games, and
+    no tensor (provides_information_state_tensor is False). OpenSpiel does not check that
+    flag for Python games and would return [] (as for its own python_tic_tac_toe): this
+    makes information_state_tensor() and its shape raise instead."""
+
+    def set_from(self, state, player):
+        raise pyspiel.SpielError(
+            f"{SHORT_NAME} has perfect information and no information state tensor: use "
+            "observation_tensor() (the whole position)")
 
 
 class _Position:

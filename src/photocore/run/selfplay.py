@@ -13,9 +13,10 @@ import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from photocore.play._agents import parse_agent, play_games
+import photocore
 from photocore._game import Game
 from photocore.facts import Options
+from photocore.play._agents import parse_agent, play_games
 from photocore.records import record_line, to_record
 
 
@@ -84,20 +85,64 @@ class Series:
         few numbers per batch.
         """
         moves, offsets = self.play(start, count)
-        names = [agent_name(*spec) for spec in self.specs]
         lines, tally = [], Tally(self.players)
         for k in range(count):
             index = start + k
             game = Game(self.players, options=self.options)
             for action in moves[offsets[k]:offsets[k + 1]].tolist():
                 game.play(action)
-            seats = [None] * self.players
-            for agent, name in enumerate(names):
-                seats[(agent + index) % self.players] = name
+            seats = self.seats(index)
             lines.append(record_line(to_record(
                 game, {"agents": seats, "seed": self.seed, "game": index})))
             tally.add(len(game.history), game.scores(), game.winners(), seats)
         return lines, tally
+
+    def seats(self, index):
+        """The agents' names by seat in game `index`, as its record's metadata holds them:
+        the agents rotate one seat per game, so each plays every seat."""
+        names = [agent_name(*spec) for spec in self.specs]
+        return [names[(seat - index) % self.players] for seat in range(self.players)]
+
+    def defining(self, index):
+        """What game `index` of this run is defined by, as its record holds it: each field
+        that, changed, would give other games (the order is the one a mismatch is told in)."""
+        return {"rules_version": photocore.RULES_VERSION,
+                "players": self.players,
+                "options": self.options._asdict(),
+                "seed": self.seed,
+                "game": index,
+                "agents": self.seats(index)}
+
+    def mismatch(self, rec, index):
+        """None when record `rec` is game `index` of this run, else the first field that
+        differs as (field, the record's value, this run's value); fields as in defining().
+
+        >>> rec = {"rules_version": photocore.RULES_VERSION, "players": 2,
+        ...        "options": {"fourth_revolution": False, "shade_blocks": False},
+        ...        "metadata": {"seed": 7, "agents": ["random", "greedy"], "game": 1}}
+        >>> Series(10, agents=["greedy", "random"], seed=7).mismatch(rec, 1) is None
+        True
+        >>> Series(10, agents=["greedy", "mcts:50"], seed=7).mismatch(rec, 1)
+        ('agents', ['random', 'greedy'], ['mcts:50', 'greedy'])
+        """
+        meta = rec.get("metadata") or {}
+        for field, expected in self.defining(index).items():
+            found = meta.get(field) if field in ("seed", "agents", "game") else rec.get(field)
+            if found != expected:
+                return field, found, expected
+        return None
+
+    @staticmethod
+    def describe(field, value):
+        """A field of defining() in words, as the command line sets it."""
+        if field == "agents" and isinstance(value, list):
+            return ",".join(map(str, value)) + " by seat"
+        if field == "options" and isinstance(value, dict):
+            try:
+                return Options(**value).name
+            except TypeError:
+                pass
+        return "none" if value is None else str(value)
 
 
 def run_local(series, workers=None, batch=None, skip=0):
@@ -185,7 +230,21 @@ def _stop(pool, finished):
 
 
 class Tally:
-    """Running totals of a run for its summary: games, moves, mean scores, win rates."""
+    """Running totals of games of one player count, for summaries: games, moves, mean
+    scores, win rates by seat and by agent. `photocore selfplay` and `photocore stats` both
+    count with it.
+
+    Ties: the winners of a game share its win, 1 / (number of winners) each, so the win
+    rates of the seats of a game add up to 1 (as the zero-sum returns share the pot).
+    An agent's win rate is its share of wins over the seats it played.
+
+    >>> t = Tally(2)
+    >>> t.add(100, [30, 30], [0, 1], ["greedy", "random"])   # a tie
+    >>> t.add(90, [40, 20], [0], ["random", "greedy"])
+    >>> s = t.summary()
+    >>> s["seat_win_rate"], s["agent_win_rate"]
+    ([0.75, 0.25], {'greedy': 0.25, 'random': 0.75})
+    """
 
     def __init__(self, players):
         self.games = 0
@@ -196,20 +255,20 @@ class Tally:
         self.agent_wins = {}
 
     def add(self, moves, scores, winners, agents):
-        """Counts one game: its length, scores, winners and agent per seat."""
+        """Counts one finished game: its length, scores, winners and agent per seat."""
         self.games += 1
         self.moves += moves
         for seat, score in enumerate(scores):
             self.scores[seat] += score
         for seat in winners:
-            self.seat_wins[seat] += 1 / len(winners)   # co-winners share a win
+            self.seat_wins[seat] += 1 / len(winners)
         for seat, name in enumerate(agents):
             self.agent_games[name] = self.agent_games.get(name, 0) + 1
             if seat in winners:
                 self.agent_wins[name] = self.agent_wins.get(name, 0) + 1 / len(winners)
 
     def merge(self, other):
-        """Adds the counts of another Tally of the same run."""
+        """Adds the counts of another Tally of the same number of players."""
         self.games += other.games
         self.moves += other.moves
         for seat in range(len(self.scores)):

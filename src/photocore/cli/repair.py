@@ -1,0 +1,49 @@
+"""`photocore repair`: the whole games of a damaged record file, kept; the rest dropped."""
+
+import click
+
+from photocore import records
+from photocore.cli.output import check_writable, writing
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="Write the kept games here instead of replacing FILE.")
+def repair(file, out):
+    """Keep the whole games of FILE and drop its damaged lines.
+
+    FILE is a game-record file (.jsonl or .jsonl.gz). A self-play run killed outright
+    (SIGKILL, the out-of-memory killer) can leave a .jsonl.gz whose compressed stream is cut
+    short, which cannot be appended to (a .jsonl's cut last line --resume cuts off itself).
+    repair keeps every record that is whole and well formed (its fields checked; the moves
+    are not replayed: `photocore verify` does that), drops the rest, and writes the kept
+    ones to a temporary file renamed over FILE (or to --out) only once complete. A file
+    with nothing to drop, or with no whole game at all, is left as it is. Then `photocore
+    selfplay ... --resume` finishes the run.
+
+    \b
+    Example:  photocore repair games.jsonl.gz
+    """
+    target = out or file
+    check_writable(target)
+    reader = records.read_games(file, on_error="skip")
+    kept = sum(1 for _ in reader)
+    if not kept:       # not a record file at all, most likely: leave it be
+        first = f": {reader.errors[0]}" if reader.errors else ""
+        raise click.ClickException(f"{file} holds no whole game{first}: nothing to keep, "
+                                   "the file is left as it is")
+    if not reader.skipped and out is None:
+        click.echo(f"{file}: {_games(kept)}, nothing to repair")
+        return
+    reader = records.read_games(file, on_error="skip")
+    with writing(target):
+        kept = records.write_games(target, reader)
+    for error in reader.errors:
+        click.echo(f"dropped {error}")
+    click.echo(f"{target}: kept {_games(kept)}, dropped {reader.skipped:,} damaged "
+               f"line{'' if reader.skipped == 1 else 's'}")
+
+
+def _games(n):
+    return f"{n:,} whole game{'' if n == 1 else 's'}"
