@@ -10,26 +10,24 @@ processes let it scale with the cores along with the (GIL-free) play.
 import multiprocessing
 import os
 import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from photocore.play._agents import parse_agent, play_games
+from photocore.play import harness, specs as agent_specs
+from photocore.play._agents import play_games
 from photocore._game import Game
 from photocore.records import record_line
 
 
 def seat_agents(agents, players):
-    """The agent specs of a run: one per seat, or one for all seats."""
-    specs = [parse_agent(a) for a in agents]
+    """The agent specs of a run (play/specs.py): one per seat, or one for all seats."""
+    specs = [a if isinstance(a, agent_specs.Spec) else agent_specs.parse(a) for a in agents]
     if len(specs) == 1:
         specs *= players
     if len(specs) != players:
         raise ValueError(f"{players} players need 1 or {players} agents, got {len(specs)}")
     return specs
-
-
-def agent_name(kind, simulations):
-    return f"mcts:{simulations}" if kind == "mcts" else kind
 
 
 def batches(games, size):
@@ -40,9 +38,9 @@ def batches(games, size):
 def default_batch(specs, games, workers):
     # searching agents take milliseconds a game: small batches keep every worker busy and
     # the progress bar moving; random and greedy games take microseconds
-    budget = sum(s for kind, s in specs if kind == "mcts")
+    searching = any(spec.kind not in ("random", "greedy") for spec in specs)
     per_worker = max(1, games // (4 * max(workers, 1)))
-    return max(1, min(per_worker, 4 if budget else 512))
+    return max(1, min(per_worker, 4 if searching else 512))
 
 
 class SelfPlayError(RuntimeError):
@@ -101,17 +99,22 @@ class Series:
         self.options = (1 if fourth_revolution else 0) | (2 if shade_blocks else 0)
 
     def play(self, start, count):
-        """Games start .. start + count - 1 as (moves, offsets) arrays."""
-        return play_games(self.specs, self.players, self.options, self.seed, start, count)
+        """Games start .. start + count - 1 of built-in agents as (moves, offsets) arrays."""
+        agents = [(spec.kind, spec.simulations or agent_specs.DEFAULT_SIMULATIONS)
+                  for spec in self.specs]
+        return play_games(agents, self.players, self.options, self.seed, start, count)
 
     def batch(self, start, count):
         """Games start .. start + count - 1 as (record lines in order, their Tally).
 
         The tally is summed here, in the worker, so the one writing process only merges a
-        few numbers per batch.
+        few numbers per batch. Built-in agents play in C; with a Python or engine agent
+        among them, the games are played move by move (play/harness.py).
         """
+        if not all(spec.builtin for spec in self.specs):
+            return self._batch_in_python(start, count)
         moves, offsets = self.play(start, count)
-        names = [agent_name(*spec) for spec in self.specs]
+        names = [spec.label for spec in self.specs]
         lines, tally = [], Tally(self.players)
         for k in range(count):
             index = start + k
@@ -124,6 +127,24 @@ class Series:
             lines.append(record_line(game.to_record(
                 metadata={"agents": seats, "seed": self.seed, "game": index})))
             tally.add(len(game.history), game.scores(), game.winners(), seats)
+        return lines, tally
+
+    def _batch_in_python(self, start, count):
+        names = [spec.label for spec in self.specs]
+        lines, tally = [], Tally(self.players)
+        for index in range(start, start + count):
+            agents = [(agent - index) % self.players for agent in range(self.players)]
+            players = [harness.player(self.specs[a], a) for a in agents]
+            game = Game(self.players, self.fourth_revolution, self.shade_blocks)
+            played = harness.play_game(game, players, [harness.seed_for(self.seed, index, a)
+                                                       for a in agents])
+            seats = [names[a] for a in agents]
+            if played.forfeit is not None and played.forfeit[2]:
+                print(f"game {index}: {seats[played.forfeit[0]]} forfeits: "
+                      f"{played.forfeit[1]}\n{played.forfeit[2]}", file=sys.stderr)
+            lines.append(record_line(game.to_record(metadata={
+                "agents": seats, "seed": self.seed, "game": index, **played.metadata()})))
+            tally.add(len(game.history), game.scores(), played.winners(game), seats)
         return lines, tally
 
 
