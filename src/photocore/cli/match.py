@@ -4,6 +4,7 @@ the results come out as ratings with their error (docs/matches.md)."""
 import itertools
 import math
 import os
+import sys
 
 import click
 from tqdm import tqdm
@@ -200,7 +201,7 @@ def _tell_forfeit(plan, index, outcome, bar):
     text = f"game {index}: {agent} (seat {outcome.forfeit}) forfeits: {outcome.reason}"
     if outcome.detail.strip():
         text += "\n" + outcome.detail.rstrip()
-    bar.write(text, file=bar.fp if bar.fp is not None else None)
+    bar.write(text, file=sys.stderr)      # above the live line
 
 
 def _live(plan, standings):
