@@ -72,8 +72,9 @@ BAD = textwrap.dedent('''
                 if mode == "binary":
                     sys.stdout.buffer.write(bytes(range(256)) + b"\\n")
                     sys.stdout.flush()
-                if mode == "twice":
-                    say("move " + legal[0])
+                if mode == "twice":           # in one write: found before the next go
+                    say("move " + legal[0] + "\\nmove " + legal[0])
+                    continue
                 if mode == "exit":
                     sys.exit(0)
                 if mode in ("garbage", "overlong", "illegal", "malformed", "binary"):

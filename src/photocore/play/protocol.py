@@ -39,9 +39,11 @@ _cleanup_installed = False
 class Engine:
     """An engine program behind the protocol, started on its first game.
 
-    >>> engine = Engine([sys.executable, "examples/engines/random_engine.py"])  # doctest: +SKIP
-    >>> engine.reset(seed=1); engine.select(photocore.Game())                    # doctest: +SKIP
-    Move('place a1')
+    >>> import photocore
+    >>> engine = Engine([sys.executable, "examples/engines/simple_engine.py"])  # doctest: +SKIP
+    >>> engine.reset(seed=1); engine.select(photocore.Game())                   # doctest: +SKIP
+    Move('place g3')
+    >>> engine.close()                                                          # doctest: +SKIP
     """
 
     def __init__(self, argv, cwd=None, label=None, startup=DEFAULT_STARTUP,
@@ -78,6 +80,8 @@ class Engine:
             self._stderr = None
             raise Forfeit(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
         _LIVE.add(self)
+        self._readable = _poller(self._process.stdout.fileno(), select.POLLIN)
+        self._writable = _poller(self._process.stdin.fileno(), select.POLLOUT)
         self.restarts += self._started > 0
         self._started += 1
         os.set_blocking(self._process.stdin.fileno(), False)
@@ -133,6 +137,8 @@ class Engine:
         if process is not None:
             _LIVE.discard(self)
             if process.poll() is None:
+                if self.transcript:
+                    self.transcript("> quit")
                 try:
                     os.write(process.stdin.fileno(), b"quit\n")
                     process.wait(_QUIT_WAIT)
@@ -165,7 +171,7 @@ class Engine:
                 data = data[os.write(fd, data):]
             except BlockingIOError:
                 # the engine is not reading its input: wait for room, not past the deadline
-                if not _wait(fd, select.POLLOUT, deadline):
+                if not _wait(self._writable, deadline):
                     self._fail("stopped reading its input")
             except BrokenPipeError:
                 self._fail(self._exit_reason())
@@ -192,7 +198,7 @@ class Engine:
                 return line
             if len(self._buffer) > MAX_LINE:
                 self._fail(f"protocol error: a line longer than {MAX_LINE} bytes")
-            if not _wait(fd, select.POLLIN, deadline):
+            if not _wait(self._readable, deadline):
                 self._fail(too_late)
             chunk = os.read(fd, 65536)
             if not chunk:
@@ -203,7 +209,7 @@ class Engine:
         """Reads what the engine sent unasked since its last move: info lines are kept
         (for this move), anything else is a protocol error."""
         fd = self._process.stdout.fileno()
-        while _wait(fd, select.POLLIN, 0) or b"\n" in self._buffer:
+        while b"\n" in self._buffer or self._readable.poll(0):
             if b"\n" not in self._buffer:
                 chunk = os.read(fd, 65536)
                 if not chunk:
@@ -249,10 +255,14 @@ def _quote(word, rest):
     return repr(line if len(line) <= 80 else line[:77] + "...")
 
 
-def _wait(fd, event, deadline):
-    """True once `fd` is ready for `event`, False when the deadline (monotonic) passes."""
+def _poller(fd, event):
     poller = select.poll()
     poller.register(fd, event | select.POLLHUP | select.POLLERR)
+    return poller
+
+
+def _wait(poller, deadline):
+    """True once the poller's pipe is ready, False when the deadline (monotonic) passes."""
     while True:
         left = deadline - time.monotonic()
         if poller.poll(max(0, left) * 1000):
