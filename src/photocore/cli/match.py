@@ -262,12 +262,12 @@ def _table(plan, standings):
 
 def _cross_table(plan, standings):
     fit = standings.bradley_terry()
-    width = max(len(label) for label in plan.labels)
+    names = [f"{k + 1} {label}" for k, label in enumerate(plan.labels)]
+    width = max(len(name) for name in names)
     cells = 16
-    click.echo(" " * width + "  " + "".join(f"{label[:cells - 1]:>{cells}}"
-                                             for label in plan.labels)
+    click.echo(" " * width + "  " + "".join(f"{k + 1:>{cells}}" for k in range(len(names)))
                + "   points  Bradley-Terry Elo")
-    for i, label in enumerate(plan.labels):
+    for i, label in enumerate(names):
         row = []
         for j in range(len(plan.labels)):
             meetings = standings.meetings[i][j]
@@ -298,7 +298,9 @@ def _percent(value):
 def _elo(value):
     if math.isnan(value):
         return "n/a"
-    return "+inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.1f}"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{round(value, 1) + 0.0:+.1f}"      # + 0.0: no -0.0
 
 
 def _size(value):
