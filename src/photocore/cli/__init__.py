@@ -4,6 +4,7 @@ import click
 
 import photocore
 from photocore.cli.bench import bench
+from photocore.cli.match import match, tournament
 from photocore.cli.playouts import playouts
 from photocore.cli.records import export, show, stats, verify
 from photocore.cli.repair import repair
@@ -17,8 +18,10 @@ from photocore.cli.replay import replay
 def main():
     """A fast, exact engine for the board game Photosynthesis.
 
-    selfplay plays many games with the built-in agents (random, greedy, mcts) on all cores
-    and writes them as records; playouts measures raw random games in the kernels; bench
+    selfplay plays many games with the agents (built-in random, greedy, mcts; Python
+    classes; engines speaking docs/protocol.md) on all cores and writes them as records;
+    match plays agents against each other and rates them (Elo with its error, SPRT),
+    tournament plays a round robin; playouts measures raw random games in the kernels; bench
     measures everything, checked, beside the plain-Python reference.
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
@@ -28,5 +31,6 @@ def main():
     """
 
 
-for command in (selfplay, playouts, bench, verify, show, stats, export, replay, repair):
+for command in (selfplay, match, tournament, playouts, bench, verify, show, stats, export,
+                replay, repair):
     main.add_command(command)

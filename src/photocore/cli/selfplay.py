@@ -1,4 +1,4 @@
-"""`photocore selfplay`: many games by the C agents, written as records."""
+"""`photocore selfplay`: many games by the agents, written as records."""
 
 import contextlib
 import os
@@ -13,6 +13,7 @@ from tqdm import tqdm
 from photocore.cli.options import game_options
 from photocore.cli.output import check_writable, missing, reason
 from photocore.errors import RecordError
+from photocore.play.specs import split as split_specs
 from photocore.records import RecordWriter, read_games
 from photocore.run.ray_backend import CONNECT_TIMEOUT
 from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
@@ -24,8 +25,9 @@ from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
 @game_options
 @click.option("--agents", default="random", show_default=True,
               help="Comma-separated agents, one for every seat or one per seat: random, "
-                   "greedy, mcts or mcts:SIMULATIONS (default budget 200). Seats rotate "
-                   "from game to game so every agent plays every seat.")
+                   "greedy, mcts or mcts:SIMULATIONS (default budget 200), "
+                   "py:module:Class, py:file.py:Class or cmd:PROGRAM (docs/matches.md). "
+                   "Seats rotate from game to game so every agent plays every seat.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes playing games  [default: this machine's cores]")
 @click.option("--seed", type=int, default=0, show_default=True,
@@ -71,7 +73,10 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
             raise click.BadParameter(f"it is for --backend {backend_of}, not {backend}",
                                      param_hint=f"--{name.replace('_', '-')}")
     try:
-        series = Series(games, players, agents.split(","), seed, fourth_revolution, shade_blocks)
+        series = Series(games, players, split_specs(agents), seed, fourth_revolution,
+                        shade_blocks)
+        for spec in dict.fromkeys(series.specs):
+            spec.check()        # a py class that does not import, an engine that does not start
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
     if not resume and os.path.exists(out):

@@ -269,20 +269,6 @@ cdef class Agent:
         return f"Agent({self.name!r})"
 
 
-def parse_agent(text):
-    """An Agent spec from text: `random`, `greedy`, `mcts` or `mcts:SIMULATIONS`."""
-    kind, _, budget = text.strip().lower().partition(":")
-    if kind not in _KIND_OF_NAME:
-        raise ValueError(f"unknown agent {text!r} (expected random, greedy, mcts or mcts:N)")
-    if budget and kind != "mcts":
-        raise ValueError(f"agent {text!r}: only mcts takes a budget (mcts:SIMULATIONS)")
-    if budget and not budget.isdigit():
-        raise ValueError(f"agent {text!r}: the budget must be a whole number of simulations")
-    if budget and not 1 <= int(budget) <= 10_000_000:
-        raise ValueError(f"agent {text!r}: the budget must be from 1 to 10,000,000 simulations")
-    return (kind, int(budget) if budget else 200)
-
-
 def play_games(agents, int players, int options, unsigned long long seed, long long start,
                long long count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.

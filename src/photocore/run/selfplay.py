@@ -10,28 +10,26 @@ processes let it scale with the cores along with the (GIL-free) play.
 import multiprocessing
 import os
 import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 import photocore
+from photocore.play import harness, specs as agent_specs
+from photocore.play._agents import play_games
 from photocore._game import Game
 from photocore.facts import Options
-from photocore.play._agents import parse_agent, play_games
 from photocore.records import record_line, to_record
 
 
 def seat_agents(agents, players):
-    """The agent specs of a run: one per seat, or one for all seats."""
-    specs = [parse_agent(a) for a in agents]
+    """The agent specs of a run (play/specs.py): one per seat, or one for all seats."""
+    specs = [a if isinstance(a, agent_specs.Spec) else agent_specs.parse(a) for a in agents]
     if len(specs) == 1:
         specs *= players
     if len(specs) != players:
         raise ValueError(f"{players} players need 1 or {players} agents, got {len(specs)}")
     return specs
-
-
-def agent_name(kind, simulations):
-    return f"mcts:{simulations}" if kind == "mcts" else kind
 
 
 def batches(games, size):
@@ -42,9 +40,9 @@ def batches(games, size):
 def default_batch(specs, games, workers):
     # searching agents take milliseconds a game: small batches keep every worker busy and
     # the progress bar moving; random and greedy games take microseconds
-    budget = sum(s for kind, s in specs if kind == "mcts")
+    searching = any(spec.kind not in ("random", "greedy") for spec in specs)
     per_worker = max(1, games // (4 * max(workers, 1)))
-    return max(1, min(per_worker, 4 if budget else 512))
+    return max(1, min(per_worker, 4 if searching else 512))
 
 
 class SelfPlayError(RuntimeError):
@@ -75,15 +73,20 @@ class Series:
         self.options = Options(fourth_revolution, shade_blocks)
 
     def play(self, start, count):
-        """Games start .. start + count - 1 as (moves, offsets) arrays."""
-        return play_games(self.specs, self.players, self.options.flags, self.seed, start, count)
+        """Games start .. start + count - 1 of built-in agents as (moves, offsets) arrays."""
+        agents = [(spec.kind, spec.simulations or agent_specs.DEFAULT_SIMULATIONS)
+                  for spec in self.specs]
+        return play_games(agents, self.players, self.options.flags, self.seed, start, count)
 
     def batch(self, start, count):
         """Games start .. start + count - 1 as (record lines in order, their Tally).
 
         The tally is summed here, in the worker, so the one writing process only merges a
-        few numbers per batch.
+        few numbers per batch. Built-in agents play in C; with a Python or engine agent
+        among them, the games are played move by move (play/harness.py).
         """
+        if not all(spec.builtin for spec in self.specs):
+            return self._batch_in_python(start, count)
         moves, offsets = self.play(start, count)
         lines, tally = [], Tally(self.players)
         for k in range(count):
@@ -100,7 +103,7 @@ class Series:
     def seats(self, index):
         """The agents' names by seat in game `index`, as its record's metadata holds them:
         the agents rotate one seat per game, so each plays every seat."""
-        names = [agent_name(*spec) for spec in self.specs]
+        names = [spec.label for spec in self.specs]
         return [names[(seat - index) % self.players] for seat in range(self.players)]
 
     def defining(self, index):
@@ -143,6 +146,23 @@ class Series:
             except TypeError:
                 pass
         return "none" if value is None else str(value)
+
+    def _batch_in_python(self, start, count):
+        lines, tally = [], Tally(self.players)
+        for index in range(start, start + count):
+            agents = [(agent - index) % self.players for agent in range(self.players)]
+            players = [harness.player(self.specs[a], a) for a in agents]
+            game = Game(self.players, options=self.options)
+            played = harness.play_game(game, players, [harness.seed_for(self.seed, index, a)
+                                                       for a in agents])
+            seats = self.seats(index)
+            if played.forfeit is not None and played.forfeit[2]:
+                print(f"game {index}: {seats[played.forfeit[0]]} forfeits: "
+                      f"{played.forfeit[1]}\n{played.forfeit[2]}", file=sys.stderr)
+            lines.append(record_line(to_record(game, {
+                "agents": seats, "seed": self.seed, "game": index, **played.metadata()})))
+            tally.add(len(game.history), game.scores(), played.winners(game), seats)
+        return lines, tally
 
 
 def run_local(series, workers=None, batch=None, skip=0):

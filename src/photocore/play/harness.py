@@ -1,0 +1,86 @@
+"""Plays a game between loaded players (play/specs.py): each chooses for its seat until the
+game ends or one of them forfeits.
+
+>>> import photocore
+>>> from photocore.play import specs
+>>> game = photocore.Game()
+>>> played = play_game(game, [specs.load("greedy"), specs.load("random")], seeds=[1, 2])
+>>> game.is_over, played.forfeit
+(True, None)
+"""
+
+import hashlib
+
+from photocore.errors import IllegalMoveError
+from photocore.play.specs import Forfeit
+
+_PLAYERS = {}     # this process's players, kept from game to game: {(spec, copy): player}
+
+
+class Played:
+    """How a game went beyond its moves: `forfeit` is None or (seat, reason, detail), and
+    `info` maps the 1-based number of a move to the info lines its engine sent."""
+
+    __slots__ = ("forfeit", "info")
+
+    def __init__(self):
+        self.forfeit = None
+        self.info = {}
+
+    def metadata(self):
+        """The record metadata of a forfeit and of info lines (docs/matches.md)."""
+        meta = {}
+        if self.forfeit is not None:
+            meta["forfeit"] = {"seat": self.forfeit[0], "reason": self.forfeit[1]}
+        if self.info:
+            meta["info"] = {str(ply): lines for ply, lines in sorted(self.info.items())}
+        return meta
+
+    def winners(self, game):
+        """The winning seats: the game's, or everyone but the seat that forfeited."""
+        if self.forfeit is None:
+            return game.winners()
+        return tuple(p for p in range(game.players) if p != self.forfeit[0])
+
+
+def play_game(game, players, seeds=None):
+    """Plays `game` to its end, players[p] choosing for player p; returns a Played.
+
+    Each player is first reset (with seeds[p] when given). A player that raises Forfeit,
+    or whose move is illegal, loses the game there: the game stays unfinished.
+    """
+    played = Played()
+    seat = None
+    try:
+        for seat, player in enumerate(players):
+            player.reset(None if seeds is None else seeds[seat])
+        while not game.is_over:
+            seat = game.current_player
+            player = players[seat]
+            move = player.select(game)
+            try:
+                game.play(move)
+            except IllegalMoveError as e:
+                raise Forfeit(f"illegal move {e}") from None
+            if player.info:
+                played.info[len(game.history)] = list(player.info)
+    except Forfeit as e:
+        played.forfeit = (seat, e.reason, e.detail)
+    return played
+
+
+def player(spec, copy=0):
+    """This process's player for `spec` (loaded on first use and kept, so an engine runs
+    once per worker); `copy` tells apart players of one spec in several seats."""
+    key = (spec, copy)
+    found = _PLAYERS.get(key)
+    if found is None:
+        found = _PLAYERS[key] = spec.load()
+    return found
+
+
+def seed_for(seed, game, agent):
+    """The seed of an agent in game `game` of a seeded run: a function of the three only,
+    so a run plays the same games whatever its workers."""
+    digest = hashlib.blake2b(f"{seed} {game} {agent}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")

@@ -1,0 +1,391 @@
+"""Agent specs: one text form for every agent, in `photocore match`, `photocore selfplay
+--agents` and Python, and the players they load into.
+
+    random | greedy | mcts | mcts:N                  the C agents (N simulations, default 200)
+    py:package.module:Class[?key=value&...]          a Python class, imported
+    py:path/to/file.py:Class[?key=value&...]         a Python class from a file
+    cmd:"./engine --flag"[?startup=SECONDS]          a program speaking docs/protocol.md
+    cmd:./engine                                      (the quotes are needed only for spaces)
+
+`?key=value&key=value` passes keyword arguments to the Python class (values are read as
+integers, numbers, true/false/none, 'quoted' or "quoted" text, else bare text; nothing is
+evaluated). A Python agent is any object with `select(game)` returning a Move, an action id
+or move text; `reset()` (optionally `reset(seed=...)`) and `name` are optional.
+
+>>> spec = parse("py:bots/mine.py:Searcher?checkpoint=ckpt.pt&simulations=64")
+>>> spec.kind, spec.cls, dict(spec.options)
+('py', 'Searcher', {'checkpoint': 'ckpt.pt', 'simulations': 64})
+>>> parse("mcts").label, parse("cmd:'./engine --fast'").argv
+('mcts:200', ('./engine', '--fast'))
+>>> split('mcts:50,cmd:"./a --x,y",greedy')
+['mcts:50', 'cmd:"./a --x,y"', 'greedy']
+"""
+
+import dataclasses
+import importlib
+import importlib.util
+import inspect
+import operator
+import os
+import re
+import shlex
+import sys
+import traceback
+
+from photocore._game import Move
+from photocore.errors import InvalidMoveError
+
+BUILTIN = ("random", "greedy", "mcts")
+DEFAULT_SIMULATIONS = 200
+MAX_SIMULATIONS = 10_000_000
+DEFAULT_STARTUP = 10.0          # seconds an engine may take to answer the greeting
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+_INTEGER = re.compile(r"[+-]?\d+\Z")
+
+
+class Forfeit(Exception):
+    """An agent lost its game by misbehaving: `reason` says how, in one line, for the
+    record; `detail` holds more for the log (a traceback, an engine's last words)."""
+
+    def __init__(self, reason, detail=""):
+        super().__init__(reason)
+        self.reason, self.detail = reason, detail
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    """A parsed agent spec (see the module's docstring); `load()` makes its player."""
+    text: str                 # as written
+    kind: str                 # random, greedy, mcts, py or cmd
+    simulations: int = 0      # mcts
+    target: str = ""          # py: a module name or an absolute file path
+    cls: str = ""             # py: the class
+    argv: tuple = ()          # cmd: the program and its arguments
+    options: tuple = ()       # (key, value) pairs: py keyword arguments, cmd settings
+    cwd: str = ""             # py and cmd: the folder relative names are resolved in
+
+    @property
+    def builtin(self):
+        """True for the C agents, which self-play runs without Python in the loop."""
+        return self.kind in BUILTIN
+
+    @property
+    def label(self):
+        """The name records and summaries give the agent: `mcts:200` for the C agents,
+        the spec as written otherwise."""
+        if self.kind == "mcts":
+            return f"mcts:{self.simulations}"
+        return self.kind if self.builtin else self.text
+
+    def load(self):
+        """A new player for this spec (for cmd, the program starts on its first game)."""
+        if self.builtin:
+            return BuiltinPlayer(self.kind, self.simulations)
+        if self.kind == "py":
+            agent = self.python_class()(**dict(self.options))
+            if not callable(getattr(agent, "select", None)):
+                raise TypeError(f"agent {self.text!r}: {self.cls} has no select(game) method")
+            return PythonPlayer(agent)
+        from photocore.play.protocol import Engine
+        return Engine(self.argv, cwd=self.cwd, label=self.label, **dict(self.options))
+
+    def python_class(self):
+        """The class of a py spec, imported (ValueError when it cannot be)."""
+        try:
+            if self.target.endswith(".py"):
+                module = _import_file(self.target)
+            else:
+                if self.cwd and self.cwd not in sys.path:
+                    sys.path.append(self.cwd)      # as `python -m` would find it
+                module = importlib.import_module(self.target)
+        except Exception as e:  # noqa: BLE001: any error of the user's module
+            raise ValueError(f"agent {self.text!r}: cannot import {self.target} "
+                             f"({type(e).__name__}: {e})") from e
+        cls = getattr(module, self.cls, None)
+        if cls is None:
+            raise ValueError(f"agent {self.text!r}: {self.target} has no {self.cls}")
+        return cls
+
+    def check(self):
+        """Fails early, with a clear ValueError, on what would fail in every game: a py
+        class that does not import or does not take the options, a cmd program that does
+        not start or does not answer the greeting."""
+        if self.kind == "py":
+            cls = self.python_class()
+            try:
+                inspect.signature(cls).bind(**dict(self.options))
+            except TypeError as e:
+                raise ValueError(f"agent {self.text!r}: {self.cls} does not take these "
+                                 f"options ({e})") from None
+            except ValueError:
+                pass   # no signature to check (a builtin class): the first game will tell
+        elif self.kind == "cmd":
+            engine = self.load()
+            try:
+                engine.start()
+            except Forfeit as e:
+                raise ValueError(f"agent {self.text!r}: {e.reason}") from None
+            finally:
+                engine.close()
+
+
+def parse(text):
+    """The Spec of `text` (ValueError naming the spec and what is wrong)."""
+    if not isinstance(text, str):
+        raise TypeError(f"an agent spec is text, not {type(text).__name__}")
+    text = text.strip()
+    kind, colon, rest = text.partition(":")
+    if kind.lower() in BUILTIN:
+        return _parse_builtin(text, kind.lower(), colon, rest)
+    if kind == "py" and colon:
+        return _parse_python(text, rest)
+    if kind == "cmd" and colon:
+        return _parse_command(text, rest)
+    raise ValueError(f"unknown agent {text!r} (expected random, greedy, mcts, mcts:N, "
+                     "py:module:Class, py:file.py:Class or cmd:PROGRAM)")
+
+
+def split(text):
+    """Comma-separated specs as a list, commas inside quotes kept (for --agents)."""
+    parts, current, quote = [], [], None
+    for char in text:
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == ",":
+            parts.append("".join(current).strip())
+            current = []
+            continue
+        current.append(char)
+    if quote:
+        raise ValueError(f"agents {text!r}: a quote is not closed")
+    parts.append("".join(current).strip())
+    if not all(parts):
+        raise ValueError(f"agents {text!r}: an empty agent between commas")
+    return parts
+
+
+def load(spec):
+    """A player from a spec (text or Spec): `select(game) -> Move`, `reset(seed=None)`,
+    `name`, `close()`."""
+    return (spec if isinstance(spec, Spec) else parse(spec)).load()
+
+
+def labels(specs):
+    """Each spec's label, made unique with #2, #3 ... where the same one comes back."""
+    seen, out = {}, []
+    for spec in specs:
+        seen[spec.label] = seen.get(spec.label, 0) + 1
+        out.append(spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}")
+    return out
+
+
+def _parse_builtin(text, kind, colon, budget):
+    if not colon:
+        return Spec(text, kind, DEFAULT_SIMULATIONS if kind == "mcts" else 0)
+    if kind != "mcts":
+        raise ValueError(f"agent {text!r}: only mcts takes a budget (mcts:SIMULATIONS)")
+    if not budget.isdigit() or not 1 <= int(budget) <= MAX_SIMULATIONS:
+        raise ValueError(f"agent {text!r}: the budget must be a whole number of simulations "
+                         f"from 1 to {MAX_SIMULATIONS:,}")
+    return Spec(text, kind, int(budget))
+
+
+def _parse_python(text, rest):
+    target, _, query = rest.partition("?")
+    target, colon, cls = target.rpartition(":")
+    if not colon or not target or not _IDENTIFIER.match(cls):
+        raise ValueError(f"agent {text!r}: expected py:module:Class or py:file.py:Class")
+    cwd = os.getcwd()
+    if target.endswith(".py"):
+        target = os.path.abspath(target)
+    elif not all(_IDENTIFIER.match(part) for part in target.split(".")):
+        raise ValueError(f"agent {text!r}: {target!r} is neither a module name nor a .py file")
+    return Spec(text, "py", target=target, cls=cls, options=_options(text, query), cwd=cwd)
+
+
+def _parse_command(text, rest):
+    query = ""
+    if rest[:1] in ("'", '"'):
+        end = rest.find(rest[0], 1)
+        if end < 0:
+            raise ValueError(f"agent {text!r}: the command's quote is not closed")
+        command, after = rest[1:end], rest[end + 1:]
+        if after and not after.startswith("?"):
+            raise ValueError(f"agent {text!r}: only ?options may follow the quoted command")
+        query = after[1:]
+    else:
+        command = rest
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as e:
+        raise ValueError(f"agent {text!r}: cannot split the command ({e})") from None
+    if not argv:
+        raise ValueError(f"agent {text!r}: the command is empty")
+    options = _options(text, query)
+    for key, value in options:
+        if key != "startup":
+            raise ValueError(f"agent {text!r}: unknown option {key!r} (a cmd agent takes "
+                             "startup=SECONDS)")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(f"agent {text!r}: startup must be a number of seconds > 0")
+    return Spec(text, "cmd", argv=argv, options=options, cwd=os.getcwd())
+
+
+def _options(text, query):
+    """key=value pairs joined by & as a tuple of (key, value); no value is evaluated."""
+    if not query:
+        return ()
+    pairs = {}
+    for part in _split_query(text, query):
+        key, equals, value = part.partition("=")
+        if not equals or not _IDENTIFIER.match(key):
+            raise ValueError(f"agent {text!r}: option {part!r} is not key=value")
+        if key in pairs:
+            raise ValueError(f"agent {text!r}: option {key!r} given twice")
+        pairs[key] = _value(value)
+    return tuple(pairs.items())
+
+
+def _split_query(text, query):
+    parts, current, quote = [], "", None
+    for char in query:
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "&":
+            parts.append(current)
+            current = ""
+            continue
+        current += char
+    if quote:
+        raise ValueError(f"agent {text!r}: a quote in the options is not closed")
+    return parts + [current]
+
+
+def _value(text):
+    """An option's value: int, float, bool, None or text (quotes keep text as text)."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    lower = text.lower()
+    if lower in ("true", "false"):
+        return lower == "true"
+    if lower in ("none", "null"):
+        return None
+    if _INTEGER.match(text):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _import_file(path):
+    """A module from a .py file, imported once per process under a name of its own."""
+    name = "photocore_agent_" + re.sub(r"\W", "_", path)
+    if name in sys.modules:
+        return sys.modules[name]
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file: {path}")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module          # before running it, as an import does
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+# ---- players ---------------------------------------------------------------------------
+
+class BuiltinPlayer:
+    """A C agent; reset(seed) seeds it for the next game."""
+
+    info = ()
+
+    def __init__(self, kind, simulations):
+        from photocore.play._agents import Agent
+        self._agent = Agent
+        self.kind, self.simulations = kind, simulations or DEFAULT_SIMULATIONS
+        self.agent = Agent(kind, 0, self.simulations)
+        self.name = self.agent.name
+
+    def reset(self, seed=None):
+        self.agent = self._agent(self.kind, seed or 0, self.simulations)
+
+    def select(self, game):
+        return self.agent.select(game)
+
+    def close(self):
+        pass
+
+
+class PythonPlayer:
+    """A Python agent object behind the harness: it chooses on a copy of the game (so it
+    may play moves on it), and anything it raises or returns that is not a move becomes a
+    Forfeit."""
+
+    info = ()
+
+    def __init__(self, agent):
+        self.agent = agent
+        self._select = agent.select
+        self._reset = getattr(agent, "reset", None)
+        self._seeded = _takes_seed(self._reset)
+        self.name = str(getattr(agent, "name", type(agent).__name__))
+
+    def reset(self, seed=None):
+        if self._reset is None:
+            return
+        try:
+            self._reset(seed=seed) if self._seeded else self._reset()
+        except Exception as e:  # noqa: BLE001: the agent's own failure loses its game
+            raise Forfeit(f"reset() raised {_one_line(e)}", traceback.format_exc()) from None
+
+    def select(self, game):
+        try:
+            choice = self._select(game.copy())
+        except Exception as e:  # noqa: BLE001
+            raise Forfeit(f"select() raised {_one_line(e)}", traceback.format_exc()) from None
+        return as_move(choice)
+
+    def close(self):
+        pass
+
+
+def as_move(choice):
+    """A Move from what an agent returned: a Move, an action id or move text."""
+    if type(choice) is Move:
+        return choice
+    try:
+        if isinstance(choice, str):
+            return Move.parse(choice)
+        return Move(operator.index(choice))
+    except InvalidMoveError as e:
+        raise Forfeit(f"malformed move: {e}") from None
+    except (TypeError, ValueError):
+        raise Forfeit(f"returned {_short(repr(choice))}, not a Move, an action id or move "
+                      "text") from None
+
+
+def _takes_seed(method):
+    if method is None:
+        return False
+    try:
+        return "seed" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _one_line(error):
+    return _short(f"{type(error).__name__}: {error}".splitlines()[0] if str(error)
+                  else type(error).__name__)
+
+
+def _short(text, limit=200):
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -1,0 +1,358 @@
+"""Matches: paired seeded games, the same for any number of workers, written as records as
+they finish, summarised as ratings; forfeits in the records; SPRT stops; Ctrl-C leaves no
+process and no half line behind; --resume completes the very same file."""
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from click.testing import CliRunner
+
+import photocore
+from photocore import records
+from photocore.cli import main
+from photocore.play import specs
+from photocore.run.match import Match, Outcome, Standings
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    return result
+
+
+def games_of(path):
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def test_every_opening_is_played_from_every_seat():
+    plan = Match(["greedy", "random"], games=6, seed=3)
+    assert plan.games == 6 and plan.openings == 2
+    assert [plan.seating(i) for i in range(4)] == [([0, 1], 0), ([1, 0], 0), ([0, 1], 1),
+                                                  ([1, 0], 1)]
+    lines, outcomes = plan.batch(0, 4)
+    recs = [json.loads(line) for line in lines]
+    assert recs[0]["moves"][:2] == recs[1]["moves"][:2] != recs[2]["moves"][:2]
+    assert [r["metadata"]["agents"] for r in recs[:2]] == [["greedy", "random"],
+                                                          ["random", "greedy"]]
+    assert all(r["metadata"]["opening"] == 2 and r["metadata"]["seed"] == 3 for r in recs)
+    assert [r["metadata"]["game"] for r in recs] == [0, 1, 2, 3]
+    for rec in recs:
+        records.from_record(rec)                      # legal, and the result is right
+
+
+def test_games_round_up_to_whole_openings_and_seats_fill_evenly():
+    assert Match(["greedy", "random", "mcts:5"], games=7).games == 9
+    four = Match(["greedy", "random"], games=2, players=4)
+    assert four.seating(0) == ([0, 1, 0, 1], 0) and four.seating(1) == ([1, 0, 1, 0], 0)
+    assert four.openings == 4
+    with pytest.raises(ValueError, match="evenly"):
+        Match(["greedy", "random"], players=3)
+    with pytest.raises(ValueError, match="2 to 4 agents"):
+        Match(["greedy"])
+
+
+def test_pairwise_results_and_forfeits():
+    # 3 players: seat 2 wins, seat 0 outscores seat 1
+    game = Outcome([0, 1, 2], (2,), (10, 8, 15))
+    assert [game.result(a, b) for a, b in [(2, 0), (0, 2), (0, 1), (1, 0)]] == [1, 0, 1, 0]
+    tied = Outcome([0, 1, 2], (0, 1), (12, 12, 3))
+    assert tied.result(0, 1) == 0.5 and tied.result(2, 0) == 0
+    # a forfeit loses to everyone; the others share the win
+    lost = Outcome([0, 1, 2], (0, 2), None, forfeit=1, reason="crashed")
+    assert lost.result(1, 0) == 0 and lost.result(2, 1) == 1 and lost.result(0, 2) == 0.5
+    plan = Match(["a:b" if False else "greedy", "random", "mcts:3"], games=3)
+    table = Standings(plan)
+    table.add(0, lost)
+    assert table.points == [0.5, 0.0, 0.5] and table.forfeits == [0, 1, 0]
+    assert table.versus[0][1] == 1 and table.versus[1][0] == 0
+
+
+def test_paired_scores_and_the_sprt_count_whole_openings():
+    plan = Match(["greedy", "random"], games=100)
+    table = Standings(plan, sprt=None)
+    win, loss = Outcome([0, 1], (0,), (20, 10)), Outcome([1, 0], (0,), (20, 10))
+    table.add(0, win)
+    assert table.estimate().n == 0                      # half an opening
+    table.add(1, loss)                                  # agent 0 (seat 1) lost the return game
+    assert table.paired == {(0, 1): {0.5: 1}} and table.record[(0, 1)] == [1, 1, 0]
+
+
+def test_match_summary_records_and_determinism_whatever_the_workers(tmp_path):
+    outs = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}.jsonl"
+        result = run("match", "greedy", "random", "--games", 12, "--seed", 4, "--workers",
+                     workers, "--out", out, "--no-progress")
+        assert result.exit_code == 0, result.output
+        outs.append(out)
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    assert "greedy vs random: 12 games of 2 players, 6 openings of 2 random plies" in result.output
+    assert "greedy" in result.output and " wins, " in result.output
+    assert "Elo " in result.output and "95% CI" in result.output and "LOS " in result.output
+    assert len(list(records.read_games(outs[0], verify=True))) == 12
+
+
+def test_the_sprt_stops_at_the_same_game_whatever_the_workers(tmp_path):
+    counts = []
+    for workers in (1, 2):
+        out = tmp_path / f"s{workers}.jsonl"
+        result = run("match", "greedy", "random", "--sprt", "elo0=0,elo1=150", "--seed", 1,
+                     "--workers", workers, "--out", out, "--no-progress")
+        assert result.exit_code == 0, result.output
+        assert "H1 accepted after" in result.output, result.output
+        counts.append(len(games_of(out)))
+    assert counts[0] == counts[1] and counts[0] % 2 == 0 and counts[0] < 200
+    assert f"after {counts[0]} games" in result.output
+
+
+def test_three_agents_and_a_tournament(tmp_path):
+    result = run("match", "mcts:10", "greedy", "random", "--games", 6, "--workers", 2,
+                 "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "Bradley-Terry Elo" in result.output and "win share" in result.output
+    assert "mcts:10 vs greedy vs random: 6 games of 3 players" in result.output
+    out = tmp_path / "t.jsonl"
+    result = run("tournament", "greedy", "random", "mcts:5", "--games", 4, "--workers", 2,
+                 "--out", out, "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "round robin of 3 agents: 3 pairings of 4 games" in result.output
+    assert "a cell is the row's score against the column" in result.output
+    recs = games_of(out)
+    assert len(recs) == 12
+    assert {tuple(sorted(r["metadata"]["agents"])) for r in recs} == {
+        ("greedy", "random"), ("greedy", "mcts:5"), ("mcts:5", "random")}
+    # every pairing plays the same openings
+    assert recs[0]["moves"][:2] == recs[4]["moves"][:2] == recs[8]["moves"][:2]
+
+
+def test_usage_errors():
+    assert "between 2 to 4 agents" in run("match", "greedy").output
+    assert "the SPRT needs two agents" in run("match", "greedy", "random", "mcts",
+                                              "--sprt", "elo0=0,elo1=5").output
+    assert "elo1 is missing" in run("match", "greedy", "random", "--sprt", "elo0=0").output
+    assert "unknown agent" in run("match", "greedy", "alphazero").output
+    assert "needs 3 agents" in run("tournament", "greedy", "random").output
+    assert "--resume needs --out" in run("match", "greedy", "random", "--resume").output
+
+
+# ---- agents of every kind in a match -------------------------------------------------------
+
+CRASHER = textwrap.dedent('''
+    import sys
+    for line in sys.stdin:
+        command, _, rest = line.strip().partition(" ")
+        if command == "photocore":
+            print("ready name=crasher", flush=True)
+        elif command == "legal":
+            legal = rest.split(",")
+        elif command == "go":
+            if len(legal) < 10:           # late in a turn: dies
+                print("out of luck", file=sys.stderr, flush=True)
+                sys.exit(2)
+            print("info thinking", flush=True)
+            print("move " + legal[0], flush=True)
+''')
+
+RAISER = textwrap.dedent('''
+    class Raiser:
+        def select(self, game):
+            if game.round == 2:
+                raise RuntimeError("no idea what to do in round 2")
+            return game.legal_moves()[-1]
+''')
+
+
+def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
+    (tmp_path / "crasher.py").write_text(CRASHER)
+    (tmp_path / "raiser.py").write_text(RAISER)
+    crasher = f"cmd:'{sys.executable} {tmp_path / 'crasher.py'}'"
+    raiser = f"py:{tmp_path / 'raiser.py'}:Raiser"
+    for agent, reason, log in [
+            (crasher, "exited with status 2 (out of luck)", "out of luck"),
+            (raiser, "select() raised RuntimeError: no idea what to do in round 2",
+             "Traceback (most recent call last)")]:
+        out = tmp_path / f"{agent[:3]}.jsonl"
+        result = run("match", agent, "greedy", "--games", 4, "--workers", 1, "--movetime", 200,
+                     "--out", out, "--no-progress")
+        assert result.exit_code == 0, result.output
+        recs = list(records.read_games(out, verify=True))
+        assert len(recs) == 4
+        for rec in recs:
+            meta = rec["metadata"]
+            assert rec["result"] is None
+            assert meta["forfeit"] == {"seat": meta["agents"].index(agent), "reason": reason}
+            if agent == crasher:      # its info lines, by the ply of each of its moves
+                seat = meta["agents"].index(agent)
+                assert meta["info"] and all(v == ["thinking"] for v in meta["info"].values())
+                assert all(mover(rec, int(ply)) == seat for ply in meta["info"])
+        # the log says who forfeited why, with the traceback or the engine's last words
+        assert f"forfeits: {reason}" in result.output and log in result.output
+        assert "; forfeits: " in result.output and "0 wins, 4 losses" in result.output
+
+
+def mover(rec, ply):
+    """The seat that played move `ply` (1-based) of a record."""
+    return records.from_record(rec, ply=ply - 1).current_player
+
+
+def test_selfplay_takes_every_kind_of_spec(tmp_path):
+    (tmp_path / "raiser.py").write_text(RAISER)
+    engine = f"cmd:'{sys.executable} {ROOT / 'examples' / 'engines' / 'simple_engine.py'}'"
+    agents = f"{engine},py:{tmp_path / 'raiser.py'}:Raiser,greedy"
+    out = tmp_path / "s.jsonl"
+    result = run("selfplay", "--games", 3, "--players", 3, "--agents", agents, "--workers", 1,
+                 "--out", out, "--no-progress")
+    assert result.exit_code == 0, result.output
+    recs = list(records.read_games(out, verify=True))
+    assert [r["metadata"]["agents"][0] for r in recs] == [engine, "greedy",
+                                                           f"py:{tmp_path / 'raiser.py'}:Raiser"]
+    assert all(r["metadata"]["forfeit"]["reason"].startswith("select() raised") for r in recs)
+
+
+def test_selfplay_of_builtin_agents_still_plays_in_c(tmp_path):
+    from photocore.play._agents import play_games
+    out = tmp_path / "c.jsonl"
+    result = run("selfplay", "--games", 6, "--agents", "mcts:5,greedy", "--seed", 9,
+                 "--workers", 2, "--out", out, "--no-progress")
+    assert result.exit_code == 0, result.output
+    moves, offsets = play_games([("mcts", 5), ("greedy", 200)], 2, 0, 9, 0, 6)
+    expected = b""
+    for i in range(6):
+        game = photocore.Game()
+        for action in moves[offsets[i]:offsets[i + 1]].tolist():
+            game.play(action)
+        seats = ["mcts:5", "greedy"] if i % 2 == 0 else ["greedy", "mcts:5"]
+        expected += records.record_line(game.to_record({"agents": seats, "seed": 9, "game": i}))
+    assert out.read_bytes() == expected
+
+
+def test_resume_completes_the_same_file(tmp_path):
+    whole = tmp_path / "whole.jsonl"
+    args = ["match", "mcts:5", "greedy", "--games", 10, "--seed", 2, "--workers", 2,
+            "--no-progress"]
+    assert run(*args, "--out", whole).exit_code == 0
+    lines = whole.read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:3]) + lines[3][:40])      # killed mid-line
+    with pytest.warns(UserWarning, match="truncated"):
+        result = run(*args, "--out", cut, "--resume")
+    assert result.exit_code == 0, result.output
+    assert cut.read_bytes() == whole.read_bytes()
+    result = run(*args, "--out", cut, "--resume")
+    assert "already holds the whole match" in result.output
+    other = run("match", "mcts:5", "random", "--games", 10, "--seed", 2, "--out", cut,
+                "--resume", "--no-progress")
+    assert other.exit_code != 0 and "cannot resume" in other.output
+    assert "exists" in run(*args, "--out", whole).output
+
+
+# ---- Ctrl-C --------------------------------------------------------------------------------
+
+SLOW = textwrap.dedent('''
+    import sys, time
+    for line in sys.stdin:
+        command, _, rest = line.strip().partition(" ")
+        if command == "photocore":
+            print("ready name=slow", flush=True)
+        elif command == "legal":
+            legal = rest.split(",")
+        elif command == "go":
+            time.sleep(0.05)
+            print("move " + legal[-1], flush=True)
+''')
+
+
+def _processes_with(marker):
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{pid}/stat") as f:
+                zombie = f.read().split(") ")[1][0] == "Z"
+        except OSError:
+            continue
+        if marker.encode() in cmdline and not zombie:
+            found.append(int(pid))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_leaves_no_process_and_whole_lines(tmp_path):
+    engine = tmp_path / "slow_engine_marker_7f3a.py"
+    engine.write_text(SLOW)
+    out = tmp_path / "i.jsonl"
+    photocore_cli = [sys.executable, "-m", "photocore"]
+    process = subprocess.Popen(
+        [*photocore_cli, "match", f"cmd:'{sys.executable} {engine}'", "greedy", "--games",
+         "400", "--workers", "2", "--out", str(out), "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 60
+    # both workers have their engine running, and some games are written
+    while time.monotonic() < deadline and (len(_processes_with(engine.name)) < 2
+                                           or not out.exists() or out.stat().st_size == 0):
+        time.sleep(0.1)
+    assert len(_processes_with(engine.name)) >= 2, process.stdout.read1().decode()
+    os.killpg(process.pid, signal.SIGINT)        # the terminal's Ctrl-C: the whole group
+    output = process.communicate(timeout=60)[0].decode()
+    assert process.returncode == 130, output
+    assert "interrupted" in output and "--resume" in output and "Traceback" not in output
+    deadline = time.monotonic() + 10
+    while _processes_with(engine.name) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(engine.name) == []
+    # and none of the workers or the forkserver either
+    assert _processes_with(str(out)) == []
+    data = out.read_bytes()
+    assert data.endswith(b"\n")
+    kept = [json.loads(line) for line in data.splitlines()]
+    assert [r["metadata"]["game"] for r in kept] == list(range(len(kept)))
+
+
+def test_no_engine_left_after_a_run_ends(tmp_path):
+    engine = tmp_path / "slow_engine_marker_9c1b.py"
+    engine.write_text(SLOW.replace("time.sleep(0.05)", "pass"))
+    result = subprocess.run(
+        [sys.executable, "-m", "photocore", "match", f"cmd:'{sys.executable} {engine}'",
+         "random", "--games", "4", "--workers", "2", "--no-progress"],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    time.sleep(0.5)
+    assert _processes_with(engine.name) == []
+
+
+def test_openspiel_mcts_bot_as_a_python_agent():
+    pytest.importorskip("pyspiel")
+    player = specs.load(f"py:{ROOT / 'examples' / 'agents' / 'openspiel_mcts.py'}:OpenSpielMCTS"
+                        "?simulations=4")
+    player.reset(seed=3)
+    game = photocore.Game()
+    for _ in range(6):
+        move = player.select(game)
+        assert move in game.legal_moves()
+        game.play(move)
+    assert player.name == "openspiel-mcts"
+
+
+def test_the_python_agent_example_beats_random_the_same_whatever_the_workers(tmp_path):
+    agent = f"py:{ROOT / 'examples' / 'agents' / 'noisy_greedy.py'}:NoisyGreedy?epsilon=0.2"
+    outs = []
+    for workers in (1, 2):
+        outs.append(tmp_path / f"n{workers}.jsonl")
+        result = run("match", agent, "random", "--games", 12, "--workers", workers, "--out",
+                     outs[-1], "--no-progress")
+        assert result.exit_code == 0, result.output
+    assert outs[0].read_bytes() == outs[1].read_bytes()      # seeded through reset(seed=)
+    wins = sum(rec["metadata"]["agents"].index(agent) in rec["result"]["winners"]
+               for rec in games_of(outs[0]))
+    assert wins >= 8, result.output

@@ -1,0 +1,292 @@
+"""The engine protocol (docs/protocol.md): the example engines in C and Python play legal
+games, and every kind of misbehaviour loses the game with its reason, after which the
+engine is started again and plays on."""
+
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import photocore
+from photocore.play import harness, specs
+from photocore.play.protocol import MAX_LINE, Engine
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ENGINES = ROOT / "examples" / "engines"
+
+# An engine that misbehaves once, in the way its first argument names, at its Nth move;
+# the marker file (third argument) makes the engine started after it behave.
+BAD = textwrap.dedent('''
+    import os, sys, time
+    mode, at, marker = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    once = not os.path.exists(marker)
+    moves, legal = 0, []
+
+    def say(text):
+        sys.stdout.write(text + "\\n")
+        sys.stdout.flush()
+
+    for line in sys.stdin:
+        command, _, rest = line.strip().partition(" ")
+        if command == "photocore":
+            if once and mode == "silent":
+                open(marker, "w").close()
+                time.sleep(60)
+            if once and mode == "chatty":
+                open(marker, "w").close()
+                say("hello")
+            say("info loading")
+            say("ready name=bad-" + mode)
+        elif command == "legal":
+            legal = rest.split(",")
+        elif command == "go":
+            moves += 1
+            if once and moves == at:
+                open(marker, "w").close()
+                if mode == "crash":
+                    sys.stderr.write("boom: out of cheese\\n")
+                    sys.stderr.flush()
+                    os._exit(3)
+                if mode == "segfault":
+                    os.kill(os.getpid(), 11)
+                if mode == "hang":
+                    time.sleep(60)
+                if mode == "garbage":
+                    say("bestmove e2e4")
+                if mode == "overlong":
+                    say("info " + "x" * 20000)
+                if mode == "endless":
+                    sys.stdout.write("x" * 100000)
+                    sys.stdout.flush()
+                    time.sleep(60)
+                if mode == "illegal":
+                    say("move grow d4")
+                if mode == "malformed":
+                    say("move fly to the moon")
+                if mode == "binary":
+                    sys.stdout.buffer.write(bytes(range(256)) + b"\\n")
+                    sys.stdout.flush()
+                if mode == "twice":           # in one write: found before the next go
+                    say("move " + legal[0] + "\\nmove " + legal[0])
+                    continue
+                if mode == "exit":
+                    sys.exit(0)
+                if mode in ("garbage", "overlong", "illegal", "malformed", "binary"):
+                    continue          # it answered (wrongly): no second answer
+            say("info depth 1")
+            say("move " + legal[0])
+        elif command == "quit":
+            break
+''')
+
+
+@pytest.fixture(scope="module")
+def c_engine(tmp_path_factory):
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("c_engine") / "random_engine"
+    subprocess.run([compiler, "-O2", "-Wall", "-Werror", "-o", str(out),
+                    str(ENGINES / "random_engine.c")], check=True, capture_output=True)
+    return out
+
+
+def bad_engine(tmp_path, mode, at=3, **settings):
+    script = tmp_path / "bad_engine.py"
+    script.write_text(BAD)
+    return Engine([sys.executable, script, mode, str(at), tmp_path / f"{mode}.done"],
+                  **{"movetime": 100, "grace": 300, "startup": 2, **settings})
+
+
+def play(engine, other="greedy", seed=1):
+    game = photocore.Game()
+    played = harness.play_game(game, [engine, specs.load(other)], seeds=[seed, seed + 1])
+    return game, played
+
+
+def test_the_c_example_engine_plays_legal_games_and_sends_info(c_engine):
+    engine = specs.load(f"cmd:{c_engine}")
+    try:
+        for seed in range(3):
+            game, played = play(engine, seed=seed)
+            assert game.is_over and played.forfeit is None
+            assert engine.name == "random-c"
+            # one info line per move of seat 0, numbered by the ply it came with
+            assert played.info and all(lines[0].endswith("legal moves")
+                                       for lines in played.info.values())
+        assert engine.restarts == 0
+    finally:
+        engine.close()
+
+
+def test_the_python_example_engine_plays_legal_games():
+    engine = specs.load(f"cmd:'{sys.executable} {ENGINES / 'simple_engine.py'}'")
+    try:
+        game, played = play(engine, other="random")
+        assert game.is_over and played.forfeit is None and engine.name == "simple-python"
+    finally:
+        engine.close()
+
+
+def test_the_same_seed_gives_the_c_engine_the_same_game(c_engine):
+    engine = specs.load(f"cmd:{c_engine}")
+    try:
+        first, _ = play(engine, other="random", seed=5)
+        again, _ = play(engine, other="random", seed=5)
+        assert first.history == again.history
+    finally:
+        engine.close()
+
+
+def test_a_transcript_shows_the_conversation(c_engine):
+    lines = []
+    engine = Engine([c_engine], transcript=lines.append)
+    try:
+        engine.reset(seed=3)
+        engine.select(photocore.Game())
+    finally:
+        engine.close()
+    assert lines[:3] == ["> photocore 1", "< ready name=random-c", "> newgame seed=3"]
+    assert lines[3] == "> position 2 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0579"
+    assert lines[4].startswith("> legal place a4,place a5,")
+    assert lines[5:7] == ["> go movetime=1000", "< info 18 legal moves"]
+    assert lines[7].startswith("< move place ")
+
+
+@pytest.mark.parametrize("mode,reason", [
+    ("crash", "exited with status 3 (boom: out of cheese)"),
+    ("segfault", "crashed: killed by SIGSEGV"),
+    ("exit", "exited with status 0"),
+    ("hang", "no move within 100 ms + 300 ms of grace"),
+    ("garbage", "protocol error: 'bestmove e2e4' instead of 'move' or 'info'"),
+    ("binary", "protocol error: "),
+    ("overlong", f"protocol error: a line longer than {MAX_LINE} bytes"),
+    ("endless", f"protocol error: a line longer than {MAX_LINE} bytes"),
+    ("illegal", "illegal move grow d4: "),
+    ("malformed", "protocol error: malformed move: "),
+    ("twice", "protocol error: 'move "),
+])
+def test_each_fault_loses_the_game_and_the_engine_restarts(tmp_path, mode, reason):
+    engine = bad_engine(tmp_path, mode)
+    try:
+        game, played = play(engine)
+        seat, said, detail = played.forfeit
+        assert seat == 0 and said.startswith(reason), said
+        assert not game.is_over
+        # the fault came at the engine's third move (the extra move of 'twice' is found
+        # when its fourth is asked for), after two moves of each side
+        assert len(game.history) >= 4
+        if mode == "crash":
+            assert "boom: out of cheese" in detail
+        again, played = play(engine)                 # a new game: started again, plays
+        assert again.is_over and played.forfeit is None
+        expected_restarts = 0 if mode in ("illegal",) else 1
+        assert engine.restarts == expected_restarts
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("mode,reason", [
+    ("silent", "no 'ready' within 0.5 s of the greeting"),
+    ("chatty", "protocol error: 'hello' before 'ready'"),
+])
+def test_an_engine_that_does_not_greet_properly_forfeits_its_first_game(tmp_path, mode, reason):
+    engine = bad_engine(tmp_path, mode, startup=0.5)
+    try:
+        game, played = play(engine)
+        assert played.forfeit[:2] == (0, reason) and game.history == []
+        again, played = play(engine)
+        assert again.is_over and played.forfeit is None
+    finally:
+        engine.close()
+
+
+def test_a_program_that_does_not_exist_forfeits(tmp_path):
+    engine = Engine([tmp_path / "nothing-here"])
+    game, played = play(engine)
+    assert played.forfeit[0] == 0 and played.forfeit[1].startswith("cannot start ")
+    assert "No such file" in played.forfeit[1]
+
+
+def test_info_lines_are_kept_per_move(tmp_path):
+    engine = bad_engine(tmp_path, "none")
+    try:
+        game, played = play(engine)
+        assert game.is_over and played.forfeit is None
+        seat0_plies = [ply for ply in range(1, len(game.history) + 1)
+                       if ply in played.info]
+        assert seat0_plies and all(played.info[p] == ["depth 1"] for p in seat0_plies)
+        rec = game.to_record({"agents": ["bad", "greedy"], **played.metadata()})
+        assert rec["metadata"]["info"][str(seat0_plies[0])] == ["depth 1"]
+    finally:
+        engine.close()
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie counts as gone: it has exited and only waits for its parent
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split(") ")[1][0] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_close_kills_the_engine_and_what_it_started(tmp_path):
+    # the engine starts a child of its own, which must die with it
+    script = tmp_path / "parent_engine.py"
+    script.write_text(textwrap.dedent('''
+        import subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        print("ready name=parent child=%d" % child.pid, flush=True)
+        time.sleep(60)
+    '''))
+    engine = Engine([sys.executable, script])
+    engine.start()
+    child = int(engine.name.split("child=")[1])
+    process = engine._process
+    assert _alive(child) and _alive(process.pid)
+    start = time.monotonic()
+    engine.close()
+    assert time.monotonic() - start < 5
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child) and process.poll() is not None
+
+
+def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
+    # a process that started an engine, then gets SIGTERM (what a stopped pool's workers get)
+    script = tmp_path / "harness.py"
+    script.write_text(textwrap.dedent(f'''
+        import time
+        from photocore.play.protocol import Engine
+        engine = Engine([{str(c_engine)!r}])
+        engine.start()
+        print(engine._process.pid, flush=True)
+        time.sleep(60)
+    '''))
+    process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
+    engine_pid = int(process.stdout.readline())
+    assert _alive(engine_pid)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(10) == -signal.SIGTERM
+    deadline = time.monotonic() + 5
+    while _alive(engine_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(engine_pid)
+
+
+def test_select_before_reset_starts_the_engine(c_engine):
+    engine = Engine([c_engine])
+    try:
+        assert engine.select(photocore.Game()) in photocore.Game().legal_moves()
+    finally:
+        engine.close()
