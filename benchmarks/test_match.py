@@ -40,7 +40,7 @@ class Uniform:
         self.rng = random.Random(seed)
 
     def select(self, game):
-        return self.rng.choice(game.legal_actions())
+        return self.rng.choice(game.legal_moves().ids())
 
 
 def bare_loop(agent):

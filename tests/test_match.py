@@ -230,7 +230,7 @@ def test_selfplay_of_builtin_agents_still_plays_in_c(tmp_path):
         for action in moves[offsets[i]:offsets[i + 1]].tolist():
             game.play(action)
         seats = ["mcts:5", "greedy"] if i % 2 == 0 else ["greedy", "mcts:5"]
-        expected += records.record_line(game.to_record({"agents": seats, "seed": 9, "game": i}))
+        expected += records.record_line(records.to_record(game, {"agents": seats, "seed": 9, "game": i}))
     assert out.read_bytes() == expected
 
 

@@ -14,6 +14,7 @@ import time
 import pytest
 
 import photocore
+from photocore import records
 from photocore.play import harness, specs
 from photocore.play.protocol import MAX_LINE, Engine
 
@@ -222,7 +223,7 @@ def test_info_lines_are_kept_per_move(tmp_path):
         seat0_plies = [ply for ply in range(1, len(game.history) + 1)
                        if ply in played.info]
         assert seat0_plies and all(played.info[p] == ["depth 1"] for p in seat0_plies)
-        rec = game.to_record({"agents": ["bad", "greedy"], **played.metadata()})
+        rec = records.to_record(game, {"agents": ["bad", "greedy"], **played.metadata()})
         assert rec["metadata"]["info"][str(seat0_plies[0])] == ["depth 1"]
     finally:
         engine.close()

@@ -44,7 +44,7 @@ AGENTS = textwrap.dedent('''
         def select(self, game):
             if len(game.history) >= self.at:
                 raise ZeroDivisionError("search went wrong")
-            return random.choice(game.legal_actions())
+            return random.choice(game.legal_moves().ids())
 
     class NoSelect:
         pass

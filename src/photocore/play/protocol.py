@@ -113,7 +113,7 @@ class Engine:
         if self._process is None:
             self.reset()
         self.info = []
-        legal = ",".join(map(MOVE_TEXTS.__getitem__, game.legal_actions()))
+        legal = ",".join(map(MOVE_TEXTS.__getitem__, game.legal_moves().ids()))
         self._drain()
         deadline = time.monotonic() + (self.movetime + self.grace) / 1000
         self._send(f"position {game.position()}\nlegal {legal}\ngo movetime={self.movetime}\n",

@@ -14,7 +14,8 @@ import random
 from photocore._game import Game
 from photocore.play import harness, specs
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine
-from photocore.records import record_line
+from photocore.facts import Options
+from photocore.records import record_line, to_record
 from photocore.run import ratings
 
 
@@ -52,7 +53,7 @@ class Match:
         if self.openings < 0:
             raise ValueError(f"openings must be >= 0 random plies, got {self.openings}")
         self.movetime, self.grace = movetime, grace
-        self.fourth_revolution, self.shade_blocks = fourth_revolution, shade_blocks
+        self.options = Options(fourth_revolution, shade_blocks)
 
     def seating(self, index):
         """(the agent of each seat, the opening) of game `index`."""
@@ -66,11 +67,11 @@ class Match:
         """The game after opening `number`: K uniformly random legal plies from the start,
         from a generator seeded by the match's seed and the number only."""
         rng = random.Random(f"photocore opening {self.seed} {number}")
-        game = Game(self.players, self.fourth_revolution, self.shade_blocks)
+        game = Game(self.players, options=self.options)
         for _ in range(self.openings):
             if game.is_over:
                 break
-            game.play(rng.choice(game.legal_actions()))
+            game.play(rng.choice(game.legal_moves().ids()))
         return game
 
     def batch(self, start, count):
@@ -87,7 +88,7 @@ class Match:
                 players.append(player)
             played = harness.play_game(game, players, [harness.seed_for(self.seed, index, s)
                                                        for s in range(self.players)])
-            rec = game.to_record({"agents": [self.labels[a] for a in seats], "seed": self.seed,
+            rec = to_record(game, {"agents": [self.labels[a] for a in seats], "seed": self.seed,
                                   "game": index, "opening": self.openings, **played.metadata()})
             lines.append(record_line(rec))
             outcome = outcome_of(rec, self.labels)
@@ -242,8 +243,7 @@ def kept_outcomes(records, match):
         seats, _ = match.seating(index) if index < match.games else (None, None)
         if (meta.get("game") != index or meta.get("seed") != match.seed
                 or meta.get("opening") != match.openings or rec["players"] != match.players
-                or rec["options"] != {"fourth_revolution": match.fourth_revolution,
-                                      "shade_blocks": match.shade_blocks}
+                or rec["options"] != match.options._asdict()
                 or seats is None or meta["agents"] != [match.labels[a] for a in seats]):
             raise ValueError(f"game {index} of the file is not game {index} of this match "
                              "(other agents, seed, openings, players, options or --games); "

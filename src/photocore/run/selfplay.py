@@ -68,8 +68,6 @@ class Series:
         self.players = players
         self.specs = seat_agents(agents, players)
         self.seed = seed
-        self.fourth_revolution = fourth_revolution
-        self.shade_blocks = shade_blocks
         self.options = Options(fourth_revolution, shade_blocks)
 
     def play(self, start, count):
