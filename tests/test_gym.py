@@ -212,7 +212,7 @@ def test_vector_env_equals_single_envs(kwargs):
     # Gymnasium's own SyncVectorEnv over single environments, same-step autoreset, is the
     # reference: observations, rewards, ends and infos (final_obs, final_info) step for step
     n = 4
-    vec = PhotosynthesisVectorEnv(n, **kwargs)
+    vec = PhotosynthesisVectorEnv(n, **kwargs, threads=2)     # two parts, stepped side by side
     sync = gymnasium.vector.SyncVectorEnv(
         [lambda: PhotosynthesisEnv(**kwargs) for _ in range(n)],
         autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
@@ -265,3 +265,13 @@ def test_maskable_ppo_short_run():
     assert model.num_timesteps >= 2048
     wins, ties, losses = example.evaluate(model, "greedy", games=4)
     assert wins + ties + losses == 4
+
+
+def test_docs_examples():
+    import doctest
+
+    import photocore.env.gym
+    assert doctest.testmod(photocore.env.gym, optionflags=doctest.ELLIPSIS).failed == 0
+    result = doctest.testfile(str(EXAMPLES.parent / "docs" / "rl.md"), module_relative=False,
+                              optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 8 and result.failed == 0

@@ -6,7 +6,8 @@ rates against the built-in agents (docs/rl.md has a run's figures).
 
 The learner plays a seat drawn per game against the training opponents, in --envs
 environments side by side; training stops after --minutes of wall time. Evaluation plays
-the learner's most likely legal action (deterministic) in seeded games.
+the learner's most likely legal action (deterministic) in seeded games. Monitor logs the
+mean episode reward (rollout/ep_rew_mean) as it trains.
 """
 
 import argparse
@@ -18,6 +19,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import photocore.env.gym  # noqa: F401  (registers photocore/Photosynthesis-v0)
@@ -39,9 +41,8 @@ class Deadline(BaseCallback):
 def train(opponents="greedy", players=2, envs=8, seconds=60.0, steps=10**9, seed=0,
           n_steps=512, verbose=0):
     """A MaskablePPO learner trained until `seconds` or `steps` (learner steps) run out."""
-    venv = DummyVecEnv([lambda k=k: gymnasium.make(ENV_ID, players=players, seat="random",
-                                                   opponents=opponents)
-                        for k in range(envs)])
+    venv = DummyVecEnv([lambda: Monitor(gymnasium.make(ENV_ID, players=players, seat="random",
+                                                       opponents=opponents))] * envs)
     venv.seed(seed)
     model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=256, n_epochs=4,
                         learning_rate=3e-4, gamma=0.995, gae_lambda=0.95, ent_coef=0.01,

@@ -5,8 +5,8 @@
 >>> env = gymnasium.make("photocore/Photosynthesis-v0", players=2, opponents="greedy",
 ...                      seat="random")
 >>> obs, info = env.reset(seed=0)
->>> obs.shape, int(info["action_mask"].sum())
-((798,), 18)
+>>> obs.shape, info["seat"], int(info["action_mask"].sum())   # player 0 placed a tree first
+((798,), 1, 17)
 >>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
 >>> reward, terminated, truncated
 (0.0, False, False)
