@@ -8,7 +8,7 @@ import pathlib
 import numpy as np
 import pytest
 
-gymnasium = pytest.importorskip("gymnasium")
+gymnasium = pytest.importorskip("gymnasium", minversion="1.0")   # AutoresetMode, make_vec
 
 import photocore  # noqa: E402
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
