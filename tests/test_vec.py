@@ -344,3 +344,21 @@ def test_torch_tensors_of_the_wrong_kind_are_refused():
     with pytest.raises(ValueError, match="logits cannot be read"):
         env.sample_actions(torch.zeros(3, NUM_ACTIONS, requires_grad=True))
     assert [env.game(i).position() for i in range(3)] == before
+
+
+def test_bad_learner_outputs_are_refused_before_anything_is_played():
+    env = VecGame(3, opponents="greedy", seat="random")
+    env.reset(seed=1)
+    before = [env.game(i).position() for i in range(3)]
+    good = env.random_actions()
+    for bad, message in [
+            (dict(final_obs=np.zeros((3, OBSERVATION_SIZE))), "final_obs must be an array of float32"),
+            (dict(final_obs=np.zeros((2, OBSERVATION_SIZE), np.float32)), "final_obs must be .*shape"),
+            (dict(player=np.zeros(3, np.int8)), "player must be an array of int64"),
+            (dict(player=[0, 0, 0]), "player must be an array of int64 .numpy"),
+            (dict(relative="yes"), "relative"), (dict(forfeit=2), "forfeit")]:
+        with pytest.raises((ValueError, TypeError), match=message):
+            env.step(good, **bad)
+    with pytest.raises(ValueError, match="log_prob must be an array of float32"):
+        env.sample_actions(np.zeros((3, NUM_ACTIONS), np.float32), log_prob=np.zeros(3))
+    assert [env.game(i).position() for i in range(3)] == before

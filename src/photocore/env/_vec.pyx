@@ -494,11 +494,11 @@ cdef tuple _output(array, tuple shape, dtype, str name, bint optional=False):
     if not isinstance(array, np.ndarray):
         if not (hasattr(array, "__dlpack__") or hasattr(array, "__array_interface__")
                 or hasattr(array, "__array_struct__")):
-            raise ValueError(f"{name} must be a {np.dtype(dtype).name} array (numpy, or with "
-                             f"DLPack or the array interface), got {type(array).__name__}")
+            raise ValueError(f"{name} must be an array of {np.dtype(dtype).name} (numpy, or "
+                             f"with DLPack or the array interface), got {type(array).__name__}")
         view = _input_array(array, name)
     if view.dtype != dtype:
-        raise ValueError(f"{name} must be a {np.dtype(dtype).name} array, got {view.dtype}")
+        raise ValueError(f"{name} must be an array of {np.dtype(dtype).name}, got {view.dtype}")
     if view.shape != shape or not view.flags.c_contiguous or not view.flags.writeable:
         raise ValueError(f"{name} must be a writeable C-contiguous array of shape {shape}, "
                          f"got shape {view.shape}")
