@@ -298,7 +298,8 @@ def test_torch_tensors_in_and_filled_in_place():
     torch = pytest.importorskip("torch")
     n, players = 6, 2
     env, same = VecGame(n, players), VecGame(n, players)
-    given = dict(obs=torch.empty(n, OBSERVATION_SIZE), mask=torch.empty(n, NUM_ACTIONS, dtype=torch.bool),
+    given = dict(obs=torch.empty(n, OBSERVATION_SIZE),
+                 mask=torch.empty(n, NUM_ACTIONS, dtype=torch.bool),
                  rewards=torch.empty(n, players), done=torch.empty(n, dtype=torch.bool))
     final, player = torch.zeros(n, OBSERVATION_SIZE), torch.empty(n, dtype=torch.int64)
     pointers = {name: t.data_ptr() for name, t in given.items()}
@@ -351,9 +352,10 @@ def test_bad_learner_outputs_are_refused_before_anything_is_played():
     env.reset(seed=1)
     before = [env.game(i).position() for i in range(3)]
     good = env.random_actions()
+    wide, short = np.zeros((3, OBSERVATION_SIZE)), np.zeros((2, OBSERVATION_SIZE), np.float32)
     for bad, message in [
-            (dict(final_obs=np.zeros((3, OBSERVATION_SIZE))), "final_obs must be an array of float32"),
-            (dict(final_obs=np.zeros((2, OBSERVATION_SIZE), np.float32)), "final_obs must be .*shape"),
+            (dict(final_obs=wide), "final_obs must be an array of float32"),
+            (dict(final_obs=short), "final_obs must be .*shape"),
             (dict(player=np.zeros(3, np.int8)), "player must be an array of int64"),
             (dict(player=[0, 0, 0]), "player must be an array of int64 .numpy"),
             (dict(relative="yes"), "relative"), (dict(forfeit=2), "forfeit")]:

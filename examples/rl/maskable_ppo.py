@@ -15,7 +15,6 @@ import json
 import time
 
 import gymnasium
-import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback

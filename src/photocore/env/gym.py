@@ -60,6 +60,13 @@ def _per_seat(opponents, players, is_agent):
                      f"(one per other seat), got {opponents!r}")
 
 
+def _agent(spec, seed):
+    """The built-in agent a spec names (`random`, `greedy`, `mcts:N`), seeded: the one place
+    that turns an opponent's spec text into an agent."""
+    kind, simulations = parse_agent(spec)
+    return Agent(kind, seed=seed, simulations=simulations)
+
+
 def _lead(scores, seat):
     """The learner's score lead: its score minus the best of the others'."""
     others = [s for p, s in enumerate(scores) if p != seat]
@@ -87,7 +94,7 @@ class PhotosynthesisEnv(gymnasium.Env):
         self.opponents = _per_seat(opponents, self.players, lambda o: hasattr(o, "select"))
         for spec in self.opponents:
             if isinstance(spec, str):
-                parse_agent(spec)
+                _agent(spec, 0)                # checks the spec
             elif not callable(getattr(spec, "select", None)):
                 raise ValueError(f"opponents: {spec!r} is neither an agent spec nor an object "
                                  "with select(game)")
@@ -116,13 +123,8 @@ class PhotosynthesisEnv(gymnasium.Env):
 
     def _seed(self, seed):
         self._seat_stream = stream_seed(seed, 0)
-        self.agents = [self._builtin(spec, opponent_seed(seed, k)) if isinstance(spec, str)
-                       else spec for k, spec in enumerate(self.opponents)]
-
-    @staticmethod
-    def _builtin(spec, seed):
-        kind, simulations = parse_agent(spec)
-        return Agent(kind, seed=seed, simulations=simulations)
+        self.agents = [_agent(spec, opponent_seed(seed, k)) if isinstance(spec, str) else spec
+                       for k, spec in enumerate(self.opponents)]
 
     def reset(self, *, seed=None, options=None):
         """Starts an episode; returns (observation, info). `seed` seeds the built-in
