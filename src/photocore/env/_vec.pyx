@@ -67,7 +67,7 @@ cdef class VecGame:
     >>> obs, mask, rewards, done = env.step(env.random_actions())
     """
     cdef State* states
-    cdef uint64_t* streams             # STREAMS per game, with opponents
+    cdef uint64_t* streams             # STREAMS per game, with opponents (else NULL)
     cdef uint8_t* seats                # the learner's seat per game, with opponents
     cdef State start
     cdef AgentSpec agents[MAX_PLAYERS - 1]
@@ -104,10 +104,13 @@ cdef class VecGame:
                                  f"got {seat!r}")
             self.seat_choice = index(seat)
         self.states = <State*>PyMem_Malloc(n * sizeof(State))
-        self.streams = <uint64_t*>PyMem_Malloc(n * STREAMS * sizeof(uint64_t))
-        self.seats = <uint8_t*>PyMem_Malloc(n * sizeof(uint8_t))
-        if self.states == NULL or self.streams == NULL or self.seats == NULL:
+        if self.states == NULL:
             raise MemoryError()
+        if self.learning:
+            self.streams = <uint64_t*>PyMem_Malloc(n * STREAMS * sizeof(uint64_t))
+            self.seats = <uint8_t*>PyMem_Malloc(n * sizeof(uint8_t))
+            if self.streams == NULL or self.seats == NULL:
+                raise MemoryError()
         self.num_games = n
         state_init(&self.start, players, (OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
                    | (OPT_SHADE_BLOCKS if shade_blocks else 0))
@@ -145,6 +148,8 @@ cdef class VecGame:
     cdef void _seed_games(self, uint64_t[::1] seeds, uint8_t[::1] which=None) noexcept:
         """Seeds the streams of game i from seeds[i] (where which[i], if given)."""
         cdef int i, j
+        if not self.learning:
+            return
         for i in range(self.num_games):
             if which is None or which[i]:
                 for j in range(STREAMS):
