@@ -322,7 +322,11 @@ class VecModel:
             same([self.env.game(i).position() for i in range(len(self.games))], before,
                  "a refused step changes nothing")
             return False
-        ids = np.asarray(actions).tolist()
+        ids = np.asarray(actions)
+        n = len(self.games)
+        if ids.shape not in ((n,), (n, 1)):     # (n, 1) is what a torch policy gives
+            raise FuzzFailure(f"step accepted actions of shape {ids.shape}")
+        ids = ids.reshape(n).tolist()
         for i, game in enumerate(self.games):
             if not game.is_legal(ids[i]):
                 raise FuzzFailure(f"step accepted illegal action {ids[i]!r} in game {i}")

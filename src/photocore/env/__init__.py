@@ -1,2 +1,2 @@
-"""Environments for learners: VecGame (n games in one C array) and the adapters for
-OpenSpiel and PettingZoo."""
+"""Environments for learners: VecGame (n games in one C array), the Gymnasium environments
+(gym.py) and the adapters for OpenSpiel and PettingZoo."""

@@ -1,10 +1,19 @@
 # Types of the compiled module _vec.pyx.
-from typing import SupportsIndex
+from collections.abc import Sequence
+from typing import Any, Literal, SupportsIndex, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game
+
+# an output buffer: a numpy array, or any object with DLPack or the array interface (a torch
+# tensor ...), returned as given
+_Obs = TypeVar("_Obs", default=npt.NDArray[np.float32])
+_Mask = TypeVar("_Mask", default=npt.NDArray[np.bool_])
+_Rewards = TypeVar("_Rewards", default=npt.NDArray[np.float32])
+_Done = TypeVar("_Done", default=npt.NDArray[np.bool_])
+_Out = TypeVar("_Out", default=npt.NDArray[np.int64])
 
 class VecGame:
     @property
@@ -13,18 +22,29 @@ class VecGame:
     def players(self) -> int: ...
     @property
     def episodes(self) -> int: ...
+    @property
+    def opponents(self) -> tuple[str, ...]: ...
+    @property
+    def threads(self) -> int: ...
     def __new__(cls, n: SupportsIndex, players: SupportsIndex = 2,
-                fourth_revolution: bool = False, shade_blocks: bool = False) -> VecGame: ...
-    def reset(self, seed: int | None = None, obs: npt.NDArray[np.float32] | None = None,
-              mask: npt.NDArray[np.bool_] | None = None,
-              ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]: ...
-    def step(self, actions: npt.ArrayLike, obs: npt.NDArray[np.float32] | None = None,
-             mask: npt.NDArray[np.bool_] | None = None,
-             rewards: npt.NDArray[np.float32] | None = None,
-             done: npt.NDArray[np.bool_] | None = None,
-             ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_],
-                        npt.NDArray[np.float32], npt.NDArray[np.bool_]]: ...
-    def random_actions(self, out: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]: ...
+                fourth_revolution: bool = False, shade_blocks: bool = False, *,
+                opponents: str | Sequence[str] | None = None,
+                seat: SupportsIndex | Literal["random"] = 0,
+                threads: SupportsIndex = 1) -> VecGame: ...
+    def reset(self, seed: int | None = None, obs: _Obs | None = None, mask: _Mask | None = None,
+              *, seeds: Sequence[int | None] | None = None, player: Any = None,
+              ) -> tuple[_Obs, _Mask]: ...
+    def step(self, actions: Any, obs: _Obs | None = None, mask: _Mask | None = None,
+             rewards: _Rewards | None = None, done: _Done | None = None, *,
+             final_obs: Any = None, player: Any = None, relative: bool = False,
+             forfeit: bool = False) -> tuple[_Obs, _Mask, _Rewards, _Done]: ...
+    def random_actions(self, out: _Out | None = None) -> _Out: ...
+    def sample_actions(self, logits: Any, out: _Out | None = None, *,
+                       log_prob: Any = None) -> _Out: ...
+    def scores(self, out: _Out | None = None) -> _Out: ...
     def game(self, i: int) -> Game: ...
     @property
     def current_player(self) -> npt.NDArray[np.int8]: ...
+
+def stream_seed(seed: int, k: int) -> int: ...
+def draw_below(stream: int, n: int) -> tuple[int, int]: ...

@@ -1,8 +1,9 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""VecGame: n games in one C array, stepped together for batched neural-network self-play."""
+"""VecGame: n games in one C array, stepped together for batched neural-network training."""
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.math cimport exp, log
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint64_t
 
 from operator import index
 
@@ -10,9 +11,32 @@ import numpy as np
 
 from photocore._kernel cimport *
 from photocore._game cimport Game
+from photocore.play._agents cimport (AGENT_GREEDY, AGENT_MCTS, AGENT_RANDOM, AgentSpec,
+                                     agent_action)
 
 from photocore._kernel import check_count, check_option, check_players
 from photocore.notation import MOVE_TEXTS
+from photocore.play._agents import parse_agent
+
+ctypedef struct Batch:
+    # what one pass over games lo .. hi - 1 reads and writes (NULL: not asked for)
+    const int64_t* actions    # the moves to play; NULL for a fresh start of every game
+    float* obs
+    uint8_t* mask
+    int64_t* player
+    float* rewards
+    uint8_t* done
+    float* final
+    bint relative
+    bint forfeit
+
+cdef dict _AGENT_KINDS = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
+
+cdef enum:
+    # random streams of a game with opponents: stream 0 draws the learner's seat, stream
+    # k + 1 is opponent k's (the k-th player after the learner)
+    SEAT_STREAM = 0
+    STREAMS = MAX_PLAYERS
 
 
 cdef class VecGame:
@@ -31,90 +55,360 @@ cdef class VecGame:
     move (docs/engine.md); masks are bool, NUM_ACTIONS per game; rewards (float32,
     n x players) are Game.returns() of a game that ended on this step, else 0; done marks
     those games, whose observation and mask are already of the next game.
+
+    With `opponents` (a built-in agent spec: `random`, `greedy`, `mcts:N`, or a list of
+    players - 1 of them, the k-th for the k-th player after the learner) the learner plays
+    one seat (`seat`: a player, or "random" for a seat drawn as each game starts) and
+    the opponents' moves are played in C inside reset and step, so the player to move is
+    always the learner (docs/rl.md).
+
+    >>> env = VecGame(3, players=2, opponents="greedy", seat="random")
+    >>> obs, mask = env.reset(seed=0)
+    >>> obs, mask, rewards, done = env.step(env.random_actions())
     """
     cdef State* states
+    cdef uint64_t* streams             # STREAMS per game, with opponents (else NULL)
+    cdef uint8_t* seats                # the learner's seat per game, with opponents
     cdef State start
+    cdef AgentSpec agents[MAX_PLAYERS - 1]
+    cdef int seat_choice               # the learner's seat, -1 for drawn per game
+    cdef bint learning                 # opponents play the seats but the learner's
     cdef readonly int num_games
     cdef readonly int players
     cdef readonly long long episodes   # games finished since reset
-    cdef uint64_t rng                  # for random_actions, seeded by reset
+    cdef readonly tuple opponents      # the opponents' specs, () without opponents
+    cdef uint64_t rng                  # for random_actions and sample_actions
+    cdef readonly int threads
+    cdef object pool                   # threads - 1 helpers, made on first use
+    cdef Batch batch                   # the pass under way
 
-    def __cinit__(self, n, players=2, fourth_revolution=False, shade_blocks=False):
+    def __cinit__(self, n, players=2, fourth_revolution=False, shade_blocks=False, *,
+                  opponents=None, seat=0, threads=1):
         players = check_players(players)
         fourth_revolution = check_option(fourth_revolution, "fourth_revolution")
         shade_blocks = check_option(shade_blocks, "shade_blocks")
         n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
         if not 1 <= n <= 1 << 24:
             raise ValueError(f"n must be from 1 to {1 << 24}, got {n}")
+        if isinstance(threads, (bool, np.bool_)) or not 1 <= index(threads) <= 256:
+            raise ValueError(f"threads must be from 1 to 256, got {threads!r}")
+        self.threads = index(threads)
+        self.players = players
+        self.opponents = self._set_opponents(opponents)
+        self.learning = opponents is not None
+        if isinstance(seat, str) and seat == "random":
+            self.seat_choice = -1
+        else:
+            if isinstance(seat, (bool, np.bool_)) or not 0 <= index(seat) < players:
+                raise ValueError(f"seat must be a player from 0 to {players - 1} or 'random', "
+                                 f"got {seat!r}")
+            self.seat_choice = index(seat)
         self.states = <State*>PyMem_Malloc(n * sizeof(State))
         if self.states == NULL:
             raise MemoryError()
+        if self.learning:
+            self.streams = <uint64_t*>PyMem_Malloc(n * STREAMS * sizeof(uint64_t))
+            self.seats = <uint8_t*>PyMem_Malloc(n * sizeof(uint8_t))
+            if self.streams == NULL or self.seats == NULL:
+                raise MemoryError()
         self.num_games = n
-        self.players = players
         state_init(&self.start, players, (OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
                    | (OPT_SHADE_BLOCKS if shade_blocks else 0))
-        self._reset_all()
+        self._seed_games(np.arange(n, dtype=np.uint64))
+        self.batch.actions = NULL       # start every game, observing none
+        self.batch.obs = NULL
+        self.batch.player = NULL
+        self._run_all()
 
     def __dealloc__(self):
         PyMem_Free(self.states)
+        PyMem_Free(self.streams)
+        PyMem_Free(self.seats)
 
-    cdef void _reset_all(self) noexcept:
-        cdef int i
+    cdef tuple _set_opponents(self, opponents):
+        if opponents is None:
+            return ()
+        specs = ([opponents] * (self.players - 1) if isinstance(opponents, str)
+                 else list(opponents) if isinstance(opponents, (list, tuple)) else None)
+        if specs is None or len(specs) != self.players - 1:
+            raise ValueError(f"opponents must be an agent spec or a list of {self.players - 1} "
+                             f"(one per other seat), got {opponents!r}")
+        names = []
+        for k, spec in enumerate(specs):
+            if not isinstance(spec, str):
+                raise ValueError(f"opponents: VecGame plays the built-in agents in C and takes "
+                                 f"their specs (random, greedy, mcts:N), got {spec!r}")
+            kind, simulations = parse_agent(spec)
+            self.agents[k].kind = _AGENT_KINDS[kind]
+            self.agents[k].simulations = simulations
+            self.agents[k].exploration = 1.0        # the default of photocore.Agent
+            names.append(f"mcts:{simulations}" if kind == "mcts" else kind)
+        return tuple(names)
+
+    cdef void _seed_games(self, uint64_t[::1] seeds, uint8_t[::1] which=None) noexcept:
+        """Seeds the streams of game i from seeds[i] (where which[i], if given)."""
+        cdef int i, j
+        if not self.learning:
+            return
         for i in range(self.num_games):
-            self.states[i] = self.start
-        self.episodes = 0
+            if which is None or which[i]:
+                for j in range(STREAMS):
+                    self.streams[i * STREAMS + j] = game_seed(seeds[i], <uint64_t>j)
 
-    def reset(self, seed=None, obs=None, mask=None):
+    cdef void _opponents_play(self, int i) noexcept nogil:
+        """Plays the opponents' moves until the learner is to move or the game is over."""
+        cdef State* s = &self.states[i]
+        cdef int seat = self.seats[i], k
+        while s.phase != PHASE_OVER and s.current != seat:
+            k = (s.current - seat - 1 + self.players) % self.players
+            apply_action(s, agent_action(&self.agents[k], s,
+                                         &self.streams[i * STREAMS + 1 + k]))
+
+    cdef void _start(self, int i) noexcept nogil:
+        self.states[i] = self.start
+        if self.learning:
+            self.seats[i] = (self.seat_choice if self.seat_choice >= 0 else
+                             rng_below(&self.streams[i * STREAMS + SEAT_STREAM], self.players))
+            self._opponents_play(i)
+
+    cdef long long _run(self, int lo, int hi) noexcept nogil:
+        """Games lo .. hi - 1 through self.batch: each plays its move (or starts afresh),
+        then is observed. Returns how many games ended."""
+        cdef const Batch* b = &self.batch
+        cdef double result[4]
+        cdef State* s
+        cdef int i, p, mover, lost, players = self.players
+        cdef long long finished = 0
+        cdef float* rew
+        for i in range(lo, hi):
+            s = &self.states[i]
+            if b.actions == NULL:
+                self._start(i)
+            else:
+                mover = s.current
+                lost = b.forfeit and check_action(s, <int>b.actions[i]) != LEGAL
+                if not lost:
+                    apply_action(s, <int>b.actions[i])
+                    if self.learning:
+                        self._opponents_play(i)
+                b.done[i] = lost or s.phase == PHASE_OVER
+                rew = &b.rewards[i * players]
+                for p in range(players):
+                    rew[p] = 0.0
+                if b.done[i]:
+                    if lost:
+                        for p in range(players):
+                            result[p] = -1.0 if p == mover else 0.0
+                    else:
+                        returns(s, result)
+                    for p in range(players):
+                        rew[p] = <float>result[(mover + p) % players if b.relative else p]
+                    if b.final != NULL:
+                        encode_observation(s, mover, &b.final[i * OBS_SIZE])
+                    self._start(i)
+                    finished += 1
+            if b.obs != NULL:
+                encode_observation(s, s.current % players, &b.obs[i * OBS_SIZE])
+                legal_mask(s, &b.mask[i * NUM_ACTIONS])
+            if b.player != NULL:
+                b.player[i] = s.current
+        return finished
+
+    def _run_part(self, int part):
+        """Part `part` of `threads` of the pass under way (what a helper thread runs)."""
+        cdef int lo = <long long>self.num_games * part // self.threads
+        cdef int hi = <long long>self.num_games * (part + 1) // self.threads
+        cdef long long finished
+        with nogil:
+            finished = self._run(lo, hi)
+        return finished
+
+    cdef long long _run_all(self) except -1:
+        """Runs self.batch over every game, in `threads` parts side by side."""
+        cdef long long finished
+        if self.threads == 1 or self.num_games < 2 * self.threads:
+            with nogil:
+                finished = self._run(0, self.num_games)
+            return finished
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            self.pool = ThreadPoolExecutor(self.threads - 1, "photocore-vecgame")
+        parts = [self.pool.submit(self._run_part, k) for k in range(1, self.threads)]
+        finished = self._run_part(0)
+        for part in parts:
+            finished += part.result()
+        return finished
+
+    cdef void _point(self, obs, mask, player) except *:
+        """Points self.batch's observation outputs at these numpy arrays."""
+        cdef float[:, ::1] o = obs
+        cdef uint8_t[:, ::1] m = mask.view(np.uint8)
+        cdef int64_t[::1] who
+        self.batch.obs = &o[0, 0]
+        self.batch.mask = &m[0, 0]
+        self.batch.player = NULL
+        if player is not None:
+            who = player
+            self.batch.player = &who[0]
+
+    def reset(self, seed=None, obs=None, mask=None, *, seeds=None, player=None):
         """Starts every game afresh; returns (obs, mask).
 
-        The rules have no chance: `seed` only seeds random_actions().
+        The rules have no chance: the seeds are those of the random streams, of
+        random_actions and sample_actions (from `seed`) and, with opponents, of each game's
+        seat draws and opponents (game i's from seeds[i], else from seed + i). A game not
+        seeded goes on with its streams (a new VecGame's start from seed 0).
+        `player` (int64 (n,)), if given, is filled with the player to move in each game.
         """
-        self._reset_all()
-        self.rng = 0 if seed is None else index(seed) & 0xFFFFFFFFFFFFFFFF
-        obs, mask = self._outputs(obs, mask)
-        self._observe(obs, mask)
+        if seed is not None:
+            seed = index(seed) & 0xFFFFFFFFFFFFFFFF
+        per_game = which = None
+        if seeds is not None:
+            listed = list(seeds)
+            if len(listed) != self.num_games:
+                raise ValueError(f"seeds must list {self.num_games} seeds (or None), "
+                                 f"got {len(listed)}")
+            which = np.array([s is not None for s in listed], np.uint8)
+            per_game = np.array([0 if s is None else index(s) & 0xFFFFFFFFFFFFFFFF
+                                 for s in listed], np.uint64)
+        elif seed is not None:
+            per_game = (np.uint64(seed) + np.arange(self.num_games, dtype=np.uint64))
+        obs_v, obs, mask_v, mask = self._outputs(obs, mask)
+        player_v, player = _output(player, (self.num_games,), np.int64, "player", True)
+        if seed is not None:
+            self.rng = <uint64_t>seed
+        if per_game is not None:
+            self._seed_games(per_game, which)
+        self._point(obs_v, mask_v, player_v)
+        self.batch.actions = NULL
+        self._run_all()
+        self.episodes = 0
         return obs, mask
 
-    def step(self, actions, obs=None, mask=None, rewards=None, done=None):
+    def step(self, actions, obs=None, mask=None, rewards=None, done=None, *, final_obs=None,
+             player=None, relative=False, forfeit=False):
         """Plays actions[i] in game i; returns (obs, mask, rewards, done).
 
-        `actions` is an integer array of shape (n,) with a legal action id per game; if any
-        is illegal nothing is played and ValueError names the game. The outputs may be
-        given as arrays to fill (float32 (n, OBSERVATION_SIZE), bool (n, NUM_ACTIONS),
-        float32 (n, players), bool (n,)).
+        `actions` holds a legal action id per game: any integer array of shape (n,) or
+        (n, 1) (numpy, a CPU torch tensor, a list ...). If any is illegal nothing is played
+        and ValueError names the game; with `forfeit=True` an illegal action (in
+        range(NUM_ACTIONS)) instead ends its game as lost by its player: -1 to it, 0 to the
+        others. With opponents, the opponents then play until the learner is to move.
+
+        The outputs may be given as arrays to fill, numpy or any object with the array
+        interface or DLPack (torch tensors are filled in place): float32 (n,
+        OBSERVATION_SIZE), bool (n, NUM_ACTIONS), float32 (n, players), bool (n,), and
+        `final_obs` float32 (n, OBSERVATION_SIZE): the last position of each game that
+        ended, seen by the player who ended it (other rows are left as they were);
+        `player` int64 (n,): the player to move, whose view obs[i] is.
+        `relative=True` arranges rewards by the mover: rewards[i, k] is the return of the
+        k-th player after the one who played actions[i] (the observation's slots), so
+        rewards[:, 0] is the mover's.
         """
-        cdef int64_t[::1] acts = self._actions(actions)
-        obs, mask = self._outputs(obs, mask)
-        rewards = _checked(rewards, (self.num_games, self.players), np.float32, "rewards")
-        done = _checked(done, (self.num_games,), np.bool_, "done")
-        cdef float[:, ::1] rew = rewards
-        cdef uint8_t[::1] fin = done.view(np.uint8)
-        cdef double result[4]
-        cdef int i, p, finished = 0
-        with nogil:
-            for i in range(self.num_games):
-                apply_action(&self.states[i], <int>acts[i])
-                fin[i] = self.states[i].phase == PHASE_OVER
-                for p in range(self.players):
-                    rew[i, p] = 0.0
-                if fin[i]:
-                    returns(&self.states[i], result)
-                    for p in range(self.players):
-                        rew[i, p] = <float>result[p]
-                    self.states[i] = self.start
-                    finished += 1
-        self.episodes += finished
-        self._observe(obs, mask)
+        relative = check_option(relative, "relative")
+        forfeit = check_option(forfeit, "forfeit")
+        cdef int64_t[::1] acts = self._actions(actions, forfeit)
+        obs_v, obs, mask_v, mask = self._outputs(obs, mask)
+        rew_v, rewards = _output(rewards, (self.num_games, self.players), np.float32, "rewards")
+        done_v, done = _output(done, (self.num_games,), np.bool_, "done")
+        final_v, final_obs = _output(final_obs, (self.num_games, OBS_SIZE), np.float32,
+                                     "final_obs", True)
+        player_v, player = _output(player, (self.num_games,), np.int64, "player", True)
+        cdef float[:, ::1] rew = rew_v
+        cdef uint8_t[::1] fin = done_v.view(np.uint8)
+        cdef float[:, ::1] final_view
+        self._point(obs_v, mask_v, player_v)
+        self.batch.final = NULL
+        if final_v is not None:
+            final_view = final_v
+            self.batch.final = &final_view[0, 0]
+        self.batch.rewards = &rew[0, 0]
+        self.batch.done = &fin[0]
+        self.batch.relative = relative
+        self.batch.forfeit = forfeit
+        self.batch.actions = &acts[0]
+        self.episodes += self._run_all()
         return obs, mask, rewards, done
 
     def random_actions(self, out=None):
         """A uniformly random legal action id per game (int64 (n,)), from the reset seed."""
-        out = _checked(out, (self.num_games,), np.int64, "out")
-        cdef int64_t[::1] view = out
+        view, out = _output(out, (self.num_games,), np.int64, "out")
+        cdef int64_t[::1] acts = view
         cdef int i
         with nogil:
             for i in range(self.num_games):
-                view[i] = random_action(&self.states[i], &self.rng)
+                acts[i] = random_action(&self.states[i], &self.rng)
+        return out
+
+    def sample_actions(self, logits, out=None, *, log_prob=None):
+        """An action id per game (int64 (n,)) drawn from the softmax of `logits` over that
+        game's legal actions, from the reset seed: a masked categorical sample in C.
+
+        `logits` is a float array (n, NUM_ACTIONS), numpy or a CPU torch tensor (without
+        grad: `.detach()`); the entries of illegal actions are not read. `log_prob`
+        (float32 (n,)), if given, gets the log-probability of each chosen action.
+        ValueError if a game's legal logits are not finite numbers (-inf for some is fine).
+        """
+        array = _input_array(logits, "logits")
+        if array.shape != (self.num_games, NUM_ACTIONS):
+            raise ValueError(f"logits must have shape ({self.num_games}, {NUM_ACTIONS}), "
+                             f"got {array.shape}")
+        if array.dtype.kind != "f":
+            raise ValueError(f"logits must be a float array, got dtype {array.dtype}")
+        array = np.ascontiguousarray(array, dtype=np.float32)
+        view, out = _output(out, (self.num_games,), np.int64, "out")
+        logp_v, log_prob = _output(log_prob, (self.num_games,), np.float32, "log_prob", True)
+        cdef const float[:, ::1] L = array
+        cdef int64_t[::1] acts = view
+        cdef float[::1] logp
+        cdef float* lp = NULL
+        if logp_v is not None:
+            logp = logp_v
+            lp = &logp[0]
+        cdef uint16_t ids[MAX_LEGAL]
+        cdef uint64_t saved = self.rng
+        cdef int i, j, count, chosen, bad = -1
+        cdef double top, total, u, x
+        with nogil:
+            for i in range(self.num_games):
+                count = legal_actions(&self.states[i], ids)
+                top = L[i, ids[0]]
+                for j in range(1, count):
+                    if L[i, ids[j]] > top:
+                        top = L[i, ids[j]]
+                total = 0.0
+                for j in range(count):
+                    total += exp(L[i, ids[j]] - top)
+                if not (1.0 <= total <= count):      # NaN, inf or every logit -inf
+                    bad = i
+                    break
+                u = (rng_next(&self.rng) >> 11) * (1.0 / 9007199254740992.0) * total
+                chosen = 0
+                for j in range(count):
+                    x = exp(L[i, ids[j]] - top)
+                    if x > 0.0:
+                        chosen = j        # the last of positive weight, should u round past
+                        if u < x:
+                            break
+                        u -= x
+                acts[i] = ids[chosen]
+                if lp != NULL:
+                    lp[i] = <float>(L[i, ids[chosen]] - top - log(total))
+        if bad >= 0:
+            self.rng = saved
+            raise ValueError(f"logits of game {bad} are not finite numbers over its legal "
+                             "actions")
+        return out
+
+    def scores(self, out=None):
+        """Each game's scores now (int64 (n, players)), as Game.scores()."""
+        view, out = _output(out, (self.num_games, self.players), np.int64, "out")
+        cdef int64_t[:, ::1] v = view
+        cdef int i, p
+        with nogil:
+            for i in range(self.num_games):
+                for p in range(self.players):
+                    v[i, p] = score(&self.states[i], p)
         return out
 
     def game(self, i):
@@ -136,10 +430,13 @@ cdef class VecGame:
             view[i] = self.states[i].current
         return out
 
-    cdef int64_t[::1] _actions(self, actions) except *:
-        array = np.asarray(actions)
+    cdef int64_t[::1] _actions(self, actions, bint forfeit) except *:
+        array = _input_array(actions, "actions")
+        if array.shape == (self.num_games, 1):
+            array = array.reshape(self.num_games)
         if array.shape != (self.num_games,):
-            raise ValueError(f"actions must have shape ({self.num_games},), got {array.shape}")
+            raise ValueError(f"actions must have shape ({self.num_games},) or "
+                             f"({self.num_games}, 1), got {array.shape}")
         if array.dtype.kind not in "iu":
             raise ValueError(f"actions must be an integer array, got dtype {array.dtype}")
         array = np.ascontiguousarray(array, dtype=np.int64)
@@ -147,7 +444,8 @@ cdef class VecGame:
         cdef int i, bad = -1
         with nogil:
             for i in range(self.num_games):
-                if not 0 <= acts[i] < NUM_ACTIONS or check_action(&self.states[i], <int>acts[i]) != LEGAL:
+                if not 0 <= acts[i] < NUM_ACTIONS or (
+                        not forfeit and check_action(&self.states[i], <int>acts[i]) != LEGAL):
                     bad = i
                     break
         if bad >= 0:
@@ -157,28 +455,56 @@ cdef class VecGame:
         return acts
 
     cdef tuple _outputs(self, obs, mask):
-        obs = _checked(obs, (self.num_games, OBS_SIZE), np.float32, "obs")
-        mask = _checked(mask, (self.num_games, NUM_ACTIONS), np.bool_, "mask")
-        return obs, mask
-
-    cdef void _observe(self, obs, mask) except *:
-        cdef float[:, ::1] o = obs
-        cdef uint8_t[:, ::1] m = mask.view(np.uint8)
-        cdef int i
-        with nogil:
-            for i in range(self.num_games):
-                encode_observation(&self.states[i], self.states[i].current % self.players, &o[i, 0])
-                legal_mask(&self.states[i], &m[i, 0])
+        obs_v, obs = _output(obs, (self.num_games, OBS_SIZE), np.float32, "obs")
+        mask_v, mask = _output(mask, (self.num_games, NUM_ACTIONS), np.bool_, "mask")
+        return obs_v, obs, mask_v, mask
 
 
-cdef _checked(array, tuple shape, dtype, str name):
-    """A new array, or the caller's after checking its shape, dtype and layout."""
+def stream_seed(seed, k):
+    """The seed of random stream `k` of a game seeded `seed` (docs/rl.md, "Seeding")."""
+    return game_seed(<uint64_t>(index(seed) & 0xFFFFFFFFFFFFFFFF), <uint64_t>index(k))
+
+
+def draw_below(stream, n):
+    """(a number below n, the stream's next state): a draw from a random stream as the C
+    code draws one (the learner's seat, say)."""
+    cdef uint64_t state = <uint64_t>(index(stream) & 0xFFFFFFFFFFFFFFFF)
+    cdef int value = rng_below(&state, index(n))
+    return value, state
+
+
+cdef object _input_array(obj, str name):
+    """`obj` as a numpy array: numpy's own, a view of a DLPack object (a CPU torch tensor),
+    or what numpy.asarray makes of it (a list ...)."""
+    if isinstance(obj, np.ndarray):
+        return obj
+    try:
+        if hasattr(obj, "__dlpack__"):
+            return np.from_dlpack(obj)
+        return np.asarray(obj)
+    except (TypeError, ValueError, BufferError, RuntimeError) as e:
+        raise ValueError(f"{name} cannot be read as an array in memory: {e}") from None
+
+
+cdef tuple _output(array, tuple shape, dtype, str name, bint optional=False):
+    """(a numpy view to write, the object to return): a new array (None if optional), or
+    the caller's after checking its dtype, shape and layout. An object with DLPack or the
+    array interface (a torch tensor ...) is written in place through a numpy view."""
     if array is None:
-        return np.empty(shape, dtype)
-    if not isinstance(array, np.ndarray) or array.dtype != dtype:
-        raise ValueError(f"{name} must be a numpy {np.dtype(dtype).name} array, got "
-                         f"{getattr(array, 'dtype', type(array).__name__)}")
-    if array.shape != shape or not array.flags.c_contiguous or not array.flags.writeable:
+        if optional:
+            return None, None
+        made = np.empty(shape, dtype)
+        return made, made
+    view = array
+    if not isinstance(array, np.ndarray):
+        if not (hasattr(array, "__dlpack__") or hasattr(array, "__array_interface__")
+                or hasattr(array, "__array_struct__")):
+            raise ValueError(f"{name} must be an array of {np.dtype(dtype).name} (numpy, or "
+                             f"with DLPack or the array interface), got {type(array).__name__}")
+        view = _input_array(array, name)
+    if view.dtype != dtype:
+        raise ValueError(f"{name} must be an array of {np.dtype(dtype).name}, got {view.dtype}")
+    if view.shape != shape or not view.flags.c_contiguous or not view.flags.writeable:
         raise ValueError(f"{name} must be a writeable C-contiguous array of shape {shape}, "
-                         f"got shape {array.shape}")
-    return array
+                         f"got shape {view.shape}")
+    return view, array

@@ -1,0 +1,339 @@
+"""Gymnasium environments: a learner takes a seat, opponents play the others.
+
+>>> import gymnasium
+>>> import photocore.env.gym     # registers photocore/Photosynthesis-v0
+>>> env = gymnasium.make("photocore/Photosynthesis-v0", players=2, opponents="greedy",
+...                      seat="random")
+>>> obs, info = env.reset(seed=0)
+>>> obs.shape, info["seat"], int(info["action_mask"].sum())   # player 0 placed a tree first
+((798,), 1, 17)
+>>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
+>>> reward, terminated, truncated
+(0.0, False, False)
+
+`PhotosynthesisEnv` is the single environment; `PhotosynthesisVectorEnv` plays n games in
+VecGame's C array with the opponents' moves inside the step (`gymnasium.make_vec`).
+docs/rl.md has the details: observations, masks, rewards, shaping, seeding, autoreset.
+"""
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from photocore._game import Game
+from photocore.env._vec import VecGame, draw_below, stream_seed
+from photocore.facts import NUM_ACTIONS, OBSERVATION, OBSERVATION_SIZE, TOKENS
+from photocore.play._agents import Agent, parse_agent
+
+ENV_ID = "photocore/Photosynthesis-v0"
+
+# the reward of an illegal action, which ends the episode: worse than any loss
+FORFEIT_REWARD = -1.0
+
+
+def _observation_high():
+    # every entry lies in [0, 1] but each slot's token points / 100 (the 10th of its 10
+    # player entries), at most every token of the game
+    high = np.ones(OBSERVATION_SIZE, np.float32)
+    high[OBSERVATION["players"] + 9:OBSERVATION["stacks"]:10] = sum(map(sum, TOKENS)) / 100
+    return high
+
+
+OBSERVATION_SPACE = spaces.Box(0.0, _observation_high(), dtype=np.float32)
+
+
+def opponent_seed(seed, k):
+    """The seed of opponent k's `photocore.Agent` in an environment reset with `seed`."""
+    return stream_seed(seed, k + 1)
+
+
+def _per_seat(opponents, players, is_agent):
+    """The opponents as a list of players - 1, one per other seat (the k-th player after
+    the learner); one spec or agent stands for all."""
+    if isinstance(opponents, str) or is_agent(opponents):
+        return [opponents] * (players - 1)
+    if isinstance(opponents, (list, tuple)) and len(opponents) == players - 1:
+        return list(opponents)
+    raise ValueError(f"opponents must be an agent spec, an agent, or a list of {players - 1} "
+                     f"(one per other seat), got {opponents!r}")
+
+
+def _agent(spec, seed):
+    """The built-in agent a spec names (`random`, `greedy`, `mcts:N`), seeded: the one place
+    that turns an opponent's spec text into an agent."""
+    kind, simulations = parse_agent(spec)
+    return Agent(kind, seed=seed, simulations=simulations)
+
+
+def _lead(scores, seat):
+    """The learner's score lead: its score minus the best of the others'."""
+    others = [s for p, s in enumerate(scores) if p != seat]
+    return float(scores[seat] - max(others))
+
+
+class PhotosynthesisEnv(gymnasium.Env):
+    """Photosynthesis for one learner against opponents (docs/rl.md).
+
+    players: 2, 3 or 4. opponents: `random`, `greedy`, `mcts:N` (built-in agents in C,
+    seeded by reset), any object with `select(game)` returning a move (a
+    `photocore.Agent`, your own agent; played as given, with its own seeding), or a list of
+    players - 1 of these for the seats after the learner's. seat: the learner's player, or
+    "random" for one drawn each episode. shaping: the weight of the score-lead shaping
+    (0: off). illegal: "forfeit" (an illegal action ends the episode with reward -1) or
+    "raise" (IllegalMoveError).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(self, players=2, opponents="greedy", seat="random", fourth_revolution=False,
+                 shade_blocks=False, shaping=0.0, illegal="forfeit", render_mode=None):
+        self.config = Game(players, fourth_revolution, shade_blocks)   # checks the options
+        self.players = self.config.players
+        self.opponents = _per_seat(opponents, self.players, lambda o: hasattr(o, "select"))
+        for spec in self.opponents:
+            if isinstance(spec, str):
+                _agent(spec, 0)                # checks the spec
+            elif not callable(getattr(spec, "select", None)):
+                raise ValueError(f"opponents: {spec!r} is neither an agent spec nor an object "
+                                 "with select(game)")
+        if not (isinstance(seat, str) and seat == "random"):
+            if isinstance(seat, (bool, np.bool_)) or seat not in range(self.players):
+                raise ValueError(f"seat must be a player from 0 to {self.players - 1} or "
+                                 f"'random', got {seat!r}")
+        if illegal not in ("forfeit", "raise"):
+            raise ValueError(f"illegal must be 'forfeit' or 'raise', got {illegal!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, "
+                             f"got {render_mode!r}")
+        self.seat_choice = seat
+        self.shaping = float(shaping)
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self.observation_space = OBSERVATION_SPACE
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.agents = None             # who plays each opponent slot, from the first reset
+        self.game = None
+        self.seat = None
+        self._seat_stream = None
+        self._mask = np.zeros(NUM_ACTIONS, bool)
+        self._over = True
+        self._lead = 0.0
+
+    def _seed(self, seed):
+        self._seat_stream = stream_seed(seed, 0)
+        self.agents = [_agent(spec, opponent_seed(seed, k)) if isinstance(spec, str) else spec
+                       for k, spec in enumerate(self.opponents)]
+
+    def reset(self, *, seed=None, options=None):
+        """Starts an episode; returns (observation, info). `seed` seeds the built-in
+        opponents and the seat draws; without it they go on from the last seeding."""
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"reset takes no options, got {options!r}")
+        if seed is None and self.agents is None:
+            seed = int(self.np_random.integers(2**63))
+        if seed is not None:
+            self._seed(seed)
+        for agent in {id(a): a for a in self.agents}.values():
+            if not isinstance(agent, Agent) and callable(getattr(agent, "reset", None)):
+                agent.reset()
+        self.game = self.config.copy(history=False)
+        if self.seat_choice == "random":
+            self.seat, self._seat_stream = draw_below(self._seat_stream, self.players)
+        else:
+            self.seat = int(self.seat_choice)
+        self._opponents_play()
+        self._over = False
+        self._lead = 0.0
+        self._mask = self.game.legal_mask()
+        return self.game.observation(self.seat), self._info()
+
+    def step(self, action):
+        """Plays the learner's action, then the opponents until the learner is to move
+        again or the game is over; returns (obs, reward, terminated, truncated, info)."""
+        if self._over:
+            raise ValueError("the episode is over: call reset() first")
+        action = int(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action must be in range({NUM_ACTIONS}), got {action}")
+        info = {}
+        if self.game.is_legal(action):
+            self.game.play(action)
+            self._opponents_play()
+            terminated = self.game.is_over
+            reward = self.game.returns()[self.seat] if terminated else 0.0
+        elif self.illegal == "raise":
+            self.game.play(action)          # raises IllegalMoveError, naming the move
+        else:
+            terminated = True
+            reward = FORFEIT_REWARD
+            info["illegal_action"] = True
+        if self.shaping:
+            lead = 0.0 if terminated else _lead(self.game.scores(), self.seat)
+            reward += self.shaping * (lead - self._lead)
+            self._lead = lead
+        self._over = terminated
+        self._mask = np.zeros(NUM_ACTIONS, bool) if terminated else self.game.legal_mask()
+        if self.render_mode == "human":
+            self.render()
+        return (self.game.observation(self.seat), float(reward), terminated, False,
+                self._info() | info)
+
+    def action_masks(self):
+        """The learner's legal actions now (bool, NUM_ACTIONS), as MaskablePPO asks."""
+        return self._mask
+
+    def _info(self):
+        return {"action_mask": self._mask, "seat": self.seat}
+
+    def _opponents_play(self):
+        game, seat = self.game, self.seat
+        while not game.is_over and game.current_player != seat:
+            k = (game.current_player - seat - 1) % self.players
+            game.play(self.agents[k].select(game))
+
+    def render(self):
+        """The board and the players as text ("ansi"), or printed ("human")."""
+        if self.render_mode is None or self.game is None:
+            return None
+        text = f"{self.game}\nlearner: player {self.seat}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+class PhotosynthesisVectorEnv(VectorEnv):
+    """`num_envs` games of PhotosynthesisEnv in one VecGame: the built-in opponents play
+    inside the step in C. Same-step autoreset (docs/rl.md).
+
+    >>> envs = PhotosynthesisVectorEnv(4, opponents="random")
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs, rewards, terminated, truncated, info = envs.step(envs.sample_actions())
+    >>> obs.shape, rewards.shape, info["action_mask"].shape
+    ((4, 798), (4,), (4, 890))
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs=1, players=2, opponents="greedy", seat="random",
+                 fourth_revolution=False, shade_blocks=False, shaping=0.0, copy=True,
+                 threads=1):
+        specs = _per_seat(opponents, Game(players).players, lambda o: not isinstance(
+            o, (str, list, tuple)))
+        for spec in specs:
+            if not isinstance(spec, str):
+                raise ValueError(
+                    f"opponents: the vector environment plays the built-in agents (random, "
+                    f"greedy, mcts:N) in C and takes their specs, got {spec!r}; for agents "
+                    "played in Python use gymnasium.make_vec(..., vectorization_mode='sync')")
+        self.vec = VecGame(num_envs, players, fourth_revolution, shade_blocks,
+                           opponents=specs, seat=seat, threads=threads)
+        n = self.num_envs = self.vec.num_games
+        self.players = self.vec.players
+        self.shaping = float(shaping)
+        self.copy = bool(copy)
+        self.single_observation_space = OBSERVATION_SPACE
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, n)
+        self.action_space = batch_space(self.single_action_space, n)
+        self._obs = np.zeros((n, OBSERVATION_SIZE), np.float32)
+        self._final = np.zeros((n, OBSERVATION_SIZE), np.float32)
+        self._mask = np.zeros((n, NUM_ACTIONS), bool)
+        self._rewards = np.zeros((n, self.players), np.float32)
+        self._done = np.zeros(n, bool)
+        self._seat = np.zeros(n, np.int64)
+        self._lead = np.zeros(n)
+        self._rows = np.arange(n)
+        self._flat_mask = self._mask.reshape(-1)               # a view: mask[i, a] at i * 890 + a
+        self._offsets = self._rows * NUM_ACTIONS
+        self._all = np.ones(n, bool)
+        self._no_mask = np.zeros((n, NUM_ACTIONS), bool)
+        self._no_mask.flags.writeable = False
+        self._seeded = False
+
+    def reset(self, *, seed=None, options=None):
+        """Starts every game; returns (obs, info). An int `seed` seeds game i as
+        PhotosynthesisEnv.reset(seed=seed + i); a list gives each game's (None: go on)."""
+        if options:
+            raise ValueError(f"reset takes no options, got {options!r}")
+        seeds = None
+        if isinstance(seed, (list, tuple)):
+            seeds, seed = seed, None
+        else:
+            super().reset(seed=seed)
+            if seed is None and not self._seeded:
+                seed = int(self.np_random.integers(2**63))
+        self._seeded = True
+        self.vec.reset(seed, self._obs, self._mask, seeds=seeds, player=self._seat)
+        self._lead[:] = 0.0
+        return self._out(self._obs), self._info()
+
+    def step(self, actions):
+        """Plays each game's learner action (any integer array of shape (n,) or (n, 1)),
+        then its opponents; returns (obs, rewards, terminated, truncated, info)."""
+        illegal = self._illegal(actions)
+        seats = self._seat.copy()
+        self.vec.step(actions, self._obs, self._mask, self._rewards, self._done,
+                      final_obs=self._final, player=self._seat, relative=True, forfeit=True)
+        done = self._done.copy()
+        rewards = self._rewards[:, 0].astype(np.float64)
+        if self.shaping:
+            scores = self.vec.scores()
+            own = scores[self._rows, self._seat]
+            scores[self._rows, self._seat] = np.iinfo(np.int64).min
+            lead = np.where(done, 0.0, own - scores.max(axis=1))
+            rewards += self.shaping * (lead - self._lead)
+            self._lead = lead
+        info = self._info()
+        if done.any():
+            final_obs = np.full(self.num_envs, None, object)
+            for i in np.flatnonzero(done):
+                final_obs[i] = self._final[i].copy()
+            final_info = {"action_mask": self._no_mask, "_action_mask": done,
+                          "seat": np.where(done, seats, 0), "_seat": done}
+            if illegal is not None and (illegal & done).any():
+                final_info["illegal_action"] = illegal & done
+                final_info["_illegal_action"] = illegal & done
+            info.update(final_obs=final_obs, _final_obs=done, final_info=final_info,
+                        _final_info=done)
+        return self._out(self._obs), rewards, done, np.zeros(self.num_envs, bool), info
+
+    def _illegal(self, actions):
+        """Which games' actions are illegal (they forfeit), from the masks of the last
+        step; None where the actions are not a well-formed integer array (step refuses)."""
+        try:
+            flat = np.asarray(actions)
+        except (TypeError, ValueError, RuntimeError):
+            return None
+        if flat.shape not in ((self.num_envs,), (self.num_envs, 1)) or flat.dtype.kind not in "iu":
+            return None
+        flat = flat.reshape(self.num_envs)
+        if not ((flat >= 0) & (flat < NUM_ACTIONS)).all():
+            return None
+        return ~self._flat_mask.take(self._offsets + flat)
+
+    def _info(self):
+        return {"action_mask": self._out(self._mask), "_action_mask": self._all,
+                "seat": self._seat.copy(), "_seat": self._all}
+
+    def _out(self, array):
+        return array.copy() if self.copy else array
+
+    def action_masks(self):
+        """Each game's legal actions for its learner now (bool (n, NUM_ACTIONS))."""
+        return self._mask
+
+    def sample_actions(self, logits=None):
+        """A legal action per game: uniform, or drawn from the softmax of `logits`
+        (float (n, NUM_ACTIONS), numpy or torch) over the legal actions (VecGame)."""
+        if logits is None:
+            return self.vec.random_actions()
+        return self.vec.sample_actions(logits)
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(ENV_ID, entry_point="photocore.env.gym:PhotosynthesisEnv",
+                       vector_entry_point="photocore.env.gym:PhotosynthesisVectorEnv")
