@@ -4,6 +4,7 @@ MaskablePPO run."""
 
 import importlib.util
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 gymnasium = pytest.importorskip("gymnasium", minversion="1.0")   # AutoresetMode, make_vec
 
 import photocore  # noqa: E402
+import photocore.play.specs  # noqa: E402
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
 from photocore.env.gym import (ENV_ID, PhotosynthesisEnv, PhotosynthesisVectorEnv,  # noqa: E402
                                opponent_seed)
@@ -89,8 +91,9 @@ def test_opponents_play_as_the_agents_select(players, opponents, seat):
 
 
 def _agent(spec, seed):
-    kind, simulations = photocore.play._agents.parse_agent(spec)
-    return photocore.Agent(kind, seed=seed, simulations=simulations)
+    parsed = photocore.play.specs.parse(spec)
+    return photocore.Agent(parsed.kind, seed=seed,
+                           simulations=parsed.simulations or photocore.play.specs.DEFAULT_SIMULATIONS)
 
 
 def test_python_agents_play_between_steps():
@@ -116,6 +119,25 @@ def test_python_agents_play_between_steps():
         if replay.current_player == 1:
             assert move == replay.legal_moves()[0]
         replay.play(move)
+
+
+def test_opponents_from_agent_specs_of_every_kind():
+    # a py: spec (an agent class from a file, with arguments) and a cmd: engine speaking
+    # the protocol: both play their seats; the engine's process ends with the environment
+    examples = pathlib.Path(__file__).resolve().parent.parent / "examples"
+    python_agent = f"py:{examples / 'agents' / 'noisy_greedy.py'}:NoisyGreedy?epsilon=0.5"
+    engine = f'cmd:"{sys.executable} {examples / "engines" / "simple_engine.py"}"'
+    env = PhotosynthesisEnv(players=3, opponents=[python_agent, engine], seat=0)
+    rng = np.random.default_rng(5)
+    play_episode(env, rng, env.reset(seed=3))
+    assert env.game.is_over
+    assert [type(a).__name__ for a in env.agents] == ["PythonPlayer", "Engine"]
+    process = env.agents[1]._process
+    assert process is not None and process.poll() is None     # the engine played its seat
+    env.close()
+    assert process.wait(timeout=10) is not None
+    with pytest.raises(ValueError, match="nope"):
+        PhotosynthesisEnv(opponents="nope")
 
 
 def test_reward_is_the_learners_return_and_determinism():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import photocore
+import photocore.play.specs
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE, VecGame
 
 
@@ -251,7 +252,7 @@ def test_opponents_play_as_the_agents_select(players, opponents, seat):
         games[i] = game
 
     for i in range(n):
-        kinds = [photocore.play._agents.parse_agent(s) for s in specs]
+        kinds = [(p.kind, p.simulations or photocore.play.specs.DEFAULT_SIMULATIONS) for p in map(photocore.play.specs.parse, specs)]
         agents.append([photocore.Agent(kind, seed=stream_seed(seed + i, k + 1),
                                        simulations=sims) for k, (kind, sims) in enumerate(kinds)])
         streams.append(stream_seed(seed + i, 0))

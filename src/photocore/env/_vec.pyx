@@ -16,7 +16,7 @@ from photocore.play._agents cimport (AGENT_GREEDY, AGENT_MCTS, AGENT_RANDOM, Age
 
 from photocore._kernel import check_count, check_option, check_players
 from photocore.notation import MOVE_TEXTS
-from photocore.play._agents import parse_agent
+from photocore.play.specs import parse as parse_spec
 
 ctypedef struct Batch:
     # what one pass over games lo .. hi - 1 reads and writes (NULL: not asked for)
@@ -138,11 +138,14 @@ cdef class VecGame:
             if not isinstance(spec, str):
                 raise ValueError(f"opponents: VecGame plays the built-in agents in C and takes "
                                  f"their specs (random, greedy, mcts:N), got {spec!r}")
-            kind, simulations = parse_agent(spec)
-            self.agents[k].kind = _AGENT_KINDS[kind]
-            self.agents[k].simulations = simulations
+            parsed = parse_spec(spec)
+            if not parsed.builtin:
+                raise ValueError(f"opponents: VecGame plays the built-in agents in C (random, "
+                                 f"greedy, mcts:N), not {spec!r}")
+            self.agents[k].kind = _AGENT_KINDS[parsed.kind]
+            self.agents[k].simulations = parsed.simulations
             self.agents[k].exploration = 1.0        # the default of photocore.Agent
-            names.append(f"mcts:{simulations}" if kind == "mcts" else kind)
+            names.append(parsed.label)
         return tuple(names)
 
     cdef void _seed_games(self, uint64_t[::1] seeds, uint8_t[::1] which=None) noexcept:

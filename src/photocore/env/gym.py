@@ -25,7 +25,8 @@ from gymnasium.vector.utils import batch_space
 from photocore._game import Game
 from photocore.env._vec import VecGame, draw_below, stream_seed
 from photocore.facts import NUM_ACTIONS, OBSERVATION, OBSERVATION_SIZE, TOKENS
-from photocore.play._agents import Agent, parse_agent
+from photocore.play import specs
+from photocore.play._agents import Agent
 
 ENV_ID = "photocore/Photosynthesis-v0"
 
@@ -61,10 +62,16 @@ def _per_seat(opponents, players, is_agent):
 
 
 def _agent(spec, seed):
-    """The built-in agent a spec names (`random`, `greedy`, `mcts:N`), seeded: the one place
-    that turns an opponent's spec text into an agent."""
-    kind, simulations = parse_agent(spec)
-    return Agent(kind, seed=seed, simulations=simulations)
+    """The agent an opponent's spec names, seeded: the one place that turns spec text into
+    an agent. Built-in specs (`random`, `greedy`, `mcts:N`) give a C `photocore.Agent`;
+    `py:` and `cmd:` specs (photocore.play.specs) a player reset with `seed`."""
+    parsed = specs.parse(spec)
+    if parsed.builtin:
+        return Agent(parsed.kind, seed=seed,
+                     simulations=parsed.simulations or specs.DEFAULT_SIMULATIONS)
+    player = parsed.load()
+    player.reset(seed)
+    return player
 
 
 def _lead(scores, seat):
@@ -77,7 +84,7 @@ class PhotosynthesisEnv(gymnasium.Env):
     """Photosynthesis for one learner against opponents (docs/rl.md).
 
     players: 2, 3 or 4. opponents: `random`, `greedy`, `mcts:N` (built-in agents in C,
-    seeded by reset), any object with `select(game)` returning a move (a
+    seeded by reset), any other agent spec (`py:...`, `cmd:...`, docs/matches.md), any object with `select(game)` returning a move (a
     `photocore.Agent`, your own agent; played as given, with its own seeding), or a list of
     players - 1 of these for the seats after the learner's. seat: the learner's player, or
     "random" for one drawn each episode. shaping: the weight of the score-lead shaping
@@ -123,8 +130,20 @@ class PhotosynthesisEnv(gymnasium.Env):
 
     def _seed(self, seed):
         self._seat_stream = stream_seed(seed, 0)
+        self._close_made()
         self.agents = [_agent(spec, opponent_seed(seed, k)) if isinstance(spec, str) else spec
                        for k, spec in enumerate(self.opponents)]
+
+    def _close_made(self):
+        """Closes the opponents this environment made from specs (an engine's process)."""
+        for agent, spec in zip(self.agents or (), self.opponents):
+            if isinstance(spec, str) and callable(getattr(agent, "close", None)):
+                agent.close()
+
+    def close(self):
+        self._close_made()
+        self.agents = None
+        super().close()
 
     def reset(self, *, seed=None, options=None):
         """Starts an episode; returns (observation, info). `seed` seeds the built-in
@@ -147,7 +166,7 @@ class PhotosynthesisEnv(gymnasium.Env):
         self._opponents_play()
         self._over = False
         self._lead = 0.0
-        self._mask = self.game.legal_mask()
+        self._mask = self.game.legal_moves().mask()
         return self.game.observation(self.seat), self._info()
 
     def step(self, action):
@@ -175,7 +194,7 @@ class PhotosynthesisEnv(gymnasium.Env):
             reward += self.shaping * (lead - self._lead)
             self._lead = lead
         self._over = terminated
-        self._mask = np.zeros(NUM_ACTIONS, bool) if terminated else self.game.legal_mask()
+        self._mask = np.zeros(NUM_ACTIONS, bool) if terminated else self.game.legal_moves().mask()
         if self.render_mode == "human":
             self.render()
         return (self.game.observation(self.seat), float(reward), terminated, False,
