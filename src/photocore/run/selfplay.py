@@ -245,6 +245,13 @@ def _stop(pool, finished):
             process.terminate()
     for process in processes:
         process.join(timeout=10)
+    # a worker stopped while sending its batch leaves half a message in the pool's result
+    # pipe, and the pool's thread would wait for the rest for ever (and the interpreter with
+    # it, at exit): with every worker gone, closing this end of the pipe gives it an EOF
+    if not any(process.is_alive() for process in processes):
+        results = getattr(pool, "_result_queue", None)
+        if results is not None:
+            results._writer.close()
 
 
 class Tally:
