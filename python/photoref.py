@@ -1,6 +1,6 @@
 """Plain-Python reference implementation of Photosynthesis.
 
-Written straight from ../shared/RULES.md (sections cited as §n) and the "Decisions" of
+Written straight from docs/rules.md (sections cited as §n) and the "Decisions" of
 docs/engine.md, for clarity rather than speed. It is the oracle that tests hold the fast
 engine in src/photocore against, and deliberately shares no code with it.
 

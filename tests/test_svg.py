@@ -117,7 +117,7 @@ def test_the_sun_stands_at_its_corner(sun):
         points = [tuple(map(float, p.split(","))) for p in hexes[name].get("points").split()]
         return sum(x for x, _ in points) / 6, sum(y for _, y in points) / 6
 
-    corner = ("d7", "g4", "g1", "d1", "a4", "a7")[sun]      # E SE SW W NW NE (RULES.md §2)
+    corner = ("d7", "g4", "g1", "d1", "a4", "a7")[sun]      # E SE SW W NW NE (docs/rules.md §2)
     (cx, cy), (kx, ky) = centre("d4"), centre(corner)
     sx, sy = float(disc.get("cx")), float(disc.get("cy"))
     angle = math.degrees(math.atan2(sy - cy, sx - cx) - math.atan2(ky - cy, kx - cx))

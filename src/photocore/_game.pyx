@@ -46,7 +46,7 @@ cdef dict _OPTIONS_OF_FLAGS = {options.flags: options for options in OPTIONS}
 
 @cython.final
 cdef class Move:
-    """One move: an action id in range(NUM_ACTIONS) and its RULES.md §9 notation.
+    """One move: an action id in range(NUM_ACTIONS) and its docs/rules.md §9 notation.
 
     >>> m = Move.parse("  Plant D4   e5 ")
     >>> str(m), int(m), m.kind, m.source, m.target
@@ -567,7 +567,7 @@ cdef class Game:
         cells a large tree shades}, each a tuple of cell names in index order.
 
         A tree of size s is shaded on a cell of shadows()[s], a seed on any cell of
-        shadows()[1] (RULES.md §8); shaded() lists the pieces so shaded.
+        shadows()[1] (docs/rules.md §8); shaded() lists the pieces so shaded.
 
         >>> g = Game.from_position("2 - 1 0 0 0 - d4:0:2,d7:1:1 2/2300/4432/- 2/2310/4432/- 0579")
         >>> g.shadows()           # sun 0 stands E: shadows fall W

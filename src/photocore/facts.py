@@ -1,5 +1,5 @@
 """The game's facts, read from the kernel's own tables: cells, plants, pieces, prices,
-tokens, limits and options (RULES.md §1–§8). Every other module takes them from here.
+tokens, limits and options (docs/rules.md §1–§8). Every other module takes them from here.
 
 >>> CELLS[0], CELLS[18], len(CELLS)
 ('a4', 'd4', 37)
@@ -21,7 +21,7 @@ from photocore._kernel import tables as _tables
 
 _KERNEL = _tables()
 
-# ---- the board (RULES.md §1, §2) ---------------------------------------------------------
+# ---- the board (docs/rules.md §1, §2) ---------------------------------------------------------
 
 ROWS = "abcdefg"                     # a cell's letter names its row r = -3 .. 3
 AXIAL = _KERNEL["axial"]             # (q, r) of each cell, in cell-index order
@@ -60,7 +60,7 @@ def shadow_direction(sun):
 
 PLANT_PAIRS = _KERNEL["plants"]      # (source, target) of each plant action, in id order
 
-# ---- pieces, player boards, tokens (RULES.md §3, §6) -------------------------------------
+# ---- pieces, player boards, tokens (docs/rules.md §3, §6) -------------------------------------
 
 SIZES = ("seed", "small", "medium", "large")           # sizes 0 .. 3; player-board columns
 SIZE_NAMES = ("seed", "small tree", "medium tree", "large tree")
@@ -68,11 +68,11 @@ OWNED = _KERNEL["owned"]             # pieces of each size a player owns
 PRICES = _KERNEL["prices"]           # each column's slot prices, cheapest first
 SLOTS = tuple(len(p) for p in PRICES)
 START_AVAILABLE = _KERNEL["start_available"]
-GROW_COST = (1, 2, 3)                # light to grow from size k to k + 1 (RULES.md §5.2)
+GROW_COST = (1, 2, 3)                # light to grow from size k to k + 1 (docs/rules.md §5.2)
 PLANT_COST = 1
 COLLECT_COST = 4
 REACH = (0, 1, 2, 3)                 # how far a piece of each size plants a seed
-# The token stacks are listed 4-leaf stack first everywhere in Python, the order of RULES.md
+# The token stacks are listed 4-leaf stack first everywhere in Python, the order of docs/rules.md
 # §6 (Game.stacks, the position notation, the observation); the kernel indexes its own array
 # by leaves - 1, so its table is turned round here, once.
 STACK_LEAVES = (4, 3, 2, 1)
@@ -80,7 +80,7 @@ TOKENS = tuple(_KERNEL["tokens"][leaves - 1] for leaves in STACK_LEAVES)   # eac
 LIGHT_CAP = _KERNEL["light_cap"]     # light points a player holds at most
 LIGHT_PER_POINT = 3                  # leftover light scores 1 point per 3 at the end
 
-# ---- the clock (RULES.md §2, §4, §8) ------------------------------------------------------
+# ---- the clock (docs/rules.md §2, §4, §8) ------------------------------------------------------
 
 ROUNDS = _KERNEL["rounds"]
 ROUNDS_FOURTH_REVOLUTION = _KERNEL["rounds_fourth_revolution"]
@@ -96,7 +96,7 @@ MOVE_KINDS = tuple(sorted((kind for kind in ACTION_BASE if kind != "count"), key
 OBSERVATION = _KERNEL["observation"]  # offset of each part of Game.observation()
 OBSERVATION_SIZE = OBSERVATION["size"]
 
-# ---- options (RULES.md §8) ----------------------------------------------------------------
+# ---- options (docs/rules.md §8) ----------------------------------------------------------------
 
 _FLAGS = _KERNEL["options"]
 

@@ -1,4 +1,4 @@
-"""The game's two notations (docs/engine.md): moves (RULES.md §9) as text <-> action id, and
+"""The game's two notations (docs/engine.md): moves (docs/rules.md §9) as text <-> action id, and
 positions as one line of text <-> PositionFields. Both are read from photocore.facts; this
 module knows nothing of Game, which builds on it (Move.parse, Game.position,
 Game.from_position).
@@ -124,7 +124,7 @@ def parse_position(text):
 
 
 _TOKEN_VALUES = range(min(map(min, TOKENS)), max(map(max, TOKENS)) + 1)
-_SETUP_TREES = 2                    # each player places two small trees (RULES.md §4)
+_SETUP_TREES = 2                    # each player places two small trees (docs/rules.md §4)
 _SMALL = SIZES.index("small")
 
 

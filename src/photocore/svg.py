@@ -70,7 +70,7 @@ def board(game, size=400, names=False, last_move=True):
 # ---- geometry --------------------------------------------------------------------------
 
 def _centre(name):
-    """Screen centre of a cell: pointy-top axial, y pointing down (RULES.md §1)."""
+    """Screen centre of a cell: pointy-top axial, y pointing down (docs/rules.md §1)."""
     return _screen(*AXIAL[CELL_INDEX[name]])
 
 

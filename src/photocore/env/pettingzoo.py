@@ -20,7 +20,7 @@ from photocore._game import OBSERVATION_SIZE, Game
 from photocore.notation import NUM_ACTIONS
 
 # The observation is in [0, 1] but for token points / 100: at most the 24 tokens of
-# RULES.md §6, 366 points, for one player.
+# docs/rules.md §6, 366 points, for one player.
 _OBS_HIGH = np.ones(OBSERVATION_SIZE, np.float32)
 _OBS_HIGH[740 + 9:780:10] = 3.66
 
