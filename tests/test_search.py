@@ -387,3 +387,20 @@ def test_the_same_seed_gives_the_same_search():
     assert all(np.array_equal(a, b) for a, b in zip(first, again))
     assert not np.array_equal(first[0], other[0])
 
+
+
+@pytest.mark.parametrize("name", ["photocore.play._search", "photocore.play.search",
+                                  "photocore.run.train_data"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_importing_photocore_loads_no_search():
+    import subprocess
+    import sys
+    code = ("import sys, photocore; assert 'photocore.play._search' not in sys.modules; "
+            "photocore.Search; assert 'photocore.play._search' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
