@@ -21,8 +21,9 @@ def example():
     import agent
     import evaluate
     import play
+    import selfplay_data
     import train
-    yield train, agent, evaluate, play
+    yield train, agent, evaluate, play, selfplay_data
     sys.path.remove(str(FOLDER))
 
 
@@ -69,7 +70,7 @@ def test_the_checkpoint_is_an_agent(example, trained):
 
 
 def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
-    _, _, evaluate, play = example
+    _, _, evaluate, play, _ = example
     evaluate.main(["--checkpoint", str(trained / "final.pt"), "--games", "2",
                    "--opponents", "random", "--simulations", "4",
                    "--json", str(tmp_path / "e.json")])
@@ -79,3 +80,15 @@ def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
     assert "alphazero:4 against mcts:5" in capsys.readouterr().out
     (record,) = photocore.read_games(tmp_path / "g.jsonl", verify=True)
     assert record["metadata"]["agents"][0] == "alphazero:4"
+
+
+def test_training_data_from_the_checkpoint(example, trained, tmp_path):
+    selfplay_data = example[4]
+    selfplay_data.main(["--checkpoint", str(trained / "final.pt"), "--games", "3",
+                        "--per-search", "2", "--simulations", "6", "--workers", "0",
+                        "--out", str(tmp_path / "data"), "--records", str(tmp_path / "g.jsonl")])
+    from photocore.run.train_data import load_shards
+    data = load_shards(tmp_path / "data")
+    records = list(photocore.read_games(tmp_path / "g.jsonl", verify=True))
+    assert len(records) == 3 and len(data["obs"]) == sum(len(r["moves"]) for r in records)
+    assert records[0]["metadata"]["agents"] == ["alphazero:6"] * 2

@@ -75,6 +75,10 @@ def test_shards_and_records_are_the_same_whatever_the_workers(tmp_path):
     s = series(records=True, players=3, evaluate=Uniform(3), games=5)
     summary = write_data(s, one, records=tmp_path / "one.jsonl", workers=1)
     write_data(s, two, records=tmp_path / "two.jsonl", workers=2)
+    write_data(s, tmp_path / "here", workers=0)          # in this process
+    assert read_folder(tmp_path / "here").keys() == read_folder(one).keys()
+    assert all(np.array_equal(read_folder(tmp_path / "here")[name]["policy"],
+                              read_folder(one)[name]["policy"]) for name in read_folder(one))
     assert summary["games"] == 5 and summary["rows"] == sum(
         len(shard["obs"]) for shard in read_folder(one).values())
     first, second = read_folder(one), read_folder(two)

@@ -735,6 +735,8 @@ cdef class Search:
                         draw -= weights[k]
                         if draw <= 0.0:
                             break
+            if best < 0:       # cannot happen: a root's visits beyond its own are its moves'
+                raise RuntimeError(f"game {g}: root visits without visited moves (a bug)")
             view[g] = t.edges[root.first_edge + best].action
         return out
 

@@ -264,7 +264,8 @@ def write_data(series, folder, records=None, workers=None, backend="local", addr
     """Plays `series` and writes its shards into `folder` (created if need be) and, if
     `records` names a .jsonl(.gz) file, its games as records (series.records must be on).
 
-    Blocks are played in `workers` processes (default: the cores) or as Ray tasks
+    Blocks are played in `workers` processes (default: the cores), in this process
+    (workers=0: for a network that cannot pickle or lives on a GPU here), or as Ray tasks
     (backend="ray"), and written in game order as they come. Returns a summary dict.
     """
     from photocore.records import RecordWriter
@@ -276,6 +277,9 @@ def write_data(series, folder, records=None, workers=None, backend="local", addr
     if backend == "ray":
         from photocore.run.ray_backend import run_ray
         blocks = run_ray(series, address=address, batch=series.per_search)
+    elif backend == "local" and workers == 0:
+        blocks = (series.batch(start, min(series.per_search, series.games - start))
+                  for start in range(0, series.games, series.per_search))
     elif backend == "local":
         blocks = run_local(series, workers=workers, batch=series.per_search)
     else:
