@@ -447,7 +447,7 @@ cdef class Search:
                 t = &self.trees[g]
                 root = &t.nodes[0]
                 taken = 0
-                if g + 1 < self.num_games:
+                if g + 1 < self.num_games and self.trees[g + 1].edges != NULL:
                     # the next game's root and its first moves, while this one is walked
                     prefetch(self.trees[g + 1].nodes)
                     prefetch(self.trees[g + 1].edges)
