@@ -41,7 +41,7 @@ extensions = [
         extra_link_args=link_args,
         define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
     )
-    for name in ("_kernel", "_game", "play._agents", "env._vec")
+    for name in ("_kernel", "_game", "play._agents", "play._search", "env._vec")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives,

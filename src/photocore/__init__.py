@@ -31,6 +31,7 @@ _LAZY = {
     "Agent": "photocore.play._agents",
     "VecGame": "photocore.env._vec",
     "RecordWriter": "photocore.records",
+    "Search": "photocore.play._search",
     "read_games": "photocore.records",
     "write_games": "photocore.records",
 }
@@ -38,7 +39,7 @@ _LAZY = {
 __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
-    "RULES_VERSION", "RecordError", "RecordWriter", "VecGame", "check_invariants",
+    "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "check_invariants",
     "random_playouts", "read_games", "write_games",
 ]
 

@@ -1,0 +1,36 @@
+"""A trained checkpoint as an agent: `select(game) -> Move`, `reset()`, `name`.
+
+    from agent import AlphaZeroAgent
+    agent = AlphaZeroAgent(checkpoint="examples/alphazero/checkpoint.pt", simulations=64)
+    move = agent.select(game)
+
+Built from keyword arguments with defaults, so an agent spec such as
+`py:examples/alphazero/agent.py:AlphaZeroAgent` (with `simulations=...`, `seed=...`)
+constructs it.
+"""
+
+import os
+import sys
+
+import torch
+
+from photocore.play.search import SearchAgent
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # net.py, when loaded by path
+from net import Evaluator, load  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECKPOINT = os.path.join(HERE, "checkpoint.pt")
+
+
+class AlphaZeroAgent(SearchAgent):
+    """The network of `checkpoint` guiding photocore.Search, `simulations` visits a move;
+    the most visited move is played (temperature 0, no root noise)."""
+
+    def __init__(self, checkpoint=CHECKPOINT, simulations=64, seed=0, c_puct=1.25,
+                 temperature=0.0, threads=1):
+        torch.set_num_threads(threads)
+        net, self.checkpoint = load(checkpoint)
+        super().__init__(Evaluator(net), simulations=simulations, seed=seed, c_puct=c_puct,
+                         temperature=temperature, name="alphazero")
+        self.players = net.players

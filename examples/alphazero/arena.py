@@ -1,0 +1,64 @@
+"""Many games at once between a searched network and a built-in agent, for evaluation.
+
+All games share one photocore.Search, so the network sees the positions of every game
+where it is to move in one batch; the built-in agent (random, greedy, mcts:N) plays the
+other seats in C. Seats rotate: in game i the network sits in seat i % players.
+"""
+
+import numpy as np
+
+import photocore
+
+
+def parse_opponent(text):
+    """(kind, simulations) of `random`, `greedy`, `mcts` or `mcts:N`."""
+    from photocore.play._agents import parse_agent
+    return parse_agent(text)
+
+
+def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players=2, seed=0,
+                 c_puct=1.25, in_flight=1):
+    """Plays `games` games of the searched network against `opponent` in the other seats;
+    returns {"games", "win_rate" (the network's share of the wins, ties shared), "score"
+    (its mean score), "opponent_score", "moves"}."""
+    kind, budget = parse_opponent(opponent)
+    boards = [photocore.Game(players) for _ in range(games)]
+    seat = [i % players for i in range(games)]
+    agents = [photocore.Agent(kind, seed=seed * 1_000_003 + i, simulations=budget)
+              for i in range(games)]
+    search = photocore.Search(boards, simulations, seed=seed, c_puct=c_puct,
+                              dirichlet_fraction=0.0, in_flight=in_flight)
+
+    def play(moves):
+        search.advance(moves)
+        for board, move in zip(boards, moves.tolist()):
+            if move >= 0:
+                board.play(move)
+
+    while True:
+        # the others move, and the network's forced moves are played, until every game
+        # still going waits for a searched move of the network
+        while True:
+            moves = np.full(games, -1, np.int64)
+            for i, board in enumerate(boards):
+                if board.is_over:
+                    continue
+                if board.current_player != seat[i]:
+                    moves[i] = int(agents[i].select(board))
+                elif len(board.legal_moves()) == 1:
+                    moves[i] = int(board.legal_moves()[0])
+            if (moves < 0).all():
+                break
+            play(moves)
+        if all(board.is_over for board in boards):
+            break
+        search.run(evaluate)
+        play(search.choose(temperature=0))
+
+    share = [1 / len(b.winners()) if seat[i] in b.winners() else 0.0 for i, b in enumerate(boards)]
+    scores = [b.scores() for b in boards]
+    mine = [s[seat[i]] for i, s in enumerate(scores)]
+    others = [np.mean([x for p, x in enumerate(s) if p != seat[i]]) for i, s in enumerate(scores)]
+    return {"games": games, "win_rate": float(np.mean(share)), "score": float(np.mean(mine)),
+            "opponent_score": float(np.mean(others)),
+            "moves": int(sum(len(b.history) for b in boards))}

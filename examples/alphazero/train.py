@@ -1,0 +1,291 @@
+"""AlphaZero for Photosynthesis on a CPU: self-play with photocore.Search -> train -> evaluate.
+
+    python examples/alphazero/train.py --minutes 60 --out runs/az
+
+1. Bootstrap (--bootstrap-games, 0 to skip): the network first learns from games of the
+   built-in `greedy` agent against itself, played in C in seconds: its moves as policy
+   targets, the results as value targets. A start that costs minutes instead of hours of
+   self-play from a random network (README.md says what it buys).
+2. Then, until --minutes of training have passed: self-play games searched with the
+   current network (photocore.run.train_data, in --workers processes), their visit counts
+   and results into a replay buffer, and gradient steps on samples of it.
+3. Every --eval-every seconds of training: matches against random, greedy and mcts:100
+   (examples/alphazero/arena.py), logged to OUT/log.jsonl with the training time; the
+   checkpoint goes to OUT/latest.pt (OUT/final.pt at the end) and the curve to OUT/curve.png.
+
+Training time counts bootstrap, self-play and gradient steps, not the evaluations.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import multiprocessing
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import photocore  # noqa: E402
+from photocore.play._agents import play_games  # noqa: E402
+from photocore.run.train_data import DataSeries, play_block  # noqa: E402
+
+from arena import play_matches  # noqa: E402
+from net import Evaluator, Net, save  # noqa: E402
+
+OPPONENTS = ("random", "greedy", "mcts:100")
+
+
+class Buffer:
+    """The most recent `capacity` training rows: obs (float16), legal mask (bits), policy
+    target (float16) and value target (players, from the player to move on)."""
+
+    def __init__(self, capacity, players):
+        self.capacity = capacity
+        self.obs = np.zeros((capacity, photocore.OBSERVATION_SIZE), np.float16)
+        self.mask = np.zeros((capacity, (photocore.NUM_ACTIONS + 7) // 8), np.uint8)
+        self.policy = np.zeros((capacity, photocore.NUM_ACTIONS), np.float16)
+        self.value = np.zeros((capacity, players), np.float32)
+        self.size = 0
+        self.next = 0
+
+    def add(self, obs, mask, policy, value):
+        for start in range(0, len(obs), self.capacity):
+            self._add(*(a[start:start + self.capacity] for a in (obs, mask, policy, value)))
+
+    def _add(self, obs, mask, policy, value):
+        at = (self.next + np.arange(len(obs))) % self.capacity
+        self.obs[at] = obs
+        self.mask[at] = np.packbits(mask, axis=1)
+        self.policy[at] = policy
+        self.value[at] = value
+        self.next = (self.next + len(obs)) % self.capacity
+        self.size = min(self.capacity, self.size + len(obs))
+
+    def sample(self, n, rng):
+        j = rng.integers(0, self.size, n)
+        mask = np.unpackbits(self.mask[j], axis=1, count=photocore.NUM_ACTIONS).astype(bool)
+        return (torch.from_numpy(self.obs[j].astype(np.float32)), torch.from_numpy(mask),
+                torch.from_numpy(self.policy[j].astype(np.float32)),
+                torch.from_numpy(self.value[j]))
+
+
+def greedy_rows(start, count, players, seed):
+    """Rows of `count` greedy-vs-greedy games: the greedy move one-hot, the game's returns
+    from the player to move on. Forced moves are left out, as the search does."""
+    moves, offsets = play_games([("greedy", 1)] * players, players, 0, seed, start, count)
+    obs, masks, actions, values = [], [], [], []
+    for k in range(count):
+        game = photocore.Game(players)
+        movers = []
+        for action in moves[offsets[k]:offsets[k + 1]].tolist():
+            if len(game.legal_moves()) > 1:
+                obs.append(game.observation())
+                masks.append(game.legal_mask())
+                actions.append(action)
+                movers.append(game.current_player)
+            game.play(action)
+        result = np.array(game.returns(), np.float32)
+        values.extend(np.roll(result, -p) for p in movers)
+    policy = np.zeros((len(actions), photocore.NUM_ACTIONS), np.float16)
+    policy[np.arange(len(actions)), actions] = 1
+    return np.array(obs, np.float16), np.array(masks), policy, np.array(values, np.float32)
+
+
+def train_steps(net, optimiser, buffer, steps, batch, rng):
+    """`steps` gradient steps on samples of the buffer; mean (policy, value) losses."""
+    net.train()
+    total_policy = total_value = 0.0
+    for _ in range(steps):
+        obs, mask, policy, value = buffer.sample(batch, rng)
+        logits, predicted = net(obs)
+        logits = logits.masked_fill(~mask, -1e9)     # a distribution over the legal moves
+        loss_policy = -(policy * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
+        loss_value = F.mse_loss(predicted, value)
+        optimiser.zero_grad()
+        (loss_policy + loss_value).backward()
+        optimiser.step()
+        total_policy += loss_policy.item()
+        total_value += loss_value.item()
+    net.eval()
+    return total_policy / max(steps, 1), total_value / max(steps, 1)
+
+
+def selfplay_task(series, start, count):
+    """play_block (in a worker), with the CPU time it took, for the report. The network
+    runs on one thread, as in every worker: the same games wherever they are played."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    begin = time.process_time()
+    try:
+        shard, _, tally = play_block(series, start, count)
+    finally:
+        torch.set_num_threads(threads)
+    return shard, tally.games, time.process_time() - begin
+
+
+def evaluate(net, games, simulations, seed):
+    evaluator = Evaluator(net)
+    return {opponent: play_matches(evaluator, opponent, games=games, simulations=simulations,
+                                   seed=seed)["win_rate"] for opponent in OPPONENTS}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default="runs/az", help="folder for the log and checkpoints")
+    parser.add_argument("--minutes", type=float, default=60.0, help="training time")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--hidden", type=int, default=256, help="width of the network")
+    parser.add_argument("--simulations", type=int, default=64, help="per move, self-play and evaluation")
+    parser.add_argument("--bootstrap-games", type=int, default=8000,
+                        help="greedy games to learn from first (0: start from a random network)")
+    parser.add_argument("--bootstrap-epochs", type=int, default=2)
+    parser.add_argument("--games-per-iteration", type=int, default=128)
+    parser.add_argument("--per-search", type=int, default=64, help="games searched together")
+    parser.add_argument("--explore-plies", type=int, default=30)
+    parser.add_argument("--buffer", type=int, default=250_000, help="rows kept for training")
+    parser.add_argument("--batch", type=int, default=512)
+    parser.add_argument("--replay", type=float, default=4.0,
+                        help="gradient-step samples per new self-play row")
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--eval-every", type=float, default=300.0,
+                        help="seconds of training between evaluations")
+    parser.add_argument("--eval-games", type=int, default=100)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="PyTorch threads in this process (gradient steps, evaluation); "
+                             "on a busy machine more threads can be far slower")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="stop after this many self-play iterations (smoke runs)")
+    args = parser.parse_args(argv)
+
+    os.makedirs(args.out, exist_ok=True)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    net = Net(args.players, args.hidden)
+    net.eval()
+    optimiser = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    buffer = Buffer(args.buffer, args.players)
+    log = open(os.path.join(args.out, "log.jsonl"), "w")
+    clock = Clock()
+    worker_cpu = 0.0
+    totals = {"games": 0, "rows": 0, "steps": 0}
+
+    def checkpoint(name, **extra):
+        save(net, os.path.join(args.out, name), train_seconds=clock.seconds, **extra)
+
+    def report(phase, iteration, losses, evaluation=None):
+        entry = {"phase": phase, "iteration": iteration,
+                 "train_seconds": round(clock.seconds, 1),
+                 "wall_seconds": round(time.perf_counter() - clock.begin, 1),
+                 "cpu_seconds": round(cpu_seconds() + worker_cpu, 1), **totals,
+                 "loss_policy": round(losses[0], 4), "loss_value": round(losses[1], 4)}
+        if evaluation is not None:
+            entry["eval"] = evaluation
+        log.write(json.dumps(entry) + "\n")
+        log.flush()
+        print(json.dumps(entry), flush=True)
+
+    # 0. the untrained network, for the start of the curve
+    report("start", 0, (0.0, 0.0), evaluate(net, args.eval_games, args.simulations, args.seed))
+
+    # 1. bootstrap from greedy games, a chunk of games at a time (regenerated each epoch:
+    # playing them is cheaper than keeping their observations)
+    losses = (0.0, 0.0)
+    with clock:
+        chunk = 1000
+        for epoch in range(args.bootstrap_epochs if args.bootstrap_games else 0):
+            for start in range(0, args.bootstrap_games, chunk):
+                rows = greedy_rows(start, min(chunk, args.bootstrap_games - start),
+                                   args.players, args.seed)
+                buffer.add(*rows)
+                steps = len(rows[0]) // args.batch
+                losses = train_steps(net, optimiser, buffer, steps, args.batch, rng)
+                totals["steps"] += steps
+    if args.bootstrap_games:
+        report("bootstrap", 0, losses, evaluate(net, args.eval_games, args.simulations, args.seed))
+        checkpoint("bootstrap.pt")
+    last_eval = clock.seconds
+
+    # 2. self-play -> train, evaluating now and then
+    pool = None
+    if args.workers > 1:
+        # forkserver: clean workers, which import net.py from this folder (on sys.path)
+        pool = concurrent.futures.ProcessPoolExecutor(
+            args.workers, mp_context=multiprocessing.get_context("forkserver"))
+    iteration = 0
+    try:
+        while clock.seconds < args.minutes * 60 and (args.iterations is None
+                                                      or iteration < args.iterations):
+            iteration += 1
+            with clock:
+                series = DataSeries(Evaluator(net), games=args.games_per_iteration,
+                                    players=args.players, seed=args.seed * 100_003 + iteration,
+                                    simulations=args.simulations, per_search=args.per_search,
+                                    explore_plies=args.explore_plies)
+                blocks = [(start, min(args.per_search, series.games - start))
+                          for start in range(0, series.games, args.per_search)]
+                if pool is None:      # in this process (its CPU time is counted already)
+                    results = [selfplay_task(series, *block)[:2] + (0.0,) for block in blocks]
+                else:
+                    results = [f.result() for f in [pool.submit(selfplay_task, series, *block)
+                                                    for block in blocks]]
+                new_rows = 0
+                for shard, games, cpu in results:
+                    worker_cpu += cpu
+                    totals["games"] += games
+                    buffer.add(shard["obs"].astype(np.float16), shard["mask"],
+                               shard["policy"].astype(np.float16), shard["value"])
+                    new_rows += len(shard["obs"])
+                totals["rows"] += new_rows
+                steps = max(1, int(new_rows * args.replay / args.batch))
+                losses = train_steps(net, optimiser, buffer, steps, args.batch, rng)
+                totals["steps"] += steps
+            last = (clock.seconds >= args.minutes * 60
+                    or (args.iterations is not None and iteration >= args.iterations))
+            evaluation = None
+            if last or clock.seconds - last_eval >= args.eval_every:
+                evaluation = evaluate(net, args.eval_games, args.simulations, args.seed + iteration)
+                last_eval = clock.seconds
+            report("self-play", iteration, losses, evaluation)
+            checkpoint("latest.pt", iteration=iteration)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    checkpoint("final.pt", iteration=iteration)
+    log.close()
+    try:
+        from plot import plot
+        plot(os.path.join(args.out, "log.jsonl"), os.path.join(args.out, "curve.png"))
+    except ImportError:      # matplotlib is optional
+        pass
+
+
+class Clock:
+    """Seconds spent inside `with clock:` blocks (training, not evaluation)."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self.begin = time.perf_counter()
+
+    def __enter__(self):
+        self._start = time.perf_counter()
+
+    def __exit__(self, *exc):
+        self.seconds += time.perf_counter() - self._start
+
+
+def cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,889 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Search: batched PUCT over many games at once, asking a network for priors and values.
+
+Selection, expansion and backup run in C without the GIL; the leaves of all games go to the
+network together, as the observations and masks VecGame gives (docs/search.md).
+"""
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from libc.math cimport INFINITY, cos, exp, isfinite, log, pow, sqrt
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from photocore._kernel cimport *
+from photocore._game cimport Game
+
+from numbers import Real
+from operator import index
+
+import numpy as np
+
+from photocore.notation import MOVE_TEXTS
+
+cdef extern from *:
+    """
+    #define prefetch(p) __builtin_prefetch(p)
+    """
+    void prefetch(const void* p) nogil
+
+
+# ---- the tree -----------------------------------------------------------------------------
+
+cdef enum:
+    UNEVALUATED = 0     # a root not yet shown to the network (or a leaf whose batch was cancelled)
+    PENDING = 1         # handed out by ask(), waiting for tell()
+    EXPANDED = 2        # evaluated: its edges hold the legal moves and their priors
+    TERMINAL = 3        # the game is over here: valued by its own returns
+
+ctypedef struct Edge:
+    # a move's statistics live in its edge, so choosing among a node's moves reads one
+    # contiguous array and not every child node (24 bytes)
+    double value        # summed values, for the player who chooses this move
+    float prior
+    int child           # node index, -1 until the move is first tried
+    int visits
+    uint16_t inflight   # walks waiting below (at most in_flight <= 256 a batch)
+    uint16_t action
+
+ctypedef struct Node:
+    # what a walk reads first (one cache line), then the position
+    double value[4]     # summed values of the simulations through this node, by seat
+    int parent          # -1 at the root
+    int parent_edge     # the edge leading here, -1 at the root
+    int first_edge
+    int edges           # legal moves (once EXPANDED)
+    int visits          # finished simulations through this node
+    int inflight        # simulations through it waiting for the network (virtual losses)
+    uint8_t status
+    uint8_t player      # the player to move here
+    uint8_t mover       # the player who chose the move leading here (its edge's value)
+    State state
+
+ctypedef struct Tree:
+    Node* nodes         # the root is node 0
+    Node* spare         # where advance() copies the subtree it keeps
+    int size
+    int capacity
+    int spare_capacity
+    Edge* edges
+    Edge* spare_edges
+    int nedges
+    int edge_capacity
+    int spare_edge_capacity
+    uint64_t rng
+
+
+cdef inline void node_init(Node* n, const State* s, int parent, int parent_edge,
+                           int mover) noexcept nogil:
+    n.state = s[0]
+    n.value[0] = n.value[1] = n.value[2] = n.value[3] = 0.0
+    n.parent = parent
+    n.parent_edge = parent_edge
+    n.player = s.current
+    n.mover = mover
+    n.first_edge = 0
+    n.edges = 0
+    n.visits = 0
+    n.inflight = 0
+    n.status = TERMINAL if s.phase == PHASE_OVER else UNEVALUATED
+
+
+cdef int select_edge(const Tree* t, int x, double c_puct, double worst) noexcept nogil:
+    """The edge of expanded node x with the best PUCT score for the player to move there.
+
+    Unvisited moves are valued at the node's own mean value for that player; a simulation
+    in flight counts as a visit that lost (`worst`, the lowest return).
+    """
+    cdef const Node* node = &t.nodes[x]
+    cdef const Edge* e
+    cdef int p = node.player, i, best = 0, n
+    cdef double total = node.visits + node.inflight
+    cdef double scale = c_puct * sqrt(total if total > 1.0 else 1.0)
+    cdef double fpu = node.value[p] / node.visits if node.visits > 0 else 0.0
+    cdef double score, top = -INFINITY
+    for i in range(node.edges):
+        e = &t.edges[node.first_edge + i]
+        n = e.visits + e.inflight
+        if n == 0:
+            score = fpu + scale * e.prior
+        else:
+            score = (e.value + e.inflight * worst) / n + scale * e.prior / (1 + n)
+        if score > top:
+            top = score
+            best = i
+    return node.first_edge + best
+
+
+cdef int descend(Tree* t, double c_puct, double worst) noexcept nogil:
+    """Walks from the root to a node to evaluate (new, or a finished game): its index, or
+    -1 when the walk meets a leaf already waiting for the network (a collision)."""
+    cdef int x = 0, e, c
+    cdef Node* node
+    cdef State s
+    while True:
+        node = &t.nodes[x]
+        if node.status == UNEVALUATED or node.status == TERMINAL:
+            return x
+        if node.status == PENDING:
+            return -1
+        e = select_edge(t, x, c_puct, worst)
+        c = t.edges[e].child
+        if c < 0:
+            c = t.size
+            t.size += 1
+            s = node.state
+            apply_action(&s, t.edges[e].action)
+            node_init(&t.nodes[c], &s, x, e, node.player)
+            t.edges[e].child = c
+            return c
+        x = c
+
+
+cdef void backup(Tree* t, int x, const double* value, int players, int inflight) noexcept nogil:
+    """Adds one finished simulation with `value` (by seat) to x and its ancestors."""
+    cdef Node* node
+    cdef Edge* e
+    cdef int p
+    while x >= 0:
+        node = &t.nodes[x]
+        node.inflight -= inflight
+        node.visits += 1
+        for p in range(players):
+            node.value[p] += value[p]
+        if node.parent_edge >= 0:
+            e = &t.edges[node.parent_edge]
+            e.inflight -= inflight
+            e.visits += 1
+            e.value += value[node.mover]
+        x = node.parent
+
+
+cdef void add_inflight(Tree* t, int x, int delta) noexcept nogil:
+    while x >= 0:
+        t.nodes[x].inflight += delta
+        if t.nodes[x].parent_edge >= 0:
+            t.edges[t.nodes[x].parent_edge].inflight += delta
+        x = t.nodes[x].parent
+
+
+# ---- Dirichlet noise: Gamma samples by Marsaglia and Tsang, from the tree's own stream ----
+
+cdef inline double uniform(uint64_t* rng) noexcept nogil:
+    """Uniform on (0, 1]."""
+    return ((rng_next(rng) >> 11) + 1) * (1.0 / 9007199254740992.0)
+
+
+cdef inline double normal(uint64_t* rng) noexcept nogil:
+    """Standard normal (Box-Muller)."""
+    cdef double u = uniform(rng), v = uniform(rng)
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v)
+
+
+cdef double gamma(double shape, uint64_t* rng) noexcept nogil:
+    """Gamma(shape, 1). Below shape 1, Gamma(shape + 1) * U^(1 / shape) (Marsaglia-Tsang)."""
+    cdef double boost = 1.0, d, c, x, v, u
+    if shape < 1.0:
+        boost = pow(uniform(rng), 1.0 / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / sqrt(9.0 * d)
+    while True:
+        x = normal(rng)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(rng)
+        if u < 1.0 - 0.0331 * x * x * x * x or log(u) < 0.5 * x * x + d * (1.0 - v + log(v)):
+            return boost * d * v
+
+
+cdef void add_noise(Tree* t, double alpha, double fraction) noexcept nogil:
+    """Mixes Dirichlet(alpha) noise into the priors of the (expanded) root."""
+    cdef Node* root = &t.nodes[0]
+    cdef double noise[MAX_LEGAL]
+    cdef double total = 0.0
+    cdef int i, n = root.edges
+    if root.status != EXPANDED or fraction <= 0.0 or n < 2:
+        return
+    for i in range(n):
+        noise[i] = gamma(alpha, &t.rng)
+        total += noise[i]
+    if not total > 0.0:        # every sample underflowed (tiny alpha): all noise on one move
+        for i in range(n):
+            noise[i] = 0.0
+        noise[rng_below(&t.rng, n)] = 1.0
+        total = 1.0
+    for i in range(n):
+        t.edges[root.first_edge + i].prior = <float>(
+            (1.0 - fraction) * t.edges[root.first_edge + i].prior + fraction * noise[i] / total)
+
+
+# ---- Python -------------------------------------------------------------------------------
+
+cdef str _describe(array):
+    return f"{getattr(array, 'dtype', type(array).__name__)} of shape {getattr(array, 'shape', '?')}"
+
+
+cdef int _reserve_nodes(Tree* t, int need, bint spare) except -1:
+    """Grows the node array (or the spare one) to hold `need` nodes."""
+    cdef int capacity = t.spare_capacity if spare else t.capacity
+    cdef Node* grown
+    if need <= capacity:
+        return 0
+    capacity = max(need, 2 * capacity)
+    grown = <Node*>PyMem_Realloc(t.spare if spare else t.nodes, capacity * sizeof(Node))
+    if grown == NULL:
+        raise MemoryError(f"no memory for a search tree of {capacity} nodes")
+    if spare:
+        t.spare = grown
+        t.spare_capacity = capacity
+    else:
+        t.nodes = grown
+        t.capacity = capacity
+    return 0
+
+
+cdef int _reserve_edges(Tree* t, int need, bint spare) except -1:
+    cdef int capacity = t.spare_edge_capacity if spare else t.edge_capacity
+    cdef Edge* grown
+    if need <= capacity:
+        return 0
+    capacity = max(need, 2 * capacity, 1024)
+    grown = <Edge*>PyMem_Realloc(t.spare_edges if spare else t.edges, capacity * sizeof(Edge))
+    if grown == NULL:
+        raise MemoryError(f"no memory for a search tree of {capacity} moves")
+    if spare:
+        t.spare_edges = grown
+        t.spare_edge_capacity = capacity
+    else:
+        t.edges = grown
+        t.edge_capacity = capacity
+    return 0
+
+
+cdef double _parameter(value, str name, double low, double high, bint open_low=False) except? -1:
+    if not isinstance(value, Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    cdef double x = float(value)
+    if not (isfinite(x) and (x > low if open_low else x >= low) and x <= high):
+        raise ValueError(f"{name} must be a finite number {'>' if open_low else '>='} {low:g}"
+                         f"{f' and <= {high:g}' if high < 1e300 else ''}, got {value!r}")
+    return x
+
+
+cdef class Search:
+    """PUCT search over a batch of games, asking a network for priors and values in batches.
+
+    >>> import numpy as np, photocore
+    >>> search = photocore.Search([photocore.Game(), photocore.Game()], simulations=50)
+    >>> def uniform(obs, mask):      # priors from logits, values in the player-to-move order
+    ...     return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+    >>> visits = search.run(uniform)
+    >>> visits.shape, visits.dtype.name, visits.sum(axis=1).tolist()
+    ((2, 890), 'int32', [49, 49])
+    >>> search.advance(search.choose(temperature=0))    # play the best move; keep its subtree
+
+    `games` are Games of the same players and options (their positions are copied; finished
+    games get no simulations). Each run() gives every root `simulations` visits, counting
+    visits kept by advance(); the first is the root's own evaluation. `in_flight` leaves per
+    game go out in each batch, spread by virtual loss. docs/search.md has the details.
+    """
+    cdef Tree* trees
+    cdef readonly int num_games
+    cdef readonly int players
+    cdef readonly int in_flight
+    cdef readonly int max_nodes
+    cdef int options
+    cdef int _simulations
+    cdef double c_puct, alpha, fraction, worst
+    cdef uint64_t seed
+    cdef bint busy
+    # the batch handed out by ask(), waiting for tell()
+    cdef int rows
+    cdef int* row_game
+    cdef int* row_node
+    cdef int* row_count
+    cdef uint16_t* row_actions
+    cdef object obs_buffer, mask_buffer, game_buffer
+
+    def __cinit__(self, *args, **kwargs):
+        self.trees = NULL
+        self.num_games = 0
+
+    def __init__(self, games, simulations=100, seed=0, c_puct=1.25, dirichlet_alpha=0.3,
+                 dirichlet_fraction=0.25, in_flight=1, max_nodes=65536):
+        if self.trees != NULL:
+            raise RuntimeError("Search.__init__ called twice")
+        games = list(games)
+        if not games:
+            raise ValueError("games must hold at least one Game")
+        for i, g in enumerate(games):
+            if not isinstance(g, Game):
+                raise TypeError(f"games[{i}] must be a photocore.Game, got {type(g).__name__}")
+        cdef Game first = games[0], game
+        for i, game in enumerate(games):
+            if game.st.players != first.st.players or game.st.options != first.st.options:
+                raise ValueError(f"games[{i}] has other players or options than games[0]: a "
+                                 "search's games share them")
+        in_flight = index(in_flight)
+        if not 1 <= in_flight <= 256:
+            raise ValueError(f"in_flight must be from 1 to 256, got {in_flight}")
+        max_nodes = index(max_nodes)
+        if not 2 <= max_nodes <= 1 << 26:
+            raise ValueError(f"max_nodes must be from 2 to {1 << 26}, got {max_nodes}")
+        self.c_puct = _parameter(c_puct, "c_puct", 0.0, 1e300)
+        self.alpha = _parameter(dirichlet_alpha, "dirichlet_alpha", 0.0, 1e300, open_low=True)
+        self.fraction = _parameter(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
+        self.seed = index(seed) & 0xFFFFFFFFFFFFFFFF
+        self.num_games = len(games)
+        self.players = first.st.players
+        self.options = first.st.options
+        self.in_flight = in_flight
+        self.max_nodes = max_nodes
+        self.worst = -1.0 / (self.players - 1)      # the lowest return (docs/engine.md)
+        self.simulations = simulations
+        rows = self.num_games * in_flight
+        self.trees = <Tree*>PyMem_Malloc(self.num_games * sizeof(Tree))
+        self.row_game = <int*>PyMem_Malloc(rows * sizeof(int))
+        self.row_node = <int*>PyMem_Malloc(rows * sizeof(int))
+        self.row_count = <int*>PyMem_Malloc(rows * sizeof(int))
+        self.row_actions = <uint16_t*>PyMem_Malloc(rows * MAX_LEGAL * sizeof(uint16_t))
+        if (self.trees == NULL or self.row_game == NULL or self.row_node == NULL
+                or self.row_count == NULL or self.row_actions == NULL):
+            raise MemoryError()
+        memset(self.trees, 0, self.num_games * sizeof(Tree))
+        self.obs_buffer = np.zeros((rows, OBS_SIZE), np.float32)
+        self.mask_buffer = np.zeros((rows, NUM_ACTIONS), np.bool_)
+        self.game_buffer = np.zeros(rows, np.int32)
+        for i, game in enumerate(games):
+            self.trees[i].rng = game_seed(self.seed, <uint64_t>i)
+            self._set_root(i, &game.st)
+
+    def __dealloc__(self):
+        cdef int i
+        if self.trees != NULL:
+            for i in range(self.num_games):
+                PyMem_Free(self.trees[i].nodes)
+                PyMem_Free(self.trees[i].spare)
+                PyMem_Free(self.trees[i].edges)
+                PyMem_Free(self.trees[i].spare_edges)
+            PyMem_Free(self.trees)
+        PyMem_Free(self.row_game)
+        PyMem_Free(self.row_node)
+        PyMem_Free(self.row_count)
+        PyMem_Free(self.row_actions)
+
+    cdef int _set_root(self, int i, const State* s) except -1:
+        cdef Tree* t = &self.trees[i]
+        _reserve_nodes(t, 1, False)
+        t.size = 1
+        t.nedges = 0
+        node_init(&t.nodes[0], s, -1, -1, s.current)
+        return 0
+
+    @property
+    def simulations(self):
+        """Visits each root gets from run() (those kept by advance() count); settable."""
+        return self._simulations
+
+    @simulations.setter
+    def simulations(self, value):
+        value = index(value)
+        if not 1 <= value < self.max_nodes:
+            raise ValueError(f"simulations must be from 1 to max_nodes - 1 = {self.max_nodes - 1}"
+                             f" (a tree holds up to simulations + 1 nodes), got {value}")
+        self._simulations = value
+
+    # ---- the batched protocol --------------------------------------------------------
+
+    def ask(self):
+        """The next batch of leaves as (obs, mask), or None once every root has its visits.
+
+        obs is float32 (k, OBSERVATION_SIZE) and mask bool (k, NUM_ACTIONS), each row seen
+        by the player to move there, as VecGame gives them; k <= num_games * in_flight.
+        Answer with tell(logits, values) before asking again. The arrays are the search's
+        own buffers, overwritten by the next ask(): copy them to keep them.
+        """
+        self._enter()
+        try:
+            if self.rows:
+                raise RuntimeError("ask() while a batch is waiting: tell() its logits and "
+                                   "values first (or cancel() it)")
+            self._reserve_for_batch()
+            rows = self._collect()
+        finally:
+            self.busy = False
+        if rows == 0:
+            return None
+        return self.obs_buffer[:rows], self.mask_buffer[:rows]
+
+    cdef int _reserve_for_batch(self) except -1:
+        cdef int g, need
+        cdef Tree* t
+        for g in range(self.num_games):
+            t = &self.trees[g]
+            need = t.size + max(0, self._simulations - t.nodes[0].visits - t.nodes[0].inflight)
+            if need > self.max_nodes:
+                raise RuntimeError(
+                    f"game {g}: the search tree would need {need} nodes, more than "
+                    f"max_nodes={self.max_nodes}; nothing was searched (create the Search "
+                    "with a larger max_nodes)")
+            _reserve_nodes(t, need, False)
+        return 0
+
+    cdef int _collect(self) noexcept:
+        cdef int g, x, taken, row = 0, k, n
+        cdef Tree* t
+        cdef Node* root
+        cdef Node* leaf
+        cdef double result[4]
+        cdef float* obs = <float*><size_t>self.obs_buffer.ctypes.data
+        cdef uint8_t* mask = <uint8_t*><size_t>self.mask_buffer.ctypes.data
+        cdef int* games = <int*><size_t>self.game_buffer.ctypes.data
+        cdef uint16_t* actions
+        with nogil:
+            for g in range(self.num_games):
+                t = &self.trees[g]
+                root = &t.nodes[0]
+                taken = 0
+                if g + 1 < self.num_games and self.trees[g + 1].edges != NULL:
+                    # the next game's root and its first moves, while this one is walked
+                    prefetch(self.trees[g + 1].nodes)
+                    prefetch(self.trees[g + 1].edges)
+                    prefetch(<char*>self.trees[g + 1].edges + 64)
+                    prefetch(<char*>self.trees[g + 1].edges + 128)
+                while (taken < self.in_flight and root.status != TERMINAL
+                       and root.visits + root.inflight < self._simulations):
+                    x = descend(t, self.c_puct, self.worst)
+                    if x < 0:
+                        break                   # the rest of this game waits for the network
+                    leaf = &t.nodes[x]
+                    if leaf.status == TERMINAL:
+                        returns(&leaf.state, result)
+                        backup(t, x, result, self.players, 0)
+                        continue
+                    leaf.status = PENDING
+                    add_inflight(t, x, 1)
+                    actions = &self.row_actions[row * MAX_LEGAL]
+                    n = legal_actions(&leaf.state, actions)
+                    self.row_game[row] = g
+                    self.row_node[row] = x
+                    self.row_count[row] = n
+                    games[row] = g
+                    encode_observation(&leaf.state, leaf.state.current, &obs[row * OBS_SIZE])
+                    memset(&mask[row * NUM_ACTIONS], 0, NUM_ACTIONS)
+                    for k in range(n):
+                        mask[row * NUM_ACTIONS + actions[k]] = 1
+                    row += 1
+                    taken += 1
+        self.rows = row
+        return row
+
+    @property
+    def batch_games(self):
+        """The game of each row of the batch waiting for tell() (int32; empty when none)."""
+        return self.game_buffer[:self.rows]
+
+    def tell(self, logits, values):
+        """Answers the last ask(): logits (k, NUM_ACTIONS) and values (k, players), float32
+        (or float64), one row per observation.
+
+        values[i, j] is the value for the player j seats after the player to move in row i
+        (j = 0: the player to move), on the scale of Game.returns(). Logits of illegal moves
+        are ignored; those of legal moves must be finite or -inf, not all -inf. Bad input
+        raises ValueError and changes nothing: the batch still waits for a good tell().
+        """
+        self._enter()
+        try:
+            self._tell(logits, values)
+        finally:
+            self.busy = False
+
+    cdef int _tell(self, logits, values) except -1:
+        if not self.rows:
+            raise RuntimeError("tell() without a batch: call ask() first")
+        cdef int rows = self.rows
+        logits = self._checked(logits, "logits", NUM_ACTIONS)
+        values = self._checked(values, "values", self.players)
+        cdef const float[:, ::1] lg = logits
+        cdef const float[:, ::1] vl = values
+        cdef int r, k, bad = -1, why = 0, g
+        cdef float x
+        cdef bint finite
+        with nogil:
+            for r in range(rows):
+                finite = False
+                for k in range(self.row_count[r]):
+                    x = lg[r, self.row_actions[r * MAX_LEGAL + k]]
+                    if isfinite(x):
+                        finite = True
+                    elif x != -INFINITY:
+                        bad, why = r, 1
+                        break
+                if bad < 0 and not finite:
+                    bad, why = r, 2
+                for k in range(self.players):
+                    if bad < 0 and not isfinite(vl[r, k]):
+                        bad, why = r, 3
+                if bad >= 0:
+                    break
+        if bad >= 0:
+            raise ValueError(f"row {bad} (game {self.row_game[bad]}): " + (
+                "a legal move's logit is NaN or +inf", "every legal move's logit is -inf",
+                "a value is not finite")[why - 1] + "; nothing was changed, the batch still "
+                "waits for tell()")
+        # room for the new edges, before anything changes
+        cdef int64_t[:] need = np.zeros(self.num_games, np.int64)
+        for r in range(rows):
+            need[self.row_game[r]] += self.row_count[r]
+        for g in range(self.num_games):
+            if need[g]:
+                if self.trees[g].nedges + need[g] > 1 << 30:
+                    raise MemoryError(f"game {g}: a search tree over 2**30 moves")
+                _reserve_edges(&self.trees[g], self.trees[g].nedges + <int>need[g], False)
+        with nogil:
+            for r in range(rows):
+                self._expand(r, &lg[r, 0], &vl[r, 0])
+        self.rows = 0
+        return 0
+
+    cdef void _expand(self, int r, const float* logits, const float* values) noexcept nogil:
+        cdef Tree* t = &self.trees[self.row_game[r]]
+        cdef Node* node = &t.nodes[self.row_node[r]]
+        cdef const uint16_t* actions = &self.row_actions[r * MAX_LEGAL]
+        cdef int k, n = self.row_count[r], p = node.player
+        cdef double top = -INFINITY, total = 0.0, e
+        cdef double seat[4]
+        cdef Edge* edge
+        for k in range(n):
+            if logits[actions[k]] > top:
+                top = logits[actions[k]]
+        node.first_edge = t.nedges
+        node.edges = n
+        t.nedges += n
+        for k in range(n):
+            edge = &t.edges[node.first_edge + k]
+            e = exp(logits[actions[k]] - top)
+            edge.prior = <float>e
+            edge.child = -1
+            edge.visits = 0
+            edge.inflight = 0
+            edge.value = 0.0
+            edge.action = actions[k]
+            total += e
+        for k in range(n):
+            t.edges[node.first_edge + k].prior = <float>(t.edges[node.first_edge + k].prior / total)
+        node.status = EXPANDED
+        if self.row_node[r] == 0:
+            add_noise(t, self.alpha, self.fraction)
+        for k in range(self.players):
+            seat[(p + k) % self.players] = values[k]
+        backup(t, self.row_node[r], seat, self.players, 1)
+
+    cdef _checked(self, array, str name, int width):
+        try:
+            a = np.asarray(array)
+        except Exception as e:       # noqa: BLE001: whatever could not become an array
+            raise ValueError(f"{name} must be an array, got {type(array).__name__} ({e}); "
+                             "nothing was changed") from None
+        if a.dtype != np.float32 and a.dtype != np.float64:
+            raise ValueError(f"{name} must be float32 (or float64), got {_describe(a)}; nothing "
+                             "was changed, the batch still waits for tell()")
+        if a.shape != (self.rows, width):
+            raise ValueError(f"{name} must have shape ({self.rows}, {width}), one row per "
+                             f"observation of the batch, got {a.shape}; nothing was changed, "
+                             "the batch still waits for tell()")
+        return np.ascontiguousarray(a, dtype=np.float32)
+
+    def cancel(self):
+        """Drops the batch waiting for tell(), if any: its leaves are asked again later."""
+        self._enter()
+        cdef int r
+        cdef Tree* t
+        try:
+            for r in range(self.rows):
+                t = &self.trees[self.row_game[r]]
+                t.nodes[self.row_node[r]].status = UNEVALUATED
+                add_inflight(t, self.row_node[r], -1)
+            self.rows = 0
+        finally:
+            self.busy = False
+
+    def run(self, evaluate):
+        """Searches until every root has its visits, calling evaluate(obs, mask) ->
+        (logits, values) for each batch; returns visits(). If evaluate or tell() raises, the
+        batch is cancelled and the error goes on (the search stays usable)."""
+        while True:
+            batch = self.ask()
+            if batch is None:
+                return self.visits()
+            try:
+                logits, values = evaluate(*batch)
+                self.tell(logits, values)
+            except BaseException:
+                self.cancel()
+                raise
+
+    # ---- results ----------------------------------------------------------------------
+
+    def visits(self):
+        """Visits of each root's moves: int32 (num_games, NUM_ACTIONS), by action id."""
+        out = np.zeros((self.num_games, NUM_ACTIONS), np.int32)
+        cdef int[:, ::1] view = out
+        cdef int g, k
+        cdef Tree* t
+        cdef Edge* e
+        for g in range(self.num_games):
+            t = &self.trees[g]
+            if t.nodes[0].status != EXPANDED:
+                continue
+            for k in range(t.nodes[0].edges):
+                e = &t.edges[t.nodes[0].first_edge + k]
+                view[g, e.action] = e.visits
+        return out
+
+    def priors(self):
+        """The priors of each root's moves, noise included: float32 (num_games, NUM_ACTIONS),
+        zero until the root is evaluated."""
+        out = np.zeros((self.num_games, NUM_ACTIONS), np.float32)
+        cdef float[:, ::1] view = out
+        cdef int g, k
+        cdef Tree* t
+        cdef Edge* e
+        for g in range(self.num_games):
+            t = &self.trees[g]
+            if t.nodes[0].status != EXPANDED:
+                continue
+            for k in range(t.nodes[0].edges):
+                e = &t.edges[t.nodes[0].first_edge + k]
+                view[g, e.action] = e.prior
+        return out
+
+    def root_values(self):
+        """The mean value of each root by seat, float32 (num_games, players): what the
+        search thinks each player will get (a finished game: its returns; 0 before any
+        visit)."""
+        out = np.zeros((self.num_games, self.players), np.float32)
+        cdef float[:, ::1] view = out
+        cdef int g, p
+        cdef double result[4]
+        cdef Node* root
+        for g in range(self.num_games):
+            root = &self.trees[g].nodes[0]
+            if root.status == TERMINAL:
+                returns(&root.state, result)
+                for p in range(self.players):
+                    view[g, p] = <float>result[p]
+            elif root.visits:
+                for p in range(self.players):
+                    view[g, p] = <float>(root.value[p] / root.visits)
+        return out
+
+    def choose(self, temperature=1.0):
+        """A move per game drawn from its root visits: int64 (num_games,), -1 for a
+        finished game.
+
+        With temperature T > 0 the chance of a move is proportional to visits ** (1 / T);
+        T = 0 takes the most visited move (ties drawn at random). Draws come from the
+        search's seeded stream. ValueError if a game still to play has no visits yet.
+        """
+        cdef double t_inv = 0.0, temp = _parameter(temperature, "temperature", 0.0, 1e300)
+        if temp > 0.0:
+            t_inv = 1.0 / temp
+        out = np.full(self.num_games, -1, np.int64)
+        cdef int64_t[::1] view = out
+        cdef int g, k, n, best, ties, v, most
+        cdef double weights[MAX_LEGAL]
+        cdef double total, draw
+        cdef Tree* t
+        cdef Node* root
+        cdef Edge* e
+        for g in range(self.num_games):
+            root = &self.trees[g].nodes[0]
+            if root.status != TERMINAL and (root.status != EXPANDED or root.visits < 2):
+                raise ValueError(f"game {g} has no visits to choose from: run the search first")
+        for g in range(self.num_games):
+            t = &self.trees[g]
+            root = &t.nodes[0]
+            if root.status == TERMINAL:
+                continue
+            n = root.edges
+            most = 0
+            best = -1
+            ties = 0
+            for k in range(n):
+                e = &t.edges[root.first_edge + k]
+                v = e.visits
+                weights[k] = v
+                if v > most:
+                    most, best, ties = v, k, 1
+                elif v == most and v > 0:
+                    ties += 1
+                    if rng_below(&t.rng, ties) == 0:     # reservoir: a tie drawn uniformly
+                        best = k
+            if t_inv != 0.0:
+                # visits ** (1 / T), scaled by the most visits to stay finite for small T
+                total = 0.0
+                for k in range(n):
+                    weights[k] = exp(log(weights[k] / most) * t_inv) if weights[k] > 0 else 0.0
+                    total += weights[k]
+                draw = uniform(&t.rng) * total
+                for k in range(n):
+                    if weights[k] > 0.0:
+                        best = k
+                        draw -= weights[k]
+                        if draw <= 0.0:
+                            break
+            if best < 0:       # cannot happen: a root's visits beyond its own are its moves'
+                raise RuntimeError(f"game {g}: root visits without visited moves (a bug)")
+            view[g] = t.edges[root.first_edge + best].action
+        return out
+
+    # ---- moving on ------------------------------------------------------------------------
+
+    def advance(self, actions):
+        """Plays actions[g] in game g (-1: leaves game g as it is) and keeps the subtree of
+        that move as the new root, with fresh root noise. Every action must be legal in its
+        game, else ValueError names the game and nothing changes."""
+        self._enter()
+        try:
+            self._advance(actions)
+        finally:
+            self.busy = False
+
+    cdef int _advance(self, actions) except -1:
+        if self.rows:
+            raise RuntimeError("advance() while a batch waits for tell() (or cancel())")
+        a = np.asarray(actions)
+        if a.shape != (self.num_games,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({self.num_games},), "
+                             f"got {_describe(a)}")
+        a = a.astype(np.int64)
+        cdef int64_t[::1] acts = a
+        cdef int g, k, c, size, nedges
+        cdef Tree* t
+        cdef Node* root
+        for g in range(self.num_games):
+            if acts[g] == -1:
+                continue
+            root = &self.trees[g].nodes[0]
+            if not 0 <= acts[g] < NUM_ACTIONS or check_action(&root.state, <int>acts[g]) != LEGAL:
+                text = MOVE_TEXTS[acts[g]] if 0 <= acts[g] < NUM_ACTIONS else f"action id {acts[g]}"
+                raise ValueError(f"game {g}: {text} is not legal there (nothing was played)")
+        for g in range(self.num_games):      # room to copy the kept subtrees into
+            t = &self.trees[g]
+            if acts[g] != -1:
+                _reserve_nodes(t, t.size, True)
+                _reserve_edges(t, t.nedges, True)
+        for g in range(self.num_games):
+            if acts[g] != -1:
+                self._reroot(&self.trees[g], <int>acts[g])
+        return 0
+
+    cdef void _reroot(self, Tree* t, int action) noexcept:
+        cdef Node* root = &t.nodes[0]
+        cdef Node* node
+        cdef Edge* e
+        cdef State s
+        cdef int c = -1, k, size, nedges, i
+        cdef Node* swap_nodes
+        cdef Edge* swap_edges
+        cdef int swap_capacity
+        if root.status == EXPANDED:
+            for k in range(root.edges):
+                if t.edges[root.first_edge + k].action == action:
+                    c = t.edges[root.first_edge + k].child
+                    break
+        if c < 0:
+            s = root.state
+            apply_action(&s, action)
+            node_init(&t.nodes[0], &s, -1, -1, s.current)
+            t.size = 1
+            t.nedges = 0
+            return
+        # breadth-first copy of c's subtree into the spare arrays, then swap them in
+        t.spare[0] = t.nodes[c]
+        t.spare[0].parent = -1
+        t.spare[0].parent_edge = -1
+        size = 1
+        nedges = 0
+        i = 0
+        while i < size:
+            node = &t.spare[i]
+            if node.status == EXPANDED:
+                memcpy(&t.spare_edges[nedges], &t.edges[node.first_edge], node.edges * sizeof(Edge))
+                node.first_edge = nedges
+                for k in range(node.edges):
+                    e = &t.spare_edges[nedges + k]
+                    if e.child >= 0:
+                        t.spare[size] = t.nodes[e.child]
+                        t.spare[size].parent = i
+                        t.spare[size].parent_edge = nedges + k
+                        e.child = size
+                        size += 1
+                nedges += node.edges
+            i += 1
+        swap_nodes = t.nodes
+        t.nodes = t.spare
+        t.spare = swap_nodes
+        swap_capacity = t.capacity
+        t.capacity = t.spare_capacity
+        t.spare_capacity = swap_capacity
+        swap_edges = t.edges
+        t.edges = t.spare_edges
+        t.spare_edges = swap_edges
+        swap_capacity = t.edge_capacity
+        t.edge_capacity = t.spare_edge_capacity
+        t.spare_edge_capacity = swap_capacity
+        t.size = size
+        t.nedges = nedges
+        add_noise(t, self.alpha, self.fraction)
+
+    def set_game(self, i, Game game not None):
+        """Replaces game i with a copy of `game`'s position and a fresh tree (e.g. a new game
+        in a finished game's place); the same players and options."""
+        self._enter()
+        try:
+            if self.rows:
+                raise RuntimeError("set_game() while a batch waits for tell() (or cancel())")
+            i = self._game_index(i)
+            if game.st.players != self.players or game.st.options != self.options:
+                raise ValueError("the game has other players or options than this search's")
+            self._set_root(i, &game.st)
+        finally:
+            self.busy = False
+
+    def game(self, i):
+        """A Game holding game i's root position (no history)."""
+        i = self._game_index(i)
+        cdef Game g = Game.__new__(Game)
+        g.st = self.trees[<int>i].nodes[0].state
+        g.root = g.st
+        return g
+
+    @property
+    def nodes(self):
+        """Nodes in each game's tree (int32 (num_games,)); never more than max_nodes."""
+        out = np.zeros(self.num_games, np.int32)
+        cdef int g
+        for g in range(self.num_games):
+            out[g] = self.trees[g].size
+        return out
+
+    cdef int _game_index(self, i) except -1:
+        i = index(i)
+        if not 0 <= i < self.num_games:
+            raise IndexError(f"game index {i} out of range for {self.num_games} games")
+        return i
+
+    cdef int _enter(self) except -1:
+        # the loops run without the GIL: two threads must not walk the same trees at once
+        if self.busy:
+            raise RuntimeError("this Search is in use by another thread")
+        self.busy = True
+        return 0
+
+    def __repr__(self):
+        return (f"Search({self.num_games} games, players={self.players}, "
+                f"simulations={self._simulations}, in_flight={self.in_flight})")

@@ -1,0 +1,94 @@
+"""A searched network as an agent: photocore.Search over one game, move after move.
+
+>>> import numpy as np, photocore
+>>> def uniform(obs, mask):
+...     return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+>>> agent = SearchAgent(uniform, simulations=16, seed=1)
+>>> game = photocore.Game()
+>>> agent.select(game) in game.legal_moves()
+True
+"""
+
+import numpy as np
+
+from photocore._game import Game, Move
+from photocore.play._search import Search
+
+
+class SearchAgent:
+    """Plays the most visited move of a PUCT search guided by `evaluate(obs, mask) ->
+    (logits, values)` (docs/search.md), `simulations` visits a move.
+
+    The tree of the last search is kept: when the next position follows from it by the
+    moves played since (the agent's own and the others'), their subtree is searched on
+    instead of a fresh one. `temperature` > 0 draws the move in proportion to
+    visits ** (1 / temperature); `dirichlet_fraction` > 0 adds root noise (both off by
+    default: an agent plays its best). The same seed and calls give the same moves.
+    """
+
+    def __init__(self, evaluate, simulations=64, seed=0, c_puct=1.25, temperature=0.0,
+                 dirichlet_alpha=0.3, dirichlet_fraction=0.0, in_flight=1, name="search"):
+        self.evaluate = evaluate
+        self.seed = seed
+        self.temperature = temperature
+        self._name = name
+        self._settings = dict(simulations=simulations, c_puct=c_puct,
+                              dirichlet_alpha=dirichlet_alpha,
+                              dirichlet_fraction=dirichlet_fraction, in_flight=in_flight)
+        Search([Game()], seed=seed, **self._settings)         # checks the settings now
+        self.simulations = simulations
+        self._searches = 0
+        self.reset()
+
+    @property
+    def name(self):
+        """The agent as reports name it, e.g. search:64."""
+        return f"{self._name}:{self.simulations}"
+
+    def reset(self):
+        """Forgets the tree (a new game starts); the move stream goes on from the seed."""
+        self._search = None
+        self._history = None
+
+    def select(self, game):
+        """The move this agent plays in `game` (which it does not change)."""
+        if not isinstance(game, Game):
+            raise TypeError(f"game must be a photocore.Game, got {type(game).__name__}")
+        if game.is_over:
+            raise ValueError("the game is over: there is no move to select")
+        legal = game.legal_moves()
+        if len(legal) == 1:
+            return legal[0]
+        search = self._reused(game)
+        if search is None:
+            search = Search([game], seed=self._next_seed(), **self._settings)
+        search.run(self.evaluate)
+        action = int(search.choose(self.temperature)[0])
+        search.advance(np.array([action]))
+        self._search = search
+        self._history = [int(m) for m in game.history] + [action]
+        return Move(action)
+
+    def _reused(self, game):
+        """The kept search moved on to `game`'s position, or None if it does not lead there."""
+        if self._search is None:
+            return None
+        history = [int(m) for m in game.history]
+        if history[:len(self._history)] != self._history:
+            return None
+        search = self._search
+        try:
+            for action in history[len(self._history):]:
+                search.advance(np.array([action]))
+        except ValueError:
+            return None
+        if search.game(0).position() != game.position():    # same moves from another start
+            return None
+        return search
+
+    def _next_seed(self):
+        self._searches += 1
+        return (self.seed * 0x9E3779B1 + self._searches) & 0xFFFFFFFFFFFFFFFF
+
+    def __repr__(self):
+        return f"SearchAgent({self.name!r})"
