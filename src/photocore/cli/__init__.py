@@ -22,7 +22,7 @@ def main():
     classes; engines speaking docs/protocol.md) on all cores and writes them as records;
     match plays agents against each other and rates them (Elo with its error, SPRT),
     tournament plays a round robin; playouts measures raw random games in the kernels; bench
-    measures everything, checked, beside the plain-Python reference.
+    measures the engine's speed, each figure checked.
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
     arrays for training, replay writes a game as an HTML page to step through, repair

@@ -237,9 +237,9 @@ def _pair_summary(plan, standings):
                f"{losses} losses, {ties} ties{_forfeits(plan, standings)}")
     e = standings.estimate()
     if e.n:
-        click.echo(f"score {_percent(e.score)} over {e.n} whole openings: Elo {_elo(e.elo)} "
-                   f"± {_size(e.error)} (95% CI {_elo(e.low)} .. {_elo(e.high)}), "
-                   f"LOS {_percent(e.los)}")
+        spread = f" ± {_size(e.error)}" if math.isfinite(e.error) else ""
+        click.echo(f"score {_percent(e.score)} over {e.n} whole openings: Elo {_elo(e.elo)}"
+                   f"{spread} (95% CI {_elo(e.low)} .. {_elo(e.high)}), LOS {_percent(e.los)}")
     if standings.sprt is not None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}
         click.echo(f"{standings.sprt}: LLR {standings.llr:.2f} (bounds "
