@@ -86,7 +86,7 @@ def greedy_rows(start, count, players, seed):
         for action in moves[offsets[k]:offsets[k + 1]].tolist():
             if len(game.legal_moves()) > 1:
                 obs.append(game.observation())
-                masks.append(game.legal_mask())
+                masks.append(game.legal_moves().mask())
                 actions.append(action)
                 movers.append(game.current_player)
             game.play(action)

@@ -121,7 +121,7 @@ class DataSeries:
 
 def play_block(series, start, count):
     """Plays games start .. start + count - 1 together in one Search, to the end."""
-    from photocore.records import record_line
+    from photocore.records import record_line, to_record
     from photocore.run.selfplay import Tally
 
     options = Options(series.fourth_revolution, series.shade_blocks)
@@ -139,7 +139,7 @@ def play_block(series, start, count):
         if first_row[i] is None:
             first_row[i] = len(rows["obs"])
         rows["obs"].append(game.observation())
-        rows["mask"].append(game.legal_mask())
+        rows["mask"].append(game.legal_moves().mask())
         rows["policy"].append(policy)
         rows["to_move"].append(game.current_player)
         rows["game"].append(start + i)
@@ -183,7 +183,7 @@ def play_block(series, start, count):
             record(i, (row / row.sum()).astype(np.float32), True)
             if series.records:
                 visits_log[i].append({str(game.legal_moves()[k]): int(row[a])
-                                      for k, a in enumerate(game.legal_actions()) if row[a]})
+                                      for k, a in enumerate(game.legal_moves().ids()) if row[a]})
             moves[i] = drawn[i] if len(game.history) < series.explore_plies else greedy[i]
         play(moves)
 
@@ -210,7 +210,7 @@ def play_block(series, start, count):
     for i, game in enumerate(games):
         tally.add(len(game.history), game.scores(), game.winners(), names)
         if series.records:
-            lines.append(record_line(game.to_record(metadata={
+            lines.append(record_line(to_record(game, {
                 "agents": names, "seed": series.seed, "game": start + i,
                 "simulations": series.simulations, "visits": visits_log[i]})))
     return shard, lines, tally
