@@ -48,7 +48,7 @@ def test_one_short_iteration_logs_checkpoints_and_a_curve(trained):
     assert all(set(entry["eval"]) == {"random", "greedy", "mcts:100"} for entry in log)
     assert log[-1]["games"] == 2 and log[-1]["rows"] > 100 and log[-1]["steps"] > 0
     assert log[0]["train_seconds"] == 0 and log[-1]["train_seconds"] > 0
-    for name in ("bootstrap.pt", "latest.pt", "final.pt"):
+    for name in ("bootstrap.pt", "best.pt", "latest.pt", "final.pt"):
         assert (trained / name).stat().st_size > 0
     pytest.importorskip("matplotlib")
     assert (trained / "curve.png").read_bytes()[:4] == b"\x89PNG"

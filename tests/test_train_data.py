@@ -47,6 +47,7 @@ def test_a_block_holds_every_move_of_its_games():
             assert shard["policy"][i, int(photocore.Move.parse(text))] > 0
             game.play(text)
         assert (shard["returns"][rows] == np.array(game.returns(), np.float32)).all()
+        assert (shard["scores"][rows] == np.array(game.scores())).all()
         assert rec["metadata"]["game"] == 3 + k and rec["metadata"]["simulations"] == 12
         visits = rec["metadata"]["visits"]
         assert len(visits) == len(rec["moves"])

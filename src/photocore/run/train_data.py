@@ -19,6 +19,7 @@ A shard `shard-<first game>.npz` holds one row per move of its games, in game th
     mask        bool    (n, NUM_ACTIONS)       its legal moves
     policy      float32 (n, NUM_ACTIONS)       root visits / their sum (one-hot on a forced move)
     returns     float32 (n, players)           the game's final returns, by seat
+    scores      int16   (n, players)           the game's final scores, by seat
     value       float32 (n, players)           the same from the player to move: value[:, k]
                                                is the return of the player k seats after it
                                                (what the network's values are trained on)
@@ -39,7 +40,8 @@ from photocore._game import Game
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
 from photocore.play._search import Search
 
-FIELDS = ("obs", "mask", "policy", "returns", "value", "to_move", "game", "ply", "searched")
+FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",
+          "searched")
 
 
 def value_targets(returns, to_move):
@@ -202,6 +204,8 @@ def play_block(series, start, count):
     shard = {name: array[order] for name, array in shard.items()}
     final = np.array([g.returns() for g in games], np.float32).reshape(count, series.players)
     shard["returns"] = final[shard["game"] - start]
+    scores = np.array([g.scores() for g in games], np.int16).reshape(count, series.players)
+    shard["scores"] = scores[shard["game"] - start]
     shard["value"] = value_targets(shard["returns"], shard["to_move"]).astype(np.float32)
 
     names = [series.name] * series.players
