@@ -92,3 +92,19 @@ def test_training_data_from_the_checkpoint(example, trained, tmp_path):
     records = list(photocore.read_games(tmp_path / "g.jsonl", verify=True))
     assert len(records) == 3 and len(data["obs"]) == sum(len(r["moves"]) for r in records)
     assert records[0]["metadata"]["agents"] == ["alphazero:6"] * 2
+
+
+def test_the_checkpoint_plays_in_photocore_match(trained, tmp_path):
+    from click.testing import CliRunner
+
+    from photocore.cli import main
+    agent = (f"py:{FOLDER / 'agent.py'}:AlphaZeroAgent"
+             f"?checkpoint='{trained / 'final.pt'}'&simulations=4")
+    out = tmp_path / "match.jsonl"
+    result = CliRunner().invoke(main, ["match", agent, "greedy", "--games", "2", "--workers",
+                                       "1", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "2 games" in result.output and "no forfeits" in result.output
+    records = list(photocore.read_games(out, verify=True))
+    assert len(records) == 2
+    assert sorted(r["metadata"]["agents"].index(agent) for r in records) == [0, 1]
