@@ -66,7 +66,7 @@ def search_visits(games, simulations, in_flight=1, evaluate=None):
 def check_visits(games, visits, simulations):
     assert visits.sum(axis=1).tolist() == [simulations - 1] * len(games)
     for game, row in zip(games, visits):
-        assert set(np.flatnonzero(row)) <= set(game.legal_actions())
+        assert set(np.flatnonzero(row)) <= set(game.legal_moves().ids())
 
 
 @pytest.mark.benchmark(group="search")
@@ -144,7 +144,7 @@ def test_search_against_openspiel_mctsbot(timed, report):
     timed(lambda: search_visits(games, 100), rounds=1)       # for pytest-benchmark's table
     check_visits(games, visits, 100)
     for game, root in zip(spiel_positions, spiel_visits):
-        assert sum(root.values()) == 99 and set(root) <= set(game.legal_actions())
+        assert sum(root.values()) == 99 and set(root) <= set(game.legal_moves().ids())
     spiel_rate = len(states) * 100 / spiel_seconds
     ours_rate = 256 * 100 / ours_seconds
     report(f"search vs OpenSpiel MCTSBot: {ours_rate / spiel_rate:,.0f} x faster per simulation "

@@ -48,7 +48,7 @@ def test_one_short_iteration_logs_checkpoints_and_a_curve(trained):
     assert all(set(entry["eval"]) == {"random", "greedy", "mcts:100"} for entry in log)
     assert log[-1]["games"] == 2 and log[-1]["rows"] > 100 and log[-1]["steps"] > 0
     assert log[0]["train_seconds"] == 0 and log[-1]["train_seconds"] > 0
-    for name in ("bootstrap.pt", "latest.pt", "final.pt"):
+    for name in ("bootstrap.pt", "best.pt", "latest.pt", "final.pt"):
         assert (trained / name).stat().st_size > 0
     pytest.importorskip("matplotlib")
     assert (trained / "curve.png").read_bytes()[:4] == b"\x89PNG"
@@ -92,3 +92,19 @@ def test_training_data_from_the_checkpoint(example, trained, tmp_path):
     records = list(photocore.read_games(tmp_path / "g.jsonl", verify=True))
     assert len(records) == 3 and len(data["obs"]) == sum(len(r["moves"]) for r in records)
     assert records[0]["metadata"]["agents"] == ["alphazero:6"] * 2
+
+
+def test_the_checkpoint_plays_in_photocore_match(trained, tmp_path):
+    from click.testing import CliRunner
+
+    from photocore.cli import main
+    agent = (f"py:{FOLDER / 'agent.py'}:AlphaZeroAgent"
+             f"?checkpoint='{trained / 'final.pt'}'&simulations=4")
+    out = tmp_path / "match.jsonl"
+    result = CliRunner().invoke(main, ["match", agent, "greedy", "--games", "2", "--workers",
+                                       "1", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "2 games" in result.output and "no forfeits" in result.output
+    records = list(photocore.read_games(out, verify=True))
+    assert len(records) == 2
+    assert sorted(r["metadata"]["agents"].index(agent) for r in records) == [0, 1]

@@ -94,7 +94,7 @@ def test_network_values_are_mapped_from_the_player_to_move_to_seats():
 
 def test_one_hot_priors_give_their_move_the_visits():
     game = midgame()
-    target = game.legal_actions()[len(game.legal_actions()) // 2]
+    target = game.legal_moves().ids()[len(game.legal_moves().ids()) // 2]
 
     def one_hot(obs, mask):
         logits = np.full(mask.shape, -30.0, np.float32)
@@ -128,7 +128,7 @@ def test_ask_gives_vecgame_observations_and_masks():
     assert mask.dtype == np.bool_ and mask.shape == (2, NUM_ACTIONS)
     for i, game in enumerate(games):
         assert np.array_equal(obs[i], game.observation())
-        assert np.array_equal(mask[i], game.legal_mask())
+        assert np.array_equal(mask[i], game.legal_moves().mask())
     assert search.batch_games.tolist() == [0, 1]
     env = photocore.VecGame(1, players=3)
     env_obs, env_mask = env.reset()
@@ -142,7 +142,7 @@ def test_visits_shape_dtype_and_totals():
     assert visits.dtype == np.int32 and visits.shape == (3, NUM_ACTIONS)
     assert visits.sum(axis=1).tolist() == [29, 29, 29]
     for game, row in zip(games, visits):
-        assert set(np.flatnonzero(row)) <= set(game.legal_actions())
+        assert set(np.flatnonzero(row)) <= set(game.legal_moves().ids())
 
 
 def test_in_flight_leaves_fill_the_batch_with_distinct_positions():
@@ -206,7 +206,7 @@ def test_bad_logits_or_values_raise_and_a_good_tell_continues(logits, values, me
 
 def test_logits_of_illegal_moves_are_ignored():
     game = midgame()
-    legal = game.legal_mask()
+    legal = game.legal_moves().mask()
 
     def masked(obs, mask):
         logits = np.where(mask, 0.0, np.nan).astype(np.float32)
@@ -304,7 +304,7 @@ def test_advance_checks_every_move_before_playing_any():
     search = photocore.Search(games, simulations=20)
     search.run(uniform(2))
     positions = [search.game(i).position() for i in range(2)]
-    legal = games[0].legal_actions()[0]
+    legal = games[0].legal_moves().ids()[0]
     with pytest.raises(ValueError, match="game 1: place a4 is not legal"):
         search.advance(np.array([legal, 0]))
     with pytest.raises(ValueError, match="integer array of shape"):
@@ -365,7 +365,7 @@ def test_dirichlet_noise_has_the_right_mean_and_spread():
     search = photocore.Search([game] * 2000, simulations=2, dirichlet_alpha=alpha,
                               dirichlet_fraction=1.0, seed=11)
     search.run(uniform(2))
-    noise = search.priors()[:, game.legal_mask()]
+    noise = search.priors()[:, game.legal_moves().mask()]
     assert np.allclose(noise.sum(axis=1), 1.0, atol=1e-5)
     assert np.allclose(noise.mean(axis=0), 1 / n, atol=0.01)
     variance = (1 / n) * (1 - 1 / n) / (n * alpha + 1)     # Dirichlet's

@@ -42,11 +42,12 @@ def test_a_block_holds_every_move_of_its_games():
         game = photocore.Game()
         for i, text in zip(np.flatnonzero(rows), rec["moves"]):
             assert np.array_equal(shard["obs"][i], game.observation())
-            assert np.array_equal(shard["mask"][i], game.legal_mask())
+            assert np.array_equal(shard["mask"][i], game.legal_moves().mask())
             assert shard["to_move"][i] == game.current_player
             assert shard["policy"][i, int(photocore.Move.parse(text))] > 0
             game.play(text)
         assert (shard["returns"][rows] == np.array(game.returns(), np.float32)).all()
+        assert (shard["scores"][rows] == np.array(game.scores())).all()
         assert rec["metadata"]["game"] == 3 + k and rec["metadata"]["simulations"] == 12
         visits = rec["metadata"]["visits"]
         assert len(visits) == len(rec["moves"])

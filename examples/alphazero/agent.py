@@ -29,6 +29,9 @@ class AlphaZeroAgent(SearchAgent):
 
     def __init__(self, checkpoint=CHECKPOINT, simulations=64, seed=0, c_puct=1.25,
                  temperature=0.0, threads=1):
+        if not os.path.isfile(checkpoint):
+            raise FileNotFoundError(f"checkpoint {checkpoint!r}: no such file (train.py "
+                                    "writes final.pt and best.pt in its --out folder)")
         torch.set_num_threads(threads)
         net, self.checkpoint = load(checkpoint)
         super().__init__(Evaluator(net), simulations=simulations, seed=seed, c_puct=c_puct,

@@ -11,9 +11,14 @@ import photocore
 
 
 def parse_opponent(text):
-    """(kind, simulations) of `random`, `greedy`, `mcts` or `mcts:N`."""
-    from photocore.play._agents import parse_agent
-    return parse_agent(text)
+    """(kind, simulations) of `random`, `greedy`, `mcts` or `mcts:N` (a built-in agent's
+    spec, photocore.play.specs)."""
+    from photocore.play.specs import DEFAULT_SIMULATIONS, parse
+    spec = parse(text)
+    if not spec.builtin:
+        raise ValueError(f"opponent {text!r}: the arena plays the built-in agents only "
+                         "(random, greedy, mcts, mcts:N)")
+    return spec.kind, spec.simulations or DEFAULT_SIMULATIONS   # unused by random, greedy
 
 
 def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players=2, seed=0,

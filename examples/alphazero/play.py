@@ -14,9 +14,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import photocore  # noqa: E402
-from photocore.play._agents import parse_agent  # noqa: E402
+import photocore.records  # noqa: E402
 
 from agent import CHECKPOINT, AlphaZeroAgent  # noqa: E402
+from arena import parse_opponent  # noqa: E402
 
 
 def main(argv=None):
@@ -31,7 +32,7 @@ def main(argv=None):
 
     agent = AlphaZeroAgent(checkpoint=args.checkpoint, simulations=args.simulations,
                            seed=args.seed)
-    kind, budget = parse_agent(args.opponent)
+    kind, budget = parse_opponent(args.opponent)
     players = agent.players
     wins = 0.0
     played = []
@@ -47,7 +48,8 @@ def main(argv=None):
         wins += share
         names = [others.name] * players
         names[seat] = agent.name
-        played.append(game.to_record({"agents": names, "seed": args.seed, "game": i}))
+        played.append(photocore.records.to_record(game, {"agents": names, "seed": args.seed,
+                                                         "game": i}))
         print(f"game {i}: {agent.name} in seat {seat}, scores {game.scores()}, "
               f"{'won' if share == 1 else 'shared the win' if share else 'lost'}", flush=True)
     print(f"{agent.name} against {others.name}: {wins / max(args.games, 1):.1%} of the wins "

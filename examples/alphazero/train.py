@@ -11,7 +11,9 @@
    and results into a replay buffer, and gradient steps on samples of it.
 3. Every --eval-every seconds of training: matches against random, greedy and mcts:100
    (examples/alphazero/arena.py), logged to OUT/log.jsonl with the training time; the
-   checkpoint goes to OUT/latest.pt (OUT/final.pt at the end) and the curve to OUT/curve.png.
+   checkpoint goes to OUT/latest.pt (OUT/final.pt at the end), the one with the best mean
+   win rate so far to OUT/best.pt (chosen on those games: evaluate it again on other seeds
+   before quoting its strength), and the curve to OUT/curve.png.
 
 Training time counts bootstrap, self-play and gradient steps, not the evaluations.
 """
@@ -33,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import photocore  # noqa: E402
 from photocore.play._agents import play_games  # noqa: E402
-from photocore.run.train_data import DataSeries, play_block  # noqa: E402
+from photocore.run.train_data import DataSeries, play_block, value_targets  # noqa: E402
 
 from arena import play_matches  # noqa: E402
 from net import Evaluator, Net, save  # noqa: E402
@@ -43,7 +45,7 @@ OPPONENTS = ("random", "greedy", "mcts:100")
 
 class Buffer:
     """The most recent `capacity` training rows: obs (float16), legal mask (bits), policy
-    target (float16) and value target (players, from the player to move on)."""
+    target (float16), value and margin targets (players, from the player to move on)."""
 
     def __init__(self, capacity, players):
         self.capacity = capacity
@@ -51,19 +53,22 @@ class Buffer:
         self.mask = np.zeros((capacity, (photocore.NUM_ACTIONS + 7) // 8), np.uint8)
         self.policy = np.zeros((capacity, photocore.NUM_ACTIONS), np.float16)
         self.value = np.zeros((capacity, players), np.float32)
+        self.margin = np.zeros((capacity, players), np.float32)
         self.size = 0
         self.next = 0
 
-    def add(self, obs, mask, policy, value):
+    def add(self, obs, mask, policy, value, margin):
         for start in range(0, len(obs), self.capacity):
-            self._add(*(a[start:start + self.capacity] for a in (obs, mask, policy, value)))
+            self._add(*(a[start:start + self.capacity]
+                        for a in (obs, mask, policy, value, margin)))
 
-    def _add(self, obs, mask, policy, value):
+    def _add(self, obs, mask, policy, value, margin):
         at = (self.next + np.arange(len(obs))) % self.capacity
         self.obs[at] = obs
         self.mask[at] = np.packbits(mask, axis=1)
         self.policy[at] = policy
         self.value[at] = value
+        self.margin[at] = margin
         self.next = (self.next + len(obs)) % self.capacity
         self.size = min(self.capacity, self.size + len(obs))
 
@@ -72,29 +77,41 @@ class Buffer:
         mask = np.unpackbits(self.mask[j], axis=1, count=photocore.NUM_ACTIONS).astype(bool)
         return (torch.from_numpy(self.obs[j].astype(np.float32)), torch.from_numpy(mask),
                 torch.from_numpy(self.policy[j].astype(np.float32)),
-                torch.from_numpy(self.value[j]))
+                torch.from_numpy(self.value[j]), torch.from_numpy(self.margin[j]))
 
 
-def greedy_rows(start, count, players, seed):
+def margin_targets(scores, to_move, scale):
+    """tanh((each player's final score - the mean of the others') / scale), from the player
+    to move on (the order of the network's heads)."""
+    scores = np.asarray(scores, np.float32)
+    players = scores.shape[1]
+    ahead = (players * scores - scores.sum(axis=1, keepdims=True)) / (players - 1)
+    return value_targets(np.tanh(ahead / scale), to_move).astype(np.float32)
+
+
+def greedy_rows(start, count, players, seed, scale):
     """Rows of `count` greedy-vs-greedy games: the greedy move one-hot, the game's returns
-    from the player to move on. Forced moves are left out, as the search does."""
+    and score margins from the player to move on. Forced moves are left out, as the search
+    does."""
     moves, offsets = play_games([("greedy", 1)] * players, players, 0, seed, start, count)
-    obs, masks, actions, values = [], [], [], []
+    obs, masks, actions, values, margins = [], [], [], [], []
     for k in range(count):
         game = photocore.Game(players)
         movers = []
         for action in moves[offsets[k]:offsets[k + 1]].tolist():
             if len(game.legal_moves()) > 1:
                 obs.append(game.observation())
-                masks.append(game.legal_mask())
+                masks.append(game.legal_moves().mask())
                 actions.append(action)
                 movers.append(game.current_player)
             game.play(action)
-        result = np.array(game.returns(), np.float32)
-        values.extend(np.roll(result, -p) for p in movers)
+        movers = np.array(movers, np.int64)
+        values.append(value_targets(np.tile(game.returns(), (len(movers), 1)), movers))
+        margins.append(margin_targets(np.tile(game.scores(), (len(movers), 1)), movers, scale))
     policy = np.zeros((len(actions), photocore.NUM_ACTIONS), np.float16)
     policy[np.arange(len(actions)), actions] = 1
-    return np.array(obs, np.float16), np.array(masks), policy, np.array(values, np.float32)
+    return (np.array(obs, np.float16), np.array(masks), policy,
+            np.concatenate(values).astype(np.float32), np.concatenate(margins))
 
 
 def train_steps(net, optimiser, buffer, steps, batch, rng):
@@ -102,11 +119,13 @@ def train_steps(net, optimiser, buffer, steps, batch, rng):
     net.train()
     total_policy = total_value = 0.0
     for _ in range(steps):
-        obs, mask, policy, value = buffer.sample(batch, rng)
-        logits, predicted = net(obs)
+        obs, mask, policy, value, margin = buffer.sample(batch, rng)
+        logits, predicted, predicted_margin = net.heads(obs)
         logits = logits.masked_fill(~mask, -1e9)     # a distribution over the legal moves
         loss_policy = -(policy * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
         loss_value = F.mse_loss(predicted, value)
+        if predicted_margin is not None:
+            loss_value = loss_value + F.mse_loss(predicted_margin, margin)
         optimiser.zero_grad()
         (loss_policy + loss_value).backward()
         optimiser.step()
@@ -153,6 +172,11 @@ def main(argv=None):
     parser.add_argument("--replay", type=float, default=4.0,
                         help="gradient-step samples per new self-play row")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--margin-weight", type=float, default=0.25,
+                        help="share of the score-margin head in the values the search sees "
+                             "(0: win/loss values only, no margin head)")
+    parser.add_argument("--margin-scale", type=float, default=20.0,
+                        help="score points that make a margin of tanh(1)")
     parser.add_argument("--eval-every", type=float, default=300.0,
                         help="seconds of training between evaluations")
     parser.add_argument("--eval-games", type=int, default=100)
@@ -169,7 +193,7 @@ def main(argv=None):
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    net = Net(args.players, args.hidden)
+    net = Net(args.players, args.hidden, args.margin_weight)
     net.eval()
     optimiser = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-4)
     buffer = Buffer(args.buffer, args.players)
@@ -204,14 +228,26 @@ def main(argv=None):
         for epoch in range(args.bootstrap_epochs if args.bootstrap_games else 0):
             for start in range(0, args.bootstrap_games, chunk):
                 rows = greedy_rows(start, min(chunk, args.bootstrap_games - start),
-                                   args.players, args.seed)
+                                   args.players, args.seed, args.margin_scale)
                 buffer.add(*rows)
                 steps = len(rows[0]) // args.batch
                 losses = train_steps(net, optimiser, buffer, steps, args.batch, rng)
                 totals["steps"] += steps
+    best = -1.0
+
+    def keep_best(evaluation, iteration):
+        # the best mean win rate so far, for OUT/best.pt; its rates are those of the games
+        # it was chosen on, so they are biased up: evaluate it again on other seeds
+        nonlocal best
+        if np.mean(list(evaluation.values())) > best:
+            best = np.mean(list(evaluation.values()))
+            checkpoint("best.pt", iteration=iteration, eval=evaluation)
+
     if args.bootstrap_games:
-        report("bootstrap", 0, losses, evaluate(net, args.eval_games, args.simulations, args.seed))
+        evaluation = evaluate(net, args.eval_games, args.simulations, args.seed)
+        report("bootstrap", 0, losses, evaluation)
         checkpoint("bootstrap.pt")
+        keep_best(evaluation, 0)
     last_eval = clock.seconds
 
     # 2. self-play -> train, evaluating now and then
@@ -242,7 +278,9 @@ def main(argv=None):
                     worker_cpu += cpu
                     totals["games"] += games
                     buffer.add(shard["obs"].astype(np.float16), shard["mask"],
-                               shard["policy"].astype(np.float16), shard["value"])
+                               shard["policy"].astype(np.float16), shard["value"],
+                               margin_targets(shard["scores"], shard["to_move"],
+                                              args.margin_scale))
                     new_rows += len(shard["obs"])
                 totals["rows"] += new_rows
                 steps = max(1, int(new_rows * args.replay / args.batch))
@@ -256,6 +294,8 @@ def main(argv=None):
                 last_eval = clock.seconds
             report("self-play", iteration, losses, evaluation)
             checkpoint("latest.pt", iteration=iteration)
+            if evaluation is not None:
+                keep_best(evaluation, iteration)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)

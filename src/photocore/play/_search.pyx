@@ -859,7 +859,7 @@ cdef class Search:
         i = self._game_index(i)
         cdef Game g = Game.__new__(Game)
         g.st = self.trees[<int>i].nodes[0].state
-        g.root = g.st
+        g.origin = g.st
         return g
 
     @property

@@ -19,6 +19,7 @@ A shard `shard-<first game>.npz` holds one row per move of its games, in game th
     mask        bool    (n, NUM_ACTIONS)       its legal moves
     policy      float32 (n, NUM_ACTIONS)       root visits / their sum (one-hot on a forced move)
     returns     float32 (n, players)           the game's final returns, by seat
+    scores      int16   (n, players)           the game's final scores, by seat
     value       float32 (n, players)           the same from the player to move: value[:, k]
                                                is the return of the player k seats after it
                                                (what the network's values are trained on)
@@ -39,7 +40,8 @@ from photocore._game import Game
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
 from photocore.play._search import Search
 
-FIELDS = ("obs", "mask", "policy", "returns", "value", "to_move", "game", "ply", "searched")
+FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",
+          "searched")
 
 
 def value_targets(returns, to_move):
@@ -121,7 +123,7 @@ class DataSeries:
 
 def play_block(series, start, count):
     """Plays games start .. start + count - 1 together in one Search, to the end."""
-    from photocore.records import record_line
+    from photocore.records import record_line, to_record
     from photocore.run.selfplay import Tally
 
     options = Options(series.fourth_revolution, series.shade_blocks)
@@ -139,7 +141,7 @@ def play_block(series, start, count):
         if first_row[i] is None:
             first_row[i] = len(rows["obs"])
         rows["obs"].append(game.observation())
-        rows["mask"].append(game.legal_mask())
+        rows["mask"].append(game.legal_moves().mask())
         rows["policy"].append(policy)
         rows["to_move"].append(game.current_player)
         rows["game"].append(start + i)
@@ -183,7 +185,7 @@ def play_block(series, start, count):
             record(i, (row / row.sum()).astype(np.float32), True)
             if series.records:
                 visits_log[i].append({str(game.legal_moves()[k]): int(row[a])
-                                      for k, a in enumerate(game.legal_actions()) if row[a]})
+                                      for k, a in enumerate(game.legal_moves().ids()) if row[a]})
             moves[i] = drawn[i] if len(game.history) < series.explore_plies else greedy[i]
         play(moves)
 
@@ -202,6 +204,8 @@ def play_block(series, start, count):
     shard = {name: array[order] for name, array in shard.items()}
     final = np.array([g.returns() for g in games], np.float32).reshape(count, series.players)
     shard["returns"] = final[shard["game"] - start]
+    scores = np.array([g.scores() for g in games], np.int16).reshape(count, series.players)
+    shard["scores"] = scores[shard["game"] - start]
     shard["value"] = value_targets(shard["returns"], shard["to_move"]).astype(np.float32)
 
     names = [series.name] * series.players
@@ -210,7 +214,7 @@ def play_block(series, start, count):
     for i, game in enumerate(games):
         tally.add(len(game.history), game.scores(), game.winners(), names)
         if series.records:
-            lines.append(record_line(game.to_record(metadata={
+            lines.append(record_line(to_record(game, {
                 "agents": names, "seed": series.seed, "game": start + i,
                 "simulations": series.simulations, "visits": visits_log[i]})))
     return shard, lines, tally
