@@ -252,6 +252,11 @@ def _stop(pool, finished):
         results = getattr(pool, "_result_queue", None)
         if results is not None:
             results._writer.close()
+        # and lets the pool's thread finish now: ending while the interpreter exits races
+        # with its exit hook, which then writes to the thread's closed wake-up pipe
+        manager = getattr(pool, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=10)
 
 
 class Tally:
