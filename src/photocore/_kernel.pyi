@@ -2,6 +2,7 @@
 from typing import Any, SupportsIndex, TypedDict
 
 BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
+SELECT: str   # how the k-th set bit is found: "pdep" (BMI2 where it is fast) or "broadword"
 CODE_PATH: str   # "x86-64-v3" (the portable build's x86-64-v3 kernel, chosen at import), "baseline" or "native"
 
 class PlayoutTotals(TypedDict):

@@ -18,15 +18,36 @@ from operator import index
 cdef extern from *:
     """
     /* The k-th (from 0) set bit of x, which has more than k set bits, without a branch or a
-       loop: the bytes' running bit counts locate the byte, a table the bit within it. */
+       loop. With BMI2, PDEP puts bit k on it in one instruction, except on AMD CPUs before
+       Zen 3, which run PDEP in slow microcode: there, as without BMI2, a broadword select
+       (the bytes' running bit counts locate the byte, a table the bit within it). */
     static unsigned char pc_select_in_byte[8][256];
+    #if defined(__BMI2__)
+    #include <cpuid.h>
+    #include <immintrin.h>
+    static int pc_pdep_is_fast = 0;
+    #endif
     static void pc_build_select(void) {
         for (int byte = 0; byte < 256; byte++)
             for (int bit = 0, seen = 0; bit < 8; bit++)
                 if (byte >> bit & 1)
                     pc_select_in_byte[seen++][byte] = (unsigned char)bit;
+    #if defined(__BMI2__)
+        unsigned a, b, c, d, family;
+        if (__get_cpuid(0, &a, &b, &c, &d)) {
+            int amd = (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163)   /* AuthenticAMD */
+                   || (b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975); /* HygonGenuine */
+            __get_cpuid(1, &a, &b, &c, &d);
+            family = (a >> 8 & 0xF) == 0xF ? 0xF + (a >> 20 & 0xFF) : a >> 8 & 0xF;
+            pc_pdep_is_fast = !amd || family >= 0x19;
+        }
+    #endif
     }
     static inline int pc_select(unsigned long long x, int k) {
+    #if defined(__BMI2__)
+        if (pc_pdep_is_fast)
+            return (int)__builtin_ctzll(_pdep_u64(1ULL << k, x));
+    #endif
         const unsigned long long ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
         unsigned long long c = x - ((x >> 1) & 0x5555555555555555ULL);
         c = (c & 0x3333333333333333ULL) + ((c >> 2) & 0x3333333333333333ULL);
@@ -34,9 +55,16 @@ cdef extern from *:
         unsigned long long upto = c * ones;          /* byte i: the set bits of bytes 0..i */
         /* top bit of byte i set when bytes 0..i hold k set bits or fewer: they lie below */
         unsigned long long below = (((unsigned long long)k * ones | tops) - upto) & tops;
-        int byte = pc_popcount(below);
+        int byte = (int)(((below >> 7) * ones) >> 56);
         int before = (int)(((upto << 8) >> (8 * byte)) & 0xFF);
         return 8 * byte + pc_select_in_byte[k - before][(x >> (8 * byte)) & 0xFF];
+    }
+    static const char* pc_select_kind(void) {
+    #if defined(__BMI2__)
+        if (pc_pdep_is_fast)
+            return "pdep";
+    #endif
+        return "broadword";
     }
 
     /* Whether this CPU runs x86-64-v3 code (AVX2, BMI1/2, FMA, POPCNT, ...). */
@@ -59,6 +87,7 @@ cdef extern from *:
     """
     void pc_build_select() nogil
     uint8_t pc_select_in_byte[8][256]   # [k][byte]: the k-th set bit of the byte
+    const char* pc_select_kind()
     int pc_select(uint64_t x, int k) nogil
     int pc_cpu_x86_64_v3() nogil
     int PHOTOCORE_NATIVE       # macros of setup.py: 1 for a -march=native build,
@@ -82,7 +111,7 @@ cdef int8_t CELL_Q[NCELLS]
 cdef int8_t CELL_R[NCELLS]
 cdef uint8_t RICHNESS[NCELLS]
 cdef uint64_t REACH[NSIZES][NBITS]       # [size][bit]: the cells at distance 1..size
-cdef int16_t PLANT_ID[NCELLS][NCELLS]    # rank of (src, tgt) among plant pairs, -1 if none
+cdef int16_t PLANT_ID[NBITS][NBITS]      # [src bit][tgt bit]: rank among plant pairs, -1 if none
 cdef uint8_t PLANT_SRC[NPLANTS]
 cdef uint8_t PLANT_TGT[NPLANTS]
 cdef uint8_t PRICE[NSIZES][MAX_SLOTS + 1]    # [column][pieces in it]: the next purchase's price
@@ -93,6 +122,7 @@ cdef uint8_t TOKEN_VALUE[NSTACKS][MAX_STACK]   # [leaves - 1][tokens already tak
 cdef uint8_t STACK_SIZE[NSTACKS]
 # A shadow step under sun position k is (bb << SHADOW_LEFT[k]) >> SHADOW_RIGHT[k]:
 # the sun at E, SE, SW, W, NW, NE casts toward W (-1), NW (-8), NE (-7), E, SE, SW.
+cdef uint8_t SUN_IN_ROUND[ROUNDS_FOURTH_REVOLUTION + 1]  # §2: (round - 1) mod 6, 0 in setup
 cdef uint8_t SHADOW_LEFT[SUN_POSITIONS]
 cdef uint8_t SHADOW_RIGHT[SUN_POSITIONS]
 
@@ -126,12 +156,14 @@ cdef void _build_tables():
                 if RICHNESS[i] == 1:
                     OUTER |= (<uint64_t>1) << CELL_BIT[i]
                 i += 1
+    for i in range(NBITS):
+        for j in range(NBITS):
+            PLANT_ID[i][j] = -1
     for i in range(NCELLS):
         for j in range(NCELLS):
-            PLANT_ID[i][j] = -1
             d = _hex_distance(CELL_Q[i], CELL_R[i], CELL_Q[j], CELL_R[j])
             if 1 <= d <= LARGE:
-                PLANT_ID[i][j] = rank
+                PLANT_ID[CELL_BIT[i]][CELL_BIT[j]] = rank
                 PLANT_SRC[rank] = i
                 PLANT_TGT[rank] = j
                 rank += 1
@@ -148,12 +180,16 @@ cdef void _build_tables():
         STACK_SIZE[k] = len(_TOKENS[k])
         for n in range(MAX_STACK):
             TOKEN_VALUE[k][n] = _TOKENS[k][n] if n < STACK_SIZE[k] else 0
+    for k in range(ROUNDS_FOURTH_REVOLUTION + 1):
+        SUN_IN_ROUND[k] = (k - 1) % SUN_POSITIONS if k else 0
     for k, (left, right) in enumerate(((0, 1), (0, 8), (0, 7), (1, 0), (8, 0), (7, 0))):
         SHADOW_LEFT[k] = left
         SHADOW_RIGHT[k] = right
     pc_build_select()
 
 _build_tables()
+# how pc_select finds the k-th set bit here: "pdep" (BMI2, fast) or "broadword"
+SELECT = pc_select_kind().decode()
 
 # ---- geometry -----------------------------------------------------------------------
 
@@ -178,7 +214,7 @@ cdef int richness(int cell) noexcept nogil:
 
 cdef int plant_action(int src, int tgt) noexcept nogil:
     """The plant action id from cell src to cell tgt, -1 if no plant reaches that far."""
-    cdef int rank = PLANT_ID[src][tgt]
+    cdef int rank = PLANT_ID[CELL_BIT[src]][CELL_BIT[tgt]]
     return -1 if rank < 0 else PLANT_BASE + rank
 
 cdef int plant_source(int action) noexcept nogil:
@@ -208,7 +244,7 @@ cdef void state_init(State* s, int players, int options) noexcept nogil:
         s.stack[NSTACKS - 1] = 0                # two players: the 4-leaf stack stays in the box
 
 cdef int sun_of(const State* s) noexcept nogil:
-    return 0 if s.round == 0 else (s.round - 1) % SUN_POSITIONS
+    return SUN_IN_ROUND[s.round]
 
 cdef inline uint64_t occupied(const State* s) noexcept nogil:
     return s.size_bb[SEED] | s.size_bb[SMALL] | s.size_bb[MEDIUM] | s.size_bb[LARGE]
@@ -262,48 +298,54 @@ cdef int owner_at(const State* s, int bit) noexcept nogil:
 # legal (legal_actions, count_legal, random_action, check_action, the playouts, and
 # through them the agents and VecGame) asks these.
 
-cdef inline uint64_t placeable(const State* s) noexcept nogil:
-    """§4: the empty outer-ring cells, where the player places a small tree in setup."""
-    return OUTER & ~occupied(s) if s.avail[s.current][SMALL] else 0
+cdef inline uint64_t placeable(const State* s, int p) noexcept nogil:
+    """§4: the empty outer-ring cells, where player p places a small tree in setup."""
+    return OUTER & ~occupied(s) if s.avail[p][SMALL] else 0
 
-cdef inline int buyable(const State* s) noexcept nogil:
-    """§3, §5.2 Buy: the columns (bit c) whose next piece the player can pay for; an empty
+cdef inline int buyable(const State* s, int p) noexcept nogil:
+    """§3, §5.2 Buy: the columns (bit c) whose next piece player p can pay for; an empty
     column's price is SOLD_OUT."""
-    cdef int p = s.current, light = s.light[p]
-    return (<int>(light >= PRICE[SEED][s.pboard[p][SEED]])
-            | <int>(light >= PRICE[SMALL][s.pboard[p][SMALL]]) << SMALL
-            | <int>(light >= PRICE[MEDIUM][s.pboard[p][MEDIUM]]) << MEDIUM
-            | <int>(light >= PRICE[LARGE][s.pboard[p][LARGE]]) << LARGE)
+    cdef uint64_t prices = (PRICE[SEED][s.pboard[p][SEED]]
+                            | <uint64_t>PRICE[SMALL][s.pboard[p][SMALL]] << 8
+                            | <uint64_t>PRICE[MEDIUM][s.pboard[p][MEDIUM]] << 16
+                            | <uint64_t>PRICE[LARGE][s.pboard[p][LARGE]] << 24)
+    # all four at once, a column per byte: its top bit survives where light >= price
+    cdef uint64_t paid = ((s.light[p] * <uint64_t>0x01010101) | <uint64_t>0x80808080) - prices
+    return ((paid & <uint64_t>0x80808080) * 0x204081) >> 28 & 0xF
+
+cdef inline bint can_plant(const State* s, int p) noexcept nogil:
+    """§5.2 Plant: player p has a seed in the available area and the light to plant it."""
+    return (s.avail[p][SEED] != 0) & (s.light[p] >= PLANT_COST)
 
 cdef inline uint64_t plant_targets(const State* s) noexcept nogil:
     """§5.2 Plant, §8: the cells a seed may go to from a source in reach: empty, not
-    activated and, with shade blocks, in no shadow. None without a seed available or the
-    light to plant it."""
-    cdef int p = s.current
+    activated and, with shade blocks, in no shadow."""
     cdef uint64_t sh[NSIZES]
     cdef uint64_t targets = BOARD & ~(occupied(s) | s.active)
     if s.options & OPT_SHADE_BLOCKS:
         shadows(s, sh)
         targets &= ~sh[SEED]
-    return targets & -<uint64_t>((s.avail[p][SEED] != 0) & (s.light[p] >= PLANT_COST))
+    return targets
 
-cdef inline uint64_t plant_sources(const State* s) noexcept nogil:
-    """§5.2 Plant: the player's trees (not seeds) on cells not activated this turn."""
-    return s.owner_bb[s.current] & ~(s.active | s.size_bb[SEED])
+cdef inline uint64_t plant_sources(const State* s, int p) noexcept nogil:
+    """§5.2 Plant: player p's trees (not seeds) on cells not activated this turn."""
+    return s.owner_bb[p] & ~(s.active | s.size_bb[SEED])
 
 cdef inline uint64_t plant_reach(const State* s, int bit, uint64_t targets) noexcept nogil:
-    """§5.2 Plant: the targets a tree on `bit` reaches: hex distance up to its size, whatever
-    stands between (none for a seed or an empty cell)."""
-    return REACH[size_bits(s, bit)][bit] & targets
+    """§5.2 Plant: the targets the tree on `bit` (a plant source) reaches: hex distance up
+    to its size, whatever stands between."""
+    cdef int size = (SMALL + <int>((s.size_bb[MEDIUM] | s.size_bb[LARGE]) >> bit & 1)
+                     + <int>(s.size_bb[LARGE] >> bit & 1))
+    return REACH[size][bit] & targets
 
 cdef inline int grow_cost(int size) noexcept nogil:
     """§5.2 Grow: growing a piece of `size` costs the size it grows to."""
     return size + 1
 
-cdef inline uint64_t growable(const State* s) noexcept nogil:
-    """§5.2 Grow, §8: the player's pieces on cells not activated whose next size is in the
+cdef inline uint64_t growable(const State* s, int p) noexcept nogil:
+    """§5.2 Grow, §8: player p's pieces on cells not activated whose next size is in the
     available area, at a cost within their light; with shade blocks, none shaded."""
-    cdef int p = s.current, light = s.light[p], size
+    cdef int light = s.light[p], size
     cdef uint64_t cells = 0
     cdef uint64_t sh[NSIZES]
     for size in range(LARGE):
@@ -316,9 +358,8 @@ cdef inline uint64_t growable(const State* s) noexcept nogil:
                    | (s.size_bb[MEDIUM] & sh[MEDIUM]))
     return cells
 
-cdef inline uint64_t collectable(const State* s) noexcept nogil:
-    """§5.2 Collect: the player's large trees on cells not activated, if they have the light."""
-    cdef int p = s.current
+cdef inline uint64_t collectable(const State* s, int p) noexcept nogil:
+    """§5.2 Collect: player p's large trees on cells not activated, if they have the light."""
     return s.owner_bb[p] & ~s.active & s.size_bb[LARGE] & -<uint64_t>(s.light[p] >= COLLECT_COST)
 
 # ---- the rules: what each move does (RULES.md §4-§6) --------------------------------
@@ -378,25 +419,24 @@ cdef inline void place(State* s, int bit) noexcept nogil:
     else:
         s.current = placed % s.players
 
-cdef inline void buy(State* s, int column) noexcept nogil:
+cdef inline void buy(State* s, int p, int column) noexcept nogil:
     """§3, §5.2 Buy: the column's next piece to the available area, for its price."""
-    cdef int p = s.current, n = s.pboard[p][column]
+    cdef int n = s.pboard[p][column]
     s.light[p] -= PRICE[column][n]
     s.pboard[p][column] = n - 1
     s.avail[p][column] += 1
 
-cdef inline void plant(State* s, int source, int target) noexcept nogil:
+cdef inline void plant(State* s, int p, int source, int target) noexcept nogil:
     """§5.2 Plant: a seed from the available area onto the target; both cells activated."""
-    cdef int p = s.current
     s.size_bb[SEED] |= bit_mask(target)
     s.owner_bb[p] |= bit_mask(target)
     s.light[p] -= PLANT_COST
     s.avail[p][SEED] -= 1
     s.active |= bit_mask(target) | bit_mask(source)
 
-cdef inline void grow(State* s, int bit) noexcept nogil:
+cdef inline void grow(State* s, int p, int bit) noexcept nogil:
     """§5.2 Grow: the next size from the available area replaces the piece, which returns."""
-    cdef int p = s.current, size = size_bits(s, bit)
+    cdef int size = size_bits(s, bit)
     s.size_bb[size] ^= bit_mask(bit)
     s.size_bb[size + 1] |= bit_mask(bit)
     s.light[p] -= grow_cost(size)
@@ -404,9 +444,8 @@ cdef inline void grow(State* s, int bit) noexcept nogil:
     return_piece(s, p, size)
     s.active |= bit_mask(bit)
 
-cdef inline void collect(State* s, int bit) noexcept nogil:
+cdef inline void collect(State* s, int p, int bit) noexcept nogil:
     """§5.2 Collect, §6: the large tree returns and the player takes a token."""
-    cdef int p = s.current
     s.size_bb[LARGE] ^= bit_mask(bit)
     s.owner_bb[p] ^= bit_mask(bit)
     s.light[p] -= COLLECT_COST
@@ -472,23 +511,23 @@ cdef inline int encode(int kind, int where) noexcept nogil:
     if kind == BUY:
         return BUY_BASE + where
     if kind == PLANT:
-        return PLANT_BASE + PLANT_ID[BIT_CELL[where >> 8]][BIT_CELL[where & 0xFF]]
+        return PLANT_BASE + PLANT_ID[where >> 8][where & 0xFF]
     if kind == GROW:
         return GROW_BASE + BIT_CELL[where]
     if kind == COLLECT:
         return COLLECT_BASE + BIT_CELL[where]
     return END_ACTION
 
-cdef inline void play(State* s, int kind, int where) noexcept nogil:
-    """Plays a legal move in place."""
+cdef inline void play(State* s, int p, int kind, int where) noexcept nogil:
+    """Plays a legal move of player p, the player to move, in place."""
     if kind == BUY:
-        buy(s, where)
+        buy(s, p, where)
     elif kind == PLANT:
-        plant(s, where >> 8, where & 0xFF)
+        plant(s, p, where >> 8, where & 0xFF)
     elif kind == GROW:
-        grow(s, where)
+        grow(s, p, where)
     elif kind == COLLECT:
-        collect(s, where)
+        collect(s, p, where)
     elif kind == END:
         end_turn(s)
     else:
@@ -503,19 +542,22 @@ cdef struct Tally:              # the legal moves of a position in play, by kind
     int sources                 # plant sources, ascending, with the targets each reaches
     uint8_t source[MAX_TREES]
     uint64_t reach[MAX_TREES]
-    int first[END + 1]          # [kind]: how many legal moves come before that kind's
+    int plants                  # the place of each kind's first move in ascending id order:
+    int grows                   # the legal moves before it
+    int collects
+    int end
 
-cdef inline int tally(const State* s, Tally* t) noexcept nogil:
-    """Counts the legal moves of a position in play by kind, in ascending id order (buys,
-    plants, grows, collects, end); returns how many in all."""
-    cdef uint64_t targets = plant_targets(s), sources
+cdef inline int tally(const State* s, int p, Tally* t) noexcept nogil:
+    """Counts the legal moves of a position in play by kind (p is the player to move), in
+    ascending id order (buys, plants, grows, collects, end); returns how many in all."""
+    cdef uint64_t targets, sources
     cdef int n, bit, i = 0
-    t.buy = buyable(s)
-    t.first[BUY] = 0
+    t.buy = buyable(s, p)
     n = pc_popcount(t.buy)
-    t.first[PLANT] = n
-    if targets:
-        sources = plant_sources(s)
+    t.plants = n
+    if can_plant(s, p):
+        targets = plant_targets(s)
+        sources = plant_sources(s, p)
         while sources:
             bit = pc_lowest(sources)
             sources &= sources - 1
@@ -524,33 +566,35 @@ cdef inline int tally(const State* s, Tally* t) noexcept nogil:
             n += pc_popcount(t.reach[i])
             i += 1
     t.sources = i
-    t.first[GROW] = n
-    t.grow = growable(s)
+    t.grows = n
+    t.grow = growable(s, p)
     n += pc_popcount(t.grow)
-    t.first[COLLECT] = n
-    t.collect = collectable(s)
+    t.collects = n
+    t.collect = collectable(s, p)
     n += pc_popcount(t.collect)
-    t.first[END] = n
+    t.end = n
     return n + 1
 
 cdef inline int nth_move(const Tally* t, int k, int* where) noexcept nogil:
     """The k-th legal move of a tallied position (ascending ids): its kind, and where."""
-    cdef int kind = (BUY + (k >= t.first[PLANT]) + (k >= t.first[GROW])
-                     + (k >= t.first[COLLECT]) + (k >= t.first[END]))
     cdef int i = 0
-    k -= t.first[kind]
-    if kind == BUY:
+    if k >= t.end:
+        return END
+    if k < t.plants:
         where[0] = pc_select_in_byte[k][t.buy]
-    elif kind == PLANT:
+        return BUY
+    if k < t.grows:
+        k -= t.plants
         while k >= pc_popcount(t.reach[i]):
             k -= pc_popcount(t.reach[i])
             i += 1
         where[0] = t.source[i] << 8 | pc_select(t.reach[i], k)
-    elif kind == GROW:
-        where[0] = pc_select(t.grow, k)
-    elif kind == COLLECT:
-        where[0] = pc_select(t.collect, k)
-    return kind
+        return PLANT
+    if k < t.collects:
+        where[0] = pc_select(t.grow, k - t.grows)
+        return GROW
+    where[0] = pc_select(t.collect, k - t.collects)
+    return COLLECT
 
 cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexcept nogil:
     while cells:
@@ -561,27 +605,30 @@ cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexc
 
 cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil:
     """Writes the legal action ids, ascending, to out (MAX_LEGAL long); returns how many."""
-    cdef Tally t
-    cdef int n = 0, c, i, src
-    cdef uint64_t targets
+    cdef int n = 0, src, buy, p = s.current
+    cdef uint64_t targets, sources, reach
     if s.phase == PHASE_OVER:
         return 0
     if s.phase == PHASE_SETUP:
-        return list_cells(out, 0, PLACE_BASE, placeable(s))
-    tally(s, &t)
-    for c in range(NSIZES):
-        if t.buy >> c & 1:
-            out[n] = BUY_BASE + c
-            n += 1
-    for i in range(t.sources):
-        src = BIT_CELL[t.source[i]]
-        targets = t.reach[i]
-        while targets:
-            out[n] = PLANT_BASE + PLANT_ID[src][BIT_CELL[pc_lowest(targets)]]
-            n += 1
-            targets &= targets - 1
-    n = list_cells(out, n, GROW_BASE, t.grow)
-    n = list_cells(out, n, COLLECT_BASE, t.collect)
+        return list_cells(out, 0, PLACE_BASE, placeable(s, p))
+    buy = buyable(s, p)
+    while buy:
+        out[n] = BUY_BASE + pc_lowest(buy)
+        n += 1
+        buy &= buy - 1
+    if can_plant(s, p):
+        targets = plant_targets(s)
+        sources = plant_sources(s, p)
+        while sources:
+            src = pc_lowest(sources)
+            sources &= sources - 1
+            reach = plant_reach(s, src, targets)
+            while reach:
+                out[n] = PLANT_BASE + PLANT_ID[src][pc_lowest(reach)]
+                n += 1
+                reach &= reach - 1
+    n = list_cells(out, n, GROW_BASE, growable(s, p))
+    n = list_cells(out, n, COLLECT_BASE, collectable(s, p))
     out[n] = END_ACTION
     return n + 1
 
@@ -591,8 +638,8 @@ cdef int count_legal(const State* s) noexcept nogil:
     if s.phase == PHASE_OVER:
         return 0
     if s.phase == PHASE_SETUP:
-        return pc_popcount(placeable(s))
-    return tally(s, &t)
+        return pc_popcount(placeable(s, s.current))
+    return tally(s, s.current, &t)
 
 cdef int action_cost(const State* s, int action) noexcept nogil:
     """LP the action costs the player to move (its preconditions aside)."""
@@ -610,22 +657,22 @@ cdef int action_cost(const State* s, int action) noexcept nogil:
 cdef int check_action(const State* s, int action) noexcept nogil:
     """LEGAL, or the first reason the action is refused. The rules' masks decide; refusal()
     only says why."""
-    cdef int where, kind = decode(action, &where), legal
+    cdef int where, kind = decode(action, &where), legal, p = s.current
     if s.phase == PHASE_OVER:
         return R_OVER
     if (kind == PLACE) != (s.phase == PHASE_SETUP):
         return R_SETUP_ONLY if kind == PLACE else R_NOT_IN_SETUP
     if kind == PLACE:
-        legal = placeable(s) >> where & 1
+        legal = placeable(s, p) >> where & 1
     elif kind == BUY:
-        legal = buyable(s) >> where & 1
+        legal = buyable(s, p) >> where & 1
     elif kind == PLANT:
-        legal = (plant_sources(s) >> (where >> 8) & 1
+        legal = (can_plant(s, p) and plant_sources(s, p) >> (where >> 8) & 1
                  and plant_reach(s, where >> 8, plant_targets(s)) >> (where & 0xFF) & 1)
     elif kind == GROW:
-        legal = growable(s) >> where & 1
+        legal = growable(s, p) >> where & 1
     elif kind == COLLECT:
-        legal = collectable(s) >> where & 1
+        legal = collectable(s, p) >> where & 1
     else:
         legal = 1
     return LEGAL if legal else refusal(s, kind, where)
@@ -671,7 +718,7 @@ cdef int refusal(const State* s, int kind, int where) noexcept nogil:
 cdef void apply_action(State* s, int action) noexcept nogil:
     """Plays a legal action (check_action(s, action) == LEGAL) in place."""
     cdef int where, kind = decode(action, &where)
-    play(s, kind, where)
+    play(s, s.current, kind, where)
 
 cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
     """A legal action drawn uniformly: k = rng_below(how many are legal), then the k-th in
@@ -680,25 +727,27 @@ cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
     cdef uint64_t cells
     cdef int where, kind
     if s.phase == PHASE_SETUP:
-        cells = placeable(s)
+        cells = placeable(s, s.current)
         return encode(PLACE, pc_select(cells, rng_below(rng, pc_popcount(cells))))
-    kind = nth_move(&t, rng_below(rng, tally(s, &t)), &where)
+    kind = nth_move(&t, rng_below(rng, tally(s, s.current, &t)), &where)
     return encode(kind, where)
 
 cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
     """Plays uniformly random legal moves to the end, the moves random_action() would draw,
     in place; returns how many were played."""
     cdef Tally t
-    cdef uint64_t cells
-    cdef int moves = 0, where, kind
+    cdef uint64_t cells, r = rng[0]      # the stream in a register while the game lasts
+    cdef int moves = 0, where, kind, p
     while s.phase == PHASE_SETUP:
-        cells = placeable(s)
-        place(s, pc_select(cells, rng_below(rng, pc_popcount(cells))))
+        cells = placeable(s, s.current)
+        place(s, pc_select(cells, rng_below(&r, pc_popcount(cells))))
         moves += 1
     while s.phase == PHASE_PLAY:
-        kind = nth_move(&t, rng_below(rng, tally(s, &t)), &where)
-        play(s, kind, where)
+        p = s.current
+        kind = nth_move(&t, rng_below(&r, tally(s, p, &t)), &where)
+        play(s, p, kind, where)
         moves += 1
+    rng[0] = r
     return moves
 
 # ---- observation ------------------------------------------------------------------
