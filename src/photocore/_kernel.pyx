@@ -9,7 +9,7 @@ argument checks; everything else runs without the GIL.
 """
 
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcmp, memset
 
 import os
 import sys
@@ -302,16 +302,15 @@ cdef inline uint64_t placeable(const State* s, int p) noexcept nogil:
     """§4: the empty outer-ring cells, where player p places a small tree in setup."""
     return OUTER & ~occupied(s) if s.avail[p][SMALL] else 0
 
+cdef inline bint can_buy(const State* s, int p, int column) noexcept nogil:
+    """§3, §5.2 Buy: player p can pay for the next piece of the column (an empty column's
+    price is SOLD_OUT)."""
+    return s.light[p] >= PRICE[column][s.pboard[p][column]]
+
 cdef inline int buyable(const State* s, int p) noexcept nogil:
-    """§3, §5.2 Buy: the columns (bit c) whose next piece player p can pay for; an empty
-    column's price is SOLD_OUT."""
-    cdef uint64_t prices = (PRICE[SEED][s.pboard[p][SEED]]
-                            | <uint64_t>PRICE[SMALL][s.pboard[p][SMALL]] << 8
-                            | <uint64_t>PRICE[MEDIUM][s.pboard[p][MEDIUM]] << 16
-                            | <uint64_t>PRICE[LARGE][s.pboard[p][LARGE]] << 24)
-    # all four at once, a column per byte: its top bit survives where light >= price
-    cdef uint64_t paid = ((s.light[p] * <uint64_t>0x01010101) | <uint64_t>0x80808080) - prices
-    return ((paid & <uint64_t>0x80808080) * 0x204081) >> 28 & 0xF
+    """The columns (bit c) player p can buy from."""
+    return (<int>can_buy(s, p, SEED) | <int>can_buy(s, p, SMALL) << SMALL
+            | <int>can_buy(s, p, MEDIUM) << MEDIUM | <int>can_buy(s, p, LARGE) << LARGE)
 
 cdef inline bint can_plant(const State* s, int p) noexcept nogil:
     """§5.2 Plant: player p has a seed in the available area and the light to plant it."""
@@ -605,17 +604,16 @@ cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexc
 
 cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil:
     """Writes the legal action ids, ascending, to out (MAX_LEGAL long); returns how many."""
-    cdef int n = 0, src, buy, p = s.current
+    cdef int n = 0, src, c, p = s.current
     cdef uint64_t targets, sources, reach
     if s.phase == PHASE_OVER:
         return 0
     if s.phase == PHASE_SETUP:
         return list_cells(out, 0, PLACE_BASE, placeable(s, p))
-    buy = buyable(s, p)
-    while buy:
-        out[n] = BUY_BASE + pc_lowest(buy)
-        n += 1
-        buy &= buy - 1
+    for c in range(NSIZES):
+        if can_buy(s, p, c):
+            out[n] = BUY_BASE + c
+            n += 1
     if can_plant(s, p):
         targets = plant_targets(s)
         sources = plant_sources(s, p)
@@ -665,7 +663,7 @@ cdef int check_action(const State* s, int action) noexcept nogil:
     if kind == PLACE:
         legal = placeable(s, p) >> where & 1
     elif kind == BUY:
-        legal = buyable(s, p) >> where & 1
+        legal = can_buy(s, p, where)
     elif kind == PLANT:
         legal = (can_plant(s, p) and plant_sources(s, p) >> (where >> 8) & 1
                  and plant_reach(s, where >> 8, plant_targets(s)) >> (where & 0xFF) & 1)
@@ -830,7 +828,11 @@ cdef long long perft(const State* s, int depth) noexcept nogil:
 cdef int broken_invariant(const State* s) noexcept nogil:
     """INTACT, or the first invariant the state breaks (a debugging aid, not a hot path)."""
     cdef uint64_t sizes = 0, owners = 0
-    cdef int p, k, j, taken, held, used
+    cdef uint8_t taken[TOKEN_VALUE_MASK + 1]
+    cdef uint8_t held[TOKEN_VALUE_MASK + 1]
+    cdef int p, k, j, used
+    if not 2 <= s.players <= MAX_PLAYERS:       # the seats of the turn order
+        return B_CLOCK
     for k in range(NSIZES):
         if s.size_bb[k] & sizes:
             return B_BITBOARDS
@@ -849,22 +851,23 @@ cdef int broken_invariant(const State* s) noexcept nogil:
                 return B_COLUMNS
             if s.avail[p][k] + s.pboard[p][k] + pc_popcount(s.owner_bb[p] & s.size_bb[k]) > OWNED[k]:
                 return B_PIECES
-    # every value held must be one taken from a stack, as often as it was taken
-    for j in range(TOKEN_VALUE_MASK + 1):
-        taken = 0
-        held = 0
-        for k in range(NSTACKS):
-            used = k < NSTACKS - 1 or s.players > 2    # two players leave the 4-leaf stack out
-            if s.stack[k] > STACK_SIZE[k] or (not used and s.stack[k]):
-                return B_TOKENS
-            for p in range(STACK_SIZE[k] - s.stack[k] if used else 0):
-                taken += TOKEN_VALUE[k][p] == j
-        for k in range(s.ntok):
-            held += (s.toklog[k] & TOKEN_VALUE_MASK) == j
-            if s.toklog[k] >> TOKEN_SHIFT >= s.players:
-                return B_TOKENS
-        if taken != held:
+    # the values held are the values taken from the stacks, each as often
+    memset(taken, 0, sizeof(taken))
+    memset(held, 0, sizeof(held))
+    for k in range(NSTACKS):
+        used = k < NSTACKS - 1 or s.players > 2    # two players leave the 4-leaf stack out
+        if s.stack[k] > STACK_SIZE[k] or (not used and s.stack[k]):
             return B_TOKENS
+        for j in range(STACK_SIZE[k] - s.stack[k] if used else 0):
+            taken[TOKEN_VALUE[k][j]] += 1
+    if s.ntok > NTOKENS:
+        return B_TOKENS
+    for k in range(s.ntok):
+        if s.toklog[k] >> TOKEN_SHIFT >= s.players:
+            return B_TOKENS
+        held[s.toklog[k] & TOKEN_VALUE_MASK] += 1
+    if memcmp(taken, held, sizeof(taken)):
+        return B_TOKENS
     if s.round > s.last_round or (s.phase == PHASE_OVER) != (s.current == NO_PLAYER):
         return B_CLOCK
     if s.phase != PHASE_OVER and s.current >= s.players:
