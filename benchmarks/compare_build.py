@@ -7,7 +7,9 @@ Builds the other commit (`git archive` of it, `setup.py build_ext --inplace`, in
 build/compare/COMMIT, kept for the next run) with this environment's compiler, Cython and
 numpy, then times both builds in alternating subprocesses, the same work each round:
 `random_playouts` for 2, 3 and 4 players (default options), `Agent("mcts").select` at
-mid-game positions, and `Game.legal_moves()` at mid-game positions. Each figure is the
+mid-game positions, the kernel's `legal_actions` at mid-game positions (called from C:
+kernel_calls.pyx, compiled against each build's _kernel.pxd) and `Game.legal_moves()`
+there (from Python: the object it returns costs most of the time). Each figure is the
 median over rounds of each subprocess's best repetition, and the ratio is taken round by
 round (this build over the other) so that a machine busy for a while slows both sides
 alike. Both builds must play the same games: the playout totals and the moves MCTS chooses
@@ -73,14 +75,23 @@ figures["mcts"] = sims * positions / min(agent_seconds)
 figures["mcts/check"] = chosen
 many = mid_game(200, 11)
 calls = 50
-seconds, _ = best(lambda: [g.legal_moves() for _ in range(calls) for g in many], reps)
+
+def listing():
+    for _ in range(calls):
+        for g in many:
+            g.legal_moves()
+
+seconds, _ = best(listing, reps)
 figures["legal_moves"] = seconds / (calls * len(many)) * 1e9
+import kernel_calls
+figures["legal_actions"], listed = min(kernel_calls.legal_actions_ns(many, 500) for _ in range(reps))
+figures["legal_actions/check"] = listed
 print(json.dumps(figures))
 """
 
 MEASURES = [("playouts/2p", "M moves/s", 1e-6, True), ("playouts/3p", "M moves/s", 1e-6, True),
             ("playouts/4p", "M moves/s", 1e-6, True), ("mcts", "k simulations/s", 1e-3, True),
-            ("legal_moves", "ns/call", 1, False)]
+            ("legal_actions", "ns/call (C)", 1, False), ("legal_moves", "ns/call (Python)", 1, False)]
 
 
 def git(*args):
@@ -109,8 +120,20 @@ def build(ref):
     return commit, folder
 
 
-def measure(src, args):
-    env = dict(os.environ, PYTHONPATH=str(src), OPENBLAS_NUM_THREADS="1")
+def build_calls(src, folder):
+    """kernel_calls.pyx compiled against the _kernel.pxd of the build in `src`, in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(Path(__file__).with_name("kernel_calls.pyx"), folder / "kernel_calls.pyx")
+    setup = ("from Cython.Build import cythonize; from setuptools import setup; "
+             f"setup(ext_modules=cythonize('kernel_calls.pyx', include_path=[{str(src)!r}]))")
+    subprocess.run([sys.executable, "-c", setup, "-q", "build_ext", "--inplace"], cwd=folder,
+                   check=True, stdout=subprocess.DEVNULL)
+    return folder
+
+
+def measure(src, calls, args):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(calls)]),
+               OPENBLAS_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", TIMER, str(args.games), str(args.simulations),
                           str(args.positions), str(args.reps)], env=env, cwd=src.parent,
                          check=True, capture_output=True, text=True).stdout
@@ -133,11 +156,15 @@ def main():
     commit, other = build(args.against)
     here = git("rev-parse", "--short=12", "HEAD") + ("+" if git("status", "--porcelain", "-uno") else "")
     sides = {"this": ROOT / "src", "other": other / "src"}
+    scratch = tempfile.TemporaryDirectory()
+    calls = {"this": build_calls(sides["this"], Path(scratch.name) / "this"),
+             "other": build_calls(sides["other"], Path(scratch.name) / "other")}
     runs = {"this": [], "other": []}
     for r in range(args.rounds):
         for side in (("other", "this") if r % 2 == 0 else ("this", "other")):
-            runs[side].append(measure(sides[side], args))
-        for key in ("playouts/2p/check", "playouts/3p/check", "playouts/4p/check", "mcts/check"):
+            runs[side].append(measure(sides[side], calls[side], args))
+        for key in ("playouts/2p/check", "playouts/3p/check", "playouts/4p/check", "mcts/check",
+                    "legal_actions/check"):
             if runs["this"][-1][key] != runs["other"][-1][key]:
                 sys.exit(f"the builds play different games: {key} {runs['this'][-1][key]} "
                          f"!= {runs['other'][-1][key]}")
