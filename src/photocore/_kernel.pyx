@@ -734,17 +734,19 @@ cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
     """Plays uniformly random legal moves to the end, the moves random_action() would draw,
     in place; returns how many were played."""
     cdef Tally t
-    cdef uint64_t cells, r = rng[0]      # the stream in a register while the game lasts
+    cdef State g = s[0]                  # the game in this frame: its fields at fixed stack
+    cdef uint64_t cells, r = rng[0]      # offsets; the random stream in a register
     cdef int moves = 0, where, kind, p
-    while s.phase == PHASE_SETUP:
-        cells = placeable(s, s.current)
-        place(s, pc_select(cells, rng_below(&r, pc_popcount(cells))))
+    while g.phase == PHASE_SETUP:
+        cells = placeable(&g, g.current)
+        place(&g, pc_select(cells, rng_below(&r, pc_popcount(cells))))
         moves += 1
-    while s.phase == PHASE_PLAY:
-        p = s.current
-        kind = nth_move(&t, rng_below(&r, tally(s, p, &t)), &where)
-        play(s, p, kind, where)
+    while g.phase == PHASE_PLAY:
+        p = g.current
+        kind = nth_move(&t, rng_below(&r, tally(&g, p, &t)), &where)
+        play(&g, p, kind, where)
         moves += 1
+    s[0] = g
     rng[0] = r
     return moves
 
