@@ -5,14 +5,15 @@
 # A cell is a bit of a uint64 bitboard: bit (r + 3) * 8 + (q + 3). Column 7 of each row is
 # padding, so one shift in a direction then `& BOARD` never wraps. Bit order is cell-index
 # order (docs/engine.md). Every function here assumes its input is valid: checking is the
-# Python layer's job, once, at the boundary.
+# Python layer's job, once, at the boundary. docs/kernel.md says where each rule lives.
 
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 
 cdef extern from *:
     """
-    /* Without hardware popcount (the portable build) gcc would call a library routine;
-       the SWAR count inlines instead. */
+    /* Hardware popcount where the build targets it (the x86-64-v3 kernel that the portable
+       build loads on CPUs that have it, native builds, arm64); elsewhere gcc would call a
+       library routine, so the SWAR count inlines instead. */
     #if defined(__POPCNT__) || defined(__ARM_NEON) || defined(__aarch64__)
     static inline int pc_popcount(unsigned long long x) { return __builtin_popcountll(x); }
     #else

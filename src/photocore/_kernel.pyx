@@ -368,24 +368,26 @@ cdef inline void return_piece(State* s, int p, int size) noexcept nogil:
     of the game when the column is full."""
     s.pboard[p][size] += s.pboard[p][size] < SLOTS[size]
 
+cdef inline int token_stack(const State* s, int leaves) noexcept nogil:
+    """§6: the stack a collect on soil of `leaves` takes from: that one, or the next lower
+    one with tokens left; -1 when none has."""
+    cdef int k = leaves - 1
+    while k >= 0 and not s.stack[k]:
+        k -= 1
+    return k
+
 cdef int token_for(const State* s, int leaves) noexcept nogil:
-    """§6: the value a collect on soil of `leaves` takes now: the top of that stack, or of
-    the next lower one left; 0 for no token."""
-    cdef int k
-    for k in range(leaves - 1, -1, -1):
-        if s.stack[k]:
-            return TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
-    return 0
+    """§6: the value a collect on soil of `leaves` takes now; 0 for no token."""
+    cdef int k = token_stack(s, leaves)
+    return TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]] if k >= 0 else 0
 
 cdef inline void take_token(State* s, int p, int leaves) noexcept nogil:
-    """§6: the player takes the token token_for() names."""
-    cdef int k
-    for k in range(leaves - 1, -1, -1):
-        if s.stack[k]:
-            s.toklog[s.ntok] = (p << TOKEN_SHIFT) | TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
-            s.ntok += 1
-            s.stack[k] -= 1
-            return
+    """§6: player p takes the token token_for() names, if any."""
+    cdef int k = token_stack(s, leaves)
+    if k >= 0:
+        s.toklog[s.ntok] = (p << TOKEN_SHIFT) | TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
+        s.ntok += 1
+        s.stack[k] -= 1
 
 cdef void photosynthesis(State* s) noexcept nogil:
     """§5.1: every tree out of the shadows earns its owner its size in LP, up to the cap."""
@@ -472,7 +474,7 @@ cdef inline void end_turn(State* s) noexcept nogil:
 
 # ---- moves in kernel form ------------------------------------------------------------
 # A move is its kind and where it acts: a column for a buy, a cell bit otherwise, and for
-# a plant source_bit << 8 | target_bit. Action ids (docs/engine.md) are for the outside.
+# a plant both cell bits (pair()). Action ids (docs/engine.md) are for the outside.
 
 cdef enum:                      # the kinds of move
     PLACE
@@ -481,6 +483,15 @@ cdef enum:                      # the kinds of move
     GROW
     COLLECT
     END
+
+cdef inline int pair(int source, int target) noexcept nogil:
+    return source << 8 | target
+
+cdef inline int source_of(int where) noexcept nogil:
+    return where >> 8
+
+cdef inline int target_of(int where) noexcept nogil:
+    return where & 0xFF
 
 cdef inline int decode(int action, int* where) noexcept nogil:
     """The kind of an action id, and where it acts."""
@@ -492,7 +503,7 @@ cdef inline int decode(int action, int* where) noexcept nogil:
         return BUY
     if action < GROW_BASE:
         action -= PLANT_BASE
-        where[0] = CELL_BIT[PLANT_SRC[action]] << 8 | CELL_BIT[PLANT_TGT[action]]
+        where[0] = pair(CELL_BIT[PLANT_SRC[action]], CELL_BIT[PLANT_TGT[action]])
         return PLANT
     if action < COLLECT_BASE:
         where[0] = CELL_BIT[action - GROW_BASE]
@@ -510,7 +521,7 @@ cdef inline int encode(int kind, int where) noexcept nogil:
     if kind == BUY:
         return BUY_BASE + where
     if kind == PLANT:
-        return PLANT_BASE + PLANT_ID[where >> 8][where & 0xFF]
+        return PLANT_BASE + PLANT_ID[source_of(where)][target_of(where)]
     if kind == GROW:
         return GROW_BASE + BIT_CELL[where]
     if kind == COLLECT:
@@ -522,7 +533,7 @@ cdef inline void play(State* s, int p, int kind, int where) noexcept nogil:
     if kind == BUY:
         buy(s, p, where)
     elif kind == PLANT:
-        plant(s, p, where >> 8, where & 0xFF)
+        plant(s, p, source_of(where), target_of(where))
     elif kind == GROW:
         grow(s, p, where)
     elif kind == COLLECT:
@@ -587,7 +598,7 @@ cdef inline int nth_move(const Tally* t, int k, int* where) noexcept nogil:
         while k >= pc_popcount(t.reach[i]):
             k -= pc_popcount(t.reach[i])
             i += 1
-        where[0] = t.source[i] << 8 | pc_select(t.reach[i], k)
+        where[0] = pair(t.source[i], pc_select(t.reach[i], k))
         return PLANT
     if k < t.collects:
         where[0] = pc_select(t.grow, k - t.grows)
@@ -665,8 +676,8 @@ cdef int check_action(const State* s, int action) noexcept nogil:
     elif kind == BUY:
         legal = can_buy(s, p, where)
     elif kind == PLANT:
-        legal = (can_plant(s, p) and plant_sources(s, p) >> (where >> 8) & 1
-                 and plant_reach(s, where >> 8, plant_targets(s)) >> (where & 0xFF) & 1)
+        legal = (can_plant(s, p) and plant_sources(s, p) >> source_of(where) & 1
+                 and plant_reach(s, source_of(where), plant_targets(s)) >> target_of(where) & 1)
     elif kind == GROW:
         legal = growable(s, p) >> where & 1
     elif kind == COLLECT:
@@ -686,14 +697,14 @@ cdef int refusal(const State* s, int kind, int where) noexcept nogil:
         return R_NOT_OUTER if not OUTER & bit_mask(where) else R_NO_PIECE
     if kind == BUY:
         return R_COLUMN_EMPTY if s.pboard[p][where] == 0 else R_NO_LIGHT
-    bit = where >> 8 if kind == PLANT else where
+    bit = source_of(where) if kind == PLANT else where
     if not s.owner_bb[p] & bit_mask(bit):
         return R_NOT_OWN
     if s.active & bit_mask(bit):
         return R_ACTIVATED
     size = size_bits(s, bit)
     if kind == PLANT:
-        target = where & 0xFF
+        target = target_of(where)
         if size == SEED:
             return R_SOURCE_SEED
         if not REACH[size][bit] & bit_mask(target):
