@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 # per random move, 2 players: instructions, branches, mispredicted branches
-LIMITS = {"x86-64-v3": (200, 12, 2.6), "native": (200, 12, 2.6), "baseline": (300, 12, 2.6)}
+LIMITS = {"x86-64-v3": (200, 12, 2.6), "x86-64-v2": (200, 12, 2.6), "native": (200, 12, 2.6), "baseline": (300, 12, 2.6)}
 
 PLAY = """
 import sys, photocore

@@ -52,15 +52,15 @@ def test_seeded_games_are_those_of_every_version(players, options, moves, scores
 
 
 def test_the_code_paths_play_the_same_games():
-    """The baseline x86-64 code and the x86-64-v3 code chosen at import (where the CPU has
-    it) are the same C: they must play the same games."""
+    """The baseline x86-64 code and the x86-64-v2/v3 copies chosen at import (where the CPU
+    runs them) are the same C: they must play the same games."""
     script = ("import json, sys; sys.path.insert(0, sys.argv[1]); from test_kernel import *; "
               "from photocore import _kernel; "
               "print(json.dumps([_kernel.CODE_PATH, [seeded_games(p, o) for p in (2, 3, 4) "
               "for o in (0, 3)]]))")
     paths = {}
-    for baseline in ("1", "0"):
-        env = dict(os.environ, PHOTOCORE_BASELINE=baseline)
+    for code_path in _kernel.CODE_PATHS:
+        env = dict(os.environ, PHOTOCORE_CODE_PATH=code_path)
         out = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)], env=env,
                              check=True, capture_output=True, text=True).stdout
         path, games = json.loads(out)
@@ -70,7 +70,7 @@ def test_the_code_paths_play_the_same_games():
 
 
 def test_the_code_path_is_the_one_the_cpu_runs():
-    assert _kernel.CODE_PATH in ("baseline", "x86-64-v3", "native")
+    assert _kernel.CODE_PATH in _kernel.CODE_PATHS + ("native",)
     assert (_kernel.CODE_PATH == "native") == (_kernel.BUILD == "native")
     assert photocore._kernel is sys.modules["photocore._kernel"]
     assert _kernel.__name__ == "photocore._kernel"

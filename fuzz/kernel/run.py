@@ -109,8 +109,7 @@ def seed_inputs(folder, count=60, seed=1):
 def fuzz(harness, env, corpus, seeds, artifacts, seconds, runs, code_path, jobs_log):
     """One libFuzzer campaign; returns (ok, executions, coverage, log tail)."""
     env = dict(env)
-    if code_path == "baseline":
-        env["PHOTOCORE_BASELINE"] = "1"
+    env["PHOTOCORE_CODE_PATH"] = code_path
     args = [str(harness), str(corpus), str(seeds), f"-artifact_prefix={artifacts}/kernel-",
             "-max_len=256", "-timeout=30", "-print_final_stats=1", "-rss_limit_mb=4096"]
     args.append(f"-runs={runs}" if runs else f"-max_total_time={int(seconds)}")

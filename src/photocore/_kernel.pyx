@@ -8,7 +8,7 @@ except the table builder, the choice of code path at import and `random_playouts
 argument checks; everything else runs without the GIL.
 """
 
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memset
 
 import os
@@ -67,36 +67,56 @@ cdef extern from *:
         return "broadword";
     }
 
-    /* Whether this CPU runs x86-64-v3 code (AVX2, BMI1/2, FMA, POPCNT, ...). */
+    /* Whether this CPU runs x86-64-v2 code (POPCNT, SSE4.2, SSSE3, ...; Nehalem, Bulldozer
+       and later) and x86-64-v3 code (AVX2, BMI1/2, FMA, ...; Haswell, Zen and later). */
     #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+    static int pc_cpu_x86_64_v2(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("x86-64-v2");
+    }
     static int pc_cpu_x86_64_v3(void) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("x86-64-v3");
     }
     #elif defined(__x86_64__) && defined(__GNUC__)
     /* older gcc and clang name no levels; every CPU with these has the rest of the level */
+    static int pc_cpu_x86_64_v2(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("sse4.2")
+            && __builtin_cpu_supports("ssse3");
+    }
     static int pc_cpu_x86_64_v3(void) {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi")
-            && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma")
-            && __builtin_cpu_supports("popcnt");
+        return pc_cpu_x86_64_v2() && __builtin_cpu_supports("avx2")
+            && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2")
+            && __builtin_cpu_supports("fma");
     }
     #else
+    static int pc_cpu_x86_64_v2(void) { return 0; }
     static int pc_cpu_x86_64_v3(void) { return 0; }
     #endif
+    /* the x86-64 level this copy of the kernel is compiled for: _kernel_x86_64_v2.c and
+       _kernel_x86_64_v3.c define it before including this file */
+    #ifndef PHOTOCORE_CODE_PATH
+    #define PHOTOCORE_CODE_PATH "baseline"
+    #endif
+    #define PC_BYTE_TOPS 0x80808080u   /* the top bit of each byte of a word */
     """
     void pc_build_select() nogil
     uint8_t pc_select_in_byte[8][256]   # [k][byte]: the k-th set bit of the byte
     const char* pc_select_kind()
     int pc_select(uint64_t x, int k) nogil
+    int pc_cpu_x86_64_v2() nogil
     int pc_cpu_x86_64_v3() nogil
-    int PHOTOCORE_NATIVE       # macros of setup.py: 1 for a -march=native build,
-    int PHOTOCORE_X86_64_V3    # 1 for the x86-64-v3 build of the default one
+    const uint32_t BYTE_TOPS "PC_BYTE_TOPS"
+    int PHOTOCORE_NATIVE       # setup.py's macro: 1 for a -march=native build
+    const char* PHOTOCORE_CODE_PATH
 
 # what `photocore bench` reports: figures of a native build do not transfer to other CPUs
 BUILD = "native" if PHOTOCORE_NATIVE else "portable"
-# the code running: "x86-64-v3" where the default build found a CPU for it (end of file)
-CODE_PATH = "native" if PHOTOCORE_NATIVE else "x86-64-v3" if PHOTOCORE_X86_64_V3 else "baseline"
+# the code running: in the default build, the copy for the highest x86-64 level the CPU
+# runs (end of file), "baseline" on other CPUs; "native" in a PHOTOCORE_NATIVE=1 build
+CODE_PATH = "native" if PHOTOCORE_NATIVE else PHOTOCORE_CODE_PATH.decode()
 
 cdef enum:
     BOARD_RADIUS = 3
@@ -115,6 +135,12 @@ cdef int16_t PLANT_ID[NBITS][NBITS]      # [src bit][tgt bit]: rank among plant 
 cdef uint8_t PLANT_SRC[NPLANTS]
 cdef uint8_t PLANT_TGT[NPLANTS]
 cdef uint8_t PRICE[NSIZES][MAX_SLOTS + 1]    # [column][pieces in it]: the next purchase's price
+# [light] (any uint8_t): byte c is the fewest pieces column c must hold for its next piece
+# to cost at most `light` (MAX_SLOTS + 1 when none does), and GROW_AFFORDED byte k + 1 has
+# its top bit set when growing a piece of size k costs at most `light`: read a byte per
+# column or size at once (buyable, growable)
+cdef uint32_t BUY_FROM[256]
+cdef uint32_t GROW_AFFORDED[256]
 cdef uint8_t SLOTS[NSIZES]
 cdef uint8_t START_AVAIL[NSIZES]
 cdef uint8_t OWNED[NSIZES]
@@ -139,7 +165,7 @@ cdef int _hex_distance(int q1, int r1, int q2, int r2):
 
 cdef void _build_tables():
     global BOARD, OUTER
-    cdef int i = 0, j, q, r, d, k, n, c, rank = 0
+    cdef int i = 0, j, q, r, d, k, n, c, light, rank = 0
     for k in range(NBITS):
         BIT_CELL[k] = -1
         for c in range(NSIZES):
@@ -176,6 +202,17 @@ cdef void _build_tables():
         PRICE[c][0] = SOLD_OUT
         for n in range(1, SLOTS[c] + 1):
             PRICE[c][n] = _PRICES[c][SLOTS[c] - n]
+            if n > 1 and PRICE[c][n] > PRICE[c][n - 1]:
+                raise ValueError("buyable() needs each column's prices cheapest first")
+    for light in range(256):
+        BUY_FROM[light] = GROW_AFFORDED[light] = 0
+        for c in range(NSIZES):
+            n = 1
+            while n <= SLOTS[c] and PRICE[c][n] > light:
+                n += 1
+            BUY_FROM[light] |= <uint32_t>(n if n <= SLOTS[c] else MAX_SLOTS + 1) << (8 * c)
+            if c < LARGE and light >= grow_cost(c):
+                GROW_AFFORDED[light] |= <uint32_t>0x80 << (8 * (c + 1))
     for k in range(NSTACKS):
         STACK_SIZE[k] = len(_TOKENS[k])
         for n in range(MAX_STACK):
@@ -225,6 +262,15 @@ cdef int plant_target(int action) noexcept nogil:
 
 cdef inline uint64_t bit_mask(int bit) noexcept nogil:
     return (<uint64_t>1) << bit
+
+# A player's four columns, or four sizes, read as the bytes of one word (byte c is entry c
+# on any CPU: the compiler makes it one load on little-endian ones), compared bytewise.
+cdef inline uint32_t byte_word(const uint8_t* b) noexcept nogil:
+    return b[0] | <uint32_t>b[1] << 8 | <uint32_t>b[2] << 16 | <uint32_t>b[3] << 24
+
+cdef inline int byte_tops(uint32_t x) noexcept nogil:
+    """Bit c set when byte c of x (with only top bits set) has its top bit set."""
+    return <int>(((x >> 7) * <uint32_t>0x01020408) >> 24)
 
 # ---- state --------------------------------------------------------------------------
 
@@ -302,29 +348,36 @@ cdef inline uint64_t placeable(const State* s, int p) noexcept nogil:
     """§4: the empty outer-ring cells, where player p places a small tree in setup."""
     return OUTER & ~occupied(s) if s.avail[p][SMALL] else 0
 
-cdef inline bint can_buy(const State* s, int p, int column) noexcept nogil:
-    """§3, §5.2 Buy: player p can pay for the next piece of the column (an empty column's
-    price is SOLD_OUT)."""
-    return s.light[p] >= PRICE[column][s.pboard[p][column]]
-
 cdef inline int buyable(const State* s, int p) noexcept nogil:
-    """The columns (bit c) player p can buy from."""
-    return (<int>can_buy(s, p, SEED) | <int>can_buy(s, p, SMALL) << SMALL
-            | <int>can_buy(s, p, MEDIUM) << MEDIUM | <int>can_buy(s, p, LARGE) << LARGE)
+    """§3, §5.2 Buy: the columns (bit c) whose next piece player p can pay for. A column's
+    price rises as it empties, so it is affordable while it holds BUY_FROM[light] pieces
+    or more: one byte comparison per column, all four at once."""
+    cdef uint32_t holds = byte_word(s.pboard[p])
+    return byte_tops(((holds | BYTE_TOPS) - BUY_FROM[s.light[p]]) & BYTE_TOPS)
 
 cdef inline bint can_plant(const State* s, int p) noexcept nogil:
     """§5.2 Plant: player p has a seed in the available area and the light to plant it."""
     return (s.avail[p][SEED] != 0) & (s.light[p] >= PLANT_COST)
 
-cdef inline uint64_t plant_targets(const State* s) noexcept nogil:
-    """§5.2 Plant, §8: the cells a seed may go to from a source in reach: empty, not
-    activated and, with shade blocks, in no shadow."""
+cdef struct Blocked:             # what the shade-blocks option forbids now (§8)
+    uint64_t plant              # cells a seed may not go to: in a shadow
+    uint64_t grow               # pieces that may not grow: shaded
+
+cdef inline void shade_blocks(const State* s, Blocked* b) noexcept nogil:
+    """§8: with shade blocks, a seed goes to no shadowed cell and no shaded piece grows;
+    without the option nothing is blocked. Computed once for plant_targets and growable."""
     cdef uint64_t sh[NSIZES]
-    cdef uint64_t targets = BOARD & ~(occupied(s) | s.active)
+    b.plant = b.grow = 0
     if s.options & OPT_SHADE_BLOCKS:
         shadows(s, sh)
-        targets &= ~sh[SEED]
-    return targets
+        b.plant = sh[SEED]
+        b.grow = ((s.size_bb[SEED] & sh[SEED]) | (s.size_bb[SMALL] & sh[SMALL])
+                  | (s.size_bb[MEDIUM] & sh[MEDIUM]))
+
+cdef inline uint64_t plant_targets(const State* s, const Blocked* b) noexcept nogil:
+    """§5.2 Plant, §8: the cells a seed may go to from a source in reach: empty, not
+    activated and not blocked."""
+    return BOARD & ~(occupied(s) | s.active | b.plant)
 
 cdef inline uint64_t plant_sources(const State* s, int p) noexcept nogil:
     """§5.2 Plant: player p's trees (not seeds) on cells not activated this turn."""
@@ -341,21 +394,16 @@ cdef inline int grow_cost(int size) noexcept nogil:
     """§5.2 Grow: growing a piece of `size` costs the size it grows to."""
     return size + 1
 
-cdef inline uint64_t growable(const State* s, int p) noexcept nogil:
+cdef inline uint64_t growable(const State* s, int p, const Blocked* b) noexcept nogil:
     """§5.2 Grow, §8: player p's pieces on cells not activated whose next size is in the
-    available area, at a cost within their light; with shade blocks, none shaded."""
-    cdef int light = s.light[p], size
-    cdef uint64_t cells = 0
-    cdef uint64_t sh[NSIZES]
-    for size in range(LARGE):
-        cells |= s.size_bb[size] & -<uint64_t>((s.avail[p][size + 1] != 0)
-                                               & (light >= grow_cost(size)))
-    cells &= s.owner_bb[p] & ~s.active
-    if s.options & OPT_SHADE_BLOCKS:
-        shadows(s, sh)
-        cells &= ~((s.size_bb[SEED] & sh[SEED]) | (s.size_bb[SMALL] & sh[SMALL])
-                   | (s.size_bb[MEDIUM] & sh[MEDIUM]))
-    return cells
+    available area, at a cost within their light, not blocked."""
+    # byte k + 1's top bit: a piece of size k + 1 is available (+ 0x7F carries into the top
+    # bit of a byte from 1 to OWNED) and growing one of size k is afforded
+    cdef uint32_t grows = (byte_word(s.avail[p]) + ~BYTE_TOPS) & GROW_AFFORDED[s.light[p]]
+    cdef uint64_t cells = ((s.size_bb[SEED] & -<uint64_t>(grows >> (8 * SMALL + 7) & 1))
+                            | (s.size_bb[SMALL] & -<uint64_t>(grows >> (8 * MEDIUM + 7) & 1))
+                            | (s.size_bb[MEDIUM] & -<uint64_t>(grows >> (8 * LARGE + 7) & 1)))
+    return cells & s.owner_bb[p] & ~(s.active | b.grow)
 
 cdef inline uint64_t collectable(const State* s, int p) noexcept nogil:
     """§5.2 Collect: player p's large trees on cells not activated, if they have the light."""
@@ -562,11 +610,13 @@ cdef inline int tally(const State* s, int p, Tally* t) noexcept nogil:
     ascending id order (buys, plants, grows, collects, end); returns how many in all."""
     cdef uint64_t targets, sources
     cdef int n, bit, i = 0
+    cdef Blocked b
+    shade_blocks(s, &b)
     t.buy = buyable(s, p)
     n = pc_popcount(t.buy)
     t.plants = n
     if can_plant(s, p):
-        targets = plant_targets(s)
+        targets = plant_targets(s, &b)
         sources = plant_sources(s, p)
         while sources:
             bit = pc_lowest(sources)
@@ -577,7 +627,7 @@ cdef inline int tally(const State* s, int p, Tally* t) noexcept nogil:
             i += 1
     t.sources = i
     t.grows = n
-    t.grow = growable(s, p)
+    t.grow = growable(s, p, &b)
     n += pc_popcount(t.grow)
     t.collects = n
     t.collect = collectable(s, p)
@@ -615,18 +665,20 @@ cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexc
 
 cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil:
     """Writes the legal action ids, ascending, to out (MAX_LEGAL long); returns how many."""
-    cdef int n = 0, src, c, p = s.current
+    cdef int n = 0, src, c, buy, p = s.current
     cdef uint64_t targets, sources, reach
+    cdef Blocked b
     if s.phase == PHASE_OVER:
         return 0
     if s.phase == PHASE_SETUP:
         return list_cells(out, 0, PLACE_BASE, placeable(s, p))
-    for c in range(NSIZES):
-        if can_buy(s, p, c):
-            out[n] = BUY_BASE + c
-            n += 1
+    shade_blocks(s, &b)
+    buy = buyable(s, p)
+    for c in range(NSIZES):             # no branch: written, and counted when legal
+        out[n] = BUY_BASE + c
+        n += buy >> c & 1
     if can_plant(s, p):
-        targets = plant_targets(s)
+        targets = plant_targets(s, &b)
         sources = plant_sources(s, p)
         while sources:
             src = pc_lowest(sources)
@@ -636,7 +688,7 @@ cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil:
                 out[n] = PLANT_BASE + PLANT_ID[src][pc_lowest(reach)]
                 n += 1
                 reach &= reach - 1
-    n = list_cells(out, n, GROW_BASE, growable(s, p))
+    n = list_cells(out, n, GROW_BASE, growable(s, p, &b))
     n = list_cells(out, n, COLLECT_BASE, collectable(s, p))
     out[n] = END_ACTION
     return n + 1
@@ -667,19 +719,21 @@ cdef int check_action(const State* s, int action) noexcept nogil:
     """LEGAL, or the first reason the action is refused. The rules' masks decide; refusal()
     only says why."""
     cdef int where, kind = decode(action, &where), legal, p = s.current
+    cdef Blocked b
     if s.phase == PHASE_OVER:
         return R_OVER
     if (kind == PLACE) != (s.phase == PHASE_SETUP):
         return R_SETUP_ONLY if kind == PLACE else R_NOT_IN_SETUP
+    shade_blocks(s, &b)
     if kind == PLACE:
         legal = placeable(s, p) >> where & 1
     elif kind == BUY:
-        legal = can_buy(s, p, where)
+        legal = buyable(s, p) >> where & 1
     elif kind == PLANT:
         legal = (can_plant(s, p) and plant_sources(s, p) >> source_of(where) & 1
-                 and plant_reach(s, source_of(where), plant_targets(s)) >> target_of(where) & 1)
+                 and plant_reach(s, source_of(where), plant_targets(s, &b)) >> target_of(where) & 1)
     elif kind == GROW:
-        legal = growable(s, p) >> where & 1
+        legal = growable(s, p, &b) >> where & 1
     elif kind == COLLECT:
         legal = collectable(s, p) >> where & 1
     else:
@@ -690,7 +744,6 @@ cdef int refusal(const State* s, int kind, int where) noexcept nogil:
     """Why an illegal move (not `end`, in the right phase) is refused: the first condition
     of its rule that fails, in a fixed order."""
     cdef int p = s.current, bit, target, size
-    cdef uint64_t sh[NSIZES]
     if kind == PLACE:
         if occupied(s) & bit_mask(where):
             return R_OCCUPIED
@@ -1048,22 +1101,41 @@ def tables():
 
 # ---- the code path ------------------------------------------------------------------
 
-def _load_x86_64_v3():
-    """Puts the x86-64-v3 build of this module, where setup.py made one (_kernel_x86_64_v3
-    beside this file), in this module's place for every importer and cimporter."""
+# Hardware popcount (and BMI) without losing portability: on x86-64, setup.py compiles this
+# same C twice more, for x86-64-v2 (hardware popcount) and x86-64-v3 (also BMI1/2), and the
+# baseline kernel, which runs on any x86-64, gives way at import to the highest of them the
+# CPU runs. PHOTOCORE_CODE_PATH=baseline or x86-64-v2 caps the level (docs/kernel.md).
+CODE_PATHS = ("baseline", "x86-64-v2", "x86-64-v3")     # slowest first
+
+def _runnable_code_paths():
+    """The code paths this CPU runs, slowest first (the x86-64 levels whatever was built)."""
+    return CODE_PATHS[:1 + (pc_cpu_x86_64_v2() != 0) + (pc_cpu_x86_64_v3() != 0)]
+
+def _load(code_path):
+    """Puts the build of this module for `code_path`, where setup.py made one
+    (_kernel_x86_64_vN beside this file), in this module's place for every importer and
+    cimporter."""
     folder, name = os.path.split(__file__)
-    path = os.path.join(folder, name.replace("_kernel", "_kernel_x86_64_v3", 1))
+    path = os.path.join(folder, name.replace("_kernel", "_kernel_" + code_path.replace("-", "_"), 1))
     if not os.path.exists(path):
-        return
+        return False
     from importlib.util import module_from_spec, spec_from_file_location
     spec = spec_from_file_location(__name__, path)
     module = module_from_spec(spec)
     spec.loader.exec_module(module)
     sys.modules[__name__] = module
+    return True
 
-# Hardware popcount (and BMI) without losing portability: the default build runs on any
-# x86-64, and on a CPU with x86-64-v3 (Haswell, Zen and later) gives way at import to the
-# same code built for it. PHOTOCORE_BASELINE=1 keeps the baseline code.
-if (not PHOTOCORE_NATIVE and not PHOTOCORE_X86_64_V3 and pc_cpu_x86_64_v3()
-        and os.environ.get("PHOTOCORE_BASELINE") != "1"):
-    _load_x86_64_v3()
+def _dispatch():
+    """Loads the fastest copy this CPU runs, up to the level PHOTOCORE_CODE_PATH names."""
+    wanted = os.environ.get("PHOTOCORE_CODE_PATH") or None    # empty: unset
+    if wanted is not None and wanted not in CODE_PATHS:
+        raise ValueError(f"PHOTOCORE_CODE_PATH must be one of {', '.join(CODE_PATHS)}, "
+                         f"got {wanted!r}")
+    highest = CODE_PATHS.index(wanted) if wanted else len(CODE_PATHS) - 1
+    for path in reversed(_runnable_code_paths()[1:highest + 1]):
+        if _load(path):
+            return
+
+if CODE_PATH == "baseline":
+    _dispatch()
