@@ -1,12 +1,16 @@
 """Builds the compiled kernels.
 
 PHOTOCORE_NATIVE=1 compiles for the building machine's CPU (-march=native: hardware popcount,
-BMI2, ...). The default build runs on any x86-64 or arm64 the interpreter runs on.
+BMI2, ...). The default build runs on any x86-64 or arm64 the interpreter runs on; on x86-64
+it also compiles the kernel for x86-64-v2 (hardware popcount; Nehalem, Bulldozer and later)
+and x86-64-v3 (also BMI1/2; Haswell, Zen and later), and the default kernel loads the
+highest the CPU runs in its own place at import (src/photocore/_kernel.pyx, end).
 PHOTOCORE_DEBUG=1 turns bounds checks back on and disables optimisation, for debugging.
 PHOTOCORE_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (see
 docs/hardening.md for running Python under them).
 """
 import os
+import platform
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -44,5 +48,21 @@ extensions = [
     for name in ("_kernel", "_game", "play._agents", "play._search", "env._vec")
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives,
-                            compile_time_env={"PHOTOCORE_NATIVE": native}))
+extensions = cythonize(extensions, compiler_directives=directives,
+                       compile_time_env={"PHOTOCORE_NATIVE": native})
+if (not (native or debug) and os.name == "posix"
+        and platform.machine().lower() in ("x86_64", "amd64")):
+    # the same C (_kernel_x86_64_vN.c includes _kernel.c, naming its level): the module
+    # photocore._kernel, which loads the copy the CPU runs best in its own place
+    for level in ("x86-64-v2", "x86-64-v3"):
+        name = "_kernel_" + level.replace("-", "_")
+        extensions.append(Extension(
+            f"photocore.{name}",
+            [f"src/photocore/{name}.c"],
+            depends=["src/photocore/_kernel.c"],
+            extra_compile_args=compile_args + [f"-march={level}"],
+            extra_link_args=link_args,
+            define_macros=[("PHOTOCORE_NATIVE", "0")],
+        ))
+
+setup(ext_modules=extensions)

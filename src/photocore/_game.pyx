@@ -539,8 +539,8 @@ cdef class Game:
     def tokens(self, p):
         """Values of the scoring tokens player p took, in order."""
         cdef int q = self._player(p), k
-        return tuple(self.st.toklog[k] & 31 for k in range(self.st.ntok)
-                     if self.st.toklog[k] >> 5 == q)
+        return tuple(self.st.toklog[k] & TOKEN_VALUE_MASK for k in range(self.st.ntok)
+                     if self.st.toklog[k] >> TOKEN_SHIFT == q)
 
     def board(self):
         """{cell name: (owner, size)} for every occupied cell, in index order."""
@@ -650,7 +650,7 @@ cdef class Game:
                 self.st.avail[p][k] = fields.available[p][k]
                 self.st.pboard[p][k] = fields.player_board[p][k]
             for k in fields.tokens[p]:
-                self.st.toklog[self.st.ntok] = (p << 5) | k
+                self.st.toklog[self.st.ntok] = (p << TOKEN_SHIFT) | k
                 self.st.ntok += 1
         for k, leaves in enumerate(STACK_LEAVES):
             self.st.stack[leaves - 1] = fields.stacks[k]

@@ -5,14 +5,15 @@
 # A cell is a bit of a uint64 bitboard: bit (r + 3) * 8 + (q + 3). Column 7 of each row is
 # padding, so one shift in a direction then `& BOARD` never wraps. Bit order is cell-index
 # order (docs/engine.md). Every function here assumes its input is valid: checking is the
-# Python layer's job, once, at the boundary.
+# Python layer's job, once, at the boundary. docs/kernel.md says where each rule lives.
 
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 
 cdef extern from *:
     """
-    /* Without hardware popcount (the portable build) gcc would call a library routine;
-       the SWAR count inlines instead. */
+    /* Hardware popcount where the build targets it (the x86-64-v3 kernel that the portable
+       build loads on CPUs that have it, native builds, arm64); elsewhere gcc would call a
+       library routine, so the SWAR count inlines instead. */
     #if defined(__POPCNT__) || defined(__ARM_NEON) || defined(__aarch64__)
     static inline int pc_popcount(unsigned long long x) { return __builtin_popcountll(x); }
     #else
@@ -30,10 +31,25 @@ cdef extern from *:
 
 cdef enum:
     NCELLS = 37
-    NSIZES = 4               # 0 seed, 1 small, 2 medium, 3 large
+    NBITS = 64               # bits of a bitboard: the cells' and the padding
+    NSIZES = 4               # piece sizes, which are also the player-board columns
+    SEED = 0
+    SMALL = 1
+    MEDIUM = 2
+    LARGE = 3
     MAX_PLAYERS = 4
+    MAX_TREES = 14           # the small, medium and large trees a player owns: most plant sources
+    SETUP_TREES = 2          # small trees each player places in setup (docs/rules.md §4)
+    NSTACKS = 4              # scoring-token stacks, indexed by leaves - 1 (docs/rules.md §6)
+    MAX_STACK = 9            # tokens on the tallest stack
     NTOKENS = 24
-    LIGHT_CAP = 20           # the most light points a player can hold (RULES.md §5.1)
+    TOKEN_SHIFT = 5          # a token taken is logged as player << TOKEN_SHIFT | value
+    TOKEN_VALUE_MASK = 31
+    LIGHT_CAP = 20           # the most light points a player can hold (docs/rules.md §5.1)
+    PLANT_COST = 1           # LP (docs/rules.md §5.2); a grow costs the size it grows to
+    COLLECT_COST = 4
+    LIGHT_PER_POINT = 3      # the end score counts a point per 3 LP (docs/rules.md §7)
+    SUN_POSITIONS = 6        # the sun's corners: one revolution is 6 rounds (docs/rules.md §2)
     ROUNDS = 18              # rounds of a standard game: 3 revolutions of the sun
     ROUNDS_FOURTH_REVOLUTION = 24
     # action ids (docs/engine.md)
@@ -99,14 +115,14 @@ cdef enum Refusal:
     R_OUT_OF_RANGE
 
 ctypedef struct State:
-    uint64_t size_bb[4]       # cells holding a piece of each size
-    uint64_t owner_bb[4]      # cells holding a piece of each player
-    uint64_t active           # cells the player to move has activated this turn
-    uint8_t light[4]
-    uint8_t avail[4][4]       # [player][size] in the available area
-    uint8_t pboard[4][4]      # [player][size] on the player board
-    uint8_t stack[4]          # tokens left, indexed by leaves - 1
-    uint8_t toklog[24]        # tokens in the order taken: player << 5 | value
+    uint64_t size_bb[NSIZES]          # cells holding a piece of each size
+    uint64_t owner_bb[MAX_PLAYERS]    # cells holding a piece of each player
+    uint64_t active                   # cells the player to move has activated this turn
+    uint8_t light[MAX_PLAYERS]
+    uint8_t avail[MAX_PLAYERS][NSIZES]    # [player][size] in the available area
+    uint8_t pboard[MAX_PLAYERS][NSIZES]   # [player][size] on the player board
+    uint8_t stack[NSTACKS]            # tokens left, indexed by leaves - 1
+    uint8_t toklog[NTOKENS]           # tokens in the order taken: player << TOKEN_SHIFT | value
     uint8_t ntok
     uint8_t players
     uint8_t options
@@ -133,6 +149,7 @@ cdef uint64_t shaded_cells(const State* s) noexcept nogil
 cdef int size_at(const State* s, int bit) noexcept nogil
 cdef int owner_at(const State* s, int bit) noexcept nogil
 cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil
+cdef int count_legal(const State* s) noexcept nogil
 cdef int action_cost(const State* s, int action) noexcept nogil
 cdef int check_action(const State* s, int action) noexcept nogil
 cdef void apply_action(State* s, int action) noexcept nogil

@@ -2,6 +2,9 @@
 from typing import Any, SupportsIndex, TypedDict
 
 BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
+SELECT: str   # how the k-th set bit is found: "pdep" (BMI2 where it is fast) or "broadword"
+CODE_PATHS: tuple[str, ...]   # the portable build's code paths, slowest first
+CODE_PATH: str   # which runs: one of CODE_PATHS (the highest the CPU runs, chosen at import) or "native"
 
 class PlayoutTotals(TypedDict):
     games: int

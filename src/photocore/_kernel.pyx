@@ -1,44 +1,158 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The rules of Photosynthesis over a fixed-size C state (see _kernel.pxd).
 
-Nothing here touches a Python object except the table builder and `random_playouts`'s
+Each rule of docs/rules.md is one function here, named after it and cited by section; the move
+lists, the random draw, the legality check and the playouts are all built on those
+functions (docs/kernel.md maps rule to function). Nothing here touches a Python object
+except the table builder, the choice of code path at import and `random_playouts`'s
 argument checks; everything else runs without the GIL.
 """
 
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint64_t
-from libc.string cimport memset
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memset
 
+import os
+import sys
 from operator import index
 
 cdef extern from *:
-    int PHOTOCORE_NATIVE   # the macro setup.py defines: 1 for -march=native builds
+    """
+    /* The k-th (from 0) set bit of x, which has more than k set bits, without a branch or a
+       loop. With BMI2, PDEP puts bit k on it in one instruction, except on AMD CPUs before
+       Zen 3, which run PDEP in slow microcode: there, as without BMI2, a broadword select
+       (the bytes' running bit counts locate the byte, a table the bit within it). */
+    static unsigned char pc_select_in_byte[8][256];
+    #if defined(__BMI2__)
+    #include <cpuid.h>
+    #include <immintrin.h>
+    static int pc_pdep_is_fast = 0;
+    #endif
+    static void pc_build_select(void) {
+        for (int byte = 0; byte < 256; byte++)
+            for (int bit = 0, seen = 0; bit < 8; bit++)
+                if (byte >> bit & 1)
+                    pc_select_in_byte[seen++][byte] = (unsigned char)bit;
+    #if defined(__BMI2__)
+        unsigned a, b, c, d, family;
+        if (__get_cpuid(0, &a, &b, &c, &d)) {
+            int amd = (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163)   /* AuthenticAMD */
+                   || (b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975); /* HygonGenuine */
+            __get_cpuid(1, &a, &b, &c, &d);
+            family = (a >> 8 & 0xF) == 0xF ? 0xF + (a >> 20 & 0xFF) : a >> 8 & 0xF;
+            pc_pdep_is_fast = !amd || family >= 0x19;
+        }
+    #endif
+    }
+    static inline int pc_select(unsigned long long x, int k) {
+    #if defined(__BMI2__)
+        if (pc_pdep_is_fast)
+            return (int)__builtin_ctzll(_pdep_u64(1ULL << k, x));
+    #endif
+        const unsigned long long ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
+        unsigned long long c = x - ((x >> 1) & 0x5555555555555555ULL);
+        c = (c & 0x3333333333333333ULL) + ((c >> 2) & 0x3333333333333333ULL);
+        c = (c + (c >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        unsigned long long upto = c * ones;          /* byte i: the set bits of bytes 0..i */
+        /* top bit of byte i set when bytes 0..i hold k set bits or fewer: they lie below */
+        unsigned long long below = (((unsigned long long)k * ones | tops) - upto) & tops;
+        int byte = (int)(((below >> 7) * ones) >> 56);
+        int before = (int)(((upto << 8) >> (8 * byte)) & 0xFF);
+        return 8 * byte + pc_select_in_byte[k - before][(x >> (8 * byte)) & 0xFF];
+    }
+    static const char* pc_select_kind(void) {
+    #if defined(__BMI2__)
+        if (pc_pdep_is_fast)
+            return "pdep";
+    #endif
+        return "broadword";
+    }
+
+    /* Whether this CPU runs x86-64-v2 code (POPCNT, SSE4.2, SSSE3, ...; Nehalem, Bulldozer
+       and later) and x86-64-v3 code (AVX2, BMI1/2, FMA, ...; Haswell, Zen and later). */
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+    static int pc_cpu_x86_64_v2(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("x86-64-v2");
+    }
+    static int pc_cpu_x86_64_v3(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("x86-64-v3");
+    }
+    #elif defined(__x86_64__) && defined(__GNUC__)
+    /* older gcc and clang name no levels; every CPU with these has the rest of the level */
+    static int pc_cpu_x86_64_v2(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("sse4.2")
+            && __builtin_cpu_supports("ssse3");
+    }
+    static int pc_cpu_x86_64_v3(void) {
+        __builtin_cpu_init();
+        return pc_cpu_x86_64_v2() && __builtin_cpu_supports("avx2")
+            && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2")
+            && __builtin_cpu_supports("fma");
+    }
+    #else
+    static int pc_cpu_x86_64_v2(void) { return 0; }
+    static int pc_cpu_x86_64_v3(void) { return 0; }
+    #endif
+    /* the x86-64 level this copy of the kernel is compiled for: _kernel_x86_64_v2.c and
+       _kernel_x86_64_v3.c define it before including this file */
+    #ifndef PHOTOCORE_CODE_PATH
+    #define PHOTOCORE_CODE_PATH "baseline"
+    #endif
+    #define PC_BYTE_TOPS 0x80808080u   /* the top bit of each byte of a word */
+    """
+    void pc_build_select() nogil
+    uint8_t pc_select_in_byte[8][256]   # [k][byte]: the k-th set bit of the byte
+    const char* pc_select_kind()
+    int pc_select(uint64_t x, int k) nogil
+    int pc_cpu_x86_64_v2() nogil
+    int pc_cpu_x86_64_v3() nogil
+    const uint32_t BYTE_TOPS "PC_BYTE_TOPS"
+    int PHOTOCORE_NATIVE       # setup.py's macro: 1 for a -march=native build
+    const char* PHOTOCORE_CODE_PATH
 
 # what `photocore bench` reports: figures of a native build do not transfer to other CPUs
 BUILD = "native" if PHOTOCORE_NATIVE else "portable"
+# the code running: in the default build, the copy for the highest x86-64 level the CPU
+# runs (end of file), "baseline" on other CPUs; "native" in a PHOTOCORE_NATIVE=1 build
+CODE_PATH = "native" if PHOTOCORE_NATIVE else PHOTOCORE_CODE_PATH.decode()
+
+cdef enum:
+    BOARD_RADIUS = 3
+    MAX_SLOTS = 4                   # the slots of the longest player-board column
+    SOLD_OUT = LIGHT_CAP + 1        # an empty column's price: more light than anyone holds
 
 cdef uint64_t BOARD = 0
 cdef uint64_t OUTER = 0
-cdef uint8_t CELL_BIT[37]
-cdef int8_t BIT_CELL[64]
-cdef int8_t CELL_Q[37]
-cdef int8_t CELL_R[37]
-cdef uint8_t RICHNESS[37]
-cdef uint64_t RANGE[37][4]       # cells at distance 1..radius of a cell
-cdef int16_t PLANT_ID[37][37]    # rank of (src, tgt) among plant pairs, -1 if none
-cdef uint8_t PLANT_SRC[774]
-cdef uint8_t PLANT_TGT[774]
-cdef uint8_t PRICE[4][5]         # [column][pieces left in it]: price of the next purchase
-cdef uint8_t SLOTS[4]
-cdef uint8_t START_AVAIL[4]
-cdef uint8_t OWNED[4]
-cdef uint8_t TOKEN_VALUE[4][9]   # [leaves - 1][tokens already taken from that stack]
-cdef uint8_t STACK_SIZE[4]
+cdef uint8_t CELL_BIT[NCELLS]
+cdef int8_t BIT_CELL[NBITS]
+cdef int8_t CELL_Q[NCELLS]
+cdef int8_t CELL_R[NCELLS]
+cdef uint8_t RICHNESS[NCELLS]
+cdef uint64_t REACH[NSIZES][NBITS]       # [size][bit]: the cells at distance 1..size
+cdef int16_t PLANT_ID[NBITS][NBITS]      # [src bit][tgt bit]: rank among plant pairs, -1 if none
+cdef uint8_t PLANT_SRC[NPLANTS]
+cdef uint8_t PLANT_TGT[NPLANTS]
+cdef uint8_t PRICE[NSIZES][MAX_SLOTS + 1]    # [column][pieces in it]: the next purchase's price
+# [light] (any uint8_t): byte c is the fewest pieces column c must hold for its next piece
+# to cost at most `light` (MAX_SLOTS + 1 when none does), and GROW_AFFORDED byte k + 1 has
+# its top bit set when growing a piece of size k costs at most `light`: read a byte per
+# column or size at once (buyable, growable)
+cdef uint32_t BUY_FROM[256]
+cdef uint32_t GROW_AFFORDED[256]
+cdef uint8_t SLOTS[NSIZES]
+cdef uint8_t START_AVAIL[NSIZES]
+cdef uint8_t OWNED[NSIZES]
+cdef uint8_t TOKEN_VALUE[NSTACKS][MAX_STACK]   # [leaves - 1][tokens already taken from it]
+cdef uint8_t STACK_SIZE[NSTACKS]
 # A shadow step under sun position k is (bb << SHADOW_LEFT[k]) >> SHADOW_RIGHT[k]:
 # the sun at E, SE, SW, W, NW, NE casts toward W (-1), NW (-8), NE (-7), E, SE, SW.
-cdef uint8_t SHADOW_LEFT[6]
-cdef uint8_t SHADOW_RIGHT[6]
+cdef uint8_t SUN_IN_ROUND[ROUNDS_FOURTH_REVOLUTION + 1]  # §2: (round - 1) mod 6, 0 in setup
+cdef uint8_t SHADOW_LEFT[SUN_POSITIONS]
+cdef uint8_t SHADOW_RIGHT[SUN_POSITIONS]
 
-# The game's numbers (RULES.md §3, §6), written once: the C tables below are built from
+# The game's numbers (docs/rules.md §3, §6), written once: the C tables below are built from
 # them and tables() hands them to Python (photocore.facts).
 _OWNED = (6, 8, 4, 2)                                   # pieces a player owns, by size
 _PRICES = ((1, 1, 2, 2), (2, 2, 3, 3), (3, 3, 4), (4, 5))   # column slot prices, cheapest first
@@ -51,50 +165,68 @@ cdef int _hex_distance(int q1, int r1, int q2, int r2):
 
 cdef void _build_tables():
     global BOARD, OUTER
-    cdef int i = 0, j, q, r, d, k, n, c, rank = 0
-    for k in range(64):
+    cdef int i = 0, j, q, r, d, k, n, c, light, rank = 0
+    for k in range(NBITS):
         BIT_CELL[k] = -1
-    for r in range(-3, 4):
-        for q in range(-3, 4):
-            if _hex_distance(q, r, 0, 0) <= 3:
+        for c in range(NSIZES):
+            REACH[c][k] = 0
+    for r in range(-BOARD_RADIUS, BOARD_RADIUS + 1):
+        for q in range(-BOARD_RADIUS, BOARD_RADIUS + 1):
+            if _hex_distance(q, r, 0, 0) <= BOARD_RADIUS:
                 CELL_Q[i] = q
                 CELL_R[i] = r
-                CELL_BIT[i] = (r + 3) * 8 + (q + 3)
+                CELL_BIT[i] = (r + BOARD_RADIUS) * 8 + (q + BOARD_RADIUS)
                 BIT_CELL[CELL_BIT[i]] = i
-                RICHNESS[i] = 4 - _hex_distance(q, r, 0, 0)
+                RICHNESS[i] = BOARD_RADIUS + 1 - _hex_distance(q, r, 0, 0)
                 BOARD |= (<uint64_t>1) << CELL_BIT[i]
                 if RICHNESS[i] == 1:
                     OUTER |= (<uint64_t>1) << CELL_BIT[i]
                 i += 1
-    for i in range(37):
-        for k in range(4):
-            RANGE[i][k] = 0
-        for j in range(37):
+    for i in range(NBITS):
+        for j in range(NBITS):
             PLANT_ID[i][j] = -1
+    for i in range(NCELLS):
+        for j in range(NCELLS):
             d = _hex_distance(CELL_Q[i], CELL_R[i], CELL_Q[j], CELL_R[j])
-            if 1 <= d <= 3:
-                PLANT_ID[i][j] = rank
+            if 1 <= d <= LARGE:
+                PLANT_ID[CELL_BIT[i]][CELL_BIT[j]] = rank
                 PLANT_SRC[rank] = i
                 PLANT_TGT[rank] = j
                 rank += 1
-                for k in range(d, 4):
-                    RANGE[i][k] |= (<uint64_t>1) << CELL_BIT[j]
-    for c in range(4):
+                for k in range(d, NSIZES):
+                    REACH[k][CELL_BIT[i]] |= (<uint64_t>1) << CELL_BIT[j]
+    for c in range(NSIZES):
         OWNED[c] = _OWNED[c]
         START_AVAIL[c] = _START_AVAILABLE[c]
         SLOTS[c] = len(_PRICES[c])
-        PRICE[c][0] = 0
+        PRICE[c][0] = SOLD_OUT
         for n in range(1, SLOTS[c] + 1):
             PRICE[c][n] = _PRICES[c][SLOTS[c] - n]
-    for k in range(4):
+            if n > 1 and PRICE[c][n] > PRICE[c][n - 1]:
+                raise ValueError("buyable() needs each column's prices cheapest first")
+    for light in range(256):
+        BUY_FROM[light] = GROW_AFFORDED[light] = 0
+        for c in range(NSIZES):
+            n = 1
+            while n <= SLOTS[c] and PRICE[c][n] > light:
+                n += 1
+            BUY_FROM[light] |= <uint32_t>(n if n <= SLOTS[c] else MAX_SLOTS + 1) << (8 * c)
+            if c < LARGE and light >= grow_cost(c):
+                GROW_AFFORDED[light] |= <uint32_t>0x80 << (8 * (c + 1))
+    for k in range(NSTACKS):
         STACK_SIZE[k] = len(_TOKENS[k])
-        for n in range(9):
+        for n in range(MAX_STACK):
             TOKEN_VALUE[k][n] = _TOKENS[k][n] if n < STACK_SIZE[k] else 0
+    for k in range(ROUNDS_FOURTH_REVOLUTION + 1):
+        SUN_IN_ROUND[k] = (k - 1) % SUN_POSITIONS if k else 0
     for k, (left, right) in enumerate(((0, 1), (0, 8), (0, 7), (1, 0), (8, 0), (7, 0))):
         SHADOW_LEFT[k] = left
         SHADOW_RIGHT[k] = right
+    pc_build_select()
 
 _build_tables()
+# how pc_select finds the k-th set bit here: "pdep" (BMI2, fast) or "broadword"
+SELECT = pc_select_kind().decode()
 
 # ---- geometry -----------------------------------------------------------------------
 
@@ -119,7 +251,7 @@ cdef int richness(int cell) noexcept nogil:
 
 cdef int plant_action(int src, int tgt) noexcept nogil:
     """The plant action id from cell src to cell tgt, -1 if no plant reaches that far."""
-    cdef int rank = PLANT_ID[src][tgt]
+    cdef int rank = PLANT_ID[CELL_BIT[src]][CELL_BIT[tgt]]
     return -1 if rank < 0 else PLANT_BASE + rank
 
 cdef int plant_source(int action) noexcept nogil:
@@ -131,16 +263,19 @@ cdef int plant_target(int action) noexcept nogil:
 cdef inline uint64_t bit_mask(int bit) noexcept nogil:
     return (<uint64_t>1) << bit
 
-cdef inline int nth_bit(uint64_t mask, int k) noexcept nogil:
-    while k > 0:
-        mask &= mask - 1
-        k -= 1
-    return pc_lowest(mask)
+# A player's four columns, or four sizes, read as the bytes of one word (byte c is entry c
+# on any CPU: the compiler makes it one load on little-endian ones), compared bytewise.
+cdef inline uint32_t byte_word(const uint8_t* b) noexcept nogil:
+    return b[0] | <uint32_t>b[1] << 8 | <uint32_t>b[2] << 16 | <uint32_t>b[3] << 24
+
+cdef inline int byte_tops(uint32_t x) noexcept nogil:
+    """Bit c set when byte c of x (with only top bits set) has its top bit set."""
+    return <int>(((x >> 7) * <uint32_t>0x01020408) >> 24)
 
 # ---- state --------------------------------------------------------------------------
 
 cdef void state_init(State* s, int players, int options) noexcept nogil:
-    cdef int p
+    cdef int p, k
     memset(s, 0, sizeof(State))
     s.players = players
     s.options = options
@@ -149,17 +284,16 @@ cdef void state_init(State* s, int players, int options) noexcept nogil:
         for k in range(NSIZES):
             s.avail[p][k] = START_AVAIL[k]
             s.pboard[p][k] = SLOTS[k]               # every column full
-    for k in range(NSIZES):
+    for k in range(NSTACKS):
         s.stack[k] = STACK_SIZE[k]
     if players == 2:
-        s.stack[3] = 0                          # two players: the 4-leaf stack stays in the box
-    s.phase = PHASE_SETUP
+        s.stack[NSTACKS - 1] = 0                # two players: the 4-leaf stack stays in the box
 
 cdef int sun_of(const State* s) noexcept nogil:
-    return 0 if s.round == 0 else (s.round - 1) % 6
+    return SUN_IN_ROUND[s.round]
 
 cdef inline uint64_t occupied(const State* s) noexcept nogil:
-    return s.size_bb[0] | s.size_bb[1] | s.size_bb[2] | s.size_bb[3]
+    return s.size_bb[SEED] | s.size_bb[SMALL] | s.size_bb[MEDIUM] | s.size_bb[LARGE]
 
 cdef inline uint64_t shadow_step(uint64_t bb, int sun) noexcept nogil:
     return ((bb << SHADOW_LEFT[sun]) >> SHADOW_RIGHT[sun]) & BOARD
@@ -169,28 +303,29 @@ cdef void shadows(const State* s, uint64_t* by_size) noexcept nogil:
     shadows_under(s, sun_of(s), by_size)
 
 cdef void shadows_under(const State* s, int sun, uint64_t* by_size) noexcept nogil:
-    """As shadows(), with the sun at position `sun` over the current board."""
-    cdef uint64_t l1 = shadow_step(s.size_bb[3], sun)
+    """As shadows(), with the sun at position `sun` over the current board (docs/rules.md §5.1):
+    a tree casts as many cells as its size, and shades the pieces there no taller."""
+    cdef uint64_t l1 = shadow_step(s.size_bb[LARGE], sun)
     cdef uint64_t l2 = shadow_step(l1, sun)
-    cdef uint64_t m1 = shadow_step(s.size_bb[2], sun)
+    cdef uint64_t m1 = shadow_step(s.size_bb[MEDIUM], sun)
     cdef uint64_t large = l1 | l2 | shadow_step(l2, sun)
     cdef uint64_t medium = large | m1 | shadow_step(m1, sun)
-    cdef uint64_t small = medium | shadow_step(s.size_bb[1], sun)
-    by_size[0] = small          # a seed is shaded by any shadow (RULES.md §8)
-    by_size[1] = small
-    by_size[2] = medium
-    by_size[3] = large
+    cdef uint64_t small = medium | shadow_step(s.size_bb[SMALL], sun)
+    by_size[SEED] = small       # a seed is shaded by any shadow (docs/rules.md §8)
+    by_size[SMALL] = small
+    by_size[MEDIUM] = medium
+    by_size[LARGE] = large
 
 cdef uint64_t shaded_cells(const State* s) noexcept nogil:
-    cdef uint64_t sh[4]
+    cdef uint64_t sh[NSIZES]
     shadows(s, sh)
-    return ((s.size_bb[0] & sh[0]) | (s.size_bb[1] & sh[1]) | (s.size_bb[2] & sh[2])
-            | (s.size_bb[3] & sh[3]))
+    return ((s.size_bb[SEED] & sh[SEED]) | (s.size_bb[SMALL] & sh[SMALL])
+            | (s.size_bb[MEDIUM] & sh[MEDIUM]) | (s.size_bb[LARGE] & sh[LARGE]))
 
 cdef inline int size_bits(const State* s, int bit) noexcept nogil:
     # 0 for a seed (or an empty cell): callers know the cell is occupied
-    return (<int>((s.size_bb[1] >> bit) & 1) | <int>(((s.size_bb[2] >> bit) & 1) << 1)
-            | <int>(((s.size_bb[3] >> bit) & 1) * 3))
+    return (<int>((s.size_bb[SMALL] >> bit) & 1) | <int>(((s.size_bb[MEDIUM] >> bit) & 1) << 1)
+            | <int>(((s.size_bb[LARGE] >> bit) & 1) * LARGE))
 
 cdef int size_at(const State* s, int bit) noexcept nogil:
     if not (occupied(s) >> bit) & 1:
@@ -204,216 +339,174 @@ cdef int owner_at(const State* s, int bit) noexcept nogil:
             return p
     return -1
 
+# ---- the rules: the legal moves of each kind, as a mask (docs/rules.md §3-§5, §8) ---------
+# One function per kind of move, for the player to move. Everything that asks what is
+# legal (legal_actions, count_legal, random_action, check_action, the playouts, and
+# through them the agents and VecGame) asks these.
+
+cdef inline uint64_t placeable(const State* s, int p) noexcept nogil:
+    """§4: the empty outer-ring cells, where player p places a small tree in setup."""
+    return OUTER & ~occupied(s) if s.avail[p][SMALL] else 0
+
+cdef inline int buyable(const State* s, int p) noexcept nogil:
+    """§3, §5.2 Buy: the columns (bit c) whose next piece player p can pay for. A column's
+    price rises as it empties, so it is affordable while it holds BUY_FROM[light] pieces
+    or more: one byte comparison per column, all four at once."""
+    cdef uint32_t holds = byte_word(s.pboard[p])
+    return byte_tops(((holds | BYTE_TOPS) - BUY_FROM[s.light[p]]) & BYTE_TOPS)
+
+cdef inline bint can_plant(const State* s, int p) noexcept nogil:
+    """§5.2 Plant: player p has a seed in the available area and the light to plant it."""
+    return (s.avail[p][SEED] != 0) & (s.light[p] >= PLANT_COST)
+
+cdef struct Blocked:             # what the shade-blocks option forbids now (§8)
+    uint64_t plant              # cells a seed may not go to: in a shadow
+    uint64_t grow               # pieces that may not grow: shaded
+
+cdef inline void shade_blocks(const State* s, Blocked* b) noexcept nogil:
+    """§8: with shade blocks, a seed goes to no shadowed cell and no shaded piece grows;
+    without the option nothing is blocked. Computed once for plant_targets and growable."""
+    cdef uint64_t sh[NSIZES]
+    b.plant = b.grow = 0
+    if s.options & OPT_SHADE_BLOCKS:
+        shadows(s, sh)
+        b.plant = sh[SEED]
+        b.grow = ((s.size_bb[SEED] & sh[SEED]) | (s.size_bb[SMALL] & sh[SMALL])
+                  | (s.size_bb[MEDIUM] & sh[MEDIUM]))
+
+cdef inline uint64_t plant_targets(const State* s, const Blocked* b) noexcept nogil:
+    """§5.2 Plant, §8: the cells a seed may go to from a source in reach: empty, not
+    activated and not blocked."""
+    return BOARD & ~(occupied(s) | s.active | b.plant)
+
+cdef inline uint64_t plant_sources(const State* s, int p) noexcept nogil:
+    """§5.2 Plant: player p's trees (not seeds) on cells not activated this turn."""
+    return s.owner_bb[p] & ~(s.active | s.size_bb[SEED])
+
+cdef inline uint64_t plant_reach(const State* s, int bit, uint64_t targets) noexcept nogil:
+    """§5.2 Plant: the targets the tree on `bit` (a plant source) reaches: hex distance up
+    to its size, whatever stands between."""
+    cdef int size = (SMALL + <int>((s.size_bb[MEDIUM] | s.size_bb[LARGE]) >> bit & 1)
+                     + <int>(s.size_bb[LARGE] >> bit & 1))
+    return REACH[size][bit] & targets
+
+cdef inline int grow_cost(int size) noexcept nogil:
+    """§5.2 Grow: growing a piece of `size` costs the size it grows to."""
+    return size + 1
+
+cdef inline uint64_t growable(const State* s, int p, const Blocked* b) noexcept nogil:
+    """§5.2 Grow, §8: player p's pieces on cells not activated whose next size is in the
+    available area, at a cost within their light, not blocked."""
+    # byte k + 1's top bit: a piece of size k + 1 is available (+ 0x7F carries into the top
+    # bit of a byte from 1 to OWNED) and growing one of size k is afforded
+    cdef uint32_t grows = (byte_word(s.avail[p]) + ~BYTE_TOPS) & GROW_AFFORDED[s.light[p]]
+    cdef uint64_t cells = ((s.size_bb[SEED] & -<uint64_t>(grows >> (8 * SMALL + 7) & 1))
+                            | (s.size_bb[SMALL] & -<uint64_t>(grows >> (8 * MEDIUM + 7) & 1))
+                            | (s.size_bb[MEDIUM] & -<uint64_t>(grows >> (8 * LARGE + 7) & 1)))
+    return cells & s.owner_bb[p] & ~(s.active | b.grow)
+
+cdef inline uint64_t collectable(const State* s, int p) noexcept nogil:
+    """§5.2 Collect: player p's large trees on cells not activated, if they have the light."""
+    return s.owner_bb[p] & ~s.active & s.size_bb[LARGE] & -<uint64_t>(s.light[p] >= COLLECT_COST)
+
+# ---- the rules: what each move does (docs/rules.md §4-§6) --------------------------------
+
+cdef inline void return_piece(State* s, int p, int size) noexcept nogil:
+    """§5.2: a piece leaving the board goes to the dearest empty slot of its column, or out
+    of the game when the column is full."""
+    s.pboard[p][size] += s.pboard[p][size] < SLOTS[size]
+
+cdef inline int token_stack(const State* s, int leaves) noexcept nogil:
+    """§6: the stack a collect on soil of `leaves` takes from: that one, or the next lower
+    one with tokens left; -1 when none has."""
+    cdef int k = leaves - 1
+    while k >= 0 and not s.stack[k]:
+        k -= 1
+    return k
+
+cdef int token_for(const State* s, int leaves) noexcept nogil:
+    """§6: the value a collect on soil of `leaves` takes now; 0 for no token."""
+    cdef int k = token_stack(s, leaves)
+    return TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]] if k >= 0 else 0
+
+cdef inline void take_token(State* s, int p, int leaves) noexcept nogil:
+    """§6: player p takes the token token_for() names, if any."""
+    cdef int k = token_stack(s, leaves)
+    if k >= 0:
+        s.toklog[s.ntok] = (p << TOKEN_SHIFT) | TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
+        s.ntok += 1
+        s.stack[k] -= 1
+
 cdef void photosynthesis(State* s) noexcept nogil:
-    cdef uint64_t sh[4]
+    """§5.1: every tree out of the shadows earns its owner its size in LP, up to the cap."""
+    cdef uint64_t sh[NSIZES]
     cdef uint64_t lit1, lit2, lit3, own
     cdef int p, total
     shadows(s, sh)
-    lit1 = s.size_bb[1] & ~sh[1]
-    lit2 = s.size_bb[2] & ~sh[2]
-    lit3 = s.size_bb[3] & ~sh[3]
+    lit1 = s.size_bb[SMALL] & ~sh[SMALL]
+    lit2 = s.size_bb[MEDIUM] & ~sh[MEDIUM]
+    lit3 = s.size_bb[LARGE] & ~sh[LARGE]
     for p in range(s.players):
         own = s.owner_bb[p]
-        total = (s.light[p] + pc_popcount(lit1 & own) + 2 * pc_popcount(lit2 & own)
-                 + 3 * pc_popcount(lit3 & own))
+        total = (s.light[p] + pc_popcount(lit1 & own) + MEDIUM * pc_popcount(lit2 & own)
+                 + LARGE * pc_popcount(lit3 & own))
         s.light[p] = LIGHT_CAP if total > LIGHT_CAP else total
 
-# ---- moves --------------------------------------------------------------------------
-
-cdef inline uint64_t growable(const State* s, int p, uint64_t own) noexcept nogil:
-    """Own, not-activated cells (given in `own`) whose piece may grow now."""
-    cdef uint64_t mask = 0
-    cdef int sz, light = s.light[p]
-    cdef uint64_t sh[4]
-    for sz in range(3):
-        if s.avail[p][sz + 1] and light > sz:
-            mask |= own & s.size_bb[sz]
-    if mask and s.options & OPT_SHADE_BLOCKS:
-        shadows(s, sh)
-        mask &= ~((s.size_bb[0] & sh[0]) | (s.size_bb[1] & sh[1]) | (s.size_bb[2] & sh[2]))
-    return mask
-
-cdef inline uint64_t plant_targets(const State* s) noexcept nogil:
-    """Cells a seed may go to now, before range; 0 when no plant is possible."""
-    cdef uint64_t sh[4]
-    cdef uint64_t targets
-    cdef int p = s.current
-    if s.avail[p][0] == 0 or s.light[p] < 1:
-        return 0
-    targets = BOARD & ~occupied(s) & ~s.active
-    if s.options & OPT_SHADE_BLOCKS:
-        shadows(s, sh)
-        targets &= ~sh[0]
-    return targets
-
-cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil:
-    """Writes the legal action ids, ascending, to out (MAX_LEGAL long); returns how many."""
-    cdef int n = 0, p = s.current, c, bit, tbit, src, light
-    cdef uint64_t mask, own, targets, t
-    if s.phase == PHASE_OVER:
-        return 0
-    if s.phase == PHASE_SETUP:
-        mask = OUTER & ~occupied(s) if s.avail[p][1] else 0
-        while mask:
-            out[n] = PLACE_BASE + BIT_CELL[pc_lowest(mask)]
-            n += 1
-            mask &= mask - 1
-        return n
-    light = s.light[p]
-    for c in range(4):
-        if s.pboard[p][c] and light >= PRICE[c][s.pboard[p][c]]:
-            out[n] = BUY_BASE + c
-            n += 1
-    own = s.owner_bb[p] & ~s.active
-    targets = plant_targets(s)
-    if targets:
-        mask = own & ~s.size_bb[0]
-        while mask:
-            bit = pc_lowest(mask)
-            mask &= mask - 1
-            src = BIT_CELL[bit]
-            t = RANGE[src][size_bits(s, bit)] & targets
-            while t:
-                tbit = pc_lowest(t)
-                t &= t - 1
-                out[n] = PLANT_BASE + PLANT_ID[src][BIT_CELL[tbit]]
-                n += 1
-    mask = growable(s, p, own)
-    while mask:
-        out[n] = GROW_BASE + BIT_CELL[pc_lowest(mask)]
-        n += 1
-        mask &= mask - 1
-    if light >= 4:
-        mask = own & s.size_bb[3]
-        while mask:
-            out[n] = COLLECT_BASE + BIT_CELL[pc_lowest(mask)]
-            n += 1
-            mask &= mask - 1
-    out[n] = END_ACTION
-    return n + 1
-
-cdef int action_cost(const State* s, int action) noexcept nogil:
-    """LP the action costs the player to move (its preconditions aside)."""
-    cdef int bit
-    if action < BUY_BASE or action == END_ACTION:
-        return 0
-    if action < PLANT_BASE:
-        return PRICE[action - BUY_BASE][s.pboard[s.current][action - BUY_BASE]]
-    if action < GROW_BASE:
-        return 1
-    if action < COLLECT_BASE:
-        bit = CELL_BIT[action - GROW_BASE]
-        return size_bits(s, bit) + 1
-    return 4
-
-cdef int check_action(const State* s, int action) noexcept nogil:
-    """LEGAL, or the first reason the action is refused."""
-    cdef int p = s.current, bit, tbit, sz, src, cost
-    cdef uint64_t m, tm = 0      # tm: the plant target, set and read only for plants
-    cdef uint64_t sh[4]
-    if s.phase == PHASE_OVER:
-        return R_OVER
-    if action < BUY_BASE:
-        if s.phase != PHASE_SETUP:
-            return R_SETUP_ONLY
-        m = bit_mask(CELL_BIT[action])
-        if occupied(s) & m:
-            return R_OCCUPIED
-        if not OUTER & m:
-            return R_NOT_OUTER
-        return LEGAL if s.avail[p][1] else R_NO_PIECE
-    if s.phase == PHASE_SETUP:
-        return R_NOT_IN_SETUP
-    if action == END_ACTION:
-        return LEGAL
-    cost = action_cost(s, action)
-    if action < PLANT_BASE:
-        if s.pboard[p][action - BUY_BASE] == 0:
-            return R_COLUMN_EMPTY
-        return LEGAL if s.light[p] >= cost else R_NO_LIGHT
-    if action < GROW_BASE:
-        src = PLANT_SRC[action - PLANT_BASE]
-        bit = CELL_BIT[src]
-        tbit = CELL_BIT[PLANT_TGT[action - PLANT_BASE]]
-        tm = bit_mask(tbit)
-    elif action < COLLECT_BASE:
-        bit = CELL_BIT[action - GROW_BASE]
+cdef inline void place(State* s, int bit) noexcept nogil:
+    """§4, §5.4: a small tree onto the cell; the turn passes, and the last placement
+    starts round 1 with its photosynthesis."""
+    cdef int p = s.current, placed
+    s.size_bb[SMALL] |= bit_mask(bit)
+    s.owner_bb[p] |= bit_mask(bit)
+    s.avail[p][SMALL] -= 1
+    placed = pc_popcount(occupied(s))
+    if placed == SETUP_TREES * s.players:
+        s.phase = PHASE_PLAY
+        s.round = 1
+        s.current = 0
+        photosynthesis(s)
     else:
-        bit = CELL_BIT[action - COLLECT_BASE]
-    m = bit_mask(bit)
-    if not s.owner_bb[p] & m:
-        return R_NOT_OWN
-    if s.active & m:
-        return R_ACTIVATED
-    sz = size_bits(s, bit)
-    if action < GROW_BASE:
-        if sz == 0:
-            return R_SOURCE_SEED
-        if cell_distance(src, BIT_CELL[tbit]) > sz:
-            return R_OUT_OF_RANGE
-        if occupied(s) & tm:
-            return R_OCCUPIED
-        if s.active & tm:
-            return R_TARGET_ACTIVATED
-        if s.avail[p][0] == 0:
-            return R_NO_PIECE
-        if s.light[p] < cost:
-            return R_NO_LIGHT
-        if s.options & OPT_SHADE_BLOCKS:
-            shadows(s, sh)
-            if sh[0] & tm:
-                return R_SHADED
-        return LEGAL
-    if action < COLLECT_BASE:
-        if sz == 3:
-            return R_FULL_GROWN
-        if s.avail[p][sz + 1] == 0:
-            return R_NO_PIECE
-        if s.light[p] < cost:
-            return R_NO_LIGHT
-        if s.options & OPT_SHADE_BLOCKS:
-            shadows(s, sh)
-            if sh[sz] & m:
-                return R_SHADED
-        return LEGAL
-    if sz != 3:
-        return R_NOT_LARGE
-    return LEGAL if s.light[p] >= cost else R_NO_LIGHT
+        s.current = placed % s.players
 
-cdef inline void put_piece(State* s, int p, int sz, uint64_t m) noexcept nogil:
-    s.size_bb[sz] |= m
-    s.owner_bb[p] |= m
+cdef inline void buy(State* s, int p, int column) noexcept nogil:
+    """§3, §5.2 Buy: the column's next piece to the available area, for its price."""
+    cdef int n = s.pboard[p][column]
+    s.light[p] -= PRICE[column][n]
+    s.pboard[p][column] = n - 1
+    s.avail[p][column] += 1
 
-cdef inline void lift_piece(State* s, int p, int sz, uint64_t m) noexcept nogil:
-    s.size_bb[sz] &= ~m
-    s.owner_bb[p] &= ~m
+cdef inline void plant(State* s, int p, int source, int target) noexcept nogil:
+    """§5.2 Plant: a seed from the available area onto the target; both cells activated."""
+    s.size_bb[SEED] |= bit_mask(target)
+    s.owner_bb[p] |= bit_mask(target)
+    s.light[p] -= PLANT_COST
+    s.avail[p][SEED] -= 1
+    s.active |= bit_mask(target) | bit_mask(source)
 
-cdef inline void return_piece(State* s, int p, int sz) noexcept nogil:
-    # to the dearest empty slot of its column; out of the game when the column is full
-    if s.pboard[p][sz] < SLOTS[sz]:
-        s.pboard[p][sz] += 1
+cdef inline void grow(State* s, int p, int bit) noexcept nogil:
+    """§5.2 Grow: the next size from the available area replaces the piece, which returns."""
+    cdef int size = size_bits(s, bit)
+    s.size_bb[size] ^= bit_mask(bit)
+    s.size_bb[size + 1] |= bit_mask(bit)
+    s.light[p] -= grow_cost(size)
+    s.avail[p][size + 1] -= 1
+    return_piece(s, p, size)
+    s.active |= bit_mask(bit)
 
-cdef int token_for(const State* s, int leaves) noexcept nogil:
-    """The value a collect on soil of `leaves` would take now; 0 for no token."""
-    cdef int k
-    for k in range(leaves - 1, -1, -1):
-        if s.stack[k]:
-            return TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
-    return 0
-
-cdef inline void take_token(State* s, int p, int leaves) noexcept nogil:
-    cdef int k
-    for k in range(leaves - 1, -1, -1):
-        if s.stack[k]:
-            s.toklog[s.ntok] = (p << 5) | TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
-            s.ntok += 1
-            s.stack[k] -= 1
-            return
+cdef inline void collect(State* s, int p, int bit) noexcept nogil:
+    """§5.2 Collect, §6: the large tree returns and the player takes a token."""
+    s.size_bb[LARGE] ^= bit_mask(bit)
+    s.owner_bb[p] ^= bit_mask(bit)
+    s.light[p] -= COLLECT_COST
+    return_piece(s, p, LARGE)
+    take_token(s, p, RICHNESS[BIT_CELL[bit]])
+    s.active |= bit_mask(bit)
 
 cdef inline void end_turn(State* s) noexcept nogil:
+    """§5.2, §5.3, §5.4: the next player's turn; after the round's last turn the
+    first-player token passes, the sun moves and photosynthesis runs, or the game ends."""
     cdef int nxt = s.current + 1
-    if nxt == s.players:
-        nxt = 0
+    nxt = 0 if nxt == s.players else nxt
     s.active = 0
     if nxt != s.first:
         s.current = nxt
@@ -427,60 +520,311 @@ cdef inline void end_turn(State* s) noexcept nogil:
     s.current = s.first
     photosynthesis(s)
 
-cdef inline void place(State* s, int bit) noexcept nogil:
-    cdef int placed
-    put_piece(s, s.current, 1, bit_mask(bit))
-    s.avail[s.current][1] -= 1
-    placed = pc_popcount(occupied(s))
-    if placed == 2 * s.players:
-        s.phase = PHASE_PLAY
-        s.round = 1
-        s.current = 0
-        photosynthesis(s)
+# ---- moves in kernel form ------------------------------------------------------------
+# A move is its kind and where it acts: a column for a buy, a cell bit otherwise, and for
+# a plant both cell bits (pair()). Action ids (docs/engine.md) are for the outside.
+
+cdef enum:                      # the kinds of move
+    PLACE
+    BUY
+    PLANT
+    GROW
+    COLLECT
+    END
+
+cdef inline int pair(int source, int target) noexcept nogil:
+    return source << 8 | target
+
+cdef inline int source_of(int where) noexcept nogil:
+    return where >> 8
+
+cdef inline int target_of(int where) noexcept nogil:
+    return where & 0xFF
+
+cdef inline int decode(int action, int* where) noexcept nogil:
+    """The kind of an action id, and where it acts."""
+    if action < BUY_BASE:
+        where[0] = CELL_BIT[action - PLACE_BASE]
+        return PLACE
+    if action < PLANT_BASE:
+        where[0] = action - BUY_BASE
+        return BUY
+    if action < GROW_BASE:
+        action -= PLANT_BASE
+        where[0] = pair(CELL_BIT[PLANT_SRC[action]], CELL_BIT[PLANT_TGT[action]])
+        return PLANT
+    if action < COLLECT_BASE:
+        where[0] = CELL_BIT[action - GROW_BASE]
+        return GROW
+    if action < END_ACTION:
+        where[0] = CELL_BIT[action - COLLECT_BASE]
+        return COLLECT
+    where[0] = 0
+    return END
+
+cdef inline int encode(int kind, int where) noexcept nogil:
+    """The action id of a move."""
+    if kind == PLACE:
+        return PLACE_BASE + BIT_CELL[where]
+    if kind == BUY:
+        return BUY_BASE + where
+    if kind == PLANT:
+        return PLANT_BASE + PLANT_ID[source_of(where)][target_of(where)]
+    if kind == GROW:
+        return GROW_BASE + BIT_CELL[where]
+    if kind == COLLECT:
+        return COLLECT_BASE + BIT_CELL[where]
+    return END_ACTION
+
+cdef inline void play(State* s, int p, int kind, int where) noexcept nogil:
+    """Plays a legal move of player p, the player to move, in place."""
+    if kind == BUY:
+        buy(s, p, where)
+    elif kind == PLANT:
+        plant(s, p, source_of(where), target_of(where))
+    elif kind == GROW:
+        grow(s, p, where)
+    elif kind == COLLECT:
+        collect(s, p, where)
+    elif kind == END:
+        end_turn(s)
     else:
-        s.current = placed % s.players
+        place(s, where)
+
+# ---- the legal moves, counted and listed --------------------------------------------
+
+cdef struct Tally:              # the legal moves of a position in play, by kind
+    int buy                     # buyable()
+    uint64_t grow               # growable()
+    uint64_t collect            # collectable()
+    int sources                 # plant sources, ascending, with the targets each reaches
+    uint8_t source[MAX_TREES]
+    uint64_t reach[MAX_TREES]
+    int plants                  # the place of each kind's first move in ascending id order:
+    int grows                   # the legal moves before it
+    int collects
+    int end
+
+cdef inline int tally(const State* s, int p, Tally* t) noexcept nogil:
+    """Counts the legal moves of a position in play by kind (p is the player to move), in
+    ascending id order (buys, plants, grows, collects, end); returns how many in all."""
+    cdef uint64_t targets, sources
+    cdef int n, bit, i = 0
+    cdef Blocked b
+    shade_blocks(s, &b)
+    t.buy = buyable(s, p)
+    n = pc_popcount(t.buy)
+    t.plants = n
+    if can_plant(s, p):
+        targets = plant_targets(s, &b)
+        sources = plant_sources(s, p)
+        while sources:
+            bit = pc_lowest(sources)
+            sources &= sources - 1
+            t.source[i] = bit
+            t.reach[i] = plant_reach(s, bit, targets)
+            n += pc_popcount(t.reach[i])
+            i += 1
+    t.sources = i
+    t.grows = n
+    t.grow = growable(s, p, &b)
+    n += pc_popcount(t.grow)
+    t.collects = n
+    t.collect = collectable(s, p)
+    n += pc_popcount(t.collect)
+    t.end = n
+    return n + 1
+
+cdef inline int nth_move(const Tally* t, int k, int* where) noexcept nogil:
+    """The k-th legal move of a tallied position (ascending ids): its kind, and where."""
+    cdef int i = 0
+    if k >= t.end:
+        return END
+    if k < t.plants:
+        where[0] = pc_select_in_byte[k][t.buy]
+        return BUY
+    if k < t.grows:
+        k -= t.plants
+        while k >= pc_popcount(t.reach[i]):
+            k -= pc_popcount(t.reach[i])
+            i += 1
+        where[0] = pair(t.source[i], pc_select(t.reach[i], k))
+        return PLANT
+    if k < t.collects:
+        where[0] = pc_select(t.grow, k - t.grows)
+        return GROW
+    where[0] = pc_select(t.collect, k - t.collects)
+    return COLLECT
+
+cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexcept nogil:
+    while cells:
+        out[n] = base + BIT_CELL[pc_lowest(cells)]
+        n += 1
+        cells &= cells - 1
+    return n
+
+cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil:
+    """Writes the legal action ids, ascending, to out (MAX_LEGAL long); returns how many."""
+    cdef int n = 0, src, c, buy, p = s.current
+    cdef uint64_t targets, sources, reach
+    cdef Blocked b
+    if s.phase == PHASE_OVER:
+        return 0
+    if s.phase == PHASE_SETUP:
+        return list_cells(out, 0, PLACE_BASE, placeable(s, p))
+    shade_blocks(s, &b)
+    buy = buyable(s, p)
+    for c in range(NSIZES):             # no branch: written, and counted when legal
+        out[n] = BUY_BASE + c
+        n += buy >> c & 1
+    if can_plant(s, p):
+        targets = plant_targets(s, &b)
+        sources = plant_sources(s, p)
+        while sources:
+            src = pc_lowest(sources)
+            sources &= sources - 1
+            reach = plant_reach(s, src, targets)
+            while reach:
+                out[n] = PLANT_BASE + PLANT_ID[src][pc_lowest(reach)]
+                n += 1
+                reach &= reach - 1
+    n = list_cells(out, n, GROW_BASE, growable(s, p, &b))
+    n = list_cells(out, n, COLLECT_BASE, collectable(s, p))
+    out[n] = END_ACTION
+    return n + 1
+
+cdef int count_legal(const State* s) noexcept nogil:
+    """How many legal actions legal_actions() would list."""
+    cdef Tally t
+    if s.phase == PHASE_OVER:
+        return 0
+    if s.phase == PHASE_SETUP:
+        return pc_popcount(placeable(s, s.current))
+    return tally(s, s.current, &t)
+
+cdef int action_cost(const State* s, int action) noexcept nogil:
+    """LP the action costs the player to move (its preconditions aside)."""
+    cdef int where, kind = decode(action, &where)
+    if kind == BUY:
+        return PRICE[where][s.pboard[s.current][where]]
+    if kind == PLANT:
+        return PLANT_COST
+    if kind == GROW:
+        return grow_cost(size_bits(s, where))
+    if kind == COLLECT:
+        return COLLECT_COST
+    return 0
+
+cdef int check_action(const State* s, int action) noexcept nogil:
+    """LEGAL, or the first reason the action is refused. The rules' masks decide; refusal()
+    only says why."""
+    cdef int where, kind = decode(action, &where), legal, p = s.current
+    cdef Blocked b
+    if s.phase == PHASE_OVER:
+        return R_OVER
+    if (kind == PLACE) != (s.phase == PHASE_SETUP):
+        return R_SETUP_ONLY if kind == PLACE else R_NOT_IN_SETUP
+    shade_blocks(s, &b)
+    if kind == PLACE:
+        legal = placeable(s, p) >> where & 1
+    elif kind == BUY:
+        legal = buyable(s, p) >> where & 1
+    elif kind == PLANT:
+        legal = (can_plant(s, p) and plant_sources(s, p) >> source_of(where) & 1
+                 and plant_reach(s, source_of(where), plant_targets(s, &b)) >> target_of(where) & 1)
+    elif kind == GROW:
+        legal = growable(s, p, &b) >> where & 1
+    elif kind == COLLECT:
+        legal = collectable(s, p) >> where & 1
+    else:
+        legal = 1
+    return LEGAL if legal else refusal(s, kind, where)
+
+cdef int refusal(const State* s, int kind, int where) noexcept nogil:
+    """Why an illegal move (not `end`, in the right phase) is refused: the first condition
+    of its rule that fails, in a fixed order."""
+    cdef int p = s.current, bit, target, size
+    if kind == PLACE:
+        if occupied(s) & bit_mask(where):
+            return R_OCCUPIED
+        return R_NOT_OUTER if not OUTER & bit_mask(where) else R_NO_PIECE
+    if kind == BUY:
+        return R_COLUMN_EMPTY if s.pboard[p][where] == 0 else R_NO_LIGHT
+    bit = source_of(where) if kind == PLANT else where
+    if not s.owner_bb[p] & bit_mask(bit):
+        return R_NOT_OWN
+    if s.active & bit_mask(bit):
+        return R_ACTIVATED
+    size = size_bits(s, bit)
+    if kind == PLANT:
+        target = target_of(where)
+        if size == SEED:
+            return R_SOURCE_SEED
+        if not REACH[size][bit] & bit_mask(target):
+            return R_OUT_OF_RANGE
+        if occupied(s) & bit_mask(target):
+            return R_OCCUPIED
+        if s.active & bit_mask(target):
+            return R_TARGET_ACTIVATED
+        if s.avail[p][SEED] == 0:
+            return R_NO_PIECE
+        return R_NO_LIGHT if s.light[p] < PLANT_COST else R_SHADED
+    if kind == GROW:
+        if size == LARGE:
+            return R_FULL_GROWN
+        if s.avail[p][size + 1] == 0:
+            return R_NO_PIECE
+        return R_NO_LIGHT if s.light[p] < grow_cost(size) else R_SHADED
+    return R_NOT_LARGE if size != LARGE else R_NO_LIGHT
 
 cdef void apply_action(State* s, int action) noexcept nogil:
     """Plays a legal action (check_action(s, action) == LEGAL) in place."""
-    cdef int p = s.current, c, n, bit, sz
-    cdef uint64_t m
-    if action == END_ACTION:
-        end_turn(s)
-    elif action < BUY_BASE:
-        place(s, CELL_BIT[action])
-    elif action < PLANT_BASE:
-        c = action - BUY_BASE
-        n = s.pboard[p][c]
-        s.light[p] -= PRICE[c][n]
-        s.pboard[p][c] = n - 1
-        s.avail[p][c] += 1
-    elif action < GROW_BASE:
-        action -= PLANT_BASE
-        m = bit_mask(CELL_BIT[PLANT_TGT[action]])
-        put_piece(s, p, 0, m)
-        s.light[p] -= 1
-        s.avail[p][0] -= 1
-        s.active |= m | bit_mask(CELL_BIT[PLANT_SRC[action]])
-    elif action < COLLECT_BASE:
-        bit = CELL_BIT[action - GROW_BASE]
-        m = bit_mask(bit)
-        sz = size_bits(s, bit)
-        lift_piece(s, p, sz, m)
-        put_piece(s, p, sz + 1, m)
-        s.light[p] -= sz + 1
-        s.avail[p][sz + 1] -= 1
-        return_piece(s, p, sz)
-        s.active |= m
-    else:
-        c = action - COLLECT_BASE
-        m = bit_mask(CELL_BIT[c])
-        lift_piece(s, p, 3, m)
-        s.light[p] -= 4
-        return_piece(s, p, 3)
-        take_token(s, p, RICHNESS[c])
-        s.active |= m
+    cdef int where, kind = decode(action, &where)
+    play(s, s.current, kind, where)
+
+cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
+    """A legal action drawn uniformly: k = rng_below(how many are legal), then the k-th in
+    ascending id order, found from the counts of each kind (no move list)."""
+    cdef Tally t
+    cdef uint64_t cells
+    cdef int where, kind
+    if s.phase == PHASE_SETUP:
+        cells = placeable(s, s.current)
+        return encode(PLACE, pc_select(cells, rng_below(rng, pc_popcount(cells))))
+    kind = nth_move(&t, rng_below(rng, tally(s, s.current, &t)), &where)
+    return encode(kind, where)
+
+cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
+    """Plays uniformly random legal moves to the end, the moves random_action() would draw,
+    in place; returns how many were played."""
+    cdef Tally t
+    cdef State g = s[0]                  # the game in this frame: its fields at fixed stack
+    cdef uint64_t cells, r = rng[0]      # offsets; the random stream in a register
+    cdef int moves = 0, where, kind, p
+    while g.phase == PHASE_SETUP:
+        cells = placeable(&g, g.current)
+        place(&g, pc_select(cells, rng_below(&r, pc_popcount(cells))))
+        moves += 1
+    while g.phase == PHASE_PLAY:
+        p = g.current
+        kind = nth_move(&t, rng_below(&r, tally(&g, p, &t)), &where)
+        play(&g, p, kind, where)
+        moves += 1
+    s[0] = g
+    rng[0] = r
+    return moves
 
 # ---- observation ------------------------------------------------------------------
+
+cdef enum:                      # fields of the observation (docs/engine.md)
+    SLOT_SIZE = 10              # per player: light, available (4), player board (4), points
+    SLOT_AVAILABLE = 1
+    SLOT_BOARD = 5
+    SLOT_POINTS = 9
+    POINTS_SCALE = 100
+    CLOCK_SUN = 1               # after the round: the sun (6), the phase (3), the mover (4)
+    CLOCK_PHASE = 7
+    CLOCK_MOVER = 10
 
 cdef inline void put_cells(float* out, uint64_t mask) noexcept nogil:
     while mask:
@@ -490,32 +834,35 @@ cdef inline void put_cells(float* out, uint64_t mask) noexcept nogil:
 cdef void encode_observation(const State* s, int viewer, float* out) noexcept nogil:
     """Writes the OBS_SIZE floats seen by `viewer` (players in turn order from the viewer)."""
     cdef int k, p, size, points, j
-    cdef uint64_t sh[4]
+    cdef float* slot
+    cdef uint64_t sh[NSIZES]
     memset(out, 0, OBS_SIZE * sizeof(float))
     shadows(s, sh)
     for k in range(s.players):
         p = (viewer + k) % s.players
-        for size in range(4):
-            put_cells(out + OBS_PIECES + (k * 4 + size) * NCELLS, s.owner_bb[p] & s.size_bb[size])
-        out[OBS_PLAYERS + k * 10] = s.light[p] / <float>LIGHT_CAP
-        for size in range(4):
-            out[OBS_PLAYERS + k * 10 + 1 + size] = s.avail[p][size] / <float>OWNED[size]
-            out[OBS_PLAYERS + k * 10 + 5 + size] = s.pboard[p][size] / <float>SLOTS[size]
+        for size in range(NSIZES):
+            put_cells(out + OBS_PIECES + (k * NSIZES + size) * NCELLS,
+                      s.owner_bb[p] & s.size_bb[size])
+        slot = out + OBS_PLAYERS + k * SLOT_SIZE
+        slot[0] = s.light[p] / <float>LIGHT_CAP
+        for size in range(NSIZES):
+            slot[SLOT_AVAILABLE + size] = s.avail[p][size] / <float>OWNED[size]
+            slot[SLOT_BOARD + size] = s.pboard[p][size] / <float>SLOTS[size]
         points = 0
         for j in range(s.ntok):
-            if s.toklog[j] >> 5 == p:
-                points += s.toklog[j] & 31
-        out[OBS_PLAYERS + k * 10 + 9] = points / 100.0
-    for size in range(3):
-        put_cells(out + OBS_SHADOWS + size * NCELLS, sh[size + 1])
+            if s.toklog[j] >> TOKEN_SHIFT == p:
+                points += s.toklog[j] & TOKEN_VALUE_MASK
+        slot[SLOT_POINTS] = points / <float>POINTS_SCALE
+    for size in range(SMALL, NSIZES):           # a seed's plane would repeat the small one's
+        put_cells(out + OBS_SHADOWS + (size - SMALL) * NCELLS, sh[size])
     put_cells(out + OBS_ACTIVATED, s.active)
-    for k in range(4):
-        out[OBS_STACKS + k] = s.stack[3 - k] / <float>STACK_SIZE[3 - k]
+    for k in range(NSTACKS):                    # the 4-leaf stack first
+        out[OBS_STACKS + k] = s.stack[NSTACKS - 1 - k] / <float>STACK_SIZE[NSTACKS - 1 - k]
     out[OBS_CLOCK] = s.round / <float>s.last_round
-    out[OBS_CLOCK + 1 + sun_of(s)] = 1.0
-    out[OBS_CLOCK + 7 + s.phase] = 1.0
+    out[OBS_CLOCK + CLOCK_SUN + sun_of(s)] = 1.0
+    out[OBS_CLOCK + CLOCK_PHASE + s.phase] = 1.0
     if s.current != NO_PLAYER:
-        out[OBS_CLOCK + 10 + (s.current - viewer + s.players) % s.players] = 1.0
+        out[OBS_CLOCK + CLOCK_MOVER + (s.current - viewer + s.players) % s.players] = 1.0
 
 cdef void legal_mask(const State* s, uint8_t* out) noexcept nogil:
     """out[a] = 1 for each legal action a, else 0 (NUM_ACTIONS bytes)."""
@@ -533,9 +880,9 @@ cdef long long perft(const State* s, int depth) noexcept nogil:
     cdef long long total = 0
     if depth == 0 or s.phase == PHASE_OVER:
         return 1
-    n = legal_actions(s, actions)
     if depth == 1:
-        return n
+        return count_legal(s)
+    n = legal_actions(s, actions)
     for i in range(n):
         child = s[0]
         apply_action(&child, actions[i])
@@ -547,37 +894,46 @@ cdef long long perft(const State* s, int depth) noexcept nogil:
 cdef int broken_invariant(const State* s) noexcept nogil:
     """INTACT, or the first invariant the state breaks (a debugging aid, not a hot path)."""
     cdef uint64_t sizes = 0, owners = 0
-    cdef int p, k, j, taken, held
-    for k in range(4):
-        if s.size_bb[k] & sizes or s.owner_bb[k] & owners or (k >= s.players and s.owner_bb[k]):
+    cdef uint8_t taken[TOKEN_VALUE_MASK + 1]
+    cdef uint8_t held[TOKEN_VALUE_MASK + 1]
+    cdef int p, k, j, used
+    if not 2 <= s.players <= MAX_PLAYERS:       # the seats of the turn order
+        return B_CLOCK
+    for k in range(NSIZES):
+        if s.size_bb[k] & sizes:
             return B_BITBOARDS
         sizes |= s.size_bb[k]
-        owners |= s.owner_bb[k]
+    for p in range(MAX_PLAYERS):
+        if s.owner_bb[p] & owners or (p >= s.players and s.owner_bb[p]):
+            return B_BITBOARDS
+        owners |= s.owner_bb[p]
     if sizes != owners or sizes & ~BOARD or s.active & ~BOARD:
         return B_BITBOARDS
     for p in range(s.players):
         if s.light[p] > LIGHT_CAP:
             return B_LIGHT
-        for k in range(4):
+        for k in range(NSIZES):
             if s.pboard[p][k] > SLOTS[k]:
                 return B_COLUMNS
             if s.avail[p][k] + s.pboard[p][k] + pc_popcount(s.owner_bb[p] & s.size_bb[k]) > OWNED[k]:
                 return B_PIECES
-    # every value held must be one taken from a stack, as often as it was taken
-    for j in range(12, 23):
-        taken = 0
-        held = 0
-        for k in range(4):
-            if s.stack[k] > STACK_SIZE[k] or (k == 3 and s.players == 2 and s.stack[k]):
-                return B_TOKENS
-            for p in range(STACK_SIZE[k] - s.stack[k] if (k < 3 or s.players > 2) else 0):
-                taken += TOKEN_VALUE[k][p] == j
-        for k in range(s.ntok):
-            held += (s.toklog[k] & 31) == j
-            if s.toklog[k] >> 5 >= s.players:
-                return B_TOKENS
-        if taken != held:
+    # the values held are the values taken from the stacks, each as often
+    memset(taken, 0, sizeof(taken))
+    memset(held, 0, sizeof(held))
+    for k in range(NSTACKS):
+        used = k < NSTACKS - 1 or s.players > 2    # two players leave the 4-leaf stack out
+        if s.stack[k] > STACK_SIZE[k] or (not used and s.stack[k]):
             return B_TOKENS
+        for j in range(STACK_SIZE[k] - s.stack[k] if used else 0):
+            taken[TOKEN_VALUE[k][j]] += 1
+    if s.ntok > NTOKENS:
+        return B_TOKENS
+    for k in range(s.ntok):
+        if s.toklog[k] >> TOKEN_SHIFT >= s.players:
+            return B_TOKENS
+        held[s.toklog[k] & TOKEN_VALUE_MASK] += 1
+    if memcmp(taken, held, sizeof(taken)):
+        return B_TOKENS
     if s.round > s.last_round or (s.phase == PHASE_OVER) != (s.current == NO_PLAYER):
         return B_CLOCK
     if s.phase != PHASE_OVER and s.current >= s.players:
@@ -591,14 +947,15 @@ cdef int broken_invariant(const State* s) noexcept nogil:
 # ---- result -------------------------------------------------------------------------
 
 cdef int score(const State* s, int player) noexcept nogil:
-    cdef int k, total = s.light[player] // 3
+    """§7: the player's tokens and a point per LIGHT_PER_POINT LP."""
+    cdef int k, total = s.light[player] // LIGHT_PER_POINT
     for k in range(s.ntok):
-        if s.toklog[k] >> 5 == player:
-            total += s.toklog[k] & 31
+        if s.toklog[k] >> TOKEN_SHIFT == player:
+            total += s.toklog[k] & TOKEN_VALUE_MASK
     return total
 
 cdef int winners_mask(const State* s) noexcept nogil:
-    """Bit p set for each winner: best score, then most pieces on the main board."""
+    """§7: bit p set for each winner: best score, then most pieces on the main board."""
     cdef int p, best = -1, most = -1, sc, pieces, mask = 0
     for p in range(s.players):
         sc = score(s, p)
@@ -633,65 +990,6 @@ cdef uint64_t rng_next(uint64_t* rng) noexcept nogil:
 
 cdef int rng_below(uint64_t* rng, int n) noexcept nogil:
     return <int>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
-
-cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
-    """A legal action drawn uniformly, counting each kind with popcounts (no move list)."""
-    cdef int p = s.current, c, k, nbuy = 0, nplant = 0, ngrow, ncollect = 0, nsrc = 0
-    cdef int light, bit, src
-    cdef uint8_t buys[4]
-    cdef uint8_t srcs[14]
-    cdef uint64_t reach[14]
-    cdef uint64_t mask, own, targets, grow
-    if s.phase == PHASE_SETUP:
-        mask = OUTER & ~occupied(s)
-        return PLACE_BASE + BIT_CELL[nth_bit(mask, rng_below(rng, pc_popcount(mask)))]
-    light = s.light[p]
-    for c in range(4):
-        if s.pboard[p][c] and light >= PRICE[c][s.pboard[p][c]]:
-            buys[nbuy] = c
-            nbuy += 1
-    own = s.owner_bb[p] & ~s.active
-    targets = plant_targets(s)
-    if targets:
-        mask = own & ~s.size_bb[0]
-        while mask:
-            bit = pc_lowest(mask)
-            mask &= mask - 1
-            src = BIT_CELL[bit]
-            reach[nsrc] = RANGE[src][size_bits(s, bit)] & targets
-            if reach[nsrc]:
-                srcs[nsrc] = src
-                nplant += pc_popcount(reach[nsrc])
-                nsrc += 1
-    grow = growable(s, p, own)
-    ngrow = pc_popcount(grow)
-    if light >= 4:
-        ncollect = pc_popcount(own & s.size_bb[3])
-    k = rng_below(rng, nbuy + nplant + ngrow + ncollect + 1)
-    if k < nbuy:
-        return BUY_BASE + buys[k]
-    k -= nbuy
-    if k < nplant:
-        c = 0
-        while k >= pc_popcount(reach[c]):
-            k -= pc_popcount(reach[c])
-            c += 1
-        return PLANT_BASE + PLANT_ID[srcs[c]][BIT_CELL[nth_bit(reach[c], k)]]
-    k -= nplant
-    if k < ngrow:
-        return GROW_BASE + BIT_CELL[nth_bit(grow, k)]
-    k -= ngrow
-    if k < ncollect:
-        return COLLECT_BASE + BIT_CELL[nth_bit(own & s.size_bb[3], k)]
-    return END_ACTION
-
-cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
-    """Plays uniformly random legal moves to the end; returns how many were played."""
-    cdef int moves = 0
-    while s.phase != PHASE_OVER:
-        apply_action(s, random_action(s, rng))
-        moves += 1
-    return moves
 
 cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil:
     # each game's stream depends only on (seed, index): the same games in any split
@@ -748,10 +1046,10 @@ def random_playouts(games, players=2, seed=0, fourth_revolution=False, shade_blo
     cdef long long g, moves = 0, count = games
     cdef uint64_t base = seed
     cdef int nplayers = players
-    cdef long long score_sums[4]
-    cdef long long wins[4]
+    cdef long long score_sums[MAX_PLAYERS]
+    cdef long long wins[MAX_PLAYERS]
     cdef int p, winners
-    for p in range(4):
+    for p in range(MAX_PLAYERS):
         score_sums[p] = 0
         wins[p] = 0
     with nogil:
@@ -777,7 +1075,15 @@ def tables():
 
     Cells are in index order; `plants` lists (source, target) cell pairs in action order.
     """
-    cdef int i
+    cdef int i, j, k
+    # how far a piece of each size plants: read back from its reach table, from the centre
+    cdef int centre = 0
+    for i in range(NCELLS):
+        if CELL_Q[i] == 0 and CELL_R[i] == 0:
+            centre = i
+    reach = tuple(max([_hex_distance(0, 0, CELL_Q[j], CELL_R[j]) for j in range(NCELLS)
+                       if REACH[k][CELL_BIT[centre]] >> CELL_BIT[j] & 1] or [0])
+                  for k in range(NSIZES))
     return {
         "axial": tuple((CELL_Q[i], CELL_R[i]) for i in range(NCELLS)),
         "richness": tuple(RICHNESS[i] for i in range(NCELLS)),
@@ -787,6 +1093,11 @@ def tables():
         "tokens": _TOKENS,
         "start_available": _START_AVAILABLE,
         "light_cap": LIGHT_CAP,
+        "grow_cost": tuple(grow_cost(k) for k in range(LARGE)),
+        "plant_cost": PLANT_COST,
+        "collect_cost": COLLECT_COST,
+        "reach": reach,
+        "light_per_point": LIGHT_PER_POINT,
         "rounds": ROUNDS,
         "rounds_fourth_revolution": ROUNDS_FOURTH_REVOLUTION,
         "max_game_moves": MAX_GAME_MOVES,
@@ -799,3 +1110,45 @@ def tables():
                         "players": OBS_PLAYERS, "stacks": OBS_STACKS, "clock": OBS_CLOCK,
                         "size": OBS_SIZE},
     }
+
+
+# ---- the code path ------------------------------------------------------------------
+
+# Hardware popcount (and BMI) without losing portability: on x86-64, setup.py compiles this
+# same C twice more, for x86-64-v2 (hardware popcount) and x86-64-v3 (also BMI1/2), and the
+# baseline kernel, which runs on any x86-64, gives way at import to the highest of them the
+# CPU runs. PHOTOCORE_CODE_PATH=baseline or x86-64-v2 caps the level (docs/kernel.md).
+CODE_PATHS = ("baseline", "x86-64-v2", "x86-64-v3")     # slowest first
+
+def _runnable_code_paths():
+    """The code paths this CPU runs, slowest first (the x86-64 levels whatever was built)."""
+    return CODE_PATHS[:1 + (pc_cpu_x86_64_v2() != 0) + (pc_cpu_x86_64_v3() != 0)]
+
+def _load(code_path):
+    """Puts the build of this module for `code_path`, where setup.py made one
+    (_kernel_x86_64_vN beside this file), in this module's place for every importer and
+    cimporter."""
+    folder, name = os.path.split(__file__)
+    path = os.path.join(folder, name.replace("_kernel", "_kernel_" + code_path.replace("-", "_"), 1))
+    if not os.path.exists(path):
+        return False
+    from importlib.util import module_from_spec, spec_from_file_location
+    spec = spec_from_file_location(__name__, path)
+    module = module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[__name__] = module
+    return True
+
+def _dispatch():
+    """Loads the fastest copy this CPU runs, up to the level PHOTOCORE_CODE_PATH names."""
+    wanted = os.environ.get("PHOTOCORE_CODE_PATH") or None    # empty: unset
+    if wanted is not None and wanted not in CODE_PATHS:
+        raise ValueError(f"PHOTOCORE_CODE_PATH must be one of {', '.join(CODE_PATHS)}, "
+                         f"got {wanted!r}")
+    highest = CODE_PATHS.index(wanted) if wanted else len(CODE_PATHS) - 1
+    for path in reversed(_runnable_code_paths()[1:highest + 1]):
+        if _load(path):
+            return
+
+if CODE_PATH == "baseline":
+    _dispatch()

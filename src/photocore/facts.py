@@ -68,17 +68,17 @@ OWNED = _KERNEL["owned"]             # pieces of each size a player owns
 PRICES = _KERNEL["prices"]           # each column's slot prices, cheapest first
 SLOTS = tuple(len(p) for p in PRICES)
 START_AVAILABLE = _KERNEL["start_available"]
-GROW_COST = (1, 2, 3)                # light to grow from size k to k + 1 (docs/rules.md §5.2)
-PLANT_COST = 1
-COLLECT_COST = 4
-REACH = (0, 1, 2, 3)                 # how far a piece of each size plants a seed
+GROW_COST = _KERNEL["grow_cost"]     # light to grow from size k to k + 1 (docs/rules.md §5.2)
+PLANT_COST = _KERNEL["plant_cost"]
+COLLECT_COST = _KERNEL["collect_cost"]
+REACH = _KERNEL["reach"]             # how far a piece of each size plants a seed
 # The token stacks are listed 4-leaf stack first everywhere in Python, the order of docs/rules.md
 # §6 (Game.stacks, the position notation, the observation); the kernel indexes its own array
 # by leaves - 1, so its table is turned round here, once.
 STACK_LEAVES = (4, 3, 2, 1)
 TOKENS = tuple(_KERNEL["tokens"][leaves - 1] for leaves in STACK_LEAVES)   # each top first
 LIGHT_CAP = _KERNEL["light_cap"]     # light points a player holds at most
-LIGHT_PER_POINT = 3                  # leftover light scores 1 point per 3 at the end
+LIGHT_PER_POINT = _KERNEL["light_per_point"]   # leftover light scores 1 point per 3 at the end
 
 # ---- the clock (docs/rules.md §2, §4, §8) ------------------------------------------------------
 

@@ -1,0 +1,121 @@
+"""Instructions, branches and mispredicted branches per random move, counted by callgrind.
+
+    python benchmarks/callgrind.py                 # 2 players, 2,000 games, the installed build
+    python benchmarks/callgrind.py --players 3 --games 500 --fourth-revolution
+
+Runs `photocore.random_playouts(GAMES)` and `random_playouts(0)` under
+`valgrind --tool=callgrind --branch-sim=yes`, subtracts the second run's totals from the
+first's (the interpreter's start, the imports) and divides by the moves played. The counts
+are those of valgrind's simulated CPU, not of this machine's: they do not depend on the
+machine or its load, which is why CI and the docs can quote them. Instructions are callgrind's
+Ir, branches Bc + Bi (conditional and indirect), mispredictions Bcm + Bim (its predictor is a
+table of 2-bit counters, a fair stand-in for a real one).
+
+--check compares the counts with the limits of the code path that ran (LIMITS: issue 11's
+targets for the x86-64-v3 path, which the default build runs on CPUs that have it), and
+--max-instructions / --max-branches / --max-mispredicts with limits of your own: exit 1
+when a count per move is over its limit. CI runs --check (.ci/run): the counts do not
+move with the machine's load, so a slower kernel fails there for sure.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# per random move, 2 players: instructions, branches, mispredicted branches
+LIMITS = {"x86-64-v3": (200, 12, 2.6), "x86-64-v2": (200, 12, 2.6), "native": (200, 12, 2.6), "baseline": (300, 12, 2.6)}
+
+PLAY = """
+import sys, photocore
+from photocore import _kernel
+games, players, fourth, shade = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1"
+r = photocore.random_playouts(games, players=players, seed=1, fourth_revolution=fourth,
+                              shade_blocks=shade)
+print(r["moves"], _kernel.BUILD, getattr(_kernel, "CODE_PATH", "-"), getattr(_kernel, "SELECT", "-"))
+"""
+
+
+def totals(games, args, folder):
+    """callgrind's event totals (a dict) and what the script printed, for `games` games."""
+    out = os.path.join(folder, f"callgrind.{games}")
+    cmd = ["valgrind", "--tool=callgrind", "--branch-sim=yes", f"--callgrind-out-file={out}",
+           sys.executable, "-c", PLAY, str(games), str(args.players),
+           "1" if args.fourth_revolution else "0", "1" if args.shade_blocks else "0"]
+    # one BLAS thread and a fixed hash seed: worker threads and hash order would make the
+    # interpreter's own counts vary from run to run
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        sys.exit(f"callgrind failed ({run.returncode}):\n{run.stderr[-3000:]}")
+    events = summary = None
+    with open(out) as f:
+        for line in f:
+            if line.startswith("events:"):
+                events = line.split()[1:]
+            elif line.startswith(("summary:", "totals:")):
+                summary = [int(x) for x in line.split()[1:]]
+    return dict(zip(events, summary)), run.stdout.split()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--fourth-revolution", action="store_true")
+    ap.add_argument("--shade-blocks", action="store_true")
+    ap.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    ap.add_argument("--check", action="store_true",
+                    help="fail over the LIMITS of the code path that ran (2 players only)")
+    ap.add_argument("--max-instructions", type=float)
+    ap.add_argument("--max-branches", type=float)
+    ap.add_argument("--max-mispredicts", type=float)
+    args = ap.parse_args()
+    if not shutil.which("valgrind"):
+        sys.exit("valgrind is not installed (apt-get install valgrind)")
+    with tempfile.TemporaryDirectory() as folder:
+        played, printed = totals(args.games, args, folder)
+        empty, _ = totals(0, args, folder)
+    moves = int(printed[0])
+    per = {key: (played.get(key, 0) - empty.get(key, 0)) / moves for key in played}
+    figures = {
+        "players": args.players,
+        "games": args.games,
+        "moves": moves,
+        "build": printed[1],
+        "code_path": printed[2],
+        "select": printed[3],
+        "instructions": round(per["Ir"], 1),
+        "branches": round(per.get("Bc", 0) + per.get("Bi", 0), 2),
+        "mispredicts": round(per.get("Bcm", 0) + per.get("Bim", 0), 2),
+    }
+    print(f"{args.games:,} games, {args.players} players, {moves:,} moves, "
+          f"{figures['build']} build, code path: {figures['code_path']} ({figures['select']} select)")
+    print(f"per random move: {figures['instructions']} instructions, "
+          f"{figures['branches']} branches, {figures['mispredicts']} mispredicted")
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(figures, f, indent=1)
+    limits = [args.max_instructions, args.max_branches, args.max_mispredicts]
+    if args.check:
+        if args.players != 2 or args.fourth_revolution or args.shade_blocks:
+            sys.exit("--check: the limits are for 2 players, default options")
+        limits = [mine if mine is not None else path for mine, path in
+                  zip(limits, LIMITS[figures["code_path"]])]
+    failed = [f"{name} {figures[name]} > {limit}" for name, limit in
+              zip(("instructions", "branches", "mispredicts"), limits)
+              if limit is not None and figures[name] > limit]
+    if failed:
+        sys.exit("over the limit: " + ", ".join(failed))
+    if any(limit is not None for limit in limits):
+        print("within the limits: " + ", ".join(
+            f"{name} <= {limit}" for name, limit in
+            zip(("instructions", "branches", "mispredicts"), limits) if limit is not None))
+
+
+if __name__ == "__main__":
+    main()

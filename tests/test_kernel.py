@@ -1,0 +1,76 @@
+"""The kernel plays the same games for the same seed across versions and code paths.
+
+A seeded playout, self-play game or agent game is reproducible from its seed: the random
+draw (k = rng_below(number of legal moves), then the k-th legal move in ascending id order)
+and the rules must not change, whatever is done to make them faster. The expected values
+below are those of the kernel before it was rewritten for speed (commit 5ae7a7d); they
+change only with RULES_VERSION.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import photocore
+from photocore import _kernel
+from photocore.play._agents import play_games
+
+# (players, options bits: 1 fourth revolution, 2 shade blocks, random_playouts(500) moves,
+#  score sums, wins, sha256 of 200 random-agent games' moves)
+SEEDED = [
+    (2, 0, 62364, (11055, 11248), (254, 251), "20a0b580b44d3bf2"),
+    (2, 1, 86482, (22683, 22646), (254, 246), "9e435521a9a9287b"),
+    (2, 2, 61268, (10457, 10715), (241, 265), "3f7ea5fa5b97bcb0"),
+    (2, 3, 85045, (21072, 21717), (245, 256), "2496cfd2086d6187"),
+    (3, 0, 89480, (9318, 9954, 9085), (154, 195, 154), "8992aaa4b0c0f2d8"),
+    (3, 1, 122730, (19601, 19834, 19379), (184, 167, 150), "f5385f55b7a459ec"),
+    (3, 2, 87187, (9031, 8942, 8625), (183, 165, 159), "5f088436eed18416"),
+    (3, 3, 119692, (17991, 18410, 17302), (162, 183, 158), "068d25eda452f8c8"),
+    (4, 0, 112186, (7522, 7859, 8078, 7941), (116, 138, 125, 130), "1cd42760236dd2a5"),
+    (4, 1, 151737, (16559, 16641, 16662, 16357), (125, 139, 120, 119), "23f2919baf76cfca"),
+    (4, 2, 108106, (7261, 7290, 7083, 7440), (120, 127, 133, 127), "5959acae12f4b7fb"),
+    (4, 3, 146466, (15831, 15438, 15470, 15005), (137, 137, 114, 114), "96c15f75cf660bcd"),
+]
+
+
+def seeded_games(players, options):
+    """random_playouts (play_random_game) and random-agent games (random_action), seeded."""
+    r = photocore.random_playouts(500, players=players, seed=players * 10 + options,
+                                  fourth_revolution=bool(options & 1),
+                                  shade_blocks=bool(options & 2))
+    moves, _ = play_games([("random", 1)] * players, players, options, options, 0, 200)
+    return r["moves"], r["score_sums"], r["wins"], hashlib.sha256(moves.tobytes()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("players, options, moves, scores, wins, digest", SEEDED)
+def test_seeded_games_are_those_of_every_version(players, options, moves, scores, wins, digest):
+    assert seeded_games(players, options) == (moves, scores, wins, digest)
+
+
+def test_the_code_paths_play_the_same_games():
+    """The baseline x86-64 code and the x86-64-v2/v3 copies chosen at import (where the CPU
+    runs them) are the same C: they must play the same games."""
+    script = ("import json, sys; sys.path.insert(0, sys.argv[1]); from test_kernel import *; "
+              "from photocore import _kernel; "
+              "print(json.dumps([_kernel.CODE_PATH, [seeded_games(p, o) for p in (2, 3, 4) "
+              "for o in (0, 3)]]))")
+    paths = {}
+    for code_path in _kernel.CODE_PATHS:
+        env = dict(os.environ, PHOTOCORE_CODE_PATH=code_path)
+        out = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)], env=env,
+                             check=True, capture_output=True, text=True).stdout
+        path, games = json.loads(out)
+        paths[path] = games
+    assert "baseline" in paths or _kernel.BUILD == "native"
+    assert len(set(json.dumps(games) for games in paths.values())) == 1, paths.keys()
+
+
+def test_the_code_path_is_the_one_the_cpu_runs():
+    assert _kernel.CODE_PATH in _kernel.CODE_PATHS + ("native",)
+    assert (_kernel.CODE_PATH == "native") == (_kernel.BUILD == "native")
+    assert photocore._kernel is sys.modules["photocore._kernel"]
+    assert _kernel.__name__ == "photocore._kernel"
