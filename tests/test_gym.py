@@ -4,6 +4,7 @@ MaskablePPO run."""
 
 import importlib.util
 import pathlib
+import shlex
 import sys
 
 import numpy as np
@@ -126,7 +127,7 @@ def test_opponents_from_agent_specs_of_every_kind():
     # the protocol: both play their seats; the engine's process ends with the environment
     examples = pathlib.Path(__file__).resolve().parent.parent / "examples"
     python_agent = f"py:{examples / 'agents' / 'noisy_greedy.py'}:NoisyGreedy?epsilon=0.5"
-    engine = f'cmd:"{sys.executable} {examples / "engines" / "simple_engine.py"}"'
+    engine = f'cmd:"{shlex.join([sys.executable, str(examples / "engines" / "simple_engine.py")])}"'
     env = PhotosynthesisEnv(players=3, opponents=[python_agent, engine], seat=0)
     rng = np.random.default_rng(5)
     play_episode(env, rng, env.reset(seed=3))

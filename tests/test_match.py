@@ -5,6 +5,7 @@ process and no half line behind; --resume completes the very same file."""
 import json
 import os
 import pathlib
+import shlex
 import signal
 import subprocess
 import sys
@@ -173,7 +174,7 @@ RAISER = textwrap.dedent('''
 def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
     (tmp_path / "crasher.py").write_text(CRASHER)
     (tmp_path / "raiser.py").write_text(RAISER)
-    crasher = f"cmd:'{sys.executable} {tmp_path / 'crasher.py'}'"
+    crasher = f'cmd:"{shlex.join([sys.executable, str(tmp_path / "crasher.py")])}"'
     raiser = f"py:{tmp_path / 'raiser.py'}:Raiser"
     for agent, reason, log in [
             (crasher, "exited with status 2 (out of luck)", "out of luck"),
@@ -205,7 +206,7 @@ def mover(rec, ply):
 
 def test_selfplay_takes_every_kind_of_spec(tmp_path):
     (tmp_path / "raiser.py").write_text(RAISER)
-    engine = f"cmd:'{sys.executable} {ROOT / 'examples' / 'engines' / 'simple_engine.py'}'"
+    engine = f'cmd:"{shlex.join([sys.executable, str(ROOT / "examples" / "engines" / "simple_engine.py")])}"'
     agents = f"{engine},py:{tmp_path / 'raiser.py'}:Raiser,greedy"
     out = tmp_path / "s.jsonl"
     result = run("selfplay", "--games", 3, "--players", 3, "--agents", agents, "--workers", 1,
@@ -294,7 +295,7 @@ def test_ctrl_c_leaves_no_process_and_whole_lines(tmp_path):
     out = tmp_path / "i.jsonl"
     photocore_cli = [sys.executable, "-m", "photocore"]
     process = subprocess.Popen(
-        [*photocore_cli, "match", f"cmd:'{sys.executable} {engine}'", "greedy", "--games",
+        [*photocore_cli, "match", f'cmd:"{shlex.join([sys.executable, str(engine)])}"', "greedy", "--games",
          "400", "--workers", "2", "--out", str(out), "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 60
@@ -323,7 +324,7 @@ def test_no_engine_left_after_a_run_ends(tmp_path):
     engine = tmp_path / "slow_engine_marker_9c1b.py"
     engine.write_text(SLOW.replace("time.sleep(0.05)", "pass"))
     result = subprocess.run(
-        [sys.executable, "-m", "photocore", "match", f"cmd:'{sys.executable} {engine}'",
+        [sys.executable, "-m", "photocore", "match", f'cmd:"{shlex.join([sys.executable, str(engine)])}"',
          "random", "--games", "4", "--workers", "2", "--no-progress"],
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

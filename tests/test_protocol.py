@@ -4,6 +4,7 @@ engine is started again and plays on."""
 
 import os
 import pathlib
+import shlex
 import shutil
 import signal
 import subprocess
@@ -127,7 +128,7 @@ def test_the_c_example_engine_plays_legal_games_and_sends_info(c_engine):
 
 
 def test_the_python_example_engine_plays_legal_games():
-    engine = specs.load(f"cmd:'{sys.executable} {ENGINES / 'simple_engine.py'}'")
+    engine = specs.load(f'cmd:"{shlex.join([sys.executable, str(ENGINES / "simple_engine.py")])}"')
     try:
         game, played = play(engine, other="random")
         assert game.is_over and played.forfeit is None and engine.name == "simple-python"
