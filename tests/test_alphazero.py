@@ -108,3 +108,11 @@ def test_the_checkpoint_plays_in_photocore_match(trained, tmp_path):
     records = list(photocore.read_games(out, verify=True))
     assert len(records) == 2
     assert sorted(r["metadata"]["agents"].index(agent) for r in records) == [0, 1]
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.5, 0.995, 1.0])
+def test_the_win_rate_interval_holds_the_rate_and_stays_within_0_and_1(example, rate):
+    low, high = example[2].wilson(rate, 400)
+    assert 0.0 <= low <= rate <= high <= 1.0
+    assert high - low < 0.1
+    assert (low < rate < high) == (0.0 < rate < 1.0)

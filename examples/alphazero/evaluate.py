@@ -21,6 +21,19 @@ from arena import play_matches  # noqa: E402
 from net import Evaluator, load  # noqa: E402
 
 
+def wilson(rate, games, z=1.96):
+    """The 95% Wilson score interval of a win rate: inside [0, 1] even at 0% or 100%,
+    where the normal approximation's would leave it.
+
+    >>> [round(x, 3) for x in wilson(1.0, 400)]
+    [0.99, 1.0]
+    """
+    scale = 1 + z * z / games
+    centre = (rate + z * z / (2 * games)) / scale
+    half = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / scale
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint", default=CHECKPOINT)
@@ -40,12 +53,12 @@ def main(argv=None):
                               simulations=args.simulations, players=net.players,
                               seed=args.seed)
         rate = result["win_rate"]
-        half = 1.96 * math.sqrt(max(rate * (1 - rate), 1e-9) / args.games)
+        low, high = wilson(rate, args.games)
         result.update(seconds=round(time.perf_counter() - start, 1),
-                      interval=[round(rate - half, 3), round(rate + half, 3)])
+                      interval=[round(low, 3), round(high, 3)])
         results[opponent] = result
-        print(f"against {opponent}: {rate:.1%} (95% interval {rate - half:.1%} .. "
-              f"{rate + half:.1%}) of {args.games} games, mean score {result['score']:.1f} "
+        print(f"against {opponent}: {rate:.1%} (95% interval {low:.1%} .. "
+              f"{high:.1%}) of {args.games} games, mean score {result['score']:.1f} "
               f"vs {result['opponent_score']:.1f}, {result['seconds']:.0f} s", flush=True)
     if args.json:
         with open(args.json, "w") as out:
