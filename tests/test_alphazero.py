@@ -116,3 +116,18 @@ def test_the_win_rate_interval_holds_the_rate_and_stays_within_0_and_1(example, 
     assert 0.0 <= low <= rate <= high <= 1.0
     assert high - low < 0.1
     assert (low < rate < high) == (0.0 < rate < 1.0)
+
+
+def test_the_shipped_checkpoint_is_the_agents_default_and_plays(example):
+    agent = example[1].AlphaZeroAgent(simulations=8)      # examples/alphazero/checkpoint.pt
+    assert (agent.players, agent.checkpoint["hidden"]) == (2, 256)
+    game = photocore.Game()
+    for _ in range(12):
+        move = agent.select(game)
+        assert move in game.legal_moves()
+        game.play(move)
+
+
+def test_a_missing_checkpoint_is_named(example, tmp_path):
+    with pytest.raises(FileNotFoundError, match="nothing.pt"):
+        example[1].AlphaZeroAgent(checkpoint=str(tmp_path / "nothing.pt"))
