@@ -93,6 +93,17 @@ def test_to_record_checks_the_metadata():
         records.to_record(GAMES[0], {"agents": ["only one"]})
 
 
+def test_record_line_of_a_game_takes_its_metadata_and_checks_it():
+    meta = {"agents": ["a", "b"], "seed": 3}
+    line = records.record_line(GAMES[0], meta)
+    assert json.loads(line) == records.to_record(GAMES[0], meta)
+    assert line == records.record_line(records.to_record(GAMES[0], meta))
+    with pytest.raises(photocore.RecordError, match="metadata.agents"):
+        records.record_line(GAMES[0], {"agents": ["only one"]})
+    with pytest.raises(TypeError, match="metadata goes with a Game"):
+        records.record_line(records.to_record(GAMES[0]), meta)
+
+
 @pytest.mark.parametrize("game", GAMES + [UNFINISHED])
 def test_from_record_round_trip(game):
     back = records.from_record(rec_of(game))

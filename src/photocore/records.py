@@ -548,10 +548,13 @@ def _prepare_append(path):
         f.write(b"\n")  # a complete record that only lacked its newline
 
 
-def record_line(game):
-    """A Game or record dict as one checked JSON line (bytes, newline included)."""
+def record_line(game, metadata=None):
+    """A Game (with `metadata`, as to_record takes it) or a record dict as one checked
+    JSON line (bytes, newline included); a Game's record is checked once, by to_record."""
     if isinstance(game, Game):
-        rec = to_record(game)
+        rec = to_record(game, metadata)
+    elif metadata is not None:
+        raise TypeError("record_line: metadata goes with a Game; a record dict holds its own")
     else:
         check_record(game)
         rec = game

@@ -19,7 +19,7 @@ from photocore.play import harness, specs as agent_specs
 from photocore.play._agents import play_games
 from photocore._game import Game
 from photocore.facts import Options
-from photocore.records import record_line, to_record
+from photocore.records import record_line
 
 
 def seat_agents(agents, players):
@@ -93,8 +93,8 @@ class Series:
             for action in moves[offsets[k]:offsets[k + 1]].tolist():
                 game.play(action)
             seats = self.seats(index)
-            lines.append(record_line(to_record(
-                game, {"agents": seats, "seed": self.seed, "game": index})))
+            lines.append(record_line(
+                game, {"agents": seats, "seed": self.seed, "game": index}))
             tally.add(len(game.history), game.scores(), game.winners(), seats)
         return lines, tally
 
@@ -157,8 +157,8 @@ class Series:
             if played.forfeit is not None and played.forfeit[2]:
                 print(f"game {index}: {seats[played.forfeit[0]]} forfeits: "
                       f"{played.forfeit[1]}\n{played.forfeit[2]}", file=sys.stderr)
-            lines.append(record_line(to_record(game, {
-                "agents": seats, "seed": self.seed, "game": index, **played.metadata()})))
+            lines.append(record_line(game, {
+                "agents": seats, "seed": self.seed, "game": index, **played.metadata()}))
             tally.add(len(game.history), game.scores(), played.winners(game), seats)
         return lines, tally
 

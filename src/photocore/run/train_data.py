@@ -123,7 +123,7 @@ class DataSeries:
 
 def play_block(series, start, count):
     """Plays games start .. start + count - 1 together in one Search, to the end."""
-    from photocore.records import record_line, to_record
+    from photocore.records import record_line
     from photocore.run.selfplay import Tally
 
     options = Options(series.fourth_revolution, series.shade_blocks)
@@ -214,9 +214,9 @@ def play_block(series, start, count):
     for i, game in enumerate(games):
         tally.add(len(game.history), game.scores(), game.winners(), names)
         if series.records:
-            lines.append(record_line(to_record(game, {
+            lines.append(record_line(game, {
                 "agents": names, "seed": series.seed, "game": start + i,
-                "simulations": series.simulations, "visits": visits_log[i]})))
+                "simulations": series.simulations, "visits": visits_log[i]}))
     return shard, lines, tally
 
 
