@@ -134,6 +134,38 @@ def test_a_ray_task_failing_past_its_retries_stops_clearly_keeping_the_games_bef
     assert out.read_bytes() == uninterrupted(24).read_bytes()
 
 
+def test_a_stopped_run_with_half_a_batch_in_the_result_pipe_lets_the_pool_end(monkeypatch):
+    """A worker terminated while it sends its batch leaves half a message in the pool's
+    result pipe; the pool's thread must not wait for the rest for ever (it would hang the
+    interpreter at exit). The half message is written here, as that worker would have."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from photocore.run import selfplay as module
+
+    pools = []
+
+    class Recorded(ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            pools.append(self)
+
+    monkeypatch.setattr(module, "ProcessPoolExecutor", Recorded)
+    run = run_local(Series(4, 2, ["random"], seed=1), workers=1, batch=1)
+    next(run)
+    time.sleep(0.5)                                  # every batch read: the pool is idle
+    (pool,) = pools
+    manager, results = pool._executor_manager_thread, pool._result_queue
+    os.write(results._writer.fileno(), (1000).to_bytes(4, "big") + b"x" * 10)
+    time.sleep(0.2)                                  # its thread now reads the rest
+    try:
+        run.close()
+        assert not manager.is_alive()
+    finally:
+        if manager.is_alive():                       # do not hang the suite at exit
+            results._writer.close()
+            manager.join(10)
+
+
 def test_a_ray_task_failing_once_is_retried_giving_the_same_games(ray_instance, tmp_path):
     from photocore.run.ray_backend import run_ray
 

@@ -238,7 +238,10 @@ def _stop(pool, finished):
     if finished:
         pool.shutdown(wait=True)
         return
+    # shutdown(wait=False) drops the pool's references to these: take them first
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    results = getattr(pool, "_result_queue", None)
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():
@@ -249,12 +252,10 @@ def _stop(pool, finished):
     # pipe, and the pool's thread would wait for the rest for ever (and the interpreter with
     # it, at exit): with every worker gone, closing this end of the pipe gives it an EOF
     if not any(process.is_alive() for process in processes):
-        results = getattr(pool, "_result_queue", None)
         if results is not None:
             results._writer.close()
         # and lets the pool's thread finish now: ending while the interpreter exits races
         # with its exit hook, which then writes to the thread's closed wake-up pipe
-        manager = getattr(pool, "_executor_manager_thread", None)
         if manager is not None:
             manager.join(timeout=10)
 
