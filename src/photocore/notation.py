@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from photocore.errors import InvalidMoveError, InvalidPositionError
 from photocore.facts import (ACTION_BASE, CELL_INDEX, CELLS, LIGHT_CAP, NUM_ACTIONS, OUTER_RING,
-                             OWNED, PLANT_PAIRS, REACH, SIZES, SLOTS, STACK_LEAVES,
+                             OWNED, PLANT_PAIRS, PLAYERS, REACH, SIZES, SLOTS, STACK_LEAVES,
                              START_AVAILABLE, SUN_POSITIONS, TOKENS, Options, distance)
 
 # ---- moves ------------------------------------------------------------------------------
@@ -103,18 +103,22 @@ def format_position(fields):
     f = fields
     words = [str(f.players), str(f.options), str(f.round), str(f.sun), str(f.first),
              "-" if f.current is None else str(f.current),
-             ",".join(CELLS[c] for c in f.activated) or "-",
-             ",".join(f"{CELLS[c]}:{owner}:{size}" for c, owner, size in f.board) or "-"]
+             ",".join([CELLS[c] for c in f.activated]) or "-",
+             ",".join([_PIECE[c][owner][size] for c, owner, size in f.board]) or "-"]
     for p in range(f.players):
-        tokens = ".".join(map(str, f.tokens[p])) or "-"
-        words.append(f"{f.light[p]}/{_digits(f.available[p])}/{_digits(f.player_board[p])}/"
-                     f"{tokens}")
-    words.append(_digits(f.stacks))
+        words.append(_PLAYER % (f.light[p], *f.available[p], *f.player_board[p],
+                                ".".join(map(str, f.tokens[p])) or "-"))
+    words.append(_STACKS % f.stacks)
     return " ".join(words)
 
 
-def _digits(values):
-    return "".join(map(str, values))
+# a position is written once per move to every engine (docs/protocol.md): its pieces'
+# texts are made once here, not formatted each time
+_PIECE = tuple(tuple(tuple(f"{name}:{owner}:{size}" for size in range(len(SIZES)))
+                     for owner in range(max(PLAYERS))) for name in CELLS)
+_COLUMNS = "%d" * len(SIZES)                # a digit per size
+_PLAYER = f"%d/{_COLUMNS}/{_COLUMNS}/%s"      # light/available/player board/tokens
+_STACKS = "%d" * len(STACK_LEAVES)          # a digit per token stack
 
 
 def parse_position(text):
