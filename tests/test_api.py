@@ -607,7 +607,8 @@ def test_from_position_messages_name_the_field():
 
 # ---- the layers: the core imports nothing built on it ------------------------------------
 
-CORE = ["photocore", "photocore._game", "photocore._kernel", "photocore.errors",
+CORE = ["photocore", "photocore._game", "photocore._kernel", "photocore.compat",
+        "photocore.errors",
         "photocore.facts", "photocore.notation"]
 
 

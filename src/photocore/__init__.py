@@ -12,15 +12,20 @@ first use.
 
 import importlib
 import importlib.abc
+import importlib.machinery
+import importlib.metadata
 import importlib.util
 import sys
-import warnings
+import types
+from collections.abc import Sequence
 
 from photocore._game import Game, LegalMoves, Move, check_invariants
 from photocore._kernel import random_playouts
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError, RecordError)
 from photocore.facts import CELLS, NUM_ACTIONS, OBSERVATION_SIZE, Options
+
+__version__: str = importlib.metadata.version("photocore")
 
 # Bumped whenever any game plays differently: records, perft counts and golden games
 # in seeds/ are tied to it.
@@ -35,55 +40,54 @@ _LAZY = {
     "read_games": "photocore.records",
     "write_games": "photocore.records",
 }
+# satellite modules, imported on first use as attributes (photocore.svg.board(game))
+_SUBMODULES = ("svg", "render", "records", "notation", "npz", "viewer", "plots")
 
 __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
-    "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "check_invariants",
-    "random_playouts", "read_games", "write_games",
+    "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "__version__",
+    "check_invariants", "random_playouts", "read_games", "write_games",
 ]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"photocore.{name}")
     raise AttributeError(f"module 'photocore' has no attribute {name!r}")
 
 
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
-
-
-# Modules that moved in 0.2, importable by their old names (with a warning) until 0.3.
-_MOVED = {
-    "photocore._agents": "photocore.play._agents",
-    "photocore._vec": "photocore.env._vec",
-    "photocore.openspiel": "photocore.env.openspiel",
-    "photocore.pettingzoo": "photocore.env.pettingzoo",
-    "photocore.selfplay": "photocore.run.selfplay",
-    "photocore.ray_backend": "photocore.run.ray_backend",
-    "photocore.position": "photocore.notation",     # the position notation is the core's
-}
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a moved module by its old name: the new module, under both names."""
+    """Imports a moved module by its old name (a module row of photocore.compat.RENAMED):
+    the new module, under both names."""
 
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname in _MOVED:
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname.startswith("photocore.") and fullname in _moved():
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
-    def create_module(self, spec):
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None
 
-    def exec_module(self, module):
+    def exec_module(self, module: types.ModuleType) -> None:
         # the import system takes the module back from sys.modules: the new one, not a copy
-        warnings.warn(f"{module.__name__} moved to {_MOVED[module.__name__]}; the old name "
-                      "goes in photocore 0.3", DeprecationWarning, stacklevel=2)
-        sys.modules[module.__name__] = importlib.import_module(_MOVED[module.__name__])
+        from photocore import compat
+        compat.warn(module.__name__, stacklevel=2)
+        sys.modules[module.__name__] = importlib.import_module(_moved()[module.__name__])
+
+
+def _moved() -> dict[str, str]:
+    from photocore.compat import RENAMED
+    return RENAMED
 
 
 sys.meta_path.append(_MovedModules())

@@ -6,9 +6,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcmp, memcpy
 
-import importlib
 import os
-import warnings
 from operator import index
 
 import numpy as np
@@ -16,7 +14,8 @@ import numpy as np
 from photocore._kernel cimport *
 
 from photocore import notation
-from photocore._kernel import check_option, check_players
+from photocore._kernel import check_players
+from photocore.compat import game_options, option_attribute, warn
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError)
 from photocore.facts import CELLS, MOVE_KINDS, OPTIONS, SIZE_NAMES, SIZES, STACK_LEAVES, Options
@@ -260,9 +259,9 @@ cdef class Game:
     >>> str(g)                  # the position notation, as g.position()
     '2 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0579'
 
-    The advanced rules are given as flags or as one Options value:
+    The advanced rules are one Options value, or its text:
 
-    >>> Game(players=3, options=Options.parse("fs")).options == Game(3, True, True).options
+    >>> Game(players=3, options=Options.parse("fs")).options == Game(3, options="fs").options
     True
     """
     # C attributes and cdef methods: declared in _game.pxd
@@ -272,19 +271,12 @@ cdef class Game:
         state_init(&self.st, 2, 0)
         self.origin = self.st
 
-    def __init__(self, players=2, fourth_revolution=False, shade_blocks=False, options=None):
+    def __init__(self, players=2, *flags, options=None, **keywords):
         cdef int n = check_players(players)
-        fourth = check_option(fourth_revolution, "fourth_revolution")
-        shade = check_option(shade_blocks, "shade_blocks")
-        if options is None:
-            options = Options(fourth, shade)
-        elif fourth or shade:
-            raise ValueError("give the options either as flags or as options=, not both")
-        elif isinstance(options, str):
-            options = Options.parse(options)
-        elif not isinstance(options, Options):
-            raise TypeError(f"options must be an Options or its text (-, f, s, fs), not "
-                            f"{type(options).__name__}")
+        if flags or keywords:       # the flag arguments of photocore 0.1, deprecated
+            options = game_options(options, flags, keywords, "Game")
+        elif type(options) is not Options:
+            options = Options.coerce(options)
         state_init(&self.st, n, options.flags)
         self.origin = self.st
         self.n = 0          # a game initialised again starts without the old one's history
@@ -464,13 +456,9 @@ cdef class Game:
         """The advanced rules of this game, as an Options."""
         return _OPTIONS_OF_FLAGS[self.st.options]
 
-    @property
-    def fourth_revolution(self):
-        return self.options.fourth_revolution
-
-    @property
-    def shade_blocks(self):
-        return self.options.shade_blocks
+    def __getattr__(self, name):
+        # each rule's flag as an attribute, as photocore 0.1 had them (deprecated)
+        return option_attribute(self.options, "Game", name)
 
     @property
     def last_round(self):
@@ -713,22 +701,26 @@ cdef class Game:
 
     def legal_actions(self):
         """Deprecated: legal_moves().ids()."""
-        _deprecated("Game.legal_actions()", "Game.legal_moves().ids()")
+        warn("Game.legal_actions()", 1)
         return self.legal_moves().ids()
 
     def legal_mask(self):
         """Deprecated: legal_moves().mask()."""
-        _deprecated("Game.legal_mask()", "Game.legal_moves().mask()")
+        warn("Game.legal_mask()", 1)
         return self.legal_moves().mask()
 
     def to_record(self, metadata=None):
         """Deprecated: photocore.records.to_record(game, metadata)."""
-        return _moved("to_record")(self, metadata)
+        warn("Game.to_record()", 1)
+        from photocore.records import to_record
+        return to_record(self, metadata)
 
     @staticmethod
     def from_record(rec, ply=None):
         """Deprecated: photocore.records.from_record(rec, ply)."""
-        return _moved("from_record")(rec, ply)
+        warn("Game.from_record()", 1)
+        from photocore.records import from_record
+        return from_record(rec, ply)
 
 
 cdef inline int _acted_cell(int a) noexcept:
@@ -779,23 +771,3 @@ def _restore(root, actions):
     return g
 
 
-# ---- deprecated names ---------------------------------------------------------------------
-
-def _deprecated(old, new):
-    # compiled functions have no frames: stacklevel 1 is already the Python caller
-    warnings.warn(f"{old} is deprecated: use {new} ({old} goes in photocore 0.3)",
-                  DeprecationWarning, stacklevel=1)
-
-
-# Game methods that moved in 0.2 to the modules that build on the core. Each is looked up by
-# name when called, so the core imports none of those modules.
-_MOVED_METHODS = {
-    "to_record": ("photocore.records", "to_record", "(game, metadata)"),
-    "from_record": ("photocore.records", "from_record", "(rec, ply)"),
-}
-
-
-def _moved(name):
-    module, function, args = _MOVED_METHODS[name]
-    _deprecated(f"Game.{name}()", f"{module}.{function}{args}")
-    return getattr(importlib.import_module(module), function)

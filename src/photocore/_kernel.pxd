@@ -37,6 +37,7 @@ cdef enum:
     SMALL = 1
     MEDIUM = 2
     LARGE = 3
+    MIN_PLAYERS = 2
     MAX_PLAYERS = 4
     MAX_TREES = 14           # the small, medium and large trees a player owns: most plant sources
     SETUP_TREES = 2          # small trees each player places in setup (docs/rules.md §4)
@@ -80,7 +81,7 @@ cdef enum:
     PHASE_PLAY = 1
     PHASE_OVER = 2
     NO_PLAYER = 255
-    # option bits
+    # option bits: each has a row in _kernel.pyx's OPTION_TABLE (docs/engine.md)
     OPT_FOURTH_REVOLUTION = 1
     OPT_SHADE_BLOCKS = 2
 

@@ -998,8 +998,8 @@ cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil:
 
 def check_players(players):
     """`players` as an int, or ValueError/TypeError unless it is 2, 3 or 4."""
-    if index(players) not in (2, 3, 4):
-        raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+    if not MIN_PLAYERS <= index(players) <= MAX_PLAYERS:
+        raise ValueError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {players!r}")
     return index(players)
 
 def check_count(count, name):
@@ -1009,8 +1009,8 @@ def check_count(count, name):
         raise ValueError(f"{name} must be from 0 to 2**63 - 1, got {count!r}")
     return index(count)
 
-def check_option(value, name):
-    """An advanced-rule option as a bool: True or False (numpy's too) or the ints 0 and 1.
+def check_bool(value, name):
+    """`value` as a bool: True or False (numpy's too) or the ints 0 and 1.
 
     TypeError for any other type: a `bint` argument would take "no" as True.
     """
@@ -1027,20 +1027,21 @@ def check_option(value, name):
         raise ValueError(f"{name} must be True or False (or 0 or 1), got {value!r}")
     return number == 1
 
-def random_playouts(games, players=2, seed=0, fourth_revolution=False, shade_blocks=False):
-    """Plays `games` whole games of uniformly random legal moves (`end` included) in C.
+def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
+    """Plays `games` whole games of uniformly random legal moves (`end` included) in C,
+    with `options` (an Options or its text, docs/engine.md).
 
     Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
     a tie counts a win).
 
-    >>> r = random_playouts(10, players=3, seed=1)
+    >>> r = random_playouts(10, players=3, seed=1, options="s")
     >>> r["games"], len(r["wins"])
     (10, 3)
     """
+    from photocore.compat import game_options
     games, players = check_count(games, "games"), check_players(players)
     seed = index(seed) & 0xFFFFFFFFFFFFFFFF
-    cdef int options = ((OPT_FOURTH_REVOLUTION if check_option(fourth_revolution, "fourth_revolution") else 0)
-                        | (OPT_SHADE_BLOCKS if check_option(shade_blocks, "shade_blocks") else 0))
+    cdef int flags_on = game_options(options, flags, keywords, "random_playouts").flags
     cdef State s
     cdef uint64_t rng
     cdef long long g, moves = 0, count = games
@@ -1055,7 +1056,7 @@ def random_playouts(games, players=2, seed=0, fourth_revolution=False, shade_blo
     with nogil:
         for g in range(count):
             rng = game_seed(base, <uint64_t>g)
-            state_init(&s, nplayers, options)
+            state_init(&s, nplayers, flags_on)
             moves += play_random_game(&s, &rng)
             winners = winners_mask(&s)
             for p in range(nplayers):
@@ -1069,6 +1070,24 @@ def random_playouts(games, players=2, seed=0, fourth_revolution=False, shade_blo
         "wins": tuple(wins[p] for p in range(players)),
     }
 
+
+# The advanced rules (docs/rules.md §8), one row each: name, letter (the text form), kernel
+# bit, words (for people), help (for the command line). photocore.facts.Options, the command
+# line, the record schema and the adapters' parameters are made from these rows.
+OPTION_TABLE = (
+    ("fourth_revolution", "f", OPT_FOURTH_REVOLUTION, "fourth revolution",
+     "play a fourth revolution of the sun (24 rounds)"),
+    ("shade_blocks", "s", OPT_SHADE_BLOCKS, "shade blocks",
+     "no planting into or growing in shadow"),
+)
+
+def _observation_high():
+    """The largest value of each observation entry: 1 but for a player's token points /
+    POINTS_SCALE, which reach at most every token of the game."""
+    high = [1.0] * OBS_SIZE
+    for k in range(MAX_PLAYERS):
+        high[OBS_PLAYERS + k * SLOT_SIZE + SLOT_POINTS] = sum(map(sum, _TOKENS)) / POINTS_SCALE
+    return tuple(high)
 
 def tables():
     """The game's facts as the kernel holds them, for photocore.facts (plain Python values).
@@ -1105,10 +1124,17 @@ def tables():
         "actions": {"place": PLACE_BASE, "buy": BUY_BASE, "plant": PLANT_BASE,
                     "grow": GROW_BASE, "collect": COLLECT_BASE, "end": END_ACTION,
                     "count": NUM_ACTIONS},
-        "options": {"fourth_revolution": OPT_FOURTH_REVOLUTION, "shade_blocks": OPT_SHADE_BLOCKS},
+        "options": OPTION_TABLE,
+        "players": tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
+        "setup_trees": SETUP_TREES,
         "observation": {"pieces": OBS_PIECES, "shadows": OBS_SHADOWS, "activated": OBS_ACTIVATED,
                         "players": OBS_PLAYERS, "stacks": OBS_STACKS, "clock": OBS_CLOCK,
                         "size": OBS_SIZE},
+        # each player's slot of the "players" part: its size and the place of each value
+        "player_slot": {"light": 0, "available": SLOT_AVAILABLE, "board": SLOT_BOARD,
+                        "points": SLOT_POINTS, "size": SLOT_SIZE},
+        "clock": {"round": 0, "sun": CLOCK_SUN, "phase": CLOCK_PHASE, "mover": CLOCK_MOVER},
+        "observation_high": _observation_high(),
     }
 
 

@@ -17,6 +17,8 @@ tokens, limits and options (docs/rules.md §1–§8). Every other module takes t
 
 from typing import NamedTuple
 
+import numpy
+
 from photocore._kernel import tables as _tables
 
 _KERNEL = _tables()
@@ -84,7 +86,9 @@ LIGHT_PER_POINT = _KERNEL["light_per_point"]   # leftover light scores 1 point p
 
 ROUNDS = _KERNEL["rounds"]
 ROUNDS_FOURTH_REVOLUTION = _KERNEL["rounds_fourth_revolution"]
-PLAYERS = (2, 3, 4)
+PLAYERS = _KERNEL["players"]         # the player counts a game is for: 2, 3 and 4
+MIN_PLAYERS, MAX_PLAYERS = PLAYERS[0], PLAYERS[-1]
+SETUP_TREES = _KERNEL["setup_trees"]  # small trees each player places before round 1
 MAX_GAME_MOVES = _KERNEL["max_game_moves"]   # no game is longer (docs/engine.md)
 MAX_LEGAL = _KERNEL["max_legal"]             # no position has more legal moves
 
@@ -93,19 +97,62 @@ MAX_LEGAL = _KERNEL["max_legal"]             # no position has more legal moves
 ACTION_BASE = _KERNEL["actions"]     # first id of each kind: place, buy, plant, grow, collect, end
 NUM_ACTIONS = ACTION_BASE["count"]
 MOVE_KINDS = tuple(sorted((kind for kind in ACTION_BASE if kind != "count"), key=ACTION_BASE.get))
+# the ids of each kind of move: ACTION_RANGES["grow"] is range(815, 852)
+ACTION_RANGES = {kind: range(ACTION_BASE[kind], ACTION_BASE[after])
+                 for kind, after in zip(MOVE_KINDS, MOVE_KINDS[1:] + ("count",))}
 OBSERVATION = _KERNEL["observation"]  # offset of each part of Game.observation()
 OBSERVATION_SIZE = OBSERVATION["size"]
+PLAYER_SLOT = _KERNEL["player_slot"]  # a player's values in the "players" part, by offset
+CLOCK_SLOT = _KERNEL["clock"]         # the "clock" part's values, by offset
+OBSERVATION_HIGH = _KERNEL["observation_high"]   # each value's upper bound (all are >= 0)
 
-# ---- options (docs/rules.md §8) ----------------------------------------------------------------
 
-_FLAGS = _KERNEL["options"]
+def action_kind(action: int) -> str:
+    """The kind of move (one of MOVE_KINDS) of an action id.
+
+    >>> action_kind(0), action_kind(NUM_ACTIONS - 1)
+    ('place', 'end')
+    """
+    for kind in reversed(MOVE_KINDS):
+        if action >= ACTION_BASE[kind]:
+            return kind
+    raise ValueError(f"action {action!r} is not an action id")
 
 
-class Options(NamedTuple):
-    """The advanced rules a game is played with, in every form photocore uses:
+# ---- options (docs/rules.md §8, docs/engine.md) ---------------------------------------------
 
-    - the text form of the position notation, records' summaries, the command line and bench:
-      "-" for none, else "f" (fourth revolution) and/or "s" (shade blocks): str() and parse();
+class OptionRule(NamedTuple):
+    """One advanced rule, as the kernel's option table lists it."""
+
+    name: str       # the keyword: Options(name=True), the record's options
+    letter: str     # its letter in the text form ("fs")
+    flag: int       # its bit in the kernel's State.options
+    words: str      # in words, for people
+    help: str       # for the command line
+
+
+OPTION_RULES = tuple(OptionRule(*row) for row in _KERNEL["options"])
+_RULE = {rule.name: rule for rule in OPTION_RULES}
+_ALL_FLAGS = sum(rule.flag for rule in OPTION_RULES)
+
+
+def _as_bool(value: object, name: str) -> bool:
+    if value is True or value is False:
+        return value
+    if isinstance(value, (int, numpy.bool_)):       # 0 and 1 too, as the kernel's flags
+        if value in (0, 1):
+            return bool(value)
+        raise ValueError(f"option {name} must be True or False, got {value!r}")
+    raise TypeError(f"option {name} must be True or False, got {value!r}")
+
+
+class Options:
+    """The advanced rules a game is played with (a row of facts.OPTION_RULES each), in every
+    form photocore uses:
+
+    - the text form of the position notation, records' summaries, the command line and
+      every `options=` argument: "-" for none, else the rules' letters ("f", "s", "fs"):
+      str() and parse();
     - the record's dict: `Options(**rec["options"])` and `options._asdict()`;
     - the kernel's bit flags: `.flags` and from_flags();
     - in words, for people: `.name`.
@@ -114,49 +161,116 @@ class Options(NamedTuple):
     (Options(fourth_revolution=False, shade_blocks=True), 2)
     >>> Options(**{"fourth_revolution": True, "shade_blocks": False}).name
     'fourth revolution'
+    >>> Options.parse("fs").shade_blocks, Options.coerce(None) == Options()
+    (True, True)
     """
 
-    fourth_revolution: bool = False
-    shade_blocks: bool = False
+    __slots__ = ("flags",)
+    flags: int
+    _fields = tuple(rule.name for rule in OPTION_RULES)
+
+    def __init__(self, *on: object, **by_name: object) -> None:
+        if len(on) > len(OPTION_RULES):
+            raise TypeError(f"Options takes at most {len(OPTION_RULES)} positional values, "
+                            f"got {len(on)}")
+        values = dict(zip(self._fields, on))
+        for name, value in by_name.items():
+            if name not in _RULE:
+                raise TypeError(f"unknown option {name!r} (expected {', '.join(self._fields)})")
+            if name in values:
+                raise TypeError(f"option {name!r} given twice")
+            values[name] = value
+        flags = 0
+        for name, value in values.items():
+            if _as_bool(value, name):
+                flags |= _RULE[name].flag
+        object.__setattr__(self, "flags", flags)
+
+    def __getattr__(self, name: str) -> bool:
+        rule = _RULE.get(name)
+        if rule is None:
+            raise AttributeError(f"'Options' object has no attribute {name!r}")
+        return bool(self.flags & rule.flag)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Options are immutable: use _replace()")
 
     @classmethod
-    def parse(cls, text):
-        """The options written `text`: "-", "f", "s" or "fs"; ValueError otherwise."""
-        if text not in _TEXTS:
-            raise ValueError(f"options {text!r}: expected -, f, s or fs")
-        return _TEXTS[text]
+    def parse(cls, text: str) -> "Options":
+        """The options written `text` ("-" or the rules' letters in table order);
+        ValueError otherwise."""
+        options = _TEXTS.get(text) if isinstance(text, str) else None
+        if options is None:
+            raise ValueError(f"options {text!r}: expected {', '.join(_TEXTS)}")
+        return options
 
     @classmethod
-    def from_flags(cls, flags):
-        """The options of the kernel's bit flags (1 fourth revolution, 2 shade blocks);
-        ValueError for any other bit."""
-        known = _FLAGS["fourth_revolution"] | _FLAGS["shade_blocks"]
-        if not 0 <= flags <= known or flags & ~known:
-            raise ValueError(f"option flags {flags!r}: expected bits of {known}")
-        return cls(bool(flags & _FLAGS["fourth_revolution"]), bool(flags & _FLAGS["shade_blocks"]))
+    def from_flags(cls, flags: int) -> "Options":
+        """The options of the kernel's bit flags; ValueError for a bit no rule has."""
+        options = _OF_FLAGS.get(flags) if isinstance(flags, int) else None
+        if options is None:
+            raise ValueError(f"option flags {flags!r}: expected bits of {_ALL_FLAGS}")
+        return options
+
+    @classmethod
+    def coerce(cls, value: "Options | str | None") -> "Options":
+        """`value` as Options: an Options, its text, or None for none (what every
+        `options=` argument takes)."""
+        if isinstance(value, Options):
+            return value
+        if value is None:
+            return _OF_FLAGS[0]
+        if isinstance(value, str):
+            return cls.parse(value)
+        raise TypeError(f"options must be an Options or its text ({', '.join(_TEXTS)}), "
+                        f"not {type(value).__name__}")
 
     @property
-    def flags(self):
-        """The kernel's bit flags of these options."""
-        return ((_FLAGS["fourth_revolution"] if self.fourth_revolution else 0)
-                | (_FLAGS["shade_blocks"] if self.shade_blocks else 0))
-
-    @property
-    def rounds(self):
+    def rounds(self) -> int:
         """The rounds of a game with these options."""
         return ROUNDS_FOURTH_REVOLUTION if self.fourth_revolution else ROUNDS
 
     @property
-    def name(self):
-        """In words, for people: "none", "fourth revolution", "shade blocks", or both."""
-        words = [w for w, on in (("fourth revolution", self.fourth_revolution),
-                                 ("shade blocks", self.shade_blocks)) if on]
-        return " + ".join(words) or "none"
+    def name(self) -> str:
+        """In words, for people: "none", or the rules' words joined by " + "."""
+        return " + ".join(r.words for r in OPTION_RULES if self.flags & r.flag) or "none"
 
-    def __str__(self):
-        return ("f" if self.fourth_revolution else "") + ("s" if self.shade_blocks else "") or "-"
+    def _asdict(self) -> dict[str, bool]:
+        return {rule.name: bool(self.flags & rule.flag) for rule in OPTION_RULES}
+
+    def _replace(self, **changes: object) -> "Options":
+        return Options(**{**self._asdict(), **changes})
+
+    def __str__(self) -> str:
+        return "".join(r.letter for r in OPTION_RULES if self.flags & r.flag) or "-"
+
+    def __repr__(self) -> str:
+        return "Options(" + ", ".join(f"{k}={v}" for k, v in self._asdict().items()) + ")"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Options) and other.flags == self.flags
+
+    def __hash__(self) -> int:
+        return hash((Options, self.flags))
+
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return Options.from_flags, (self.flags,)
 
 
-_TEXTS = {str(o): o for o in (Options(False, False), Options(True, False), Options(False, True),
-                              Options(True, True))}
-OPTIONS = tuple(_TEXTS.values())     # every combination, none first
+# every combination, none first, in the order of their flags
+OPTIONS = tuple(Options(*(bool(flags & r.flag) for r in OPTION_RULES))
+                for flags in range(_ALL_FLAGS + 1) if not flags & ~_ALL_FLAGS)
+_OF_FLAGS = {options.flags: options for options in OPTIONS}
+_TEXTS = {str(options): options for options in OPTIONS}
+
+
+def max_game_moves(players: int, options: Options | str | None = None) -> int:
+    """A bound on the moves of any game: the setup placements, then per turn at most
+    LIGHT_CAP paid actions (each costs >= 1 light, a turn starts with <= LIGHT_CAP and
+    earns none) and `end`.
+
+    >>> max_game_moves(2), max_game_moves(MAX_PLAYERS, "f") == MAX_GAME_MOVES
+    (760, True)
+    """
+    rounds = Options.coerce(options).rounds
+    return SETUP_TREES * players + rounds * players * (LIGHT_CAP + 1)

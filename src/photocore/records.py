@@ -20,6 +20,7 @@ import zlib
 import fastjsonschema
 
 import photocore
+from photocore import compat
 from photocore._game import Game
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
 from photocore.facts import Options
@@ -599,7 +600,6 @@ def __getattr__(name):
     if name in _MOVED:
         from photocore import npz
 
-        warnings.warn(f"photocore.records.{name} moved to photocore.npz.{_MOVED[name]}; the "
-                      "old name goes in photocore 0.3", DeprecationWarning, stacklevel=2)
+        compat.warn(f"photocore.records.{name}")
         return getattr(npz, _MOVED[name])
     raise AttributeError(f"module 'photocore.records' has no attribute {name!r}")

@@ -15,9 +15,9 @@ display as its board.
 import math
 import sys
 import types
-import warnings
 from xml.sax.saxutils import escape
 
+from photocore import compat
 from photocore._game import Game
 from photocore.facts import (AXIAL, CELL_INDEX, CELLS, DIRECTIONS, LIGHT_CAP, RICHNESS, SIZES,
                              STACK_LEAVES, VECTORS, shadow_direction)
@@ -276,8 +276,7 @@ class _CallableModule(types.ModuleType):
     warning, until 0.3."""
 
     def __call__(self, game, *args, **kwargs):
-        warnings.warn("photocore.svg(game) is now photocore.svg.board(game); the call goes "
-                      "in photocore 0.3", DeprecationWarning, stacklevel=2)
+        compat.warn("photocore.svg(game)")
         return board(game, *args, **kwargs)
 
 

@@ -14,7 +14,8 @@ from photocore._game cimport Game
 from photocore.play._agents cimport (AGENT_GREEDY, AGENT_MCTS, AGENT_RANDOM, AgentSpec,
                                      agent_action)
 
-from photocore._kernel import check_count, check_option, check_players
+from photocore._kernel import check_bool, check_count, check_players
+from photocore.compat import game_options
 from photocore.notation import MOVE_TEXTS
 from photocore.play.specs import parse as parse_spec
 
@@ -82,11 +83,10 @@ cdef class VecGame:
     cdef object pool                   # threads - 1 helpers, made on first use
     cdef Batch batch                   # the pass under way
 
-    def __cinit__(self, n, players=2, fourth_revolution=False, shade_blocks=False, *,
-                  opponents=None, seat=0, threads=1):
+    def __cinit__(self, n, players=2, *flags, options=None, opponents=None, seat=0, threads=1,
+                  **keywords):
         players = check_players(players)
-        fourth_revolution = check_option(fourth_revolution, "fourth_revolution")
-        shade_blocks = check_option(shade_blocks, "shade_blocks")
+        options = game_options(options, flags, keywords, "VecGame")
         n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
         if not 1 <= n <= 1 << 24:
             raise ValueError(f"n must be from 1 to {1 << 24}, got {n}")
@@ -112,8 +112,7 @@ cdef class VecGame:
             if self.streams == NULL or self.seats == NULL:
                 raise MemoryError()
         self.num_games = n
-        state_init(&self.start, players, (OPT_FOURTH_REVOLUTION if fourth_revolution else 0)
-                   | (OPT_SHADE_BLOCKS if shade_blocks else 0))
+        state_init(&self.start, players, options.flags)
         self._seed_games(np.arange(n, dtype=np.uint64))
         self.batch.actions = NULL       # start every game, observing none
         self.batch.obs = NULL
@@ -308,8 +307,8 @@ cdef class VecGame:
         k-th player after the one who played actions[i] (the observation's slots), so
         rewards[:, 0] is the mover's.
         """
-        relative = check_option(relative, "relative")
-        forfeit = check_option(forfeit, "forfeit")
+        relative = check_bool(relative, "relative")
+        forfeit = check_bool(forfeit, "forfeit")
         cdef int64_t[::1] acts = self._actions(actions, forfeit)
         obs_v, obs, mask_v, mask = self._outputs(obs, mask)
         rew_v, rewards = _output(rewards, (self.num_games, self.players), np.float32, "rewards")

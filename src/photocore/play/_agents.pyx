@@ -215,7 +215,29 @@ from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
 
-cdef dict _KIND_OF_NAME = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
+from typing import NamedTuple as _NamedTuple
+
+
+class BuiltinAgent(_NamedTuple):
+    """A built-in agent: a row of BUILTIN_AGENTS."""
+
+    name: str           # as agent specs spell it
+    kind: int           # its C kind (AgentSpec.kind)
+    budget: bool        # takes a budget of simulations: name:N
+    searches: bool      # searches each move (milliseconds a move, not microseconds)
+    help: str           # for the command line
+
+
+# The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
+# sizing and the command line's help read them here (docs/engine.md).
+BUILTIN_AGENTS = {agent.name: agent for agent in (
+    BuiltinAgent("random", AGENT_RANDOM, False, False, "a uniformly random legal move"),
+    BuiltinAgent("greedy", AGENT_GREEDY, False, False, "the best move by a one-ply heuristic"),
+    BuiltinAgent("mcts", AGENT_MCTS, True, True, "UCT search with N random playouts a move"),
+)}
+DEFAULT_SIMULATIONS = 200
+MAX_SIMULATIONS = 10_000_000
+cdef dict _KIND_OF_NAME = {agent.name: agent.kind for agent in BUILTIN_AGENTS.values()}
 
 
 cdef class Agent:
@@ -230,12 +252,13 @@ cdef class Agent:
     cdef uint64_t rng
     cdef readonly str kind
 
-    def __init__(self, kind="random", seed=0, simulations=200, exploration=1.0):
+    def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0):
         if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
-            raise ValueError(f"unknown agent {kind!r} (expected random, greedy or mcts)")
+            raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
         simulations = _index(simulations)
-        if not 1 <= simulations <= 10_000_000:
-            raise ValueError(f"simulations must be from 1 to 10,000,000, got {simulations}")
+        if not 1 <= simulations <= MAX_SIMULATIONS:
+            raise ValueError(f"simulations must be from 1 to {MAX_SIMULATIONS:,}, got "
+                             f"{simulations}")
         if not isinstance(exploration, _Real) or isinstance(exploration, bool):
             raise TypeError(f"exploration must be a number, got {exploration!r}")
         try:
@@ -254,7 +277,9 @@ cdef class Agent:
     @property
     def name(self):
         """The agent as `photocore selfplay --agents` spells it, e.g. mcts:200."""
-        return f"mcts:{self.spec.simulations}" if self.spec.kind == AGENT_MCTS else self.kind
+        if BUILTIN_AGENTS[self.kind].budget:
+            return f"{self.kind}:{self.spec.simulations}"
+        return self.kind
 
     def select(self, Game game not None):
         """The move this agent plays in `game` (which it does not change)."""
@@ -280,8 +305,8 @@ def play_games(agents, int players, int options, unsigned long long seed, long l
     import numpy as np
     if len(agents) != players:
         raise ValueError(f"{players} players need {players} agents, got {len(agents)}")
-    cdef AgentSpec specs[4]
-    cdef AgentSpec seats[4]
+    cdef AgentSpec specs[MAX_PLAYERS]
+    cdef AgentSpec seats[MAX_PLAYERS]
     cdef int k
     for k, (kind, simulations) in enumerate(agents):
         Agent(kind, 0, simulations)               # checks the spec
