@@ -1,6 +1,6 @@
 """This build against another commit's, side by side: random playouts, MCTS, legal moves.
 
-    python benchmarks/compare_build.py                    # against 5ae7a7d (the kernel before issue 11)
+    python benchmarks/compare_build.py      # against 5ae7a7d (the kernel before issue 11)
     python benchmarks/compare_build.py --against main --rounds 9 --json out.json
 
 Builds the other commit (`git archive` of it, `setup.py build_ext --inplace`, in
@@ -45,11 +45,17 @@ def best(work, reps):
         times.append(time.thread_time() - start)
     return min(times), result
 
+def new_game(players, flags):
+    # options= where the build has it (photocore 0.2 on), the flags of the builds before
+    if hasattr(photocore, "Options"):
+        return photocore.Game(players, options=photocore.Options(*flags))
+    return photocore.Game(players, *flags)
+
 def mid_game(count, seed):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        g = photocore.Game(rng.choice((2, 3, 4)), rng.random() < 0.5, rng.random() < 0.5)
+        g = new_game(rng.choice((2, 3, 4)), (rng.random() < 0.5, rng.random() < 0.5))
         for _ in range(rng.randrange(10, 120)):
             if g.is_over:
                 break
@@ -84,14 +90,16 @@ def listing():
 seconds, _ = best(listing, reps)
 figures["legal_moves"] = seconds / (calls * len(many)) * 1e9
 import kernel_calls
-figures["legal_actions"], listed = min(kernel_calls.legal_actions_ns(many, 500) for _ in range(reps))
+figures["legal_actions"], listed = min(kernel_calls.legal_actions_ns(many, 500)
+                                       for _ in range(reps))
 figures["legal_actions/check"] = listed
 print(json.dumps(figures))
 """
 
 MEASURES = [("playouts/2p", "M moves/s", 1e-6, True), ("playouts/3p", "M moves/s", 1e-6, True),
             ("playouts/4p", "M moves/s", 1e-6, True), ("mcts", "k simulations/s", 1e-3, True),
-            ("legal_actions", "ns/call (C)", 1, False), ("legal_moves", "ns/call (Python)", 1, False)]
+            ("legal_actions", "ns/call (C)", 1, False),
+            ("legal_moves", "ns/call (Python)", 1, False)]
 
 
 def git(*args):
@@ -145,16 +153,20 @@ def measure(src, calls, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--against", default="5ae7a7d", help="git ref to compare with (default: %(default)s)")
-    ap.add_argument("--rounds", type=int, default=5, help="alternating pairs of runs (default: %(default)s)")
-    ap.add_argument("--games", type=int, default=20_000, help="random_playouts games per player count")
+    ap.add_argument("--against", default="5ae7a7d",
+                    help="git ref to compare with (default: %(default)s)")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="alternating pairs of runs (default: %(default)s)")
+    ap.add_argument("--games", type=int, default=20_000,
+                    help="random_playouts games per player count")
     ap.add_argument("--simulations", type=int, default=1000, help="MCTS simulations per move")
     ap.add_argument("--positions", type=int, default=20, help="MCTS positions")
     ap.add_argument("--reps", type=int, default=3, help="repetitions per run; the best counts")
     ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     args = ap.parse_args()
     commit, other = build(args.against)
-    here = git("rev-parse", "--short=12", "HEAD") + ("+" if git("status", "--porcelain", "-uno") else "")
+    here = git("rev-parse", "--short=12", "HEAD") + (
+        "+" if git("status", "--porcelain", "-uno") else "")
     sides = {"this": ROOT / "src", "other": other / "src"}
     scratch = tempfile.TemporaryDirectory()
     calls = {"this": build_calls(sides["this"], Path(scratch.name) / "this"),

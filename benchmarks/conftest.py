@@ -1,11 +1,10 @@
-import time
-
-import bench   # benchmarks/bench.py: the workloads with their reference side
+import bench  # benchmarks/bench.py: the workloads with their reference side
 import pytest
 
 from photocore import speed
 
 REPORT = []
+TIMED_ONCE = []   # calls that pytest-benchmark did not time (--benchmark-disable)
 
 
 @pytest.fixture
@@ -16,22 +15,21 @@ def report():
 
 @pytest.fixture
 def timed(benchmark):
-    """benchmark.pedantic that also times under --benchmark-disable (one call, where
-    pytest-benchmark keeps no stats): (seconds of the fastest call, first value, last value).
+    """benchmark.pedantic: (seconds of the fastest round, first value, last value). Under
+    --benchmark-disable pytest-benchmark makes the one call untimed: pyperf times it then.
     """
 
     def run(call, rounds=3, warmup=False):
-        times, values = [], []
+        if benchmark.disabled:
+            TIMED_ONCE.append(True)
+            return benchmark.pedantic(speed.pyperf_timer(values=1, loops=1), ("call", call))
+        values = []
 
-        def timed_call():
-            start = time.perf_counter()
-            value = call()
-            times.append(time.perf_counter() - start)
-            values[1:] = [value]   # keeps the first and the last
-            return value
+        def kept():
+            values[1:] = [call()]   # keeps the first and the last
 
-        benchmark.pedantic(timed_call, rounds=rounds, iterations=1, warmup_rounds=int(warmup))
-        return min(times), values[0], values[-1]
+        benchmark.pedantic(kept, rounds=rounds, iterations=1, warmup_rounds=int(warmup))
+        return benchmark.stats.stats.min, values[0], values[-1]
 
     return run
 
@@ -42,15 +40,14 @@ def measure(benchmark, timed, report):
     reports its figures with the speed-up over photoref on the same work."""
 
     def run(workload, rounds=5):
-        result = speed.measure(workload, lambda call, warmup: timed(call, rounds, warmup),
-                               bench.with_reference)
+        result = bench.measure(workload, lambda name, call: timed(call, rounds, warmup=True))
         assert result["check"]["passed"], f"{workload.name}: {result['check']['detail']}"
         benchmark.extra_info.update(result["figures"])
-        line = f"{workload.name}: {speed.figure_text(result['figures'])}"
+        line = f"{workload.name}: {bench.figure_text(result['figures'])}"
         if result["reference"]:
             benchmark.extra_info.update(speedup=result["ratio"])
             line += (f" = {result['ratio']:,.0f} x photoref "
-                     f"({speed.figure_text(result['reference']['figures'], both=False)})")
+                     f"({bench.figure_text(result['reference']['figures'], both=False)})")
         report(f"{line}\n    {workload.describe}")
         return result
 
@@ -59,9 +56,10 @@ def measure(benchmark, timed, report):
 
 def pytest_terminal_summary(terminalreporter):
     if REPORT:
-        once = terminalreporter.config.getoption("benchmark_disable")
+        once = bool(TIMED_ONCE)
         terminalreporter.section("photocore figures (same process, one thread unless said"
-                                 + ("; one call each, untimed by pytest-benchmark: "
-                                    "--benchmark-enable for real figures)" if once else ")"))
+                                 + ("; one call each, timed by pyperf, not by "
+                                    "pytest-benchmark: --benchmark-enable for its figures)"
+                                    if once else ")"))
         for line in REPORT:
             terminalreporter.write_line(line)

@@ -1,630 +1,329 @@
-"""The engine's speed figures, each one checked: the workloads of `photocore bench`.
+"""The figures of `photocore bench`: workloads that pyperf times and that check their results.
 
-Every workload checks its result, so a fast wrong answer fails; the checks use photocore
-alone (another path through the kernels, a replay through Game.play), so the figures come
-out of an installed package as they do out of the source tree. The comparison with the
-plain-Python reference, and the floors CI holds the speed-ups to, live in the source tree's
-benchmarks/ (benchmarks/bench.py), which times these same workloads.
+A check uses photocore alone (another path through the kernels, a replay through Game.play),
+so a fast wrong answer fails and the figures come out of an installed package. The source
+tree's benchmarks/bench.py times these and more beside the plain-Python reference.
 """
 
-import dataclasses
-import importlib.metadata
+import contextlib
+import io
 import os
 import platform
 import random
-import shutil
 import tempfile
-import time
 import zlib
+from collections.abc import Callable, Iterator
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 import photocore
 from photocore._kernel import BUILD
+from photocore.env._vec import VecGame
 from photocore.facts import Options
 from photocore.play._agents import Agent, play_games
-from photocore.env._vec import VecGame
 from photocore.records import read_games
-from photocore.run.selfplay import Series, run_local
+from photocore.run.driver import play
+from photocore.run.selfplay import Series
+
+T = TypeVar("T")
+Report = dict[str, Any]
+Amounts = dict[str, int]   # {unit: count} done by one call, the headline unit first
+Timer = Callable[[str, Callable[[], Any]], tuple[float, Any, Any]]
+Totals = tuple[int, tuple[int, ...], tuple[int, ...]]   # moves, score sums, wins
+PerftCase = tuple[str, photocore.Game, int]   # a name, a position, a depth
 
 
 class CheckFailed(Exception):
     """A workload's result is wrong."""
 
 
-def expect(condition, message):
+def expect(condition: object, message: str) -> None:
     if not condition:
         raise CheckFailed(message)
 
 
-# ---- inputs ---------------------------------------------------------------------------
-
-def random_game(rng):
-    """A new game of 2-4 players with random options."""
-    return photocore.Game(rng.choice((2, 3, 4)), rng.random() < 0.5, rng.random() < 0.5)
-
-
-def mid_game_positions(count, seed, min_moves=1):
-    """Games 10-120 uniformly random moves in, not over, with at least min_moves legal."""
+def positions(count: int, seed: int, min_moves: int = 1) -> list[photocore.Game]:
+    """Unfinished games of 2-4 players, random options, 10-120 random moves in, with at least
+    `min_moves` legal moves."""
     rng = random.Random(seed)
-    positions = []
-    while len(positions) < count:
-        game = random_game(rng)
+    games: list[photocore.Game] = []
+    while len(games) < count:
+        game = photocore.Game(rng.choice((2, 3, 4)),
+                              options=Options(rng.random() < 0.5, rng.random() < 0.5))
         for _ in range(rng.randrange(10, 120)):
-            if game.is_over:
-                break
-            game.play(rng.choice(game.legal_moves()))
+            if not game.is_over:
+                game.play(rng.choice(game.legal_moves()))
         if not game.is_over and len(game.legal_moves()) >= min_moves:
-            positions.append(game)
-    return positions
+            games.append(game)
+    return games
 
 
-def closes_round(game):
-    """True when `end` now closes a round that is not the last: it runs photosynthesis."""
-    return (game.phase == "play" and game.round < game.last_round
-            and (game.current_player + 1) % game.players == game.first_player)
+class Workload(Generic[T]):
+    """One measured piece of work: run() is the timed call (each call returns the same
+    value); check(value) raises CheckFailed unless the value is right, else returns the
+    Amounts of one call and what it checked."""
 
+    name: str
+    describe: str
 
-def round_end_positions(count, seed):
-    rng = random.Random(seed)
-    positions = []
-    while len(positions) < count:
-        game = random_game(rng)
-        plies = rng.randrange(10, 100)
-        while not game.is_over and (len(game.history) < plies or not closes_round(game)):
-            game.play(rng.choice(game.legal_moves()))
-        if not game.is_over:
-            positions.append(game)
-    return positions
-
-
-def perft_full_python(game, depth):
-    """Leaves of the legal-move tree, visiting every one: recursion over copy + play.
-
-    Game.perft counts the last ply in bulk (the length of the move list) and has no C path
-    that visits the leaves, so this is Python.
-    """
-    if depth == 0 or game.is_over:
-        return 1
-    total = 0
-    for move in game.legal_moves():
-        child = game.copy(history=False)
-        child.play(move)
-        total += perft_full_python(child, depth - 1)
-    return total
-
-
-# ---- workloads --------------------------------------------------------------------------
-
-class Workload:
-    """One measured piece of work.
-
-    Subclasses set `name`, `group`, `workload` (what is measured, as data) and `describe`
-    (the same in words), and define run() (the timed call: every call returns the same
-    value), check(value) (raises CheckFailed unless the value is right; returns what was
-    checked) and amounts(value) ({unit: count} done by one call, the headline unit first).
-    """
-
-    warmup = True   # an untimed first call (self-play's process start is part of its cost)
-
-    def prepare(self):
+    def prepare(self) -> None:
         """Builds the inputs, outside the timing."""
 
-    def close(self):
+    def close(self) -> None:
         """Removes what prepare() left on disk."""
 
+    def run(self) -> T:
+        raise NotImplementedError
 
-class Playouts(Workload):
-    group = "playouts"
+    def check(self, value: T) -> tuple[Amounts, str]:
+        raise NotImplementedError
 
-    def __init__(self, players, options, games, seed=1):
+
+class Playouts(Workload[Totals]):
+    def __init__(self, players: int, options: Options, games: int, seed: int = 1) -> None:
         self.players, self.options, self.games, self.seed = players, options, games, seed
-        self.name = f"playouts/{players}p" + ("" if str(options) == "-" else f"-{options}")
-        self.workload = {"players": players, "options": str(options), "games": games,
-                         "policy": "uniform random legal moves, end included", "seed": seed,
-                         "threads": 1}
+        self.name = f"playouts/{players}p" + ("" if options == Options() else f"-{options}")
         self.describe = (f"random_playouts: {games:,} games, {players} players, options "
                          f"{options.name}, uniform random policy, 1 thread")
 
-    def run(self):
-        result = photocore.random_playouts(self.games, self.players, self.seed, *self.options)
-        return result["moves"], result["score_sums"], result["wins"]
+    def run(self) -> Totals:
+        r = photocore.random_playouts(self.games, self.players, self.seed, options=self.options)
+        return r["moves"], tuple(r["score_sums"]), tuple(r["wins"])
 
-    def amounts(self, value):
-        return {"moves": value[0], "games": self.games}
-
-    def replayed(self, start, count):
-        """Games start .. start + count - 1 of the run, replayed move by move through
-        Game.play (which checks every move)."""
+    def replayed(self, start: int, count: int) -> list[photocore.Game]:
+        """Games start .. start + count - 1 of the run (play_games draws the same seeded
+        games), replayed move by move through Game.play, which checks every move."""
         ids, offsets = play_games([("random", 1)] * self.players, self.players,
                                   self.options.flags, self.seed, start, count)
-        games = []
-        for k in range(count):
-            game = photocore.Game(self.players, *self.options)
+        games = [photocore.Game(self.players, options=self.options) for _ in range(count)]
+        for k, game in enumerate(games):
             for action in ids[offsets[k]:offsets[k + 1]].tolist():
                 game.play(action)
-            games.append(game)
         return games
 
-    def check(self, value):
-        # play_games draws the same seeded games move by move
+    def check(self, value: Totals) -> tuple[Amounts, str]:
         moves, scores, wins = 0, [0] * self.players, [0] * self.players
         for start in range(0, self.games, 1000):
-            for k, game in enumerate(self.replayed(start, min(1000, self.games - start))):
-                expect(game.is_over, f"game {start + k} is not over after its moves")
+            for game in self.replayed(start, min(1000, self.games - start)):
+                expect(game.is_over, f"a game from {start} on is not over after its moves")
                 moves += len(game.history)
-                for p, score in enumerate(game.scores()):
-                    scores[p] += score
-                for p in game.winners():
-                    wins[p] += 1
+                scores = [a + b for a, b in zip(scores, game.scores())]
+                wins = [w + (p in game.winners()) for p, w in enumerate(wins)]
         expect(value == (moves, tuple(scores), tuple(wins)),
                f"random_playouts gave {value}, the replayed games {moves, scores, wins}")
-        return (f"moves, scores and wins of all {self.games:,} games equal those of the same "
-                "games replayed move by move through Game.play")
+        return {"moves": moves, "games": self.games}, (
+            f"moves, scores and wins of all {self.games:,} games equal those of the same "
+            "games replayed move by move through Game.play")
 
 
-class PythonLoop(Workload):
-    group = "python loop"
-
-    def __init__(self, players, moves, seed=2):
-        self.players, self.moves, self.seed = players, moves, seed
-        self.name = f"python_loop/{players}p"
-        self.workload = {"players": players, "options": "-", "moves": moves, "threads": 1,
-                         "policy": f"random.choice(legal_moves()), seed {seed}"}
-        self.describe = (f"Python: legal_moves() + random.choice + play(), {moves:,} moves of "
-                         f"{players}-player games, new game at each end")
-
-    def run(self):
-        rng = random.Random(self.seed)
-        played = []
-        game = photocore.Game(self.players)
-        for _ in range(self.moves):
-            if game.is_over:
-                played += game.history
-                game = photocore.Game(self.players)
-            game.play(rng.choice(game.legal_moves()))
-        return played + game.history
-
-    def amounts(self, value):
-        return {"moves": len(value)}
-
-    def check(self, value):
-        expect(len(value) == self.moves, f"{len(value)} moves played, not {self.moves}")
-        return f"{self.moves:,} moves played; the same seed plays the same moves every run"
+def perft_cases(depth: int, count: int = 3, seed: int = 7) -> list[PerftCase]:
+    """`count` random mid-game positions at `depth`."""
+    return [(f"mid-{g.players}p-{g.options}-{len(g.history)}", g, depth)
+            for g in positions(count, seed)]
 
 
-class LegalMoves(Workload):
-    name = "legal_moves"
-    group = "move generation"
+class Perft(Workload[list[int]]):
+    name = "perft_bulk"
 
-    def __init__(self, positions, seed=11):
-        self.positions, self.seed = positions, seed
-        self.workload = {"players": "2-4", "options": "random", "positions": positions,
-                         "threads": 1}
-        self.describe = (f"Game.legal_moves() at {positions} random mid-game positions "
-                         "(2-4 players, random options)")
+    def __init__(self, cases: list[PerftCase]) -> None:
+        self.cases = cases
+        self.describe = ("Game.perft in C, the last ply counted in bulk (the length of its "
+                         "move list): " + ", ".join(f"{n} depth {d}" for n, _, d in cases))
 
-    def prepare(self):
-        self.games = mid_game_positions(self.positions, self.seed)
+    def run(self) -> list[int]:
+        return [game.perft(depth) for _, game, depth in self.cases]
 
-    def run(self):
-        listed = 0
-        for game in self.games:
-            listed += len(game.legal_moves())
-        return listed
-
-    def amounts(self, value):
-        return {"calls": len(self.games)}
-
-    def check(self, value):
-        for k, game in enumerate(self.games):
-            ids = game.legal_moves().ids()
-            expect(ids == [a for a in range(photocore.NUM_ACTIONS) if game.is_legal(a)],
-                   f"position {k}: legal_moves() and is_legal() disagree")
-        expect(value == sum(len(g.legal_moves()) for g in self.games), "wrong move count")
-        return ("at every position legal_moves() lists exactly the ids is_legal() accepts "
-                f"(a separate kernel path) among all {photocore.NUM_ACTIONS}")
+    def check(self, value: list[int]) -> tuple[Amounts, str]:
+        for (name, game, depth), count in zip(self.cases, value):
+            other = 0   # counted the other way: each first move played in Python
+            for move in game.legal_moves():
+                child = game.copy(history=False)
+                child.play(move)
+                other += child.perft(depth - 1) if depth > 1 else 1
+            expect(count == other, f"{name}: perft({depth}) = {count}, its first moves' "
+                   f"subtrees hold {other} leaves")
+        return {"leaves": sum(value)}, (f"{sum(value):,} leaves; each count equals the sum "
+                                        "over its first moves, played in Python")
 
 
-class Copy(Workload):
-    group = "copy"
-
-    def __init__(self, positions, history=True, seed=12):
-        self.positions, self.history, self.seed = positions, history, seed
-        self.name = "copy" if history else "copy_no_history"
-        self.workload = {"players": "2-4", "options": "random", "positions": positions,
-                         "history": history, "threads": 1}
-        self.describe = (f"Game.copy({'' if history else 'history=False'}) at {positions} "
-                         "random mid-game positions")
-
-    def prepare(self):
-        self.games = mid_game_positions(self.positions, self.seed)
-
-    def run(self):
-        return [game.copy(history=self.history) for game in self.games]
-
-    def amounts(self, value):
-        return {"calls": len(value)}
-
-    def check(self, copies):
-        for k, (game, twin) in enumerate(zip(self.games, copies, strict=True)):
-            expect(twin is not game and twin == game, f"position {k}: the copy differs")
-            expect(twin.history == (game.history if self.history else []),
-                   f"position {k}: the copy's history is wrong")
-            before = game.position()
-            twin.play(twin.legal_moves()[0])
-            expect(game.position() == before, f"position {k}: playing on the copy changed "
-                   "the original")
-        return "every copy equals its original, history as asked, and is independent of it"
-
-
-class PlayUndo(Workload):
-    """play(move) + undo() of a random legal move, or (light=True) of an `end` that closes
-    a round, so photosynthesis runs."""
-
-    group = "play+undo"
-
-    def __init__(self, positions, seed=13, light=False):
-        self.positions, self.seed, self.light = positions, seed, light
-        if light:
-            self.name, self.group = "light", "light"
-            self.describe = (f"play(end) + undo() at {positions} random positions where the "
-                             "end closes a round, so photosynthesis runs")
-        else:
-            self.name = "play_undo"
-            self.describe = (f"play(move) + undo() of a random legal move at {positions} "
-                             "random mid-game positions")
-        self.workload = {"players": "2-4", "options": "random", "positions": positions,
-                         "threads": 1}
-
-    def prepare(self):
-        rng = random.Random(self.seed)
-        if self.light:
-            games = round_end_positions(self.positions, self.seed)
-            self.pairs = [(game, photocore.Move.parse("end")) for game in games]
-        else:
-            games = mid_game_positions(self.positions, self.seed)
-            self.pairs = [(game, rng.choice(game.legal_moves())) for game in games]
-
-    def run(self):
-        for game, move in self.pairs:
-            game.play(move)
-            game.undo()
-        return len(self.pairs)
-
-    def amounts(self, value):
-        return {"pairs": value}
-
-    def check(self, value):
-        gained = 0
-        for k, (game, move) in enumerate(self.pairs):
-            before, plies, light, rnd = game.position(), len(game.history), game.light, game.round
-            game.play(move)
-            expect(game.position() != before, f"position {k}: {move} changed nothing")
-            if self.light:
-                expect(game.round == rnd + 1, f"position {k}: end did not start a round")
-                gained += sum(game.light) - sum(light)
-                expect(all(a >= b for a, b in zip(game.light, light)),
-                       f"position {k}: photosynthesis took light away")
-            game.undo()
-            expect(game.position() == before and len(game.history) == plies,
-                   f"position {k}: undo did not restore the position")
-        if self.light:
-            expect(gained > 0, "no position gained light: photosynthesis never ran")
-            return ("undo restores every position exactly; each end starts the next round "
-                    "and photosynthesis gives light")
-        return "undo restores every position exactly"
-
-
-class Perft(Workload):
-    """Leaf counts of the legal-move trees of `cases`: (name, game, depth) triples."""
-
-    group = "perft"
-
-    def __init__(self, cases, bulk):
-        self.cases, self.bulk = cases, bulk
-        self.name = "perft_bulk" if bulk else "perft_full_python"
-        how = ("Game.perft in C, the last ply counted in bulk (the length of its move list)"
-               if bulk else "every leaf visited: Python recursion over Game.copy + play "
-               "(there is no C path that visits leaves)")
-        self.describe = how + ": " + ", ".join(f"{name} depth {depth}"
-                                               for name, _, depth in cases)
-        self.workload = {"positions": [c[0] for c in cases], "depths": [c[2] for c in cases],
-                         "bulk": bulk, "threads": 1}
-
-    def run(self):
-        if self.bulk:
-            return [game.perft(depth) for _, game, depth in self.cases]
-        return [perft_full_python(game, depth) for _, game, depth in self.cases]
-
-    def amounts(self, value):
-        return {"leaves": sum(value)}
-
-    def check(self, value):
-        # the other way of counting: each first move played in Python, the rest in bulk
-        # (for the bulk figure); every leaf visited against the bulk count (for the other)
-        for (name, game, depth), count in zip(self.cases, value, strict=True):
-            if self.bulk:
-                children = 0
-                for move in game.legal_moves():
-                    child = game.copy(history=False)
-                    child.play(move)
-                    children += child.perft(depth - 1) if depth > 1 else 1
-                expect(count == children, f"{name}: perft({depth}) = {count}, its first "
-                       f"moves' subtrees hold {children} leaves")
-            else:
-                expect(count == game.perft(depth), f"{name}: {count} leaves visited, "
-                       f"Game.perft({depth}) counts {game.perft(depth)}")
-        return (f"{sum(value):,} leaves; each count equals "
-                + ("the sum over its first moves, played in Python" if self.bulk
-                   else "Game.perft's"))
-
-
-class Verify(Workload):
+class Verify(Workload[tuple[int, int]]):
     name = "verify"
-    group = "records"
 
-    def __init__(self, games, seed=3):
+    def __init__(self, games: int, seed: int = 3) -> None:
         self.games, self.seed = games, seed
-        self.workload = {"players": [2, 3, 4], "options": "-", "games": 3 * games,
-                         "policy": "random agents (photocore selfplay)", "threads": 1}
         self.describe = (f"read_games(verify=True) of a .jsonl of {3 * games:,} self-play "
                          f"games ({games:,} each of 2, 3 and 4 players, random agents): "
                          "parse, replay and check every move and result")
 
-    def prepare(self):
-        self.folder = tempfile.mkdtemp(prefix="photocore-bench-")
-        self.path = os.path.join(self.folder, "games.jsonl")
-        self.moves = 0
-        self.lines = {}
+    def prepare(self) -> None:
+        self.folder = tempfile.TemporaryDirectory(prefix="photocore-bench-")
+        self.path, self.lines, self.moves = os.path.join(self.folder.name, "games.jsonl"), {}, 0
         with open(self.path, "wb") as out:
             for players in (2, 3, 4):
                 lines, tally = Series(self.games, players, ["random"], self.seed).batch(
                     0, self.games)
+                self.lines[players], self.moves = lines, self.moves + tally.moves
                 out.writelines(lines)
-                self.moves += tally.moves
-                self.lines[players] = lines
 
-    def close(self):
-        shutil.rmtree(self.folder, ignore_errors=True)
+    def close(self) -> None:
+        self.folder.cleanup()
 
-    def run(self):
+    def run(self) -> tuple[int, int]:
         reader = read_games(self.path, verify=True)
-        for _ in reader:
-            pass
-        return reader.games, reader.moves
+        return sum(1 for _ in reader), reader.moves   # games read (all verified), moves
 
-    def amounts(self, value):
-        return {"moves": value[1], "games": value[0]}
-
-    def check(self, value):
-        expect(value == (3 * self.games, self.moves),
-               f"verified {value[0]} games and {value[1]} moves, wrote {3 * self.games} "
-               f"and {self.moves}")
-        return f"every one of the {3 * self.games:,} games written ({self.moves:,} moves) verified"
+    def check(self, value: tuple[int, int]) -> tuple[Amounts, str]:
+        expect(value == (3 * self.games, self.moves), f"verified {value[0]} games, "
+               f"{value[1]} moves; wrote {3 * self.games} and {self.moves}")
+        return {"moves": value[1], "games": value[0]}, (
+            f"every one of the {value[0]:,} games written ({value[1]:,} moves) verified")
 
 
-class VecStep(Workload):
+class VecStep(Workload[tuple[int, int, int]]):
     name = "vec_step"
-    group = "VecGame"
 
-    def __init__(self, steps, games=1024, players=2, seed=4, watched=8):
-        self.steps, self.games, self.players, self.seed, self.watched = (
-            steps, games, players, seed, watched)
-        self.workload = {"players": players, "options": "-", "games": games, "steps": steps,
-                         "policy": "VecGame.random_actions", "threads": 1}
+    def __init__(self, steps: int, games: int = 1024, players: int = 2, seed: int = 4,
+                 watched: int = 8) -> None:
+        self.steps, self.games, self.players, self.seed = steps, games, players, seed
+        self.watched = watched
         self.describe = (f"VecGame({games:,}).random_actions + step, {steps} steps, "
                          f"{players} players, observations and masks written each step")
 
-    def prepare(self):
-        self.env = VecGame(self.games, self.players)
-        self.obs = np.empty((self.games, photocore.OBSERVATION_SIZE), np.float32)
-        self.mask = np.empty((self.games, photocore.NUM_ACTIONS), np.bool_)
-        self.rewards = np.empty((self.games, self.players), np.float32)
-        self.done = np.empty(self.games, np.bool_)
-        self.actions = np.empty(self.games, np.int64)
+    def prepare(self) -> None:
+        n, self.env = self.games, VecGame(self.games, self.players)
+        self.out = (np.empty((n, photocore.OBSERVATION_SIZE), np.float32),
+                    np.empty((n, photocore.NUM_ACTIONS), np.bool_),
+                    np.empty((n, self.players), np.float32), np.empty(n, np.bool_))
+        self.actions = np.empty(n, np.int64)
 
-    def run(self):
-        env = self.env
-        env.reset(seed=self.seed, obs=self.obs, mask=self.mask)
+    def run(self) -> tuple[int, int, int]:
+        obs, mask, rewards, done = self.out
+        self.env.reset(seed=self.seed, obs=obs, mask=mask)
         for _ in range(self.steps):
-            env.random_actions(out=self.actions)
-            env.step(self.actions, self.obs, self.mask, self.rewards, self.done)
-        return env.episodes, zlib.crc32(self.obs), zlib.crc32(self.mask)
+            self.env.step(self.env.random_actions(out=self.actions), obs, mask, rewards, done)
+        return self.env.episodes, zlib.crc32(obs.data), zlib.crc32(mask.data)
 
-    def amounts(self, value):
-        return {"moves": self.steps * self.games, "steps": self.steps}
-
-    def check(self, value):
+    def check(self, value: tuple[int, int, int]) -> tuple[Amounts, str]:
         # the same seeded run again, checking each step; `watched` games replayed in Game
         env = VecGame(self.games, self.players)
         obs, mask = env.reset(seed=self.seed)
-        rows = np.arange(self.games)
         mirrors = [photocore.Game(self.players) for _ in range(self.watched)]
         for step in range(self.steps):
             actions = env.random_actions()
-            expect(mask[rows, actions].all(), f"step {step}: an action outside its mask")
+            expect(mask[np.arange(self.games), actions].all(), f"step {step}: an illegal action")
             obs, mask, rewards, done = env.step(actions)
             for i, game in enumerate(mirrors):
                 game.play(int(actions[i]))
-                expect(done[i] == game.is_over, f"step {step}: game {i} done is wrong")
-                if game.is_over:
-                    expect(np.array_equal(rewards[i], np.float32(game.returns())),
-                           f"step {step}: game {i} rewards are not its returns")
-                    game = mirrors[i] = photocore.Game(self.players)
-                expect(np.array_equal(obs[i], game.observation())
+                same = done[i] == game.is_over and (not done[i] or np.array_equal(
+                    rewards[i], np.array(game.returns(), np.float32)))
+                game = mirrors[i] = photocore.Game(self.players) if game.is_over else game
+                expect(same and np.array_equal(obs[i], game.observation())
                        and np.array_equal(mask[i], game.legal_moves().mask()),
-                       f"step {step}: game {i} observation or mask differs from Game's")
-        expect(value == (env.episodes, zlib.crc32(obs), zlib.crc32(mask)),
+                       f"step {step}: game {i} differs from the same game in Game")
+        expect(value == (env.episodes, zlib.crc32(obs.data), zlib.crc32(mask.data)),
                "the timed run ended in another state than the checked one")
-        return (f"every action legal by its mask; {self.watched} games replayed in Game have "
-                f"the same observations, masks, ends and rewards; {env.episodes} games ended")
+        return {"moves": self.steps * self.games, "steps": self.steps}, (
+            f"every action legal by its mask; {self.watched} games replayed in Game have the "
+            f"same observations, masks, ends and rewards; {env.episodes} games ended")
 
 
-class Mcts(Workload):
+class Mcts(Workload[list[int]]):
     name = "mcts"
-    group = "mcts"
 
-    def __init__(self, positions, simulations, seed=5):
-        self.positions, self.simulations, self.seed = positions, simulations, seed
-        self.workload = {"players": "2-4", "options": "random", "positions": positions,
-                         "simulations": simulations, "policy": "UCT, random playouts",
-                         "threads": 1}
-        self.describe = (f"Agent('mcts', simulations={simulations}).select at {positions} "
+    def __init__(self, count: int, simulations: int, seed: int = 5) -> None:
+        self.count, self.simulations, self.seed = count, simulations, seed
+        self.describe = (f"Agent('mcts', simulations={simulations}).select at {count} "
                          "random mid-game positions with 2 or more legal moves")
 
-    def prepare(self):
-        self.games = mid_game_positions(self.positions, self.seed, min_moves=2)
+    def prepare(self) -> None:
+        self.games = positions(self.count, self.seed, min_moves=2)
 
-    def run(self):
+    def run(self) -> list[int]:
         agent = Agent("mcts", seed=self.seed, simulations=self.simulations)
         return [agent.select(game).id for game in self.games]
 
-    def amounts(self, value):
-        return {"simulations": len(value) * self.simulations, "moves": len(value)}
-
-    def check(self, value):
-        for k, (game, action) in enumerate(zip(self.games, value, strict=True)):
-            expect(game.is_legal(action), f"position {k}: mcts chose an illegal move")
-        return "every move chosen is legal; the same seed chooses the same moves every run"
+    def check(self, value: list[int]) -> tuple[Amounts, str]:
+        expect(all(map(photocore.Game.is_legal, self.games, value)), "an illegal move chosen")
+        return ({"simulations": len(value) * self.simulations, "moves": len(value)},
+                "every move chosen is legal; the same seed chooses the same moves every run")
 
 
-class SelfPlay(Workload):
-    group = "self-play"
-    warmup = False
+class SelfPlay(Workload[tuple[int, int, int]]):
+    def __init__(self, games: int, workers: int, players: int = 2, seed: int = 6) -> None:
+        self.series, self.workers = Series(games, players, ["random"], seed), workers
+        self.name = f"selfplay/{workers}_worker{'s' * (workers > 1)}"
+        self.describe = (f"selfplay.Series + driver.play: {games:,} {players}-player games "
+                         f"of random agents as record lines, {workers} worker "
+                         f"process{'es' * (workers > 1)} (their start included)")
 
-    def __init__(self, games, workers, players=2, seed=6):
-        self.games, self.workers, self.players, self.seed = games, workers, players, seed
-        self.name = f"selfplay/{workers}_worker{'s' if workers > 1 else ''}"
-        self.workload = {"players": players, "options": "-", "games": games,
-                         "policy": "random agents", "workers": workers,
-                         "threads": "1 per worker process"}
-        self.describe = (f"selfplay.Series + run_local: {games:,} {players}-player games of "
-                         f"random agents as record lines, {workers} worker "
-                         f"process{'es' if workers > 1 else ''} (their start included)")
-
-    def prepare(self):
-        lines, tally = Series(self.games, self.players, ["random"], self.seed).batch(
-            0, self.games)
+    def prepare(self) -> None:
+        lines, tally = self.series.batch(0, self.series.games)
         self.expected = (len(lines), tally.moves, zlib.crc32(b"".join(lines)))
 
-    def run(self):
-        series = Series(self.games, self.players, ["random"], self.seed)
+    def run(self) -> tuple[int, int, int]:
         games = moves = crc = 0
-        for lines, tally in run_local(series, workers=self.workers):
-            games += len(lines)
-            moves += tally.moves
+        for batch in play(self.series, workers=self.workers):
+            lines, tally = batch.result
+            games, moves = games + len(lines), moves + tally.moves
             crc = zlib.crc32(b"".join(lines), crc)
         return games, moves, crc
 
-    def amounts(self, value):
-        return {"games": value[0], "moves": value[1]}
-
-    def check(self, value):
+    def check(self, value: tuple[int, int, int]) -> tuple[Amounts, str]:
         expect(value == self.expected, "the workers' records differ from the same series "
                "played in this process")
-        return "the records equal those of the same series played in this process"
+        return ({"games": value[0], "moves": value[1]},
+                "the records equal those of the same series played in this process")
 
 
-# ---- what runs ------------------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Sizes:
-    playout_games: int
-    loop_moves: int
-    positions: int
-    perft_depth: int
-    verify_games: int         # per player count
-    vec_steps: int
-    mcts_positions: int
-    mcts_simulations: int
-    selfplay_games: int
-    rounds: int               # timed rounds, the best one kept
-    min_round: float          # seconds: short calls repeat until a round lasts this long
+def workloads(quick: bool = False) -> Iterator[Workload[Any]]:
+    """The workloads of `photocore bench`; quick: small ones (seconds in all)."""
+    for players, options in ((2, "-"), (3, "-"), (4, "-"), (2, "fs")):
+        yield Playouts(players, Options.parse(options), 1_000 if quick else 20_000)
+    yield Perft(perft_cases(4 if quick else 5))
+    yield Verify(100 if quick else 2_000)
+    yield VecStep(50 if quick else 500)
+    yield Mcts(10 if quick else 50, simulations=200 if quick else 1_000)
+    for workers in (1, 2):
+        yield SelfPlay(2_000 if quick else 100_000, workers)
 
 
-FULL = Sizes(playout_games=20_000, loop_moves=200_000, positions=200, perft_depth=5,
-             verify_games=2_000, vec_steps=500, mcts_positions=50, mcts_simulations=1_000,
-             selfplay_games=100_000, rounds=5, min_round=0.2)
-QUICK = Sizes(playout_games=1_000, loop_moves=20_000, positions=50, perft_depth=4,
-              verify_games=100, vec_steps=50, mcts_positions=10, mcts_simulations=200,
-              selfplay_games=2_000, rounds=3, min_round=0.02)
+def pyperf_timer(values: int = 3, min_time: float = 0.2, loops: int = 0) -> Timer:
+    """timer(name, call) -> (seconds of one call, first value, last value), timed by pyperf
+    in this process: `loops` calls a value (0: as many as make a value last min_time, found
+    by a calibration run first), then `values` values; a call's time is the fastest value's."""
+    import pyperf  # type: ignore[import-untyped, unused-ignore]
+
+    # pyperf allows one Runner per class and process: a class of its own for each timer
+    runner = type("Runner", (pyperf.Runner,), {"_created": set()})()
+    runner.parse_args(["--in-process", "--quiet", "--processes=1", "--warmups=0",
+                       f"--values={values}", f"--min-time={min_time}", f"--loops={loops}"])
+
+    def timer(name: str, call: Callable[[], Any]) -> tuple[float, Any, Any]:
+        seen: list[Any] = []
+
+        def timed() -> None:
+            seen[1:] = [call()]   # keeps the first value and the last
+
+        with contextlib.redirect_stdout(io.StringIO()):   # pyperf's own summary
+            bench = runner.bench_func(name, timed)
+        return float(min(bench.get_values())), seen[0], seen[-1]
+
+    return timer
 
 
-def perft_cases(depth, count=3, seed=7):
-    """(name, game, depth) of `count` random mid-game positions."""
-    return [(f"mid-{game.players}p-{Options(game.fourth_revolution, game.shade_blocks)}-"
-             f"{len(game.history)}", game, depth) for game in mid_game_positions(count, seed)]
-
-
-def workloads(sizes):
-    """The workloads of `photocore bench`, at these sizes."""
-    cases = perft_cases(sizes.perft_depth)
-    return [
-        *(Playouts(players, Options(), sizes.playout_games) for players in (2, 3, 4)),
-        Playouts(2, Options(True, True), sizes.playout_games),
-        PythonLoop(2, sizes.loop_moves),
-        LegalMoves(sizes.positions),
-        Copy(sizes.positions),
-        PlayUndo(sizes.positions),
-        PlayUndo(sizes.positions, light=True),
-        Perft(cases, bulk=True),
-        Perft(cases, bulk=False),
-        Verify(sizes.verify_games),
-        VecStep(sizes.vec_steps),
-        Mcts(sizes.mcts_positions, sizes.mcts_simulations),
-        SelfPlay(sizes.selfplay_games, workers=1),
-        SelfPlay(sizes.selfplay_games, workers=2),
-    ]
-
-
-# ---- timing -----------------------------------------------------------------------------
-
-def time_runs(run, rounds, min_round, warmup=True):
-    """(seconds of one call in the fastest round, first value, last value).
-
-    A round repeats the call, doubling the count until it lasts min_round; then `rounds`
-    rounds of that count are timed.
-    """
-    first = run() if warmup else None
-    number = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(number):
-            value = run()
-        elapsed = time.perf_counter() - start
-        if first is None:
-            first = value
-        if elapsed >= min_round:
-            break
-        number *= 2
-    times = [elapsed]
-    for _ in range(rounds - 1):
-        start = time.perf_counter()
-        for _ in range(number):
-            value = run()
-        times.append(time.perf_counter() - start)
-    return min(times) / number, first, value
-
-
-def measure(workload, timer, extra=None):
-    """The result of one workload (a JSON-ready dict); a wrong result is reported in it, not
-    raised. timer(run, warmup) -> (seconds per call, first value, last value);
-    extra(workload, result), if given, adds to the result after the check (and may raise
-    CheckFailed too)."""
-    result = {"name": workload.name, "group": workload.group, "workload": workload.workload,
-              "describe": workload.describe, "figures": {}, "seconds": None}
+def measure(workload: Workload[Any], timer: Timer) -> Report:
+    """The result of one workload (JSON-ready); a wrong result is reported in it, not raised."""
+    result: Report = {"name": workload.name, "describe": workload.describe, "figures": {},
+                      "seconds": None}
     try:
         workload.prepare()
-        seconds, first, value = timer(workload.run, workload.warmup)
+        seconds, first, value = timer(workload.name, workload.run)
         expect(value == first, "two runs of the same work gave different results")
-        checked = [workload.check(value)]
+        amounts, checked = workload.check(value)
         result["seconds"] = seconds
-        result["figures"] = {f"{unit}/s": count / seconds
-                             for unit, count in workload.amounts(value).items()}
-        if extra is not None:
-            checked += extra(workload, result)
-        result["check"] = {"passed": True, "detail": "; ".join(checked)}
+        result["figures"] = {f"{unit}/s": count / seconds for unit, count in amounts.items()}
+        result["check"] = {"passed": True, "detail": checked}
     except CheckFailed as e:
         result["check"] = {"passed": False, "detail": str(e)}
     finally:
@@ -632,88 +331,29 @@ def measure(workload, timer, extra=None):
     return result
 
 
-def run(works, sizes, start=None, progress=None, extra=None, **about):
-    """The report of `works` (JSON-ready). start(report) is called before the first
-    workload, progress(result) after each one; `about` adds to the report's fields and
-    `extra` is measure()'s."""
-    report = {"format": "photocore-bench", "version": 2, "sizes": dataclasses.asdict(sizes),
-              "machine": machine(), **about, "results": []}
-    if start:
-        start(report)
-
-    def timer(call, warmup):
-        return time_runs(call, sizes.rounds, sizes.min_round, warmup)
-
-    for workload in works:
-        result = measure(workload, timer, extra)
-        report["results"].append(result)
-        if progress:
-            progress(result)
-    report["passed"] = all(r["check"]["passed"] for r in report["results"])
-    return report
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        cpu = next((value.strip() for key, _, value in (line.partition(":") for line in f)
+                    if key.strip() in ("model name", "Model", "Hardware")), cpu)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"cpu": cpu, "cores": cores, "system": f"{platform.system()} {platform.machine()}",
+            "python": f"{platform.python_implementation()} {platform.python_version()}",
+            "photocore": photocore.__version__, "build": BUILD}
 
 
-# ---- the machine and the report ----------------------------------------------------------
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() in ("model name", "Model", "Hardware"):
-                    return value.strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def machine():
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count()
-    return {"cpu": cpu_model(), "cores": cores, "system": f"{platform.system()} "
-            f"{platform.machine()}", "python": f"{platform.python_implementation()} "
-            f"{platform.python_version()}", "photocore": importlib.metadata.version("photocore"),
-            "build": BUILD}
-
-
-def si(x):
-    for factor, prefix in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
-        if x >= factor:
-            return f"{x / factor:.3g}{prefix}"
-    return f"{x:.3g}"
-
-
-PER_CALL = {"calls/s": "call", "pairs/s": "pair"}   # figures shown as time per call
-
-
-def figure_text(figures, both=True):
-    """The headline figure (and, if `both`, the second one) as text."""
+def figure_text(figures: dict[str, float], both: bool = True) -> str:
+    """The headline figure (and, if `both`, the second one) as text, with an SI prefix."""
     texts = []
     for unit, rate in list(figures.items())[:2 if both else 1]:
-        if unit in PER_CALL:
-            texts.append(f"{1e9 / rate:,.0f} ns/{PER_CALL[unit]}")
-        else:
-            texts.append(f"{si(rate)} {unit}")
+        scale, prefix = next(((f, p) for f, p in ((1e9, " G"), (1e6, " M"), (1e3, " k"))
+                              if rate >= f), (1.0, ""))
+        texts.append(f"{rate / scale:.3g}{prefix} {unit}")
     return ", ".join(texts)
 
 
-def header(report):
-    m = report["machine"]
-    return [f"photocore {m['photocore']} ({m['build']} build)",
-            f"machine: {m['cpu']}, {m['cores']} cores, {m['system']}, {m['python']}", "",
-            f"{'workload':<19} {'figure':<34} check"]
-
-
-def row(result):
+def row(result: Report) -> list[str]:
     """Two lines of the table: the figures, then what was measured."""
     ok = "ok" if result["check"]["passed"] else "FAILED: " + result["check"]["detail"]
     figure = figure_text(result["figures"]) if result["figures"] else "-"
     return [f"{result['name']:<19} {figure:<34} {ok}", f"    {result['describe']}"]
-
-
-def failures(report):
-    """The wrong results of a report, as text."""
-    return [f"{r['name']}: wrong result: {r['check']['detail']}"
-            for r in report["results"] if not r["check"]["passed"]]

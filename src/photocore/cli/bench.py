@@ -1,60 +1,39 @@
-"""`photocore bench`: the engine's speed figures, each checked."""
+"""`photocore bench`: the engine's speed figures, timed by pyperf, each checked (speed.py)."""
 
 import json
-import os
+from typing import IO, Any
 
 import click
 
 from photocore import speed
 
 
-def report_options(command):
-    """The --quick and --json options of a speed report (here and benchmarks/bench.py)."""
-    command = click.option("--json", "json_path", type=click.Path(dir_okay=False),
-                           help="Also write the report as JSON to this file.")(command)
-    return click.option("--quick", is_flag=True,
-                        help="Small workloads (a minute or less on 2 cores); every workload "
-                             "still runs and checks its result.")(command)
-
-
 @click.command()
-@report_options
-def bench(quick, json_path):
+@click.option("--quick", is_flag=True, help="Small workloads (seconds); each still checked.")
+@click.option("--json", "out", type=click.File("w"), help="Also write the report as JSON here.")
+def bench(quick: bool, out: IO[str] | None) -> None:
     """Measure photocore and print a table: each figure names its workload and machine.
 
-    Every workload checks its result with photocore alone, so this runs from an installed
-    package; exits non-zero when a result is wrong. The speed-ups over the plain-Python
-    reference and CI's floors for them are the source tree's: python benchmarks/bench.py.
+    pyperf times each workload; each checks its result with photocore alone, so this runs
+    from an installed package; exits 1 when a result is wrong. The speed-ups over the
+    plain-Python reference and CI's floors are the source tree's: benchmarks/bench.py.
     """
-    sizes = speed.QUICK if quick else speed.FULL
-
-    def start(report):
-        click.echo(f"photocore bench{' --quick' if quick else ''}")
-        for line in speed.header(report):
-            click.echo(line)
-
-    def progress(result):
-        for line in speed.row(result):
-            click.echo(line)
-
-    report = speed.run(speed.workloads(sizes), sizes, start, progress)
-    write_report(report, json_path)
-    fail_on(speed.failures(report))
-
-
-def write_report(report, path):
-    """Writes the report as JSON to `path` (its folder made), if a path is given."""
-    if path:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path, "w") as f:
-            json.dump(report, f, indent=1)
-            f.write("\n")
-        click.echo(f"report written to {path}")
-
-
-def fail_on(failures):
-    """Exits 1 naming each failure, if there is one."""
-    if failures:
-        for failure in failures:
-            click.echo(f"FAILED {failure}", err=True)
+    m = speed.machine()
+    report: dict[str, Any] = {"format": "photocore-bench", "version": 3, "machine": m,
+                              "timer": "pyperf", "results": []}
+    click.echo(f"photocore bench{' --quick' * quick}: photocore {m['photocore']} ({m['build']} "
+               f"build), timed by pyperf\nmachine: {m['cpu']}, {m['cores']} cores, "
+               f"{m['system']}, {m['python']}\n\n{'workload':<19} {'figure':<34} check")
+    timer = speed.pyperf_timer(min_time=0.02 if quick else 0.2)
+    for workload in speed.workloads(quick):
+        report["results"].append(speed.measure(workload, timer))
+        click.echo("\n".join(speed.row(report["results"][-1])))
+    report["passed"] = all(r["check"]["passed"] for r in report["results"])
+    if out:
+        out.write(json.dumps(report, indent=1) + "\n")
+        click.echo(f"report written to {out.name}")
+    for r in report["results"]:
+        if not r["check"]["passed"]:
+            click.echo(f"FAILED {r['name']}: wrong result: {r['check']['detail']}", err=True)
+    if not report["passed"]:
         raise SystemExit(1)
