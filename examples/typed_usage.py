@@ -7,12 +7,15 @@
 import copy
 import pickle
 import random
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 import photocore
 from photocore import Game, IllegalMoveError, LegalMoves, Move, Options
+from photocore.play import Player, harness, specs
+from photocore.play.search import SearchAgent
 
 
 def random_move(game: Game, rng: random.Random) -> Move:
@@ -27,6 +30,40 @@ def play_out(game: Game, rng: random.Random) -> tuple[int, ...]:
     return game.winners()
 
 
+class Collector:
+    """A user's own player: it needs no base class to be a Player, only the four names."""
+
+    name = "collector"
+
+    def __init__(self) -> None:
+        self.rng = random.Random()
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng.seed(seed)
+
+    def select(self, game: Game) -> Move:
+        moves = game.legal_moves()
+        collects = [move for move in moves if move.kind == "collect"]
+        return self.rng.choice(collects or list(moves))
+
+    def close(self) -> None:
+        pass
+
+
+def uniform(obs: npt.NDArray[np.float32],
+            mask: npt.NDArray[np.bool_]) -> tuple[npt.ArrayLike, npt.ArrayLike]:
+    """A network's stand-in for SearchAgent: no preference, every position a draw."""
+    return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+
+
+def tournament(players: Sequence[Player], options: Options, seed: int) -> tuple[int, ...]:
+    """One seeded game between `players` (each a Player, whatever its kind): the winners."""
+    game = Game(len(players), options=options)
+    played = harness.play_game(game, players, seeds=[seed + p for p in range(len(players))])
+    assert played.forfeit is None
+    return played.winners(game)
+
+
 def describe(game: Game) -> str:
     player = game.current_player
     to_move = "nobody" if player is None else f"player {player}"
@@ -36,10 +73,11 @@ def describe(game: Game) -> str:
 
 def main() -> None:
     rng = random.Random(1)
-    game = Game(players=3, fourth_revolution=False, shade_blocks=True)
+    game = Game(players=3, options=Options(shade_blocks=True))
     options: Options = game.options
     assert game.perft(1) == len(game.legal_moves()) == len(game.legal_moves().ids())
-    assert Game(3, options=options) == game and str(options) == "s"
+    assert Game(3, options="s") == game and str(options) == "s" and options.shade_blocks
+    assert Options.parse("fs").fourth_revolution and Options.coerce(None) == Options()
 
     first: Move = game.legal_moves()[0]
     kind: str = first.kind
@@ -83,6 +121,14 @@ def main() -> None:
     twin = copy.deepcopy(game)
     bare = game.copy(history=False)
     print("winners", play_out(twin, rng), play_out(bare, rng))
+
+    mine: Player = Collector()
+    players: list[Player] = [mine, specs.load("mcts:20"), SearchAgent(uniform, simulations=8)]
+    assert all(isinstance(player, Player) for player in players)
+    print(", ".join(player.name for player in players), "winners",
+          tournament(players[:2], options, seed=1), tournament(players[1:], Options(), seed=2))
+    for player in players:
+        player.close()
 
     totals = photocore.random_playouts(100, players=2, seed=7)
     games: int = totals["games"]

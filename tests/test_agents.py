@@ -7,14 +7,16 @@ import pytest
 
 import photocore
 from photocore import Agent
-from photocore.play._agents import play_games
+from photocore.facts import PLAYERS
+from photocore.play._agents import BUILTIN_AGENTS, DEFAULT_SIMULATIONS, play_games
 
 
 def random_positions(count, seed=0):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        game = photocore.Game(players=rng.choice((2, 3, 4)), shade_blocks=rng.random() < 0.5)
+        game = photocore.Game(players=rng.choice(PLAYERS),
+                              options="s" if rng.random() < 0.5 else "-")
         for _ in range(rng.randrange(0, 150)):
             if game.is_over:
                 break
@@ -24,7 +26,8 @@ def random_positions(count, seed=0):
     return out
 
 
-@pytest.mark.parametrize("kind,budget", [("random", 1), ("greedy", 1), ("mcts", 30)])
+@pytest.mark.parametrize("kind,budget", [(agent.name, 30 if agent.budget else 1)
+                                         for agent in BUILTIN_AGENTS.values()])
 def test_agents_choose_legal_moves_and_leave_the_game_alone(kind, budget):
     agent = Agent(kind, seed=3, simulations=budget)
     for game in random_positions(40):
@@ -34,7 +37,7 @@ def test_agents_choose_legal_moves_and_leave_the_game_alone(kind, budget):
         assert game.position() == before
 
 
-@pytest.mark.parametrize("kind", ["random", "greedy", "mcts"])
+@pytest.mark.parametrize("kind", list(BUILTIN_AGENTS))
 def test_same_seed_same_choices(kind):
     positions = random_positions(15, seed=5)
     first = [Agent(kind, seed=9, simulations=40).select(g) for g in positions]
@@ -52,6 +55,15 @@ def test_agent_refuses_finished_games_and_bad_specs():
         Agent("alphazero")
     with pytest.raises(ValueError, match="simulations"):
         Agent("mcts", simulations=0)
+
+
+def test_the_registry_names_each_c_agent_once():
+    assert len({agent.kind for agent in BUILTIN_AGENTS.values()}) == len(BUILTIN_AGENTS)
+    for name, agent in BUILTIN_AGENTS.items():
+        assert agent.name == name == Agent(name).kind and agent.help
+        assert Agent(name).name == (f"{name}:{DEFAULT_SIMULATIONS}" if agent.budget else name)
+    assert BUILTIN_AGENTS["mcts"].budget and BUILTIN_AGENTS["mcts"].searches
+    assert not BUILTIN_AGENTS["greedy"].searches
 
 
 def win_share(first, second, games, players=2, seed=0):
@@ -88,9 +100,10 @@ def test_play_games_depends_only_on_seed_and_index():
 
 
 def test_play_games_replays_as_legal_complete_games():
-    moves, offsets = play_games([("random", 1)] * 3, 3, 3, 4, 0, 5)
+    options = photocore.Options.parse("fs")
+    moves, offsets = play_games([("random", 1)] * 3, 3, options.flags, 4, 0, 5)
     for i in range(5):
-        game = photocore.Game(players=3, fourth_revolution=True, shade_blocks=True)
+        game = photocore.Game(players=3, options=options)
         for action in moves[offsets[i]:offsets[i + 1]].tolist():
             game.play(action)
         assert game.is_over and game.round == 24

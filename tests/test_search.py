@@ -14,6 +14,8 @@ END_WINS = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579
 # The same seat with 4 light and a large tree on d4: only `collect d4` (19 points) then
 # `end` wins; ending at once or spending light first loses to player 1's 6 points.
 COLLECT_THEN_END = "2 - 18 5 1 0 - a4:1:2,b4:0:1,d4:0:3 4/1110/2220/- 20/2400/4432/- 0579"
+# The same seat with no light: `end` is its only move.
+ONLY_END = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 0/0000/4432/- 0/2200/4432/- 0579"
 
 
 def uniform(players):
@@ -109,7 +111,7 @@ def test_one_hot_priors_give_their_move_the_visits():
 def test_finished_games_are_valued_by_their_returns_without_the_network():
     # nothing but `end` is left to player 0 and it ends the game, lost on the tie-break:
     # one network row (the root, valued 0), every other simulation reaches the end
-    game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 0/0000/4432/- 0/2200/4432/- 0579")
+    game = Game.from_position(ONLY_END)
     assert [str(m) for m in game.legal_moves()] == ["end"]
     evaluate = uniform(2)
     search = photocore.Search([game], simulations=50)
@@ -183,13 +185,17 @@ def test_the_step_by_step_protocol_gives_what_run_gives():
 # ---- errors -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("logits, values, message", [
-    (np.zeros((2, NUM_ACTIONS), np.float32), np.zeros((2, 3), np.float32), r"values must have shape \(2, 2\)"),
-    (np.zeros((1, NUM_ACTIONS), np.float32), np.zeros((2, 2), np.float32), r"logits must have shape \(2, 890\)"),
+    (np.zeros((2, NUM_ACTIONS), np.float32), np.zeros((2, 3), np.float32),
+     r"values must have shape \(2, 2\)"),
+    (np.zeros((1, NUM_ACTIONS), np.float32), np.zeros((2, 2), np.float32),
+     r"logits must have shape \(2, 890\)"),
     (np.zeros((2, NUM_ACTIONS), np.int32), np.zeros((2, 2), np.float32), "logits must be float32"),
-    (np.zeros((2, NUM_ACTIONS), np.float32), np.zeros((2, 2), np.float16), "values must be float32"),
+    (np.zeros((2, NUM_ACTIONS), np.float32), np.zeros((2, 2), np.float16),
+     "values must be float32"),
     (np.full((2, NUM_ACTIONS), np.nan, np.float32), np.zeros((2, 2), np.float32), "row 0 .*NaN"),
     (np.full((2, NUM_ACTIONS), -np.inf, np.float32), np.zeros((2, 2), np.float32), "row 0 .*-inf"),
-    (np.zeros((2, NUM_ACTIONS), np.float32), np.array([[0, 0], [0, np.nan]], np.float32), "row 1 .*value"),
+    (np.zeros((2, NUM_ACTIONS), np.float32), np.array([[0, 0], [0, np.nan]], np.float32),
+     "row 1 .*value"),
     ("nonsense", np.zeros((2, 2), np.float32), "logits must be float32"),
 ])
 def test_bad_logits_or_values_raise_and_a_good_tell_continues(logits, values, message):
@@ -245,7 +251,8 @@ def test_an_evaluator_that_raises_leaves_the_search_usable():
 
 @pytest.mark.parametrize("kwargs, error, message", [
     ({"simulations": 0}, ValueError, "simulations must be from 1"),
-    ({"simulations": 100, "max_nodes": 100}, ValueError, "simulations must be from 1 to max_nodes - 1 = 99"),
+    ({"simulations": 100, "max_nodes": 100}, ValueError,
+     "simulations must be from 1 to max_nodes - 1 = 99"),
     ({"max_nodes": 1}, ValueError, "max_nodes must be from 2"),
     ({"in_flight": 0}, ValueError, "in_flight must be from 1 to 256"),
     ({"c_puct": -1.0}, ValueError, "c_puct must be a finite number >= 0"),
@@ -264,7 +271,7 @@ def test_bad_games():
     with pytest.raises(TypeError, match=r"games\[1\] must be a photocore.Game"):
         photocore.Search([Game(), "d4"])
     with pytest.raises(ValueError, match=r"games\[1\] has other players or options"):
-        photocore.Search([Game(), Game(shade_blocks=True)])
+        photocore.Search([Game(), Game(options="s")])
 
 
 def test_the_node_pool_is_bounded():
@@ -315,7 +322,7 @@ def test_advance_checks_every_move_before_playing_any():
 
 
 def test_finished_games_get_no_simulations_and_no_move():
-    over = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 0/0000/4432/- 0/2200/4432/- 0579")
+    over = Game.from_position(ONLY_END)
     over.play("end")
     search = photocore.Search([over, Game()], simulations=10)
     visits = search.run(uniform(2))

@@ -8,6 +8,7 @@ import pytest
 
 import photocore
 from photocore.play import harness, specs
+from photocore.play._agents import BUILTIN_AGENTS
 from photocore.play.specs import Forfeit, parse
 
 AGENTS = textwrap.dedent('''
@@ -74,6 +75,29 @@ def test_builtin_specs():
             continue
         with pytest.raises(ValueError, match=reason):
             parse(bad)
+
+
+def test_the_built_in_agents_are_the_registry_s():
+    assert specs.BUILTIN_FORMS == ("random", "greedy", "mcts", "mcts:N")
+    # the module's list of agents is the registry's, and so is the error naming them
+    assert " | ".join(specs.BUILTIN_FORMS) in specs.__doc__
+    assert f"default {specs.DEFAULT_SIMULATIONS})" in specs.__doc__
+    with pytest.raises(ValueError) as unknown:
+        parse("alphazero")
+    assert all(form in str(unknown.value) for form in specs.BUILTIN_FORMS)
+    for name, agent in BUILTIN_AGENTS.items():
+        spec = parse(name)
+        assert spec.builtin and spec.builtin_agent is agent and spec.searches == agent.searches
+        assert (f"{name}:N" in specs.BUILTIN_FORMS) == agent.budget
+        assert spec.simulations == (specs.DEFAULT_SIMULATIONS if agent.budget else 0)
+        assert spec.label == specs.load(spec).name
+        if agent.budget:
+            assert parse(f"{name}:7").label == f"{name}:7"
+        else:
+            with pytest.raises(ValueError, match=r"only mcts takes a budget \(mcts:SIMULATIONS\)"):
+                parse(f"{name}:7")
+    for other in ("py:m:C", "cmd:./engine"):   # played move by move: as slow as a search
+        assert parse(other).builtin_agent is None and parse(other).searches
 
 
 def test_python_and_command_specs(tmp_path, monkeypatch):

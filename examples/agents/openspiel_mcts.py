@@ -26,11 +26,10 @@ class OpenSpielMCTS:
         self.rng = np.random.RandomState(None if seed is None else seed % 2**32)
 
     def select(self, game):
-        key = (game.players, game.fourth_revolution, game.shade_blocks)
-        if key not in self.games:
+        key = (game.players, game.options)
+        if key not in self.games:     # the game's parameters: players and each option rule
             self.games[key] = pyspiel.load_game("python_photosynthesis", dict(
-                players=game.players, fourth_revolution=game.fourth_revolution,
-                shade_blocks=game.shade_blocks))
+                players=game.players, **game.options._asdict()))
         spiel_game = self.games[key]
         state = spiel_game.new_initial_state()
         for move in game.history:

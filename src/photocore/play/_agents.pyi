@@ -1,14 +1,27 @@
 # Types of the compiled module _agents.pyx (the C API is _agents.pxd).
+from typing import NamedTuple, SupportsIndex
+
 import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game, Move
 
+class BuiltinAgent(NamedTuple):
+    name: str
+    kind: int
+    budget: bool
+    searches: bool
+    help: str
+
+BUILTIN_AGENTS: dict[str, BuiltinAgent]
+DEFAULT_SIMULATIONS: int
+MAX_SIMULATIONS: int
+
 class Agent:
     @property
     def kind(self) -> str: ...
-    def __init__(self, kind: str = "random", seed: int = 0, simulations: int = 200,
-                 exploration: float = 1.0) -> None: ...
+    def __init__(self, kind: str = "random", seed: SupportsIndex = 0,
+                 simulations: SupportsIndex = 200, exploration: float = 1.0) -> None: ...
     @property
     def name(self) -> str: ...
     def select(self, game: Game) -> Move: ...

@@ -10,11 +10,15 @@ game ends or one of them forfeits.
 """
 
 import hashlib
+from collections.abc import Hashable, Sequence
 
+from photocore._game import Game
 from photocore.errors import IllegalMoveError
-from photocore.play.specs import Forfeit
+from photocore.play.player import Player
+from photocore.play.specs import Forfeit, Spec
 
-_PLAYERS = {}     # this process's players, kept from game to game: {(spec, copy): player}
+# this process's players, kept from game to game: {(spec, copy): player}
+_PLAYERS: dict[tuple[Spec, Hashable], Player] = {}
 
 
 class Played:
@@ -23,53 +27,54 @@ class Played:
 
     __slots__ = ("forfeit", "info")
 
-    def __init__(self):
-        self.forfeit = None
-        self.info = {}
+    def __init__(self) -> None:
+        self.forfeit: tuple[int, str, str] | None = None
+        self.info: dict[int, list[str]] = {}
 
-    def metadata(self):
+    def metadata(self) -> dict[str, object]:
         """The record metadata of a forfeit and of info lines (docs/matches.md)."""
-        meta = {}
+        meta: dict[str, object] = {}
         if self.forfeit is not None:
             meta["forfeit"] = {"seat": self.forfeit[0], "reason": self.forfeit[1]}
         if self.info:
             meta["info"] = {str(ply): lines for ply, lines in sorted(self.info.items())}
         return meta
 
-    def winners(self, game):
+    def winners(self, game: Game) -> tuple[int, ...]:
         """The winning seats: the game's, or everyone but the seat that forfeited."""
         if self.forfeit is None:
             return game.winners()
         return tuple(p for p in range(game.players) if p != self.forfeit[0])
 
 
-def play_game(game, players, seeds=None):
+def play_game(game: Game, players: Sequence[Player],
+              seeds: Sequence[int] | None = None) -> Played:
     """Plays `game` to its end, players[p] choosing for player p; returns a Played.
 
     Each player is first reset (with seeds[p] when given). A player that raises Forfeit,
     or whose move is illegal, loses the game there: the game stays unfinished.
     """
     played = Played()
-    seat = None
+    seat = 0                  # the seat a Forfeit is charged to
     try:
         for seat, player in enumerate(players):
             player.reset(None if seeds is None else seeds[seat])
-        while not game.is_over:
-            seat = game.current_player
-            player = players[seat]
+        while (current := game.current_player) is not None:    # None once the game is over
+            seat, player = current, players[current]
             move = player.select(game)
             try:
                 game.play(move)
             except IllegalMoveError as e:
                 raise Forfeit(f"illegal move {e}") from None
-            if player.info:
-                played.info[len(game.history)] = list(player.info)
+            info = getattr(player, "info", None)    # an engine's lines for this move
+            if info:
+                played.info[len(game.history)] = list(info)
     except Forfeit as e:
         played.forfeit = (seat, e.reason, e.detail)
     return played
 
 
-def player(spec, copy=0):
+def player(spec: Spec, copy: Hashable = 0) -> Player:
     """This process's player for `spec` (loaded on first use and kept, so an engine runs
     once per worker); `copy` tells apart players of one spec in several seats."""
     key = (spec, copy)
@@ -79,7 +84,7 @@ def player(spec, copy=0):
     return found
 
 
-def seed_for(seed, game, agent):
+def seed_for(seed: int, game: int, agent: int) -> int:
     """The seed of an agent in game `game` of a seeded run: a function of the three only,
     so a run plays the same games whatever its workers."""
     digest = hashlib.blake2b(f"{seed} {game} {agent}".encode(), digest_size=8).digest()

@@ -1,16 +1,17 @@
 """The harness's side of the engine protocol (docs/protocol.md, version 1): an engine is a
 program that reads commands on its standard input and answers on its standard output.
 
-An Engine is a player like any other (`reset(seed)`, `select(game)`, `name`, `close()`).
-Whatever the program does — crash, hang, print garbage or an endless line, answer an
-illegal move — select() raises Forfeit with the reason, and the program, if it may be out
-of step, is killed and started again for the next game. Programs start without a shell,
-each in a session (process group) of its own, and are killed with their whole group when
-they are closed, when the process that started them exits or gets SIGTERM, and (on Linux)
-when it dies.
+An Engine is a Player like any other (photocore.play.Player: `reset(seed)`, `select(game)`,
+`name`, `close()`). Whatever the program does — crash, hang, print garbage or an endless
+line, answer an illegal move — select() raises Forfeit with the reason, and the program, if
+it may be out of step, is killed and started again for the next game. Programs start
+without a shell, each in a session (process group) of its own, and are killed with their
+whole group when they are closed, when the process that started them exits or gets
+SIGTERM, and (on Linux) when it dies.
 """
 
 import atexit
+import contextlib
 import os
 import select
 import signal
@@ -20,8 +21,13 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable, Iterable
+from types import FrameType
+from typing import IO, NoReturn
 
+from photocore._game import Game, Move
 from photocore.notation import MOVE_TEXTS
+from photocore.play.player import Player
 from photocore.play.specs import DEFAULT_STARTUP, Forfeit, as_move
 
 VERSION = 1
@@ -31,12 +37,13 @@ DEFAULT_MOVETIME = 1000     # ms an engine is told it may think
 DEFAULT_GRACE = 1000        # ms on top of it before a silent engine forfeits
 _QUIT_WAIT = 0.2            # seconds a closing engine gets to leave on its own
 
-_LIVE = weakref.WeakSet()   # engines of this process with a program running
+# engines of this process with a program running
+_LIVE: "weakref.WeakSet[Engine]" = weakref.WeakSet()
 _CLEANUP = threading.Lock()
 _cleanup_installed = False
 
 
-class Engine:
+class Engine(Player):
     """An engine program behind the protocol, started on its first game.
 
     >>> import photocore
@@ -46,45 +53,58 @@ class Engine:
     >>> engine.close()                                                          # doctest: +SKIP
     """
 
-    def __init__(self, argv, cwd=None, label=None, startup=DEFAULT_STARTUP,
-                 movetime=DEFAULT_MOVETIME, grace=DEFAULT_GRACE, transcript=None):
+    _readable: select.poll      # the program's output and input, while it runs
+    _writable: select.poll
+
+    def __init__(self, argv: Iterable[str | os.PathLike[str]], cwd: str | None = None,
+                 label: str | None = None, startup: float = DEFAULT_STARTUP,
+                 movetime: int = DEFAULT_MOVETIME, grace: int = DEFAULT_GRACE,
+                 transcript: Callable[[str], object] | None = None) -> None:
         self.argv = [str(a) for a in argv]
         self.cwd = cwd or None
         self.label = label or " ".join(self.argv)
-        self.name = self.label
+        self._name = self.label
         self.startup = float(startup)
         self.movetime = int(movetime)
         self.grace = int(grace)
-        self.info = []                # the info lines sent while choosing the last move
+        self.info: list[str] = []     # the info lines sent while choosing the last move
         self.restarts = 0             # programs started after the first
         self.transcript = transcript  # called with each line sent (">") and read ("<")
-        self._process = None
-        self._stderr = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stdin = self._stdout = -1   # the program's pipes, while it runs
+        self._stderr: IO[bytes] | None = None
         self._buffer = bytearray()
         self._started = 0
 
+    @property
+    def name(self) -> str:
+        """The name the program gave in `ready name=...`, else its label."""
+        return self._name
+
     # ---- the player interface ----
 
-    def start(self):
+    def start(self) -> None:
         """Starts the program and waits for `ready` (Forfeit if it does not come)."""
         self.close()
         _install_cleanup()
-        self._stderr = tempfile.TemporaryFile()
+        stderr = self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (open while it runs)
         try:
-            self._process = subprocess.Popen(
+            process = subprocess.Popen(
                 self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self._stderr, bufsize=0, start_new_session=True,
+                stderr=stderr, bufsize=0, start_new_session=True,
                 preexec_fn=_die_with_parent())
         except OSError as e:
-            self._stderr.close()
+            stderr.close()
             self._stderr = None
             raise Forfeit(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
+        self._process = process
         _LIVE.add(self)
-        self._readable = _poller(self._process.stdout.fileno(), select.POLLIN)
-        self._writable = _poller(self._process.stdin.fileno(), select.POLLOUT)
+        self._stdin, self._stdout = _fileno(process.stdin), _fileno(process.stdout)
+        self._readable = _poller(self._stdout, select.POLLIN)
+        self._writable = _poller(self._stdin, select.POLLOUT)
         self.restarts += self._started > 0
         self._started += 1
-        os.set_blocking(self._process.stdin.fileno(), False)
+        os.set_blocking(self._stdin, False)
         self._buffer.clear()
         deadline = time.monotonic() + self.startup
         self._send(f"photocore {VERSION}\n", deadline)
@@ -94,21 +114,21 @@ class Engine:
             if word == "ready":
                 name = rest.strip()
                 if name.startswith("name=") and name[5:].strip():
-                    self.name = name[5:].strip()
+                    self._name = name[5:].strip()
                 return
             if word != "info":
                 self._fail(f"protocol error: {_quote(word, rest)} before 'ready'")
 
-    def reset(self, seed=None):
+    def reset(self, seed: int | None = None) -> None:
         """Before a game: the program (re)started if it is not running, then `newgame`."""
         if self._process is None or self._process.poll() is not None:
             self.start()
-        else:
+        elif self._stderr is not None:
             os.ftruncate(self._stderr.fileno(), 0)   # stderr is kept for the last game only
         self._send("newgame\n" if seed is None else f"newgame seed={seed}\n",
                    time.monotonic() + self.grace / 1000)
 
-    def select(self, game):
+    def select(self, game: Game) -> Move:
         """The engine's move in `game`, with the info lines it sent in `self.info`."""
         if self._process is None:
             self.reset()
@@ -131,7 +151,7 @@ class Engine:
             if len(self.info) < MAX_INFO:
                 self.info.append(rest)
 
-    def close(self):
+    def close(self) -> None:
         """Sends quit, then kills the program's whole process group."""
         process, self._process = self._process, None
         if process is not None:
@@ -140,35 +160,37 @@ class Engine:
                 if self.transcript:
                     self.transcript("> quit")
                 try:
-                    os.write(process.stdin.fileno(), b"quit\n")
+                    os.write(self._stdin, b"quit\n")
                     process.wait(_QUIT_WAIT)
                 except (OSError, subprocess.TimeoutExpired):
                     pass
             _kill(process)
             for pipe in (process.stdin, process.stdout):
-                pipe.close()
+                if pipe is not None:
+                    pipe.close()
+            self._stdin = self._stdout = -1
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
 
-    def __del__(self):
-        if getattr(self, "_process", None) is not None:
-            _kill(self._process)
+    def __del__(self) -> None:
+        process = getattr(self, "_process", None)    # None too if __init__ failed
+        if process is not None:
+            _kill(process)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Engine({self.label!r})"
 
     # ---- lines ----
 
-    def _send(self, text, deadline):
+    def _send(self, text: str, deadline: float) -> None:
         if self.transcript:
             for line in text.splitlines():
                 self.transcript(f"> {line}")
         data = memoryview(text.encode())
-        fd = self._process.stdin.fileno()
         while data:
             try:
-                data = data[os.write(fd, data):]
+                data = data[os.write(self._stdin, data):]
             except BlockingIOError:
                 # the engine is not reading its input: wait for room, not past the deadline
                 if not _wait(self._writable, deadline):
@@ -176,7 +198,7 @@ class Engine:
             except BrokenPipeError:
                 self._fail(self._exit_reason())
 
-    def _read(self, deadline, too_late):
+    def _read(self, deadline: float, too_late: str) -> tuple[str, str]:
         """The next non-blank line as (first word, the rest)."""
         while True:
             line = self._line(deadline, too_late)
@@ -184,8 +206,7 @@ class Engine:
                 word, _, rest = line.strip().partition(" ")
                 return word, rest
 
-    def _line(self, deadline, too_late):
-        fd = self._process.stdout.fileno()
+    def _line(self, deadline: float, too_late: str) -> str:
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -200,18 +221,17 @@ class Engine:
                 self._fail(f"protocol error: a line longer than {MAX_LINE} bytes")
             if not _wait(self._readable, deadline):
                 self._fail(too_late)
-            chunk = os.read(fd, 65536)
+            chunk = os.read(self._stdout, 65536)
             if not chunk:
                 self._fail(self._exit_reason())
             self._buffer += chunk
 
-    def _drain(self):
+    def _drain(self) -> None:
         """Reads what the engine sent unasked since its last move: info lines are kept
         (for this move), anything else is a protocol error."""
-        fd = self._process.stdout.fileno()
         while b"\n" in self._buffer or self._readable.poll(0):
             if b"\n" not in self._buffer:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(self._stdout, 65536)
                 if not chunk:
                     self._fail(self._exit_reason())
                 self._buffer += chunk
@@ -222,15 +242,17 @@ class Engine:
             if len(self.info) < MAX_INFO:
                 self.info.append(rest)
 
-    def _fail(self, reason):
+    def _fail(self, reason: str) -> NoReturn:
         """Forfeit: kill the program (it starts again for the next game) and say why."""
         detail = self._stderr_tail()
         self.close()
         raise Forfeit(reason, detail)
 
-    def _exit_reason(self):
+    def _exit_reason(self) -> str:
+        process = self._process
+        assert process is not None, "only a started program has an exit"
         try:
-            code = self._process.wait(1.0)
+            code = process.wait(1.0)
         except subprocess.TimeoutExpired:
             return "closed its output"
         if code < 0:
@@ -242,7 +264,7 @@ class Engine:
         said = f" ({last[-1][:200]})" if last else ""
         return f"exited with status {code}{said}"
 
-    def _stderr_tail(self, size=2000):
+    def _stderr_tail(self, size: int = 2000) -> str:
         if self._stderr is None:
             return ""
         fd = self._stderr.fileno()
@@ -250,18 +272,23 @@ class Engine:
         return os.pread(fd, size, max(0, end - size)).decode("utf-8", "replace")
 
 
-def _quote(word, rest):
+def _quote(word: str, rest: str) -> str:
     line = f"{word} {rest}".strip()
     return repr(line if len(line) <= 80 else line[:77] + "...")
 
 
-def _poller(fd, event):
+def _fileno(pipe: IO[bytes] | None) -> int:
+    assert pipe is not None, "the program's pipes are opened with it"
+    return pipe.fileno()
+
+
+def _poller(fd: int, event: int) -> select.poll:
     poller = select.poll()
     poller.register(fd, event | select.POLLHUP | select.POLLERR)
     return poller
 
 
-def _wait(poller, deadline):
+def _wait(poller: select.poll, deadline: float) -> bool:
     """True once the poller's pipe is ready, False when the deadline (monotonic) passes."""
     while True:
         left = deadline - time.monotonic()
@@ -271,18 +298,14 @@ def _wait(poller, deadline):
             return False
 
 
-def _kill(process):
-    try:
+def _kill(process: "subprocess.Popen[bytes]") -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)    # the engine and anything it started
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(5)
-    except subprocess.TimeoutExpired:
-        pass
 
 
-def close_all():
+def close_all() -> None:
     """Kills every engine program this process started that is still running."""
     for engine in list(_LIVE):
         process = engine._process
@@ -290,7 +313,7 @@ def close_all():
             _kill(process)
 
 
-def _install_cleanup():
+def _install_cleanup() -> None:
     """Once per process: engines die with it, at exit and on SIGTERM (the signal a pool
     sends its workers when a run is stopped)."""
     global _cleanup_installed
@@ -307,17 +330,18 @@ def _install_cleanup():
             signal.signal(signal.SIGTERM, _terminated)
 
 
-def _terminated(signum, frame):
+def _terminated(signum: int, frame: FrameType | None) -> None:
     close_all()
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
 
-def _die_with_parent():
+def _die_with_parent() -> Callable[[], None] | None:
     """On Linux, a function that makes the child get SIGKILL when the thread that started
     it dies (so a killed worker leaves no engine behind); None elsewhere, or when started
     from another thread than the main one, whose end would kill the engine too early."""
-    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+    if (not sys.platform.startswith("linux")
+            or threading.current_thread() is not threading.main_thread()):
         return None
     import ctypes
     try:
@@ -327,7 +351,7 @@ def _die_with_parent():
         return None
     parent = os.getpid()
 
-    def die_with_parent():
+    def die_with_parent() -> None:
         prctl(1, signal.SIGKILL)    # PR_SET_PDEATHSIG
         if os.getppid() != parent:  # the parent died before prctl took effect
             os._exit(1)

@@ -9,13 +9,21 @@
 True
 """
 
+from collections.abc import Callable
+
 import numpy as np
+import numpy.typing as npt
 
 from photocore._game import Game, Move
 from photocore.play._search import Search
+from photocore.play.player import Player
+
+# evaluate(obs, mask) -> (logits, values), as photocore.Search.run() calls it
+Evaluate = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
+                    tuple[npt.ArrayLike, npt.ArrayLike]]
 
 
-class SearchAgent:
+class SearchAgent(Player):
     """Plays the most visited move of a PUCT search guided by `evaluate(obs, mask) ->
     (logits, values)` (docs/search.md), `simulations` visits a move.
 
@@ -26,31 +34,39 @@ class SearchAgent:
     default: an agent plays its best). The same seed and calls give the same moves.
     """
 
-    def __init__(self, evaluate, simulations=64, seed=0, c_puct=1.25, temperature=0.0,
-                 dirichlet_alpha=0.3, dirichlet_fraction=0.0, in_flight=1, name="search"):
+    def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
+                 c_puct: float = 1.25, temperature: float = 0.0, dirichlet_alpha: float = 0.3,
+                 dirichlet_fraction: float = 0.0, in_flight: int = 1,
+                 name: str = "search") -> None:
         self.evaluate = evaluate
         self.seed = seed
         self.temperature = temperature
         self._name = name
-        self._settings = dict(simulations=simulations, c_puct=c_puct,
-                              dirichlet_alpha=dirichlet_alpha,
-                              dirichlet_fraction=dirichlet_fraction, in_flight=in_flight)
-        Search([Game()], seed=seed, **self._settings)         # checks the settings now
         self.simulations = simulations
+        self._c_puct, self._in_flight = c_puct, in_flight
+        self._dirichlet = (dirichlet_alpha, dirichlet_fraction)
         self._searches = 0
-        self.reset()
+        self._search: Search | None = None
+        self._history: list[int] = []
+        self._new_search(Game(), seed)                       # checks the settings now
 
     @property
-    def name(self):
+    def name(self) -> str:
         """The agent as reports name it, e.g. search:64."""
         return f"{self._name}:{self.simulations}"
 
-    def reset(self):
-        """Forgets the tree (a new game starts); the move stream goes on from the seed."""
+    def reset(self, seed: int | None = None) -> None:
+        """Forgets the tree (a new game starts); the move stream goes on from the seed, or
+        starts again from `seed` when one is given (a seeded game, as the harness plays)."""
         self._search = None
-        self._history = None
+        self._history = []
+        if seed is not None:
+            self.seed, self._searches = seed, 0
 
-    def select(self, game):
+    def close(self) -> None:
+        """Holds nothing to free: the kept tree goes with the agent."""
+
+    def select(self, game: Game) -> Move:
         """The move this agent plays in `game` (which it does not change)."""
         if not isinstance(game, Game):
             raise TypeError(f"game must be a photocore.Game, got {type(game).__name__}")
@@ -61,7 +77,7 @@ class SearchAgent:
             return legal[0]
         search = self._reused(game)
         if search is None:
-            search = Search([game], seed=self._next_seed(), **self._settings)
+            search = self._new_search(game, self._next_seed())
         search.run(self.evaluate)
         action = int(search.choose(self.temperature)[0])
         search.advance(np.array([action]))
@@ -69,7 +85,13 @@ class SearchAgent:
         self._history = [int(m) for m in game.history] + [action]
         return Move(action)
 
-    def _reused(self, game):
+    def _new_search(self, game: Game, seed: int) -> Search:
+        alpha, fraction = self._dirichlet
+        return Search([game], simulations=self.simulations, seed=seed, c_puct=self._c_puct,
+                      dirichlet_alpha=alpha, dirichlet_fraction=fraction,
+                      in_flight=self._in_flight)
+
+    def _reused(self, game: Game) -> Search | None:
         """The kept search moved on to `game`'s position, or None if it does not lead there."""
         if self._search is None:
             return None
@@ -86,9 +108,9 @@ class SearchAgent:
             return None
         return search
 
-    def _next_seed(self):
+    def _next_seed(self) -> int:
         self._searches += 1
         return (self.seed * 0x9E3779B1 + self._searches) & 0xFFFFFFFFFFFFFFFF
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"SearchAgent({self.name!r})"

@@ -1,7 +1,8 @@
 """Agent specs: one text form for every agent, in `photocore match`, `photocore selfplay
---agents` and Python, and the players they load into.
+--agents` and Python, and the players they load into (each a photocore.play.Player).
 
-    random | greedy | mcts | mcts:N                  the C agents (N simulations, default 200)
+    random | greedy | mcts | mcts:N                  the built-in agents, in C (BUILTIN_AGENTS;
+                                                      N simulations, default 200)
     py:package.module:Class[?key=value&...]          a Python class, imported
     py:path/to/file.py:Class[?key=value&...]         a Python class from a file
     cmd:"./engine --flag"[?startup=SECONDS]          a program speaking docs/protocol.md
@@ -19,6 +20,8 @@ or move text; `reset()` (optionally `reset(seed=...)`) and `name` are optional.
 ('mcts:200', ('./engine', '--fast'))
 >>> split('mcts:50,cmd:"./a --x,y",greedy')
 ['mcts:50', 'cmd:"./a --x,y"', 'greedy']
+>>> BUILTIN_FORMS                       # the registry's agents (the list above is tested)
+('random', 'greedy', 'mcts', 'mcts:N')
 """
 
 import dataclasses
@@ -31,24 +34,57 @@ import re
 import shlex
 import sys
 import traceback
+from collections.abc import Callable, Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, SupportsIndex, cast
 
-from photocore._game import Move
+from photocore._game import Game, Move
 from photocore.errors import InvalidMoveError
+from photocore.play._agents import (
+    BUILTIN_AGENTS,
+    DEFAULT_SIMULATIONS,
+    MAX_SIMULATIONS,
+    Agent,
+    BuiltinAgent,
+)
+from photocore.play.player import Player
 
-BUILTIN = ("random", "greedy", "mcts")
-DEFAULT_SIMULATIONS = 200
-MAX_SIMULATIONS = 10_000_000
+if TYPE_CHECKING:
+    from photocore.play.protocol import Engine
+
+__all__ = [
+    "BUILTIN_FORMS", "DEFAULT_SIMULATIONS", "DEFAULT_STARTUP", "MAX_SIMULATIONS",
+    "BuiltinPlayer", "Forfeit", "OptionValue", "PythonAgent", "PythonPlayer", "Spec",
+    "as_move", "labels", "load", "parse", "split",
+]
+
 DEFAULT_STARTUP = 10.0          # seconds an engine may take to answer the greeting
+
+# every way to write a built-in agent, in the registry's order: random, greedy, mcts, mcts:N
+BUILTIN_FORMS = tuple(form for agent in BUILTIN_AGENTS.values()
+                      for form in ((agent.name, f"{agent.name}:N") if agent.budget
+                                   else (agent.name,)))
+_BUDGETED = [agent.name for agent in BUILTIN_AGENTS.values() if agent.budget]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
 _INTEGER = re.compile(r"[+-]?\d+\Z")
+
+# an option's value in `?key=value`: read, never evaluated
+OptionValue = int | float | bool | str | None
+
+
+class PythonAgent(Protocol):
+    """What a `py:` spec's class makes: `select(game)` returning a Move, an action id or
+    move text (`reset()` or `reset(seed=...)` and `name` are optional)."""
+
+    def select(self, game: Game, /) -> object: ...
 
 
 class Forfeit(Exception):
     """An agent lost its game by misbehaving: `reason` says how, in one line, for the
     record; `detail` holds more for the log (a traceback, an engine's last words)."""
 
-    def __init__(self, reason, detail=""):
+    def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(reason)
         self.reason, self.detail = reason, detail
 
@@ -57,28 +93,41 @@ class Forfeit(Exception):
 class Spec:
     """A parsed agent spec (see the module's docstring); `load()` makes its player."""
     text: str                 # as written
-    kind: str                 # random, greedy, mcts, py or cmd
-    simulations: int = 0      # mcts
+    kind: str                 # a built-in agent's name (BUILTIN_AGENTS), py or cmd
+    simulations: int = 0      # a built-in agent that takes a budget
     target: str = ""          # py: a module name or an absolute file path
     cls: str = ""             # py: the class
-    argv: tuple = ()          # cmd: the program and its arguments
-    options: tuple = ()       # (key, value) pairs: py keyword arguments, cmd settings
+    argv: tuple[str, ...] = ()                      # cmd: the program and its arguments
+    options: tuple[tuple[str, OptionValue], ...] = ()   # py keyword arguments, cmd settings
     cwd: str = ""             # py and cmd: the folder relative names are resolved in
 
     @property
-    def builtin(self):
-        """True for the C agents, which self-play runs without Python in the loop."""
-        return self.kind in BUILTIN
+    def builtin_agent(self) -> BuiltinAgent | None:
+        """The registry's row of a built-in agent (BUILTIN_AGENTS); None for py and cmd."""
+        return BUILTIN_AGENTS.get(self.kind)
 
     @property
-    def label(self):
-        """The name records and summaries give the agent: `mcts:200` for the C agents,
-        the spec as written otherwise."""
-        if self.kind == "mcts":
-            return f"mcts:{self.simulations}"
-        return self.kind if self.builtin else self.text
+    def builtin(self) -> bool:
+        """True for the C agents, which self-play runs without Python in the loop."""
+        return self.kind in BUILTIN_AGENTS
 
-    def load(self):
+    @property
+    def searches(self) -> bool:
+        """True when a move may take milliseconds rather than microseconds: a searching
+        built-in agent, or any Python or engine agent."""
+        agent = self.builtin_agent
+        return True if agent is None else agent.searches
+
+    @property
+    def label(self) -> str:
+        """The name records and summaries give the agent: `mcts:200` for a built-in agent
+        with a budget, its name for the other built-in ones, the spec as written else."""
+        agent = self.builtin_agent
+        if agent is None:
+            return self.text
+        return f"{agent.name}:{self.simulations}" if agent.budget else agent.name
+
+    def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
         if self.builtin:
             return BuiltinPlayer(self.kind, self.simulations)
@@ -87,10 +136,9 @@ class Spec:
             if not callable(getattr(agent, "select", None)):
                 raise TypeError(f"agent {self.text!r}: {self.cls} has no select(game) method")
             return PythonPlayer(agent)
-        from photocore.play.protocol import Engine
-        return Engine(self.argv, cwd=self.cwd, label=self.label, **dict(self.options))
+        return self._engine()
 
-    def python_class(self):
+    def python_class(self) -> Callable[..., PythonAgent]:
         """The class of a py spec, imported (ValueError when it cannot be)."""
         try:
             if self.target.endswith(".py"):
@@ -99,15 +147,15 @@ class Spec:
                 if self.cwd and self.cwd not in sys.path:
                     sys.path.append(self.cwd)      # as `python -m` would find it
                 module = importlib.import_module(self.target)
-        except Exception as e:  # noqa: BLE001: any error of the user's module
+        except Exception as e:  # noqa: BLE001 (any error of the user's module)
             raise ValueError(f"agent {self.text!r}: cannot import {self.target} "
                              f"({type(e).__name__}: {e})") from e
         cls = getattr(module, self.cls, None)
         if cls is None:
             raise ValueError(f"agent {self.text!r}: {self.target} has no {self.cls}")
-        return cls
+        return cast(Callable[..., PythonAgent], cls)
 
-    def check(self):
+    def check(self) -> None:
         """Fails early, with a clear ValueError, on what would fail in every game: a py
         class that does not import or does not take the options, a cmd program that does
         not start or does not answer the greeting."""
@@ -121,7 +169,7 @@ class Spec:
             except ValueError:
                 pass   # no signature to check (a builtin class): the first game will tell
         elif self.kind == "cmd":
-            engine = self.load()
+            engine = self._engine()
             try:
                 engine.start()
             except Forfeit as e:
@@ -129,26 +177,34 @@ class Spec:
             finally:
                 engine.close()
 
+    def _engine(self) -> "Engine":
+        from photocore.play.protocol import Engine
+        # parse() lets only startup=SECONDS, a number > 0, through
+        startup = cast(float, dict(self.options).get("startup", DEFAULT_STARTUP))
+        return Engine(self.argv, cwd=self.cwd, label=self.label, startup=startup)
 
-def parse(text):
+
+def parse(text: str) -> Spec:
     """The Spec of `text` (ValueError naming the spec and what is wrong)."""
     if not isinstance(text, str):
         raise TypeError(f"an agent spec is text, not {type(text).__name__}")
     text = text.strip()
     kind, colon, rest = text.partition(":")
-    if kind.lower() in BUILTIN:
-        return _parse_builtin(text, kind.lower(), colon, rest)
+    if kind.lower() in BUILTIN_AGENTS:
+        return _parse_builtin(text, BUILTIN_AGENTS[kind.lower()], colon, rest)
     if kind == "py" and colon:
         return _parse_python(text, rest)
     if kind == "cmd" and colon:
         return _parse_command(text, rest)
-    raise ValueError(f"unknown agent {text!r} (expected random, greedy, mcts, mcts:N, "
+    raise ValueError(f"unknown agent {text!r} (expected {', '.join(BUILTIN_FORMS)}, "
                      "py:module:Class, py:file.py:Class or cmd:PROGRAM)")
 
 
-def split(text):
+def split(text: str) -> list[str]:
     """Comma-separated specs as a list, commas inside quotes kept (for --agents)."""
-    parts, current, quote = [], [], None
+    parts: list[str] = []
+    current: list[str] = []
+    quote = None
     for char in text:
         if quote:
             quote = None if char == quote else quote
@@ -167,33 +223,36 @@ def split(text):
     return parts
 
 
-def load(spec):
+def load(spec: str | Spec) -> Player:
     """A player from a spec (text or Spec): `select(game) -> Move`, `reset(seed=None)`,
     `name`, `close()`."""
     return (spec if isinstance(spec, Spec) else parse(spec)).load()
 
 
-def labels(specs):
+def labels(specs: Iterable[Spec]) -> list[str]:
     """Each spec's label, made unique with #2, #3 ... where the same one comes back."""
-    seen, out = {}, []
+    seen: dict[str, int] = {}
+    out = []
     for spec in specs:
         seen[spec.label] = seen.get(spec.label, 0) + 1
         out.append(spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}")
     return out
 
 
-def _parse_builtin(text, kind, colon, budget):
+def _parse_builtin(text: str, agent: BuiltinAgent, colon: str, budget: str) -> Spec:
     if not colon:
-        return Spec(text, kind, DEFAULT_SIMULATIONS if kind == "mcts" else 0)
-    if kind != "mcts":
-        raise ValueError(f"agent {text!r}: only mcts takes a budget (mcts:SIMULATIONS)")
+        return Spec(text, agent.name, DEFAULT_SIMULATIONS if agent.budget else 0)
+    if not agent.budget:
+        takes = "takes" if len(_BUDGETED) == 1 else "take"
+        raise ValueError(f"agent {text!r}: only {' and '.join(_BUDGETED)} {takes} a budget "
+                         f"({' or '.join(f'{name}:SIMULATIONS' for name in _BUDGETED)})")
     if not budget.isdigit() or not 1 <= int(budget) <= MAX_SIMULATIONS:
         raise ValueError(f"agent {text!r}: the budget must be a whole number of simulations "
                          f"from 1 to {MAX_SIMULATIONS:,}")
-    return Spec(text, kind, int(budget))
+    return Spec(text, agent.name, int(budget))
 
 
-def _parse_python(text, rest):
+def _parse_python(text: str, rest: str) -> Spec:
     target, _, query = rest.partition("?")
     target, colon, cls = target.rpartition(":")
     if not colon or not target or not _IDENTIFIER.match(cls):
@@ -206,7 +265,7 @@ def _parse_python(text, rest):
     return Spec(text, "py", target=target, cls=cls, options=_options(text, query), cwd=cwd)
 
 
-def _parse_command(text, rest):
+def _parse_command(text: str, rest: str) -> Spec:
     query = ""
     if rest[:1] in ("'", '"'):
         end = rest.find(rest[0], 1)
@@ -234,11 +293,11 @@ def _parse_command(text, rest):
     return Spec(text, "cmd", argv=argv, options=options, cwd=os.getcwd())
 
 
-def _options(text, query):
+def _options(text: str, query: str) -> tuple[tuple[str, OptionValue], ...]:
     """key=value pairs joined by & as a tuple of (key, value); no value is evaluated."""
     if not query:
         return ()
-    pairs = {}
+    pairs: dict[str, OptionValue] = {}
     for part in _split_query(text, query):
         key, equals, value = part.partition("=")
         if not equals or not _IDENTIFIER.match(key):
@@ -249,8 +308,9 @@ def _options(text, query):
     return tuple(pairs.items())
 
 
-def _split_query(text, query):
-    parts, current, quote = [], "", None
+def _split_query(text: str, query: str) -> list[str]:
+    parts = []
+    current, quote = "", None
     for char in query:
         if quote:
             quote = None if char == quote else quote
@@ -266,7 +326,7 @@ def _split_query(text, query):
     return parts + [current]
 
 
-def _value(text):
+def _value(text: str) -> OptionValue:
     """An option's value: int, float, bool, None or text (quotes keep text as text)."""
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         return text[1:-1]
@@ -283,7 +343,7 @@ def _value(text):
         return text
 
 
-def _import_file(path):
+def _import_file(path: str) -> ModuleType:
     """A module from a .py file, imported once per process under a name of its own."""
     name = "photocore_agent_" + re.sub(r"\W", "_", path)
     if name in sys.modules:
@@ -291,6 +351,8 @@ def _import_file(path):
     if not os.path.isfile(path):
         raise FileNotFoundError(f"no such file: {path}")
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path} as a module")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module          # before running it, as an import does
     try:
@@ -303,69 +365,74 @@ def _import_file(path):
 
 # ---- players ---------------------------------------------------------------------------
 
-class BuiltinPlayer:
-    """A C agent; reset(seed) seeds it for the next game."""
+class BuiltinPlayer(Player):
+    """A C agent (a row of BUILTIN_AGENTS); reset(seed) seeds it for the next game."""
 
-    info = ()
-
-    def __init__(self, kind, simulations):
-        from photocore.play._agents import Agent
-        self._agent = Agent
+    def __init__(self, kind: str, simulations: int) -> None:
         self.kind, self.simulations = kind, simulations or DEFAULT_SIMULATIONS
         self.agent = Agent(kind, 0, self.simulations)
-        self.name = self.agent.name
+        self._name = self.agent.name
 
-    def reset(self, seed=None):
-        self.agent = self._agent(self.kind, seed or 0, self.simulations)
+    @property
+    def name(self) -> str:
+        """The agent as specs spell it, e.g. mcts:200."""
+        return self._name
 
-    def select(self, game):
+    def reset(self, seed: int | None = None) -> None:
+        self.agent = Agent(self.kind, seed or 0, self.simulations)
+
+    def select(self, game: Game) -> Move:
         return self.agent.select(game)
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-class PythonPlayer:
+class PythonPlayer(Player):
     """A Python agent object behind the harness: it chooses on a copy of the game (so it
     may play moves on it), and anything it raises or returns that is not a move becomes a
     Forfeit."""
 
-    info = ()
-
-    def __init__(self, agent):
+    def __init__(self, agent: PythonAgent) -> None:
         self.agent = agent
         self._select = agent.select
-        self._reset = getattr(agent, "reset", None)
+        self._reset: Callable[..., object] | None = getattr(agent, "reset", None)
         self._seeded = _takes_seed(self._reset)
-        self.name = str(getattr(agent, "name", type(agent).__name__))
+        self._name = str(getattr(agent, "name", type(agent).__name__))
 
-    def reset(self, seed=None):
+    @property
+    def name(self) -> str:
+        """The agent's `name`, else its class's name."""
+        return self._name
+
+    def reset(self, seed: int | None = None) -> None:
         if self._reset is None:
             return
         try:
             self._reset(seed=seed) if self._seeded else self._reset()
-        except Exception as e:  # noqa: BLE001: the agent's own failure loses its game
+        except Exception as e:  # noqa: BLE001 (the agent's own failure loses its game)
             raise Forfeit(f"reset() raised {_one_line(e)}", traceback.format_exc()) from None
 
-    def select(self, game):
+    def select(self, game: Game) -> Move:
         try:
             choice = self._select(game.copy())
         except Exception as e:  # noqa: BLE001
             raise Forfeit(f"select() raised {_one_line(e)}", traceback.format_exc()) from None
         return as_move(choice)
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
-def as_move(choice):
+def as_move(choice: object) -> Move:
     """A Move from what an agent returned: a Move, an action id or move text."""
     if type(choice) is Move:
         return choice
     try:
         if isinstance(choice, str):
             return Move.parse(choice)
-        return Move(operator.index(choice))
+        # anything else without __index__ raises the TypeError caught below
+        return Move(operator.index(cast(SupportsIndex, choice)))
     except InvalidMoveError as e:
         raise Forfeit(f"malformed move: {e}") from None
     except (TypeError, ValueError):
@@ -373,7 +440,7 @@ def as_move(choice):
                       "text") from None
 
 
-def _takes_seed(method):
+def _takes_seed(method: Callable[..., object] | None) -> bool:
     if method is None:
         return False
     try:
@@ -382,10 +449,10 @@ def _takes_seed(method):
         return False
 
 
-def _one_line(error):
+def _one_line(error: BaseException) -> str:
     return _short(f"{type(error).__name__}: {error}".splitlines()[0] if str(error)
                   else type(error).__name__)
 
 
-def _short(text, limit=200):
+def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
