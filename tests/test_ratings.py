@@ -1,6 +1,7 @@
 """The match statistics against values worked by hand and published examples."""
 
 import math
+import sys
 
 import pytest
 
@@ -104,3 +105,15 @@ def test_bradley_terry_prior_keeps_a_sweep_finite():
     assert fit.elo[0] > fit.elo[1] > fit.elo[2]
     # one virtual tie per pair: 10:0 counts as 10.5:0.5 against each
     assert fit.elo[0] < 1000
+
+
+def test_bradley_terry_without_scipy_names_the_extra(monkeypatch):
+    # scipy is the `ratings` extra: without it the fit says what to install
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    monkeypatch.setitem(sys.modules, "scipy.optimize", None)
+    with pytest.raises(ImportError, match=r"Bradley-Terry ratings need scipy .*: "
+                                          r"pip install 'photocore\[ratings\]'"):
+        bradley_terry([[0, 2], [1, 0]])
+    # the SPRT needs no scipy
+    assert llr({1.0: 3, 0.0: 1}, 0, 50) > 0
+    assert estimate({1.0: 3, 0.0: 1}).n == 4

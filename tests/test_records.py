@@ -1,7 +1,6 @@
 """Game records (photocore.records, docs/records.md): round trips, files, errors, commands."""
 
 import copy
-import gzip
 import json
 import os
 import random
@@ -19,15 +18,16 @@ from click.testing import CliRunner
 import photocore
 from photocore import npz, records
 from photocore.cli import main
+from photocore.facts import Options
 
 # the package's schema, by another validator than the one photocore reads records with
 SCHEMA = jsonschema.validators.validator_for(records.schema())(records.schema())
 
 
-def random_game(seed, players=2, fourth=False, shade=False, plies=None):
+def random_game(seed, players=2, options=None, plies=None):
     """A game of random legal moves, half the time avoiding `end` (richer games)."""
     rng = random.Random(seed)
-    game = photocore.Game(players, fourth, shade)
+    game = photocore.Game(players, options=options)
     while not game.is_over and (plies is None or len(game.history) < plies):
         legal = game.legal_moves()
         if len(legal) > 1 and legal[-1].kind == "end" and rng.random() < 0.5:
@@ -36,13 +36,15 @@ def random_game(seed, players=2, fourth=False, shade=False, plies=None):
     return game
 
 
-GAMES = [random_game(seed, players=2 + seed % 3, fourth=seed % 2 == 1, shade=seed % 4 >= 2)
+# every player count and every combination of the options (their flags 0 .. 3)
+GAMES = [random_game(seed, players=2 + seed % 3, options=Options.from_flags(seed % 4))
          for seed in range(8)]
 UNFINISHED = random_game(99, players=3, plies=40)
 
 
 def rec_of(game, **metadata):
-    return records.to_record(game, {"agents": [f"bot{p}" for p in range(game.players)], **metadata})
+    return records.to_record(game, {"agents": [f"bot{p}" for p in range(game.players)],
+                                    **metadata})
 
 
 def write_lines(path, lines, newline_at_end=True):
@@ -64,13 +66,14 @@ def test_to_record_fields_and_schema():
     assert rec["format"] == "photocore-game" and rec["version"] == 1
     assert rec["rules_version"] == photocore.RULES_VERSION
     assert rec["players"] == game.players
-    assert rec["options"] == {"fourth_revolution": game.fourth_revolution,
-                              "shade_blocks": game.shade_blocks}
+    assert list(rec["options"]) == list(Options._fields)
+    assert Options(**rec["options"]) == game.options
     assert rec["moves"] == [str(m) for m in game.history]
     assert rec["result"] == {"scores": list(game.scores()), "winners": list(game.winners()),
                              "tokens": [list(game.tokens(p)) for p in range(game.players)],
                              "light": list(game.light)}
-    assert rec["metadata"] == {"agents": ["bot0", "bot1", "bot2", "bot3"][:game.players], "seed": 3}
+    assert rec["metadata"] == {"agents": ["bot0", "bot1", "bot2", "bot3"][:game.players],
+                               "seed": 3}
     SCHEMA.validate(rec)
 
 
@@ -115,7 +118,7 @@ def test_from_record_ply_gives_the_position_after_k_moves():
     game = GAMES[1]
     rec = rec_of(game)
     for ply in (0, 1, 17, len(rec["moves"]) - 1, len(rec["moves"])):
-        expected = photocore.Game(game.players, game.fourth_revolution, game.shade_blocks)
+        expected = photocore.Game(game.players, options=game.options)
         for move in game.history[:ply]:
             expected.play(move)
         assert records.from_record(rec, ply=ply) == expected
@@ -136,7 +139,7 @@ def test_positions_includes_the_start_and_every_ply():
     rec = rec_of(GAMES[2])
     games = list(records.positions(rec))
     assert len(games) == len(rec["moves"]) + 1
-    assert games[0] == photocore.Game(rec["players"], **rec["options"])
+    assert games[0] == photocore.Game(rec["players"], options=Options(**rec["options"]))
     for ply in (0, 5, len(games) - 1):
         assert games[ply] == records.from_record(rec, ply=ply)
     assert games[-1].is_over
@@ -166,7 +169,8 @@ def test_write_and_read_games(tmp_path, name):
         assert (f.read(2) == b"\x1f\x8b") == name.endswith(".gz")
     reader = photocore.read_games(path, verify=True)
     back = list(reader)
-    assert back == [records.to_record(GAMES[0]), rec_of(GAMES[1], seed=1), records.to_record(UNFINISHED)]
+    assert back == [records.to_record(GAMES[0]), rec_of(GAMES[1], seed=1),
+                    records.to_record(UNFINISHED)]
     assert (reader.games, reader.skipped, reader.line) == (3, 0, 3)
     assert reader.moves == sum(len(g.history) for g in (GAMES[0], GAMES[1], UNFINISHED))
     assert os.listdir(tmp_path) == [name]
@@ -187,7 +191,8 @@ def test_blank_lines_are_ignored_and_games_keep_their_line(tmp_path):
     assert records.read_game(path, 4) == rec_of(GAMES[1])
     with pytest.raises(photocore.RecordError, match=r"g.jsonl:2: no game: the line is blank"):
         records.read_game(path, 2)
-    with pytest.raises(photocore.RecordError, match=r"g.jsonl:9: no game: the file's last game is on line 4"):
+    with pytest.raises(photocore.RecordError,
+                       match=r"g.jsonl:9: no game: the file's last game is on line 4"):
         records.read_game(path, 9)
 
 
@@ -261,12 +266,14 @@ BAD_LINES = {
     "unknown version": (changed(version=2), False,
                         r"unknown format version 2: this photocore reads version 1"),
     "version as text": (changed(version="1"), False, r"field 'version' must be 1, got '1'"),
-    "players as text": (changed(players="2"), False, r"field 'players' must be 2, 3 or 4, got '2'"),
+    "players as text": (changed(players="2"), False,
+                        r"field 'players' must be 2, 3 or 4, got '2'"),
     "players out of range": (changed(players=5), False, r"field 'players' must be 2, 3 or 4"),
     "unknown field": (changed(comment="hi"), False, r"unknown field 'comment'"),
     "unknown option": (changed(options={"fourth_revolution": False, "shade_blocks": False,
                                         "giant_trees": True}), False,
-                       r"unknown field 'options.giant_trees' \(known: fourth_revolution, shade_blocks\)"),
+                       r"unknown field 'options.giant_trees' "
+                       r"\(known: fourth_revolution, shade_blocks\)"),
     "missing option": (changed(options={"shade_blocks": False}), False,
                        r"missing field 'options.fourth_revolution'"),
     "option as number": (changed(options={"fourth_revolution": 0, "shade_blocks": False}),
@@ -290,14 +297,16 @@ BAD_LINES = {
                          r"field 'result.winners' must not repeat a value, got \[0, 0\]"),
     "empty rules version": (changed(rules_version=""), False,
                             r"field 'rules_version' must not be empty"),
-    "winners out of range": (with_result(winners=[2]), False, r"field 'result.winners\[0\]' must be at most 1, got 2"),
+    "winners out of range": (with_result(winners=[2]), False,
+                             r"field 'result.winners\[0\]' must be at most 1, got 2"),
     "malformed move": (with_move(7, "grow d9"), False,
                        r"ply 7: malformed move 'grow d9': 'd9' is not a cell of the board"),
     "move not text": (with_move(3, 17), False, r"ply 3: malformed move: a number, not a string"),
     "illegal move": (with_move(5, "collect d4"), True, r"ply 5: illegal move collect d4: "),
     "wrong result": (with_result(scores=[GOOD["result"]["scores"][0] + 1,
                                          GOOD["result"]["scores"][1]]), True,
-                     rf"ply {len(GOOD['moves'])}: the stored result disagrees with the replay: scores "),
+                     rf"ply {len(GOOD['moves'])}: the stored result disagrees with the replay: "
+                     r"scores "),
     "result of an unfinished game": (changed(moves=GOOD["moves"][:-1]), True,
                                      rf"ply {len(GOOD['moves']) - 1}: the record has a result "
                                      r"but the game is not over"),
@@ -314,7 +323,8 @@ def test_a_bad_record_raises_naming_file_line_and_ply(tmp_path, case):
     bad, needs_replay, message = BAD_LINES[case]
     path = write_lines(tmp_path / "games.jsonl", [line_of(GOOD), bad, line_of(GOOD)])
     reader = photocore.read_games(path, verify=True)
-    with pytest.raises(photocore.RecordError, match="^" + re.escape(str(path)) + ":2: " + message) as info:
+    with pytest.raises(photocore.RecordError,
+                       match="^" + re.escape(str(path)) + ":2: " + message) as info:
         list(reader)
     assert (info.value.path, info.value.line) == (str(path), 2)
     assert reader.games == 1
@@ -409,11 +419,13 @@ def test_a_cut_gzip_stream_keeps_the_lines_before_it(tmp_path):
     photocore.write_games(path, GAMES)
     data = path.read_bytes()
     path.write_bytes(data[:len(data) * 3 // 4])
-    with pytest.raises(photocore.RecordError, match=r"g.jsonl.gz:\d+: the compressed stream is damaged"):
+    with pytest.raises(photocore.RecordError,
+                       match=r"g.jsonl.gz:\d+: the compressed stream is damaged"):
         list(photocore.read_games(path))
     reader = photocore.read_games(path, on_error="skip")
     games = list(reader)
-    assert 1 <= len(games) < len(GAMES) and games == [records.to_record(g) for g in GAMES[:len(games)]]
+    assert 1 <= len(games) < len(GAMES)
+    assert games == [records.to_record(g) for g in GAMES[:len(games)]]
     assert reader.skipped >= 1 and reader.errors[-1].reason.startswith("the compressed stream")
 
 
@@ -540,10 +552,11 @@ def test_npz_round_trip(tmp_path):
 def test_npz_moved_out_of_records_with_a_warning():
     for old, new in (("write_npz", npz.write), ("load_npz", npz.load),
                      ("records_from_npz", npz.read_records), ("NPZ_ARRAYS", npz.ARRAYS)):
-        with pytest.warns(DeprecationWarning, match=f"records.{old} moved to photocore.npz"):
+        with pytest.warns(DeprecationWarning, match=f"^photocore.records.{old} is deprecated "
+                                                    "since photocore 0.2: use photocore.npz."):
             assert getattr(records, old) is new
-    with pytest.raises(AttributeError):
-        records.no_such_name
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        _ = records.no_such_name
 
 
 def test_npz_errors(tmp_path):
@@ -589,8 +602,8 @@ def test_verify_a_good_file(games_file, tmp_path):
     result = invoke("verify", games_file, gz)
     moves = sum(len(g.history) for g in GAMES)
     assert result.exit_code == 0, result.output
-    assert re.search(rf"^2 files, 8 games, {moves:,} moves replayed, 0 problems \([\d,]+ moves/s\)$",
-                     result.output, re.M)
+    assert re.search(rf"^2 files, 8 games, {moves:,} moves replayed, 0 problems "
+                     r"\([\d,]+ moves/s\)$", result.output, re.M)
 
 
 def test_verify_reports_each_problem_and_fails(tmp_path):
@@ -644,7 +657,8 @@ def test_stats_counts_and_rates(tmp_path):
     out = result.output
     lengths = [len(r["moves"]) for r in recs]
     assert "1 file: 9 games (8 finished, 1 unfinished), 1 bad line skipped" in out
-    assert f"length: {sum(lengths) / 9:.1f} moves on average (shortest {min(lengths)}, longest {max(lengths)})" in out
+    assert (f"length: {sum(lengths) / 9:.1f} moves on average (shortest {min(lengths)}, "
+            f"longest {max(lengths)})") in out
     assert "players: 2: 3 games, 3: 4 games, 4: 2 games" in out
     two = [r for r in recs if r["players"] == 2 and r["result"]]
     seat0 = sum(r["result"]["scores"][0] for r in two) / len(two)
@@ -666,7 +680,8 @@ def test_export_and_back(games_file, tmp_path):
 
 
 def test_export_stops_at_a_bad_game_unless_told_to_skip(tmp_path):
-    path = write_lines(tmp_path / "g.jsonl", [line_of(GOOD), with_move(5, "collect d4"), line_of(GOOD)])
+    path = write_lines(tmp_path / "g.jsonl",
+                       [line_of(GOOD), with_move(5, "collect d4"), line_of(GOOD)])
     out = tmp_path / "g.npz"
     result = invoke("export", path, "--npz", out)
     assert result.exit_code == 1 and f"{path}:2: ply 5: illegal move" in result.output
@@ -701,7 +716,8 @@ def test_the_plain_drawing():
     assert text.splitlines()[0] == ("round 1 of 18, sun 0 (E corner: shadows fall W), first "
                                     "player 0, player 0 to move")
     assert "options: shade blocks" in text
-    assert "> player 0  light 5   available 1o 2S 0M 0L   player board 4o 4S 3M 2L   tokens -   score 1" in text
+    assert ("> player 0  light 5   available 1o 2S 0M 0L   player board 4o 4S 3M 2L   "
+            "tokens -   score 1") in text
     assert "o seed, S small, M medium, L large" in text
 
 
@@ -740,6 +756,7 @@ def test_setup_and_game_over_lines():
     over = photocore.Game.from_position(
         "2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1,e4:0:0 0/1210/4432/19 6/1210/4432/17 0469")
     text = photocore.render.text(over)
-    assert "game over after round 18 of 18" in text and text.splitlines()[0].endswith("players 0 and 1 win")
+    assert "game over after round 18 of 18" in text
+    assert text.splitlines()[0].endswith("players 0 and 1 win")
     assert text.count("winner") == 2
 

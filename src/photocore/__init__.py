@@ -21,8 +21,13 @@ from collections.abc import Sequence
 
 from photocore._game import Game, LegalMoves, Move, check_invariants
 from photocore._kernel import random_playouts
-from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
-                              InvariantError, RecordError)
+from photocore.errors import (
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    InvariantError,
+    RecordError,
+)
 from photocore.facts import CELLS, NUM_ACTIONS, OBSERVATION_SIZE, Options
 
 __version__: str = importlib.metadata.version("photocore")

@@ -6,8 +6,9 @@ Every old name is a row of RENAMED, and every shim warns through `warn`, in one 
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
 ...     warn("Game.legal_mask()")
->>> print(caught[0].message)
-Game.legal_mask() is deprecated since photocore 0.2: use Game.legal_moves().mask() (it goes in photocore 0.3)
+>>> print(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
+Game.legal_mask() is deprecated since photocore 0.2: use Game.legal_moves().mask()
+(it goes in photocore 0.3)
 
 CHANGELOG.md lists the same names; tests/test_compat.py fails once the installed version
 reaches REMOVED while a shim is left.

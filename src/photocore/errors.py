@@ -25,15 +25,16 @@ class RecordError(ValueError):
     1-based number of the move at fault) and `reason` are also attributes.
     """
 
-    def __init__(self, reason, path=None, line=None, ply=None):
+    def __init__(self, reason: str, path: str | None = None, line: int | None = None,
+                 ply: int | None = None) -> None:
         super().__init__(reason, path, line, ply)
         self.reason, self.path, self.line, self.ply = reason, path, line, ply
 
-    def at(self, path=None, line=None):
+    def at(self, path: str | None = None, line: int | None = None) -> "RecordError":
         """The same error located in `path`, at `line`."""
         return RecordError(self.reason, path, line, self.ply)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.path is not None:
             where = self.path if self.line is None else f"{self.path}:{self.line}"
         else:

@@ -15,21 +15,21 @@ tokens, limits and options (docs/rules.md §1–§8). Every other module takes t
 ('f', 'fourth revolution + shade blocks')
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy
 
 from photocore._kernel import tables as _tables
 
-_KERNEL = _tables()
+_KERNEL: dict[str, Any] = _tables()
 
 # ---- the board (docs/rules.md §1, §2) ---------------------------------------------------------
 
 ROWS = "abcdefg"                     # a cell's letter names its row r = -3 .. 3
-AXIAL = _KERNEL["axial"]             # (q, r) of each cell, in cell-index order
+AXIAL: tuple[tuple[int, int], ...] = _KERNEL["axial"]   # (q, r) of each cell, by cell index
 CELLS = tuple(f"{ROWS[r + 3]}{q + 4}" for q, r in AXIAL)   # the digit names q = -3 .. 3
 CELL_INDEX = {name: i for i, name in enumerate(CELLS)}
-RICHNESS = _KERNEL["richness"]       # leaves of each cell's soil: 4 centre .. 1 outer ring
+RICHNESS: tuple[int, ...] = _KERNEL["richness"]   # leaves of each cell's soil: 4 centre .. 1
 OUTER_RING = tuple(i for i, leaves in enumerate(RICHNESS) if leaves == 1)
 
 # clockwise; the sun at position k stands in DIRECTIONS[k] and casts toward the opposite
@@ -41,7 +41,7 @@ NEIGHBOURS = tuple(tuple(_AT.get((q + dq, r + dr)) for dq, dr in VECTORS) for q,
 SUN_POSITIONS = len(DIRECTIONS)
 
 
-def distance(a, b):
+def distance(a: int, b: int) -> int:
     """Hex distance between cells `a` and `b` (indices).
 
     >>> distance(CELL_INDEX["d4"], CELL_INDEX["a7"])
@@ -51,7 +51,7 @@ def distance(a, b):
     return max(abs(q1 - q2), abs(r1 - r2), abs(q1 + r1 - q2 - r2))
 
 
-def shadow_direction(sun):
+def shadow_direction(sun: int) -> int:
     """The direction (index into DIRECTIONS) shadows fall with the sun at position `sun`.
 
     >>> DIRECTIONS[0], DIRECTIONS[shadow_direction(0)]
@@ -60,51 +60,55 @@ def shadow_direction(sun):
     return (sun + 3) % SUN_POSITIONS
 
 
-PLANT_PAIRS = _KERNEL["plants"]      # (source, target) of each plant action, in id order
+# (source, target) of each plant action, in id order
+PLANT_PAIRS: tuple[tuple[int, int], ...] = _KERNEL["plants"]
 
 # ---- pieces, player boards, tokens (docs/rules.md §3, §6) -------------------------------------
 
 SIZES = ("seed", "small", "medium", "large")           # sizes 0 .. 3; player-board columns
 SIZE_NAMES = ("seed", "small tree", "medium tree", "large tree")
-OWNED = _KERNEL["owned"]             # pieces of each size a player owns
-PRICES = _KERNEL["prices"]           # each column's slot prices, cheapest first
+OWNED: tuple[int, ...] = _KERNEL["owned"]   # pieces of each size a player owns
+PRICES: tuple[tuple[int, ...], ...] = _KERNEL["prices"]   # each column's slots, cheapest first
 SLOTS = tuple(len(p) for p in PRICES)
-START_AVAILABLE = _KERNEL["start_available"]
-GROW_COST = _KERNEL["grow_cost"]     # light to grow from size k to k + 1 (docs/rules.md §5.2)
-PLANT_COST = _KERNEL["plant_cost"]
-COLLECT_COST = _KERNEL["collect_cost"]
-REACH = _KERNEL["reach"]             # how far a piece of each size plants a seed
+START_AVAILABLE: tuple[int, ...] = _KERNEL["start_available"]
+GROW_COST: tuple[int, ...] = _KERNEL["grow_cost"]   # light to grow size k to k + 1 (§5.2)
+PLANT_COST: int = _KERNEL["plant_cost"]
+COLLECT_COST: int = _KERNEL["collect_cost"]
+REACH: tuple[int, ...] = _KERNEL["reach"]   # how far a piece of each size plants a seed
 # The token stacks are listed 4-leaf stack first everywhere in Python, the order of docs/rules.md
 # §6 (Game.stacks, the position notation, the observation); the kernel indexes its own array
 # by leaves - 1, so its table is turned round here, once.
 STACK_LEAVES = (4, 3, 2, 1)
-TOKENS = tuple(_KERNEL["tokens"][leaves - 1] for leaves in STACK_LEAVES)   # each top first
-LIGHT_CAP = _KERNEL["light_cap"]     # light points a player holds at most
-LIGHT_PER_POINT = _KERNEL["light_per_point"]   # leftover light scores 1 point per 3 at the end
+TOKENS: tuple[tuple[int, ...], ...] = tuple(   # each top first
+    _KERNEL["tokens"][leaves - 1] for leaves in STACK_LEAVES)
+LIGHT_CAP: int = _KERNEL["light_cap"]   # light points a player holds at most
+LIGHT_PER_POINT: int = _KERNEL["light_per_point"]   # leftover light scores 1 point per 3 at the end
 
 # ---- the clock (docs/rules.md §2, §4, §8) ------------------------------------------------------
 
-ROUNDS = _KERNEL["rounds"]
-ROUNDS_FOURTH_REVOLUTION = _KERNEL["rounds_fourth_revolution"]
-PLAYERS = _KERNEL["players"]         # the player counts a game is for: 2, 3 and 4
+ROUNDS: int = _KERNEL["rounds"]
+ROUNDS_FOURTH_REVOLUTION: int = _KERNEL["rounds_fourth_revolution"]
+PLAYERS: tuple[int, ...] = _KERNEL["players"]   # the player counts a game is for: 2, 3 and 4
 MIN_PLAYERS, MAX_PLAYERS = PLAYERS[0], PLAYERS[-1]
-SETUP_TREES = _KERNEL["setup_trees"]  # small trees each player places before round 1
-MAX_GAME_MOVES = _KERNEL["max_game_moves"]   # no game is longer (docs/engine.md)
-MAX_LEGAL = _KERNEL["max_legal"]             # no position has more legal moves
+SETUP_TREES: int = _KERNEL["setup_trees"]   # small trees each player places before round 1
+MAX_GAME_MOVES: int = _KERNEL["max_game_moves"]   # no game is longer (docs/engine.md)
+MAX_LEGAL: int = _KERNEL["max_legal"]   # no position has more legal moves
 
 # ---- action ids and the observation (docs/engine.md) --------------------------------------
 
-ACTION_BASE = _KERNEL["actions"]     # first id of each kind: place, buy, plant, grow, collect, end
+# first id of each kind: place, buy, plant, grow, collect, end
+ACTION_BASE: dict[str, int] = _KERNEL["actions"]
 NUM_ACTIONS = ACTION_BASE["count"]
-MOVE_KINDS = tuple(sorted((kind for kind in ACTION_BASE if kind != "count"), key=ACTION_BASE.get))
+MOVE_KINDS = tuple(sorted((kind for kind in ACTION_BASE if kind != "count"),
+                         key=ACTION_BASE.__getitem__))
 # the ids of each kind of move: ACTION_RANGES["grow"] is range(815, 852)
 ACTION_RANGES = {kind: range(ACTION_BASE[kind], ACTION_BASE[after])
                  for kind, after in zip(MOVE_KINDS, MOVE_KINDS[1:] + ("count",))}
-OBSERVATION = _KERNEL["observation"]  # offset of each part of Game.observation()
+OBSERVATION: dict[str, int] = _KERNEL["observation"]   # offset of each part of Game.observation()
 OBSERVATION_SIZE = OBSERVATION["size"]
-PLAYER_SLOT = _KERNEL["player_slot"]  # a player's values in the "players" part, by offset
-CLOCK_SLOT = _KERNEL["clock"]         # the "clock" part's values, by offset
-OBSERVATION_HIGH = _KERNEL["observation_high"]   # each value's upper bound (all are >= 0)
+PLAYER_SLOT: dict[str, int] = _KERNEL["player_slot"]   # a player's values in "players"
+CLOCK_SLOT: dict[str, int] = _KERNEL["clock"]   # the "clock" part's values, by offset
+OBSERVATION_HIGH: tuple[float, ...] = _KERNEL["observation_high"]   # each value's bound (>= 0)
 
 
 def action_kind(action: int) -> str:

@@ -3,29 +3,46 @@ end to end, for training pipelines; and the records back from it by replay."""
 
 import os
 import zlib
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 import photocore
 from photocore.errors import RecordError
-from photocore.facts import OPTIONS, Options
-from photocore.notation import MOVE_TEXTS, NUM_ACTIONS
-from photocore.records import FORMAT, VERSION, _atomic, check_record, from_record, result_of
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, OPTIONS, PLAYERS, Options
+from photocore.notation import MOVE_TEXTS
+from photocore.records import (
+    FORMAT,
+    VERSION,
+    FilePath,
+    Record,
+    _atomic,
+    check_record,
+    from_record,
+    result_of,
+)
 
 _FLAGS = {options.flags for options in OPTIONS}
-ARRAYS = {"moves": np.uint16, "offsets": np.int64, "players": np.uint8,
-              "options": np.uint8, "scores": np.int16, "winners": np.uint8,
-              "agents": np.int16}
+# the arrays of an export by name, all of ARRAYS and "agent_names", "rules_version"
+Arrays: TypeAlias = dict[str, npt.NDArray[Any]]
+ARRAYS: dict[str, type[np.generic]] = {
+    "moves": np.uint16, "offsets": np.int64, "players": np.uint8, "options": np.uint8,
+    "scores": np.int16, "winners": np.uint8, "agents": np.int16}
 
 
-def write(path, records):
+def write(path: FilePath, records: Iterable[Record]) -> int:
     """Writes records as the numpy arrays of docs/records.md (atomically); returns the count.
 
     The records are checked, not replayed (read them with verify=True for that). Every
     record must share one rules_version. Metadata other than the agents is dropped.
     """
-    moves, offsets, players, options, scores, winners, agents = [], [0], [], [], [], [], []
-    names, rules = {}, set()
+    moves, offsets, players, options, winners = [], [0], [], [], []
+    scores: list[list[int]] = []
+    agents: list[list[int]] = []
+    names: dict[str, int] = {}
+    rules: set[str] = set()
     for rec in records:
         moves.extend(check_record(rec))
         offsets.append(len(moves))
@@ -35,33 +52,34 @@ def write(path, records):
         scores.append(padded)
         winners.append(mask)
         seats = [names.setdefault(a, len(names)) for a in rec["metadata"]["agents"]]
-        agents.append(seats + [-1] * (4 - len(seats)))
+        agents.append(seats + [-1] * (MAX_PLAYERS - len(seats)))
         rules.add(rec["rules_version"])
     if len(rules) > 1:
         raise RecordError(f"the games mix rules versions {', '.join(sorted(rules))}: export "
                           "each version on its own", path=os.fspath(path))
-    arrays = {"moves": moves, "offsets": offsets, "players": players, "options": options,
-              "scores": scores, "winners": winners, "agents": agents}
-    arrays = {name: np.array(values, ARRAYS[name]) for name, values in arrays.items()}
-    arrays["scores"] = arrays["scores"].reshape(-1, 4)
-    arrays["agents"] = arrays["agents"].reshape(-1, 4)
+    columns = {"moves": moves, "offsets": offsets, "players": players, "options": options,
+               "scores": scores, "winners": winners, "agents": agents}
+    arrays: Arrays = {name: np.array(values, ARRAYS[name]) for name, values in columns.items()}
+    arrays["scores"] = arrays["scores"].reshape(-1, MAX_PLAYERS)
+    arrays["agents"] = arrays["agents"].reshape(-1, MAX_PLAYERS)
     arrays["agent_names"] = np.array(list(names), dtype=str)
     arrays["rules_version"] = np.array(rules.pop() if rules else photocore.RULES_VERSION)
     with _atomic(os.fspath(path)) as f:
-        np.savez_compressed(f, **arrays)
+        # numpy's stub: a key of **arrays could be its allow_pickle
+        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
     return len(players)
 
 
-def _exported_result(result):
-    """A result as the export keeps it: scores padded to 4 with -1, winners as a bitmask
-    (0 for an unfinished game)."""
+def _exported_result(result: dict[str, Any] | None) -> tuple[list[int], int]:
+    """A result as the export keeps it: scores padded to MAX_PLAYERS with -1, winners as a
+    bitmask (0 for an unfinished game)."""
     if result is None:
-        return [-1] * 4, 0
-    return (result["scores"] + [-1] * (4 - len(result["scores"])),
+        return [-1] * MAX_PLAYERS, 0
+    return (result["scores"] + [-1] * (MAX_PLAYERS - len(result["scores"])),
             sum(1 << p for p in result["winners"]))
 
 
-def load(path):
+def load(path: FilePath) -> Arrays:
     """The arrays of an npz export as a dict, checked; RecordError says what is wrong."""
     path = os.fspath(path)
     try:
@@ -69,7 +87,9 @@ def load(path):
             arrays = {name: data[name] for name in data.files}
     except (ValueError, OSError, zlib.error) as e:
         raise RecordError(f"not an npz export: {e}", path=path) from None
-    for name, dtype in {**ARRAYS, "agent_names": None, "rules_version": None}.items():
+    dtypes: dict[str, type[np.generic] | None] = {**ARRAYS, "agent_names": None,
+                                                  "rules_version": None}
+    for name, dtype in dtypes.items():
         if name not in arrays:
             raise RecordError(f"missing array {name!r}", path=path)
         if dtype is not None and arrays[name].dtype != dtype:
@@ -84,19 +104,21 @@ def load(path):
         if arrays[name].shape != (games,):
             raise RecordError(f"array {name!r} must hold one value per game", path=path)
     for name in ("scores", "agents"):
-        if arrays[name].shape != (games, 4):
-            raise RecordError(f"array {name!r} must have shape (games, 4)", path=path)
+        if arrays[name].shape != (games, MAX_PLAYERS):
+            raise RecordError(f"array {name!r} must have shape (games, {MAX_PLAYERS})",
+                              path=path)
     if len(arrays["moves"]) and arrays["moves"].max() >= NUM_ACTIONS:
         raise RecordError(f"array 'moves' holds ids outside range({NUM_ACTIONS})", path=path)
     return arrays
 
 
-def read_records(source):
+def read_records(source: FilePath | Arrays) -> Iterator[Record]:
     """The records of an npz export (a path, or the dict of load), one by one.
 
     Each game is replayed to restore its result (scores, winners, tokens, light), which must
     agree with the exported scores and winners. Errors give the game's number as the line.
     """
+    path: str | None
     if isinstance(source, dict):
         arrays, path = source, None
     else:
@@ -106,10 +128,10 @@ def read_records(source):
     names = arrays["agent_names"].tolist()
     for g, (players, options) in enumerate(zip(arrays["players"].tolist(),
                                                arrays["options"].tolist())):
-        if players not in (2, 3, 4) or options not in _FLAGS:
-            raise RecordError(f"players must be 2 to 4 and options one of {sorted(_FLAGS)}",
-                              path, g + 1)
-        rec = {"format": FORMAT, "version": VERSION,
+        if players not in PLAYERS or options not in _FLAGS:
+            raise RecordError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS} and options one "
+                              f"of {sorted(_FLAGS)}", path, g + 1)
+        rec: Record = {"format": FORMAT, "version": VERSION,
                "rules_version": str(arrays["rules_version"]), "players": players,
                "options": Options.from_flags(options)._asdict(),
                "moves": [MOVE_TEXTS[a] for a in moves[offsets[g]:offsets[g + 1]]],

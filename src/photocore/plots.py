@@ -5,6 +5,7 @@ Needs matplotlib (pip install 'photocore[plot]'); draws with the Agg backend, no
 
 import collections
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -12,18 +13,19 @@ from matplotlib.ticker import MaxNLocator
 from photocore import records
 from photocore._game import Game
 from photocore.facts import Options
+from photocore.records import FilePath, Record
 from photocore.svg import PLAYER_COLOURS
 
 LINE_STYLES = {2: "-", 3: "--", 4: ":"}          # by player count
 
 
-def light_by_round(rec):
+def light_by_round(rec: Record) -> list[tuple[int, ...]]:
     """Each player's light at the start of each round's life cycle, round 1 first.
 
     That is just after the round's photosynthesis, when the round number changes.
     """
     game = Game(rec["players"], options=Options(**rec["options"]))
-    light = []
+    light: list[tuple[int, ...]] = []
     for action in records.check_record(rec):
         game.play(action)
         if game.round > len(light):
@@ -34,13 +36,18 @@ def light_by_round(rec):
 class Charts:
     """Collects what the charts show, game by game (add), then draws them (save)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.games = 0
-        self.seat_scores = collections.defaultdict(list)     # (players, seat) -> scores
-        self.agent_scores = collections.defaultdict(list)    # agent -> scores
-        self.light = collections.defaultdict(list)           # (players, seat, round) -> light
+        # (players, seat) -> scores
+        self.seat_scores: collections.defaultdict[tuple[int, int], list[int]] = (
+            collections.defaultdict(list))
+        # agent -> scores
+        self.agent_scores: collections.defaultdict[str, list[int]] = collections.defaultdict(list)
+        # (players, seat, round) -> light
+        self.light: collections.defaultdict[tuple[int, int, int], list[int]] = (
+            collections.defaultdict(list))
 
-    def add(self, rec):
+    def add(self, rec: Record) -> None:
         """Adds one record; its moves must be legal (read it with verify=True)."""
         self.games += 1
         players, result = rec["players"], rec["result"]
@@ -53,7 +60,7 @@ class Charts:
             self.seat_scores[players, seat].append(result["scores"][seat])
             self.agent_scores[agent].append(result["scores"][seat])
 
-    def save(self, path, title=""):
+    def save(self, path: FilePath, title: str = "") -> None:
         """Draws the three charts into a PNG file at `path` (replaced once complete)."""
         figure = Figure(figsize=(16, 5), dpi=100, layout="constrained")
         FigureCanvasAgg(figure)
@@ -65,7 +72,7 @@ class Charts:
         with records._atomic(path) as f:
             figure.savefig(f, format="png")
 
-    def _seats(self, axes):
+    def _seats(self, axes: Axes) -> None:
         keys = sorted(self.seat_scores)
         boxes = axes.boxplot([self.seat_scores[k] for k in keys], patch_artist=True)
         axes.set_xticks(range(1, len(keys) + 1), [f"{p}p\nseat {s}" for p, s in keys])
@@ -74,14 +81,14 @@ class Charts:
             box.set_alpha(0.6)
         _finish(axes, "final score by seat (finished games)", "score")
 
-    def _agents(self, axes):
+    def _agents(self, axes: Axes) -> None:
         names = sorted(self.agent_scores)
         axes.boxplot([self.agent_scores[a] for a in names])
         axes.set_xticks(range(1, len(names) + 1),
                         [f"{a}\n{len(self.agent_scores[a])} seats" for a in names])
         _finish(axes, "final score by agent (finished games)", "score")
 
-    def _light(self, axes):
+    def _light(self, axes: Axes) -> None:
         lines = sorted({(players, seat) for players, seat, _ in self.light})
         for players, seat in lines:
             rounds = sorted(r for p, s, r in self.light if (p, s) == (players, seat))
@@ -94,7 +101,7 @@ class Charts:
         _finish(axes, "mean light at the start of each round's turns", "light")
 
 
-def _finish(axes, title, ylabel):
+def _finish(axes: Axes, title: str, ylabel: str) -> None:
     axes.set_title(title)
     axes.set_ylabel(ylabel)
     axes.grid(axis="y", alpha=0.3)

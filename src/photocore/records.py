@@ -10,12 +10,15 @@ import copy
 import errno
 import gzip
 import importlib.resources
+import io
 import json
 import os
 import secrets
 import struct
 import warnings
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal, Self, TypeAlias, cast
 
 import fastjsonschema
 
@@ -29,13 +32,18 @@ from photocore.notation import ACTION_OF_TEXT, parse_move_text
 FORMAT = "photocore-game"
 VERSION = 1
 
+# a record as a dict, the JSON object of docs/records.md
+Record: TypeAlias = dict[str, Any]
+# a file's path, as every function here takes it
+FilePath: TypeAlias = str | os.PathLike[str]
+
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "a number", float: "a number", type(None): "null"}
 
 
 # ---- one record ------------------------------------------------------------------------
 
-def to_record(game, metadata=None):
+def to_record(game: Game, metadata: Mapping[str, Any] | None = None) -> Record:
     """`game` (played from the start position) as a record dict.
 
     `metadata` is copied in; `agents` defaults to "unknown" for every seat. The result is
@@ -60,7 +68,7 @@ def to_record(game, metadata=None):
     return rec
 
 
-def result_of(game):
+def result_of(game: Game) -> dict[str, Any] | None:
     """The `result` field of a record of `game`: None while the game is not over."""
     if not game.is_over:
         return None
@@ -69,7 +77,7 @@ def result_of(game):
             "light": list(game.light)}
 
 
-def check_record(rec):
+def check_record(rec: object) -> list[int]:
     """The action ids of the record's moves, after checking it against the record schema
     (record.schema.json, shipped in the package) and the move notation.
 
@@ -77,7 +85,7 @@ def check_record(rec):
     Whether the moves are legal and the result right only a replay tells (from_record).
     """
     players = rec.get("players") if isinstance(rec, dict) else None
-    if type(players) is int and players in _BY_PLAYERS:
+    if isinstance(rec, dict) and type(players) is int and players in _BY_PLAYERS:
         try:
             _BY_PLAYERS[players](rec)
             return list(map(ACTION_OF_TEXT.__getitem__, rec["moves"]))  # the texts photocore writes
@@ -90,22 +98,27 @@ def check_record(rec):
             raise RecordError(f"malformed move: {_json_type(e.value)}, not a string",
                               ply=int(e.path[2]) + 1) from None
         raise RecordError(_schema_error(rec, e)) from None
-    return _action_ids(rec["moves"])
+    return _action_ids(cast(Record, rec)["moves"])
 
 
-def schema():
+def schema() -> dict[str, Any]:
     """The record schema (JSON Schema, a dict): the definition of the format."""
-    return json.loads(importlib.resources.files("photocore").joinpath(
-        "record.schema.json").read_text(encoding="utf-8"))
+    text = importlib.resources.files("photocore").joinpath("record.schema.json").read_text(
+        encoding="utf-8")
+    return cast(dict[str, Any], json.loads(text))
 
 
-def _by_players(whole):
+# checks a JSON value against a schema: JsonSchemaValueException where it does not conform
+_Validator: TypeAlias = Callable[[object], object]
+
+
+def _by_players(whole: dict[str, Any]) -> dict[int, _Validator]:
     """Validators of the schema for each player count, for records whose moves turn out to
     be texts photocore writes (so strings): the schema's per-player branches (allOf:
     if players is N then ...) picked by a lookup here rather than tried one by one, and no
     check of each move's type. Together with that lookup they check what the whole schema
     does, at about half its cost."""
-    validators = {}
+    validators: dict[int, _Validator] = {}
     for branch in whole["allOf"]:
         one = copy.deepcopy(whole)
         one["allOf"] = [branch["then"]]
@@ -114,14 +127,14 @@ def _by_players(whole):
     return validators
 
 
-_validate = fastjsonschema.compile(schema())
+_validate: _Validator = fastjsonschema.compile(schema())
 _BY_PLAYERS = _by_players(schema())
 FIELDS = tuple(schema()["properties"])
 OPTIONS = tuple(schema()["properties"]["options"]["properties"])
 RESULT_FIELDS = tuple(schema()["properties"]["result"]["properties"])
 
 
-def _schema_error(rec, error):
+def _schema_error(rec: object, error: fastjsonschema.JsonSchemaValueException) -> str:
     """What the schema found wrong, in words, naming the field."""
     # the format and version explain every other difference: they come first
     if isinstance(rec, dict) and "format" in rec and rec["format"] != FORMAT:
@@ -132,7 +145,8 @@ def _schema_error(rec, error):
     rule, value, definition = error.rule, error.value, error.definition
     path = error.path[1:]
     if rule == "required":
-        return f"missing field {_field(path + [next(k for k in definition['required'] if k not in value)])!r}"
+        missing = next(k for k in definition["required"] if k not in value)
+        return f"missing field {_field(path + [missing])!r}"
     if rule == "additionalProperties":
         known = definition["properties"]
         extra = next(k for k in value if k not in known)
@@ -166,7 +180,7 @@ def _schema_error(rec, error):
     return f"field {field!r}: {error.message.removeprefix('data.' + field + ' ')}"
 
 
-def _field(path):
+def _field(path: Sequence[str]) -> str:
     """A field's name as docs/records.md writes it: result.tokens[1]."""
     return "".join(f"[{part}]" if part.isdigit() else f".{part}" for part in path)[1:]
 
@@ -176,7 +190,7 @@ _TYPE_WORDS = {"object": "an object", "array": "an array", "string": "a string",
                "number": "a number"}
 
 
-def _action_ids(moves):
+def _action_ids(moves: list[Any]) -> list[int]:
     try:
         return list(map(ACTION_OF_TEXT.__getitem__, moves))  # the texts photocore writes
     except (KeyError, TypeError):
@@ -190,17 +204,17 @@ def _action_ids(moves):
     return ids
 
 
-def _is_int(value):
+def _is_int(value: object) -> bool:
     return type(value) is int
 
 
-def _json_type(value):
+def _json_type(value: object) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 # ---- replay ----------------------------------------------------------------------------
 
-def from_record(rec, ply=None):
+def from_record(rec: Record, ply: int | None = None) -> Game:
     """The Game of a record after its first `ply` moves (all of them by default).
 
     Replaying the whole record also checks its stored result. Raises RecordError naming the
@@ -223,7 +237,7 @@ def from_record(rec, ply=None):
     return game
 
 
-def positions(rec):
+def positions(rec: Record) -> Iterator[Game]:
     """Iterates independent Games: the start position, then the position after each move.
 
     A record of n moves gives n + 1 games; the k-th (from 0) is from_record(rec, ply=k).
@@ -241,17 +255,18 @@ def positions(rec):
     _check_replayed_result(rec, game)
 
 
-def _start(rec):
+def _start(rec: Record) -> Game:
     # int(): the schema lets 2.0 stand for 2, as JSON Schema's integers do
     return Game(int(rec["players"]), options=Options(**rec["options"]))
 
 
-def _replay_error(rec, error, ply):
+def _replay_error(rec: Record, error: IllegalMoveError | InvalidMoveError,
+                  ply: int) -> RecordError:
     kind = "illegal" if isinstance(error, IllegalMoveError) else "malformed"
     return RecordError(f"{kind} move {error}{_rules_note(rec)}", ply=ply)
 
 
-def _check_replayed_result(rec, game):
+def _check_replayed_result(rec: Record, game: Game) -> None:
     stored, replayed = rec["result"], result_of(game)
     if stored == replayed:
         return
@@ -267,7 +282,7 @@ def _check_replayed_result(rec, game):
     raise RecordError(reason + _rules_note(rec), ply=n)
 
 
-def _rules_note(rec):
+def _rules_note(rec: Record) -> str:
     if rec["rules_version"] == photocore.RULES_VERSION:
         return ""
     return (f" (the game was played under rules version {rec['rules_version']}, this is "
@@ -276,7 +291,10 @@ def _rules_note(rec):
 
 # ---- files -----------------------------------------------------------------------------
 
-def read_games(path, on_error="raise", verify=False):
+OnError: TypeAlias = Literal["raise", "skip"]
+
+
+def read_games(path: FilePath, on_error: OnError = "raise", verify: bool = False) -> "GameReader":
     """The records of a .jsonl (or .jsonl.gz) file, one by one, as a GameReader.
 
     Every record is checked as it is read (check_record); verify=True also replays it,
@@ -294,22 +312,22 @@ class GameReader:
     the record yielded last. Blank lines are ignored, so a game's number is its line.
     """
 
-    def __init__(self, path, on_error="raise", verify=False):
+    def __init__(self, path: FilePath, on_error: OnError = "raise", verify: bool = False) -> None:
         if on_error not in ("raise", "skip"):
             raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
         self.path = os.fspath(path)
         self.on_error, self.verify = on_error, verify
         self.games = self.moves = self.skipped = self.line = 0
-        self.errors = []
+        self.errors: list[RecordError] = []
         self._records = self._read()
 
-    def __iter__(self):
+    def __iter__(self) -> Self:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Record:
         return next(self._records)
 
-    def _read(self):
+    def _read(self) -> Iterator[Record]:
         for line, data, damage in _lines(self.path):
             try:
                 if damage:
@@ -332,7 +350,7 @@ class GameReader:
             yield rec
 
 
-def read_game(path, line):
+def read_game(path: FilePath, line: int) -> Record:
     """The record on line `line` (1-based) of a file, checked but not replayed.
 
     Only that line is parsed, so other bad lines do not stand in the way; RecordError when
@@ -345,7 +363,7 @@ def read_game(path, line):
             raise RecordError(damage, path, number)
         if number == line:
             try:
-                rec = _parse(data)
+                rec: Record = _parse(data)
                 check_record(rec)
             except RecordError as e:
                 raise e.at(path, line) from None
@@ -357,9 +375,9 @@ def read_game(path, line):
                       else "no game: the file holds none", path, line)
 
 
-def _lines(path):
+def _lines(path: str) -> Iterator[tuple[int, bytes, str | None]]:
     """(line number, bytes, None) per non-blank line; a damaged compressed stream ends the
-    lines with (its line number, None, what is wrong)."""
+    lines with (its line number, b"", what is wrong)."""
     line = 0
     with (gzip.open if _compressed(path) else open)(path, "rb") as f:
         try:
@@ -369,11 +387,11 @@ def _lines(path):
         except (EOFError, OSError, zlib.error) as e:
             if not _compressed(path):
                 raise  # a plain file's read error is not about its records
-            yield line + 1, None, (f"the compressed stream is damaged or cut short ({e}); "
+            yield line + 1, b"", (f"the compressed stream is damaged or cut short ({e}); "
                                    "nothing after this line can be read")
 
 
-def _parse(data):
+def _parse(data: bytes) -> Any:
     try:
         return json.loads(data)
     except RecursionError:   # not a ValueError: nesting deeper than the parser's stack
@@ -385,7 +403,7 @@ def _parse(data):
         raise RecordError(f"malformed JSON: {e}") from None
 
 
-def write_games(path, games):
+def write_games(path: FilePath, games: Iterable[Game | Record]) -> int:
     """Writes Games and record dicts to `path` (.jsonl, or .jsonl.gz), one per line.
 
     The lines go to a temporary file in the same folder, renamed over `path` only once all
@@ -417,39 +435,41 @@ class RecordWriter:
     closed as a complete gzip stream of the lines before, which a later writer can append to.
     """
 
-    def __init__(self, path, append=True, fsync=False):
+    def __init__(self, path: FilePath, append: bool = True, fsync: bool = False) -> None:
         self.path = os.fspath(path)
         self.fsync = fsync
         self.count = 0
-        self.failed = None      # the exception that broke a write, if one did
+        self.failed: BaseException | None = None   # the exception that broke a write, if any
         if append and os.path.exists(self.path):
             _prepare_append(self.path)
         # unbuffered: once a write returns, its bytes are in the file, and after a failed
-        # one no byte waits in a buffer to land behind the cut
-        self._raw = open(self.path, "ab" if append else "wb", buffering=0)
+        # one no byte waits in a buffer to land behind the cut; close() closes it
+        self._raw = open(self.path, "ab" if append else "wb", buffering=0)  # noqa: SIM115
         self._sink = _Sink(self._raw)
         self._gzip = (gzip.GzipFile(fileobj=self._sink, mode="wb", filename="", mtime=0)
                       if _compressed(self.path) else None)
 
-    def write(self, game):
+    def write(self, game: Game | Record | bytes) -> None:
         """Appends one Game, record dict or line from record_line() as one line."""
         self._write(game if isinstance(game, bytes) else record_line(game))
         self.count += 1
 
-    def write_lines(self, lines):
+    def write_lines(self, lines: Sequence[bytes]) -> None:
         """Appends lines from record_line() in one write: a batch reaches the file at once,
         or (if the write fails) not at all."""
         self._write(b"".join(lines))
         self.count += len(lines)
 
-    def _write(self, data):
+    def _write(self, data: bytes) -> None:
         if self.failed is not None:
             raise RecordError(f"an earlier write failed ({self.failed}); this writer writes "
                               "no more", path=self.path)
         if self._raw.closed:
             raise ValueError(f"{self.path}: write to a closed RecordWriter")
         size = os.fstat(self._raw.fileno()).st_size
-        crc, length = (self._gzip.crc, self._gzip.size) if self._gzip else (None, None)
+        # the gzip stream's checksum and length so far (GzipFile.size: not in typeshed)
+        crc, length = ((self._gzip.crc, self._gzip.size) if self._gzip  # type: ignore[attr-defined]
+                       else (0, 0))
         try:
             if self._gzip:
                 self._gzip.write(data)
@@ -463,7 +483,7 @@ class RecordWriter:
             self._cut(size, crc, length)
             raise
 
-    def _cut(self, size, crc, length):
+    def _cut(self, size: int, crc: int, length: int) -> None:
         """After a failed write: the file back to `size` bytes, a gzip stream ended there."""
         try:
             if os.fstat(self._raw.fileno()).st_size > size:
@@ -474,23 +494,23 @@ class RecordWriter:
             # the compressor has taken the failed data in: it must not write its end. The
             # stream up to `size` ends on a sync flush, so an empty final block and the
             # trailer of the lines before make it a whole gzip member.
-            self._gzip.fileobj = None
+            self._gzip.fileobj = None  # type: ignore[assignment]   # typeshed: never None
             try:
                 self._raw.write(b"\x03\x00" + struct.pack("<II", crc, length & 0xFFFFFFFF))
             except OSError:
                 os.ftruncate(self._raw.fileno(), size)   # a cut stream: read_games reads it
 
-    def close(self):
+    def close(self) -> None:
         try:
             if self._gzip is not None and self._gzip.fileobj is not None:
                 self._gzip.close()
         finally:
             self._raw.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -498,10 +518,10 @@ class _Sink:
     """An unbuffered binary file whose write() writes everything or raises (a raw file may
     write part of what it is given, as on a disk that fills up)."""
 
-    def __init__(self, raw):
+    def __init__(self, raw: io.FileIO) -> None:
         self.raw = raw
 
-    def write(self, data):
+    def write(self, data: bytes) -> int:
         view = memoryview(data).cast("B")
         while view:
             written = self.raw.write(view)
@@ -510,11 +530,11 @@ class _Sink:
             view = view[written:]
         return len(data)
 
-    def flush(self):
+    def flush(self) -> None:
         pass
 
 
-def _prepare_append(path):
+def _prepare_append(path: str) -> None:
     if _compressed(path):
         try:
             with gzip.open(path, "rb") as f:
@@ -549,7 +569,7 @@ def _prepare_append(path):
         f.write(b"\n")  # a complete record that only lacked its newline
 
 
-def record_line(game, metadata=None):
+def record_line(game: Game | Record, metadata: Mapping[str, Any] | None = None) -> bytes:
     """A Game (with `metadata`, as to_record takes it) or a record dict as one checked
     JSON line (bytes, newline included); a Game's record is checked once, by to_record."""
     if isinstance(game, Game):
@@ -562,12 +582,12 @@ def record_line(game, metadata=None):
     return json.dumps(rec, separators=(",", ":")).encode() + b"\n"
 
 
-def _compressed(path):
+def _compressed(path: str) -> bool:
     return path.endswith(".gz")
 
 
 @contextlib.contextmanager
-def _atomic(path):
+def _atomic(path: FilePath) -> Iterator[io.BufferedWriter]:
     """A binary file that replaces `path` when the block ends without an exception."""
     folder, name = os.path.split(os.path.abspath(path))
     tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
@@ -583,7 +603,8 @@ def _atomic(path):
         raise
 
 
-def _maybe_gzip(raw, path):
+def _maybe_gzip(raw: io.BufferedWriter,
+                path: str) -> contextlib.AbstractContextManager[io.BufferedIOBase]:
     if _compressed(path):
         return gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0, compresslevel=6)
     return contextlib.nullcontext(raw)
@@ -596,7 +617,7 @@ _MOVED = {"write_npz": "write", "load_npz": "load", "records_from_npz": "read_re
           "NPZ_ARRAYS": "ARRAYS"}
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in _MOVED:
         from photocore import npz
 

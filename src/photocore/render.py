@@ -22,8 +22,13 @@ cells: owner and size (0M = player 0's medium tree; o seed, S small, M medium, L
 ~ shaded piece, . empty, : empty in a shadow, * activated this turn, SUN the sun's corner
 """
 
-from photocore._game import Game  # noqa: F401 (the doctest's Game)
+from collections.abc import Callable, Sequence
+
+from photocore._game import Game
 from photocore.facts import CELLS, DIRECTIONS, ROWS, STACK_LEAVES, shadow_direction
+
+# a piece of text with an ANSI colour code, or as it is
+_Paint = Callable[[str, str], str]
 
 SIZES = "oSML"                      # seed, small, medium, large
 PLAYER_COLOURS = ("31", "34", "33", "32")   # red, blue, yellow, green
@@ -34,7 +39,7 @@ LEGEND = ("cells: owner and size (0M = player 0's medium tree; o seed, S small, 
           "SUN the sun's corner")
 
 
-def text(game, color=False):
+def text(game: Game, color: bool = False) -> str:
     """`game` as lines of text; color=True adds ANSI colours (players, shade, the sun)."""
     paint = _ansi if color else _plain
     return "\n".join([
@@ -47,25 +52,34 @@ def text(game, color=False):
     ])
 
 
-def _status(game):
+def winners_text(winners: Sequence[int]) -> str:
+    """Who won, as every drawing of a finished game says it.
+
+    >>> winners_text([1]), winners_text([0, 2]), winners_text([0, 1, 3])
+    ('player 1 wins', 'players 0 and 2 win', 'players 0, 1 and 3 win')
+    """
+    if len(winners) == 1:
+        return f"player {winners[0]} wins"
+    return f"players {', '.join(map(str, winners[:-1]))} and {winners[-1]} win"
+
+
+def _status(game: Game) -> str:
     if game.phase == "setup":
         return f"setup: player {game.current_player} places a small tree on the outer ring"
     sun = (f"sun {game.sun} ({DIRECTIONS[game.sun]} corner: shadows fall "
            f"{DIRECTIONS[shadow_direction(game.sun)]}), first player {game.first_player}")
     if game.is_over:
-        winners = game.winners()
-        who = (f"players {', '.join(map(str, winners[:-1]))} and {winners[-1]} win"
-               if len(winners) > 1 else f"player {winners[0]} wins")
-        return f"game over after round {game.round} of {game.last_round}, {sun}: {who}"
+        return (f"game over after round {game.round} of {game.last_round}, {sun}: "
+                f"{winners_text(game.winners())}")
     return (f"round {game.round} of {game.last_round}, {sun}, player {game.current_player} "
             "to move")
 
 
-def _options(game):
+def _options(game: Game) -> str:
     return "options: " + game.options.name
 
 
-def _board(game, paint):
+def _board(game: Game, paint: _Paint) -> list[str]:
     board, shaded, active = game.board(), set(game.shaded()), set(game.activated())
     dark = set(game.shadows()[1])       # every cell a shadow covers
     sun = None if game.phase == "setup" else game.sun
@@ -80,12 +94,14 @@ def _board(game, paint):
         indent = " " * (abs(r - 3) * CELL_WIDTH // 2)
         rows.append(f"{left:<{MARGIN}}{names[0]:<3}{indent}{cells}{names[-1]}{right}".rstrip())
     near, far = " " * (MARGIN + 3 + 4), " " * (MARGIN + 3 + 9 + 4 * CELL_WIDTH)
-    top = {4: near + mark, 5: far + mark}.get(sun, "")          # NW above a4, NE above a7
-    bottom = {2: near + mark, 1: far + mark}.get(sun, "")       # SW below g1, SE below g4
-    return [top, *rows, bottom]   # blank when the sun is elsewhere: a steady layout
+    above: dict[int | None, str] = {4: near + mark, 5: far + mark}   # NW above a4, NE a7
+    below: dict[int | None, str] = {2: near + mark, 1: far + mark}   # SW below g1, SE g4
+    # blank when the sun is elsewhere: a steady layout
+    return [above.get(sun, ""), *rows, below.get(sun, "")]
 
 
-def _cell(name, board, shaded, dark, active, paint):
+def _cell(name: str, board: dict[str, tuple[int, int]], shaded: bool, dark: bool,
+          active: bool, paint: _Paint) -> str:
     mark = "*" if active else " "
     if name not in board:
         return f"{mark}{':' if dark else '.'}    "
@@ -94,7 +110,7 @@ def _cell(name, board, shaded, dark, active, paint):
     return f"{mark}{piece}{'~' if shaded else ' '}  "
 
 
-def _player(game, p, paint):
+def _player(game: Game, p: int, paint: _Paint) -> str:
     to_move = ">" if game.current_player == p else " "
     won = "   winner" if game.is_over and p in game.winners() else ""
     tokens = "+".join(map(str, game.tokens(p))) or "-"
@@ -104,13 +120,13 @@ def _player(game, p, paint):
             f"tokens {tokens}   score {game.scores()[p]}{won}")
 
 
-def _pieces(counts):
+def _pieces(counts: Sequence[int]) -> str:
     return " ".join(f"{n}{SIZES[size]}" for size, n in enumerate(counts))
 
 
-def _plain(text, _code):
+def _plain(text: str, _code: str) -> str:
     return text
 
 
-def _ansi(text, code):
+def _ansi(text: str, code: str) -> str:
     return f"\x1b[{code}m{text}\x1b[0m"

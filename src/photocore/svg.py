@@ -15,12 +15,25 @@ display as its board.
 import math
 import sys
 import types
+from collections.abc import Sequence
+from typing import Any
 from xml.sax.saxutils import escape
 
 from photocore import compat
-from photocore._game import Game
-from photocore.facts import (AXIAL, CELL_INDEX, CELLS, DIRECTIONS, LIGHT_CAP, RICHNESS, SIZES,
-                             STACK_LEAVES, VECTORS, shadow_direction)
+from photocore._game import Game, Move
+from photocore.facts import (
+    AXIAL,
+    CELL_INDEX,
+    CELLS,
+    DIRECTIONS,
+    LIGHT_CAP,
+    RICHNESS,
+    SIZES,
+    STACK_LEAVES,
+    VECTORS,
+    shadow_direction,
+)
+from photocore.render import winners_text
 
 R = 27                              # hex radius, centre to corner, in viewBox units
 SUN = 7.1 * R                       # the sun's distance from the centre: just off the board
@@ -42,11 +55,11 @@ class SVG(str):
 
     __slots__ = ()
 
-    def _repr_svg_(self):
+    def _repr_svg_(self) -> str:
         return str(self)
 
 
-def board(game, size=400, names=False, last_move=True):
+def board(game: Game, size: int = 400, names: bool = False, last_move: bool = True) -> SVG:
     """`game` as an SVG document `size` px wide: board, sun, shade and the players' panel.
 
     names=True writes each cell's name in it; last_move=True outlines the cells of the last
@@ -69,36 +82,34 @@ def board(game, size=400, names=False, last_move=True):
 
 # ---- geometry --------------------------------------------------------------------------
 
-def _centre(name):
+def _centre(name: str) -> tuple[float, float]:
     """Screen centre of a cell: pointy-top axial, y pointing down (docs/rules.md §1)."""
     return _screen(*AXIAL[CELL_INDEX[name]])
 
 
-def _screen(q, r):
+def _screen(q: int, r: int) -> tuple[float, float]:
     return BOARD_W / 2 + R * math.sqrt(3) * (q + r / 2), HEADER + BOARD_H / 2 + R * 1.5 * r
 
 
-def _hexagon(x, y, radius):
+def _hexagon(x: float, y: float, radius: float) -> str:
     return " ".join(f"{x + radius * math.cos(math.radians(60 * k - 30)):.1f},"
                     f"{y + radius * math.sin(math.radians(60 * k - 30)):.1f}" for k in range(6))
 
 
-def _leaves(name):
+def _leaves(name: str) -> int:
     return RICHNESS[CELL_INDEX[name]]
 
 
 # ---- the parts -------------------------------------------------------------------------
 
-def _header(game):
+def _header(game: Game) -> list[str]:
     if game.phase == "setup":
         first = "Setup: each player places two small trees on the outer ring"
     else:
         first = (f"Round {game.round} of {game.last_round} \u00b7 sun {DIRECTIONS[game.sun]}, "
                  f"shadows fall {DIRECTIONS[shadow_direction(game.sun)]}")
     if game.is_over:
-        winners = game.winners()
-        second = ("Game over: " + " and ".join(f"player {p}" for p in winners)
-                  + (" win" if len(winners) > 1 else " wins"))
+        second = f"Game over: {winners_text(game.winners())}"
     else:
         second = f"Player {game.current_player} to move"
     history = game.history
@@ -110,7 +121,7 @@ def _header(game):
             _text(10, 42, second, 16, cls="status")]
 
 
-def _board(game, names, last_move):
+def _board(game: Game, names: bool, last_move: bool) -> list[str]:
     board, shaded, active = game.board(), set(game.shaded()), set(game.activated())
     dark = set(game.shadows()[1])       # every cell a shadow covers
     out = []
@@ -142,10 +153,11 @@ def _board(game, names, last_move):
     return out + _sun(game)
 
 
-def _last_move(move):
+def _last_move(move: Move) -> list[str]:
     """Thick outlines on the cells of the move; an arrow from the source to the target."""
-    cells = [move.source, move.target] if move.kind == "plant" else [move.cell]
-    if cells == [None]:
+    named = [move.source, move.target] if move.kind == "plant" else [move.cell]
+    cells = [name for name in named if name is not None]    # a buy or end names no cell
+    if not cells:
         return []
     out = ['<g class="last-move">']
     for name in cells:
@@ -159,7 +171,7 @@ def _last_move(move):
     return out
 
 
-def _sun(game):
+def _sun(game: Game) -> list[str]:
     """The sun beyond its corner, with an arrow along the shadows, towards the board."""
     dq, dr = VECTORS[game.sun]
     cx, cy = _screen(0, 0)
@@ -177,7 +189,8 @@ def _sun(game):
             "</g>"]
 
 
-def _arrow(x1, y1, x2, y2, colour, shorten=0, cls=None):
+def _arrow(x1: float, y1: float, x2: float, y2: float, colour: str, shorten: float = 0,
+           cls: str | None = None) -> str:
     length = math.hypot(x2 - x1, y2 - y1)
     ux, uy = (x2 - x1) / length, (y2 - y1) / length
     x1, y1, x2, y2 = x1 + ux * shorten, y1 + uy * shorten, x2 - ux * shorten, y2 - uy * shorten
@@ -190,7 +203,7 @@ def _arrow(x1, y1, x2, y2, colour, shorten=0, cls=None):
             f'x2="{bx:.1f}" y2="{by:.1f}" stroke-width="3"/><polygon points="{tip}"/></g>')
 
 
-def _piece(x, y, size, scale):
+def _piece(x: float, y: float, size: int, scale: float) -> str:
     """A seed is a dot; a tree of size s is a fir of s tiers (s = 1, 2, 3), taller by size."""
     if size == 0:
         return (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{scale * 0.24:.1f}" stroke="{INK}" '
@@ -210,7 +223,7 @@ def _piece(x, y, size, scale):
     return trunk + "".join(tiers)
 
 
-def _legend(game):
+def _legend(game: Game) -> list[str]:
     y = HEADER + BOARD_H + 14
     stacks = " ".join(map(str, game.stacks))
     leaves = ", ".join(map(str, STACK_LEAVES))
@@ -220,7 +233,7 @@ def _legend(game):
                   13, fill="#444", cls="stacks")]
 
 
-def _panel(game):
+def _panel(game: Game) -> list[str]:
     scores, winners = game.scores(), game.winners() if game.is_over else ()
     out = []
     for p in range(game.players):
@@ -249,7 +262,7 @@ def _panel(game):
     return out
 
 
-def _pieces(x, y, label, counts, colour):
+def _pieces(x: float, y: float, label: str, counts: Sequence[int], colour: str) -> list[str]:
     """A label, then each size's icon and count: seed, small, medium, large."""
     out = [_text(x, y, label, 15, fill="#444")]
     for size, n in enumerate(counts):
@@ -260,7 +273,8 @@ def _pieces(x, y, label, counts, colour):
     return out
 
 
-def _text(x, y, text, size, anchor=None, weight=None, fill=INK, cls=None):
+def _text(x: float, y: float, text: str, size: int, anchor: str | None = None,
+          weight: str | None = None, fill: str = INK, cls: str | None = None) -> str:
     attrs = f'x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{fill}"'
     if anchor:
         attrs += f' text-anchor="{anchor}"'
@@ -275,7 +289,7 @@ class _CallableModule(types.ModuleType):
     """photocore.svg(game) was a function until 0.2: calling the module still works, with a
     warning, until 0.3."""
 
-    def __call__(self, game, *args, **kwargs):
+    def __call__(self, game: Game, *args: Any, **kwargs: Any) -> SVG:
         compat.warn("photocore.svg(game)")
         return board(game, *args, **kwargs)
 
@@ -283,7 +297,7 @@ class _CallableModule(types.ModuleType):
 sys.modules[__name__].__class__ = _CallableModule
 
 
-def _show_games_in_notebooks():
+def _show_games_in_notebooks() -> None:
     """Inside IPython, a Game displays as its board (what Game._repr_svg_ did until 0.2)."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None

@@ -8,16 +8,30 @@ them, so the file opens offline from file:// with no network access.
 import html
 import json
 import string
+from collections.abc import Sequence
+from typing import TypedDict
 
 from photocore import records
+from photocore._game import Game
 from photocore.facts import LIGHT_CAP, Options
+from photocore.records import FilePath, Record
+from photocore.render import winners_text
 from photocore.svg import PLAYER_COLOURS, board
 
 BOARD_PX = 560
 CHART_W, CHART_H, CHART_PAD = 360, 120, 26
 
 
-def write_html(rec, path):
+class _Frame(TypedDict):
+    """What the page shows of one position (the board's SVG as numbers of distinct lines)."""
+
+    board: list[int]
+    scores: list[int]
+    light: list[int]
+    status: str
+
+
+def write_html(rec: Record, path: FilePath) -> None:
     """Writes the viewer of record `rec` to `path` (replaced only once complete).
 
     Replays the record first: RecordError if a move is illegal or the result is wrong.
@@ -27,13 +41,13 @@ def write_html(rec, path):
         f.write(text.encode())
 
 
-def page(rec):
+def page(rec: Record) -> str:
     """The viewer of record `rec` as HTML text."""
     games = list(records.positions(rec))
     players = rec["players"]
     # successive boards share most of their SVG lines: each distinct line is stored once
-    lines = {}
-    frames = [{
+    lines: dict[str, int] = {}
+    frames: list[_Frame] = [{
         "board": [lines.setdefault(line, len(lines))
                   for line in board(game, size=BOARD_PX).split("\n")],
         "scores": list(game.scores()),
@@ -55,19 +69,19 @@ def page(rec):
     )
 
 
-def _title(rec):
+def _title(rec: Record) -> str:
     options = Options(**rec["options"])
     return (f"photocore replay: {rec['players']} players, {len(rec['moves'])} moves"
             + (f" ({options.name})" if options.flags else ""))
 
 
-def _status(game, ply, last):
+def _status(game: Game, ply: int, last: int) -> str:
     where = "setup" if game.phase == "setup" else f"round {game.round} of {game.last_round}"
     who = "game over" if game.is_over else f"player {game.current_player} to move"
     return f"ply {ply} of {last} \u00b7 {where} \u00b7 {who}"
 
 
-def _moves(rec, games):
+def _moves(rec: Record, games: Sequence[Game]) -> str:
     """The move list, a heading before each round; item k is the move that leads to ply k."""
     items = ['<li data-ply="0" class="move">start position</li>']
     shown_round = 0
@@ -77,13 +91,14 @@ def _moves(rec, games):
             shown_round = before.round
             items.append(f'<li class="round">round {shown_round}</li>')
         player = before.current_player
+        assert player is not None       # a move was played there, so a player was to move
         items.append(f'<li data-ply="{ply}" class="move"><span class="dot" '
                      f'style="background:{PLAYER_COLOURS[player]}"></span>{ply}. '
                      f'{html.escape(move)}</li>')
     return "\n".join(items)
 
 
-def _scores_table(players, agents, frame):
+def _scores_table(players: int, agents: Sequence[str], frame: _Frame) -> str:
     rows = [f'<tr data-player="{p}"><td><span class="dot" style="background:'
             f'{PLAYER_COLOURS[p]}"></span>player {p}</td><td>{html.escape(str(agents[p]))}</td>'
             f'<td class="score">{frame["scores"][p]}</td><td class="light">{frame["light"][p]}'
@@ -92,16 +107,17 @@ def _scores_table(players, agents, frame):
             + "".join(rows) + "</table>")
 
 
-def _chart(name, values, players, top=None):
+def _chart(name: str, values: Sequence[Sequence[int]], players: int,
+           top: int | None = None) -> str:
     """One polyline per player over the plies, and a cursor line the script moves."""
     last = len(values) - 1
     top = top or max(1, max(max(v) for v in values))
     width, height = CHART_W - 2 * CHART_PAD, CHART_H - 2 * CHART_PAD
 
-    def x(ply):
+    def x(ply: int) -> float:
         return CHART_PAD + width * ply / max(last, 1)
 
-    def y(value):
+    def y(value: int) -> float:
         return CHART_PAD + height * (1 - value / top)
 
     lines = [f'<polyline data-player="{p}" fill="none" stroke="{PLAYER_COLOURS[p]}" '
@@ -123,11 +139,10 @@ def _chart(name, values, players, top=None):
             f'data-x0="{CHART_PAD}" data-step="{width / max(last, 1):.4f}"/></svg>')
 
 
-def _result(final, agents):
+def _result(final: Game, agents: Sequence[str]) -> str:
     if not final.is_over:
         return "Unfinished game: no result."
     scores, winners = final.scores(), final.winners()
-    who = " and ".join(f"player {p}" for p in winners) + (" win" if len(winners) > 1 else " wins")
     star = {p: " \u2605" for p in winners}
     rows = "".join(
         f'<li><span class="dot" style="background:{PLAYER_COLOURS[p]}"></span>player {p} '
@@ -135,7 +150,7 @@ def _result(final, agents):
         f'{" + ".join(map(str, final.tokens(p))) or "none"}, light {final.light[p]}'
         f'{star.get(p, "")}</li>'
         for p in range(final.players))
-    return f"<strong>Final result: {who}</strong><ul>{rows}</ul>"
+    return f"<strong>Final result: {winners_text(winners)}</strong><ul>{rows}</ul>"
 
 
 PAGE = string.Template("""<!DOCTYPE html>

@@ -8,14 +8,14 @@ from photocore.cli.match import match, tournament
 from photocore.cli.playouts import playouts
 from photocore.cli.records import export, show, stats, verify
 from photocore.cli.repair import repair
-from photocore.cli.selfplay import selfplay
 from photocore.cli.replay import replay
+from photocore.cli.selfplay import selfplay
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="photocore", prog_name="photocore",
                       message=f"%(prog)s %(version)s, rules version {photocore.RULES_VERSION}")
-def main():
+def main() -> None:
     """A fast, exact engine for the board game Photosynthesis.
 
     selfplay plays many games with the agents (built-in random, greedy, mcts; Python

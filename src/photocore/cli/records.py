@@ -5,14 +5,19 @@ import itertools
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
 
 from photocore import npz, records, render
 from photocore.cli.output import check_writable, needs, writing
 from photocore.errors import RecordError
-from photocore.facts import Options
+from photocore.facts import MAX_PLAYERS, OPTION_RULES, Options
+from photocore.records import OnError, Record
 from photocore.run.selfplay import Tally
+
+if TYPE_CHECKING:   # imported by --plot only: it needs matplotlib
+    from photocore.plots import Charts
 
 RECORD_FILES = click.Path(exists=True, dir_okay=False)
 FILES_HELP = "FILES are game records, one game per line (.jsonl, or .jsonl.gz compressed)."
@@ -20,7 +25,7 @@ FILES_HELP = "FILES are game records, one game per line (.jsonl, or .jsonl.gz co
 
 @click.command(epilog=FILES_HELP)
 @click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
-def verify(files):
+def verify(files: tuple[str, ...]) -> None:
     """Replay every game of FILES, checking each move and each stored result.
 
     Prints every problem as FILE:LINE: ply K: what is wrong (a game's number is its line),
@@ -57,7 +62,7 @@ def verify(files):
 @click.option("--color/--no-color", default=None,
               help="Colour the players, shaded pieces and the sun.  [default: colour only "
                    "when printing to a terminal]")
-def show(file, line, ply, color):
+def show(file: str, line: int, ply: int | None, color: bool | None) -> None:
     """Print the board of one position of a recorded game.
 
     FILE is a game-record file (.jsonl or .jsonl.gz). The drawing shows each cell's owner
@@ -71,7 +76,8 @@ def show(file, line, ply, color):
         rec = records.read_game(file, line)
         moves = len(rec["moves"])
         if ply is not None and ply > moves:
-            raise click.BadParameter(f"the game on line {line} has {moves} moves", param_hint="--ply")
+            raise click.BadParameter(f"the game on line {line} has {moves} moves",
+                                     param_hint="--ply")
         game = records.from_record(rec, ply)
     except RecordError as e:
         raise click.ClickException(str(e)) from None
@@ -89,7 +95,7 @@ def show(file, line, ply, color):
               help="Also draw score distributions by seat and by agent, and mean light by "
                    "round, into this PNG file (needs matplotlib: pip install "
                    "'photocore[plot]').")
-def stats(files, plot):
+def stats(files: tuple[str, ...], plot: str | None) -> None:
     """Summarise the games of FILES: lengths, scores and wins by seat and by agent.
 
     Bad lines are skipped and counted (run `photocore verify` to see why). Scores and wins
@@ -102,7 +108,8 @@ def stats(files, plot):
     """
     if plot:
         check_writable(plot)
-    charts = needs("photocore.plots", "--plot", "plot", "matplotlib").Charts() if plot else None
+    charts: Charts | None = (needs("photocore.plots", "--plot", "plot", "matplotlib").Charts()
+                             if plot else None)
     tally = _Tally()
     skipped = 0
     for path in files:
@@ -113,7 +120,7 @@ def stats(files, plot):
                 charts.add(rec)
         skipped += reader.skipped
     click.echo("\n".join(tally.lines(len(files), skipped)))
-    if charts:
+    if charts and plot:
         with writing(plot):
             charts.save(plot, title=f"{', '.join(map(os.path.basename, files))}: "
                                     f"{_count(charts.games, 'game')}")
@@ -124,13 +131,13 @@ class _Tally:
     """What `stats` counts, game by game; finished games by player count in a Tally, the
     one self-play's summary counts with (so both agree, ties included)."""
 
-    def __init__(self):
-        self.lengths = []
-        self.by_players = collections.Counter()
-        self.by_options = collections.Counter()
-        self.finished = {}                                # players -> Tally
+    def __init__(self) -> None:
+        self.lengths: list[int] = []
+        self.by_players: collections.Counter[int] = collections.Counter()
+        self.by_options: collections.Counter[str] = collections.Counter()
+        self.finished: dict[int, Tally] = {}               # players -> Tally
 
-    def add(self, rec):
+    def add(self, rec: Record) -> None:
         players, result = rec["players"], rec["result"]
         self.lengths.append(len(rec["moves"]))
         self.by_players[players] += 1
@@ -142,7 +149,7 @@ class _Tally:
         self.finished[players].add(len(rec["moves"]), result["scores"], result["winners"],
                                    rec["metadata"]["agents"])
 
-    def lines(self, files, skipped):
+    def lines(self, files: int, skipped: int) -> list[str]:
         games = len(self.lengths)
         finished = sum(t.games for t in self.finished.values())
         out = [f"{_count(files, 'file')}: {_count(games, 'game')} ({finished:,} finished, "
@@ -155,7 +162,8 @@ class _Tally:
                                            for n in sorted(self.by_players)))
         out.append("options: " + ", ".join(f"{name}: {count:,}" for name, count
                                            in sorted(self.by_options.items())))
-        agent_seats, agent_wins = collections.Counter(), collections.Counter()
+        agent_seats: collections.Counter[str] = collections.Counter()
+        agent_wins: collections.Counter[str] = collections.Counter()
         for players in sorted(self.finished):
             tally = self.finished[players]
             summary = tally.summary()
@@ -172,27 +180,32 @@ class _Tally:
         return out
 
 
-@click.command(epilog=FILES_HELP)
-@click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
-@click.option("--npz", "out", required=True, type=click.Path(dir_okay=False),
-              help="The .npz file to write (replaced only once it is complete).")
-@click.option("--skip-bad", is_flag=True,
-              help="Leave bad games out (and count them) instead of stopping at the first.")
-def export(files, out, skip_bad):
-    """Write the games of FILES as numpy arrays for training.
+# export's help: the arrays, with each rule's flag from the option table
+_OPTION_FLAGS = ", ".join(f"{rule.flag} {rule.words}" for rule in OPTION_RULES)
+EXPORT_HELP = f"""Write the games of FILES as numpy arrays for training.
 
     Every game is replayed and checked first. The arrays (numpy.load(OUT)): moves (uint16
     action ids, all games one after the other), offsets (game g is
-    moves[offsets[g]:offsets[g + 1]]), players, options (flags: 1 fourth revolution, 2
-    shade blocks), scores (games x 4, -1 beyond the players or when unfinished), winners
-    (bitmask of seats, 0 when unfinished), agents with agent_names, and rules_version.
+    moves[offsets[g]:offsets[g + 1]]), players, options (flags: {_OPTION_FLAGS}), scores
+    (games x {MAX_PLAYERS}, -1 beyond the players or when unfinished), winners (bitmask of
+    seats, 0 when unfinished), agents with agent_names, and rules_version.
     photocore.npz.read_records turns them back into records.
 
     \b
     Example:  photocore export seeds/golden.jsonl --npz golden.npz
     """
+
+
+@click.command(epilog=FILES_HELP, help=EXPORT_HELP)
+@click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
+@click.option("--npz", "out", required=True, type=click.Path(dir_okay=False),
+              help="The .npz file to write (replaced only once it is complete).")
+@click.option("--skip-bad", is_flag=True,
+              help="Leave bad games out (and count them) instead of stopping at the first.")
+def export(files: tuple[str, ...], out: str, skip_bad: bool) -> None:
+    """Write the games of FILES as numpy arrays for training (EXPORT_HELP)."""
     check_writable(out)
-    on_error = "skip" if skip_bad else "raise"
+    on_error: OnError = "skip" if skip_bad else "raise"
     readers = [records.read_games(path, on_error=on_error, verify=True) for path in files]
     try:
         with writing(out):
@@ -209,5 +222,5 @@ def export(files, out, skip_bad):
         click.echo(f"skipped {error}")
 
 
-def _count(n, noun):
+def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"

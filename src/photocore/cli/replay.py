@@ -15,7 +15,7 @@ from photocore.errors import RecordError
               help="The game on line N of FILE (games are numbered by their line, from 1).")
 @click.option("--html", "out", required=True, type=click.Path(dir_okay=False),
               help="The .html file to write (replaced only once it is complete).")
-def replay(file, line, out):
+def replay(file: str, line: int, out: str) -> None:
     """Write one game of FILE as a self-contained HTML page to step through.
 
     FILE is a game-record file (.jsonl or .jsonl.gz). The page shows the board of every

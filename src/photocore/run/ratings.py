@@ -15,14 +15,21 @@ would overstate the error. docs/matches.md explains the choices.
 """
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from statistics import NormalDist
-from typing import NamedTuple
+from typing import Literal, NamedTuple, Self, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
 
 # Elo points per natural-log unit of the odds: a rating difference d gives the odds 10**(d/400)
 ELO_PER_LOGIT = 400 / math.log(10)
 
+# results from one agent's side, counted by score: {1.0: wins, 0.5: ties, 0.0: losses}
+Counts: TypeAlias = Mapping[float, int]
 
-def elo(score):
+
+def elo(score: float) -> float:
     """The Elo difference that a mean score (0..1) stands for: -400 log10(1/score - 1);
     infinite at 0 and 1."""
     if score <= 0:
@@ -32,7 +39,7 @@ def elo(score):
     return -400 * math.log10(1 / score - 1)
 
 
-def expected_score(difference):
+def expected_score(difference: float) -> float:
     """The mean score of an agent `difference` Elo points stronger (the inverse of elo)."""
     return 1 / (1 + 10 ** (-difference / 400))
 
@@ -52,12 +59,12 @@ class Estimate(NamedTuple):
     los: float
 
     @property
-    def error(self):
+    def error(self) -> float:
         """Half the width of the Elo interval (the `±` of a summary)."""
         return (self.high - self.low) / 2
 
 
-def estimate(counts, confidence=0.95):
+def estimate(counts: Counts, confidence: float = 0.95) -> Estimate:
     """The Estimate from scores counted by value ({score: count}).
 
     The interval is the normal one on the mean score, s ± z·sqrt(var/n) (var the
@@ -85,7 +92,7 @@ def estimate(counts, confidence=0.95):
 
 # ---- the sequential probability ratio test ---------------------------------------------
 
-def llr(counts, elo0, elo1):
+def llr(counts: Counts, elo0: float, elo1: float) -> float:
     """The generalised log-likelihood ratio of H1 (the Elo difference is elo1) against H0
     (it is elo0), logistic Elo, from scores counted by value.
 
@@ -98,8 +105,6 @@ def llr(counts, elo0, elo1):
     >>> round(llr({0.0: 223, 0.25: 9863, 0.5: 20279 + 1000, 0.75: 10037, 1.0: 246}, 0.5, 2.5), 2)
     -3.07
     """
-    from scipy.optimize import brentq
-
     merged = {0.0: 0, 1.0: 0}
     for value, count in counts.items():
         merged[float(value)] = merged.get(float(value), 0) + count
@@ -108,18 +113,35 @@ def llr(counts, elo0, elo1):
     n = sum(weights)
     p = [w / n for w in weights]
 
-    def likeliest(s):
+    def likeliest(s: float) -> list[float]:
         # p_i / (1 + theta (a_i - s)), theta solving sum p_i (a_i - s) / (1 + theta (a_i - s)) = 0;
         # the left side falls from +inf to -inf between the poles below
-        def slope(theta):
+        def slope(theta: float) -> float:
             return sum(pi * (a - s) / (1 + theta * (a - s)) for a, pi in zip(values, p))
         low, high = -1 / (values[-1] - s), -1 / (values[0] - s)
         inset = (high - low) * 1e-12
-        theta = brentq(slope, low + inset, high - inset, xtol=1e-14)
+        theta = _root(slope, low + inset, high - inset)
         return [pi / (1 + theta * (a - s)) for a, pi in zip(values, p)]
 
     p0, p1 = likeliest(expected_score(elo0)), likeliest(expected_score(elo1))
     return n * sum(pi * (math.log(b) - math.log(a)) for pi, a, b in zip(p, p0, p1))
+
+
+def _root(falling: Callable[[float], float], low: float, high: float) -> float:
+    """Where `falling`, positive at `low` and negative at `high`, crosses 0: bisection down
+    to adjacent floats (as exact as the sums allow; scipy's brentq agrees to 1e-11).
+
+    >>> math.isclose(_root(lambda x: 2 - x * x, 0.0, 2.0), math.sqrt(2), rel_tol=1e-15)
+    True
+    """
+    while True:
+        middle = (low + high) / 2
+        if middle in (low, high):
+            return middle
+        if falling(middle) > 0:
+            low = middle
+        else:
+            high = middle
 
 
 class SPRT:
@@ -133,7 +155,8 @@ class SPRT:
     'H1'
     """
 
-    def __init__(self, elo0=0.0, elo1=10.0, alpha=0.05, beta=0.05):
+    def __init__(self, elo0: float = 0.0, elo1: float = 10.0, alpha: float = 0.05,
+                 beta: float = 0.05) -> None:
         if not elo0 < elo1:
             raise ValueError(f"SPRT: elo0 must be less than elo1, got {elo0} and {elo1}")
         for name, value in (("alpha", alpha), ("beta", beta)):
@@ -144,9 +167,9 @@ class SPRT:
         self.upper = math.log((1 - beta) / alpha)
 
     @classmethod
-    def parse(cls, text):
+    def parse(cls, text: str) -> Self:
         """From `elo0=0,elo1=10,alpha=0.05,beta=0.05` (alpha and beta default to 0.05)."""
-        values = {}
+        values: dict[str, float] = {}
         for part in text.split(","):
             key, equals, value = part.strip().partition("=")
             if not equals or key not in ("elo0", "elo1", "alpha", "beta") or key in values:
@@ -163,11 +186,11 @@ class SPRT:
                 raise ValueError(f"SPRT {text!r}: {key} is missing")
         return cls(**values)
 
-    def llr(self, counts):
+    def llr(self, counts: Counts) -> float:
         """The log-likelihood ratio of the results so far (see llr)."""
         return llr(counts, self.elo0, self.elo1)
 
-    def decision(self, value):
+    def decision(self, value: float) -> Literal["H0", "H1"] | None:
         """'H1' once the ratio reaches the upper bound, 'H0' once it falls to the lower
         one, else None (play on)."""
         if value >= self.upper:
@@ -176,7 +199,7 @@ class SPRT:
             return "H0"
         return None
 
-    def __str__(self):
+    def __str__(self) -> str:
         return (f"SPRT elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} "
                 f"beta={self.beta:g}")
 
@@ -185,11 +208,15 @@ class SPRT:
 
 class Ratings(NamedTuple):
     """Bradley–Terry ratings in Elo, centred on their mean, with standard errors."""
-    elo: list
-    error: list
+    elo: list[float]
+    error: list[float]
 
 
-def bradley_terry(points, prior=1.0, ridge=1e-6):
+_Vector: TypeAlias = npt.NDArray[np.float64]
+
+
+def bradley_terry(points: Sequence[Sequence[float]], prior: float = 1.0,
+                  ridge: float = 1e-6) -> Ratings:
     """Bradley–Terry ratings from pairwise results: points[i][j] is what agent i scored
     against agent j over their meetings (1 a win, 1/2 a tie).
 
@@ -198,35 +225,41 @@ def bradley_terry(points, prior=1.0, ridge=1e-6):
     ties between every two agents that met (as BayesElo's prior of virtual draws does):
     without it an agent that won every meeting would be rated infinitely strong. A tiny
     ridge penalty keeps prior=0 finite too. Errors are from the inverse of the observed
-    information, for ratings summing to 0.
+    information, for ratings summing to 0. It needs scipy (pip install 'photocore[ratings]'),
+    ImportError without it.
 
     >>> r = bradley_terry([[0, 2, 4], [1, 0, 2], [1, 1, 0]], prior=0)   # 2:1, 2:1 and 4:1
     >>> [round(x, 1) + 0.0 for x in r.elo]
     [120.4, 0.0, -120.4]
     """
-    import numpy as np
-    from scipy.optimize import minimize
-
-    won = np.asarray(points, dtype=float)
+    try:
+        from scipy.optimize import minimize
+    except ImportError as e:     # scipy is the `ratings` extra: this fit alone needs it
+        raise ImportError(f"Bradley-Terry ratings need scipy ({e}): pip install "
+                          "'photocore[ratings]'", name="scipy") from e
+    won = np.asarray(points, dtype=np.float64)
     met = (won + won.T) > 0
     won = won + prior / 2 * met
     games = won + won.T
 
-    def cost(r):
+    def cost(r: _Vector) -> float:
         d = r[:, None] - r[None, :]
         # -sum w_ij log sigmoid(r_i - r_j), stable for large differences
         return float((won * np.logaddexp(0, -d)).sum() + ridge * (r @ r))
 
-    def gradient(r):
+    def gradient(r: _Vector) -> _Vector:
         d = r[:, None] - r[None, :]
-        p = 1 / (1 + np.exp(-d))                  # P(i beats j)
-        return (games * p - won).sum(axis=1) + 2 * ridge * r
+        p: _Vector = 1 / (1 + np.exp(-d))         # P(i beats j)
+        # each agent's expected points less its points (typed: numpy's sums are Any)
+        surplus: _Vector = (games * p - won).sum(axis=1)
+        return surplus + 2 * ridge * r
 
-    def information(r):
+    def information(r: _Vector) -> _Vector:
         d = r[:, None] - r[None, :]
-        p = 1 / (1 + np.exp(-d))
+        p: _Vector = 1 / (1 + np.exp(-d))
         w = games * p * (1 - p)
-        return np.diag(w.sum(axis=1)) - w
+        total: _Vector = w.sum(axis=1)
+        return np.diag(total) - w
 
     n = len(won)
     fit = minimize(cost, np.zeros(n), jac=gradient,
