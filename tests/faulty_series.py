@@ -7,8 +7,12 @@ Ray workers by value (`by_value_for_ray`), so the shipped package carries no tes
 
 import os
 import signal
+import threading
+import time
 
-from photocore.run.selfplay import Series
+from photocore.run.selfplay import SelfPlayBatch, Series
+
+HUGE = 300 << 20        # bytes: sending them back takes a while
 
 
 class FaultySeries(Series):
@@ -17,7 +21,9 @@ class FaultySeries(Series):
     "raise"        raises RuntimeError every time it is played;
     "kill-worker"  kills the process playing it (SIGKILL) before it returns;
     "fail-once"    raises on its first attempt only (a marker file in `folder` remembers
-                   it across Ray's worker processes), so a retry succeeds.
+                   it across Ray's worker processes), so a retry succeeds;
+    "huge"         returns HUGE bytes more (and so do the batches after it);
+    "kill-sending" returns HUGE bytes more and kills its process while they are sent.
     """
 
     def __init__(self, kind, game, *args, folder=None, **kwargs):
@@ -36,7 +42,16 @@ class FaultySeries(Series):
         result = super().batch(start, count)
         if hit and self.kind == "kill-worker":
             os.kill(os.getpid(), signal.SIGKILL)
+        if (hit and self.kind == "kill-sending") or (self.kind == "huge" and start >= self.game):
+            if self.kind == "kill-sending":
+                threading.Thread(target=_kill_soon, daemon=True).start()
+            return SelfPlayBatch([*result.lines, b"x" * HUGE], result.tally)
         return result
+
+
+def _kill_soon():
+    time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def by_value_for_ray(ray):

@@ -18,7 +18,10 @@ import photocore
 from faulty_series import FaultySeries, by_value_for_ray, faulty
 from photocore import records
 from photocore.cli import main
-from photocore.run.selfplay import Series, run_local
+from photocore.run.driver import play
+from photocore.run.selfplay import Series
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
 
 RUN = ["--agents", "greedy,random", "--seed", "5", "--no-progress"]
 
@@ -77,9 +80,9 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
     inject(monkeypatch, "kill-worker", 9)
     result = selfplay(out, *args)
     assert result.exit_code == 1, result.output
-    # how it died is told when the pool can still read it (usually "killed by SIGKILL");
-    # under load multiprocessing may only know that it died
-    assert "self-play worker process" in result.output, result.output
+    # how it died is told when loky could read it (usually "killed by SIGKILL"); under
+    # load it may only know that it died
+    assert "a worker process " in result.output, result.output
     assert "BrokenProcessPool" in result.output, result.output
     assert "Traceback" not in result.output
     if out.exists():
@@ -134,47 +137,52 @@ def test_a_ray_task_failing_past_its_retries_stops_clearly_keeping_the_games_bef
     assert out.read_bytes() == uninterrupted(24).read_bytes()
 
 
-def test_a_stopped_run_with_half_a_batch_in_the_result_pipe_lets_the_pool_end(monkeypatch):
-    """A worker terminated while it sends its batch leaves half a message in the pool's
-    result pipe; the pool's thread must not wait for the rest for ever (it would hang the
-    interpreter at exit). The half message is written here, as that worker would have."""
-    from concurrent.futures import ProcessPoolExecutor
+STOPPED_WHILE_SENDING = """
+import sys, threading, time
+sys.path.insert(0, {tests!r})
+from faulty_series import FaultySeries
+from photocore.run.driver import RunError, play
 
-    from photocore.run import selfplay as module
+run = play(FaultySeries({kind!r}, 1, 6, 2, ["random"], seed=1), workers=1, batch=1)
+next(run)                   # game 0; the worker now sends game 1's huge batch
+time.sleep(0.2)
+try:
+    if {kind!r} == "huge":
+        run.close()         # stopped with half a batch in the result pipe
+    else:
+        next(run)           # its worker dies with half a batch in the result pipe
+except RunError as e:
+    print(e)
+print("stopped, threads left:", threading.active_count() - 1)
+"""
 
-    pools = []
 
-    class Recorded(ProcessPoolExecutor):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            pools.append(self)
-
-    monkeypatch.setattr(module, "ProcessPoolExecutor", Recorded)
-    run = run_local(Series(4, 2, ["random"], seed=1), workers=1, batch=1)
-    next(run)
-    time.sleep(0.5)                                  # every batch read: the pool is idle
-    (pool,) = pools
-    manager, results = pool._executor_manager_thread, pool._result_queue
-    os.write(results._writer.fileno(), (1000).to_bytes(4, "big") + b"x" * 10)
-    time.sleep(0.2)                                  # its thread now reads the rest
-    try:
-        run.close()
-        assert not manager.is_alive()
-    finally:
-        if manager.is_alive():                       # do not hang the suite at exit
-            results._writer.close()
-            manager.join(10)
+@pytest.mark.parametrize("kind", ["huge", "kill-sending"])
+def test_a_stopped_run_with_half_a_batch_in_the_result_pipe_lets_the_pool_end(kind):
+    """A worker stopped, or killed, while it sends its batch leaves half a message in the
+    pool's result pipe: the pool must still end at once, and the interpreter exit (a
+    thread waiting for the rest of the message once hung it, and the test suite)."""
+    script = STOPPED_WHILE_SENDING.format(tests=TESTS, kind=kind)
+    begin = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "stopped, threads left: 0" in done.stdout, done.stdout + done.stderr
+    if kind == "kill-sending":
+        assert "a worker process was killed by SIGKILL (BrokenProcessPool): the run " \
+               "stopped before games 1..1" in done.stdout, done.stdout
+    assert time.monotonic() - begin < 60
+    assert "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_ray_task_failing_once_is_retried_giving_the_same_games(ray_instance, tmp_path):
-    from photocore.run.ray_backend import run_ray
-
     by_value_for_ray(ray_instance)
     series = FaultySeries("fail-once", 0, 60, 2, ["greedy", "mcts:10"], seed=6,
                           folder=str(tmp_path))
-    local = [line for lines, _ in run_local(Series(60, 2, ["greedy", "mcts:10"], seed=6),
-                                            workers=2) for line in lines]
-    remote = [line for lines, _ in run_ray(series, batch=8) for line in lines]
+    local = [line for batch in play(Series(60, 2, ["greedy", "mcts:10"], seed=6), workers=2)
+             for line in batch.result.lines]
+    remote = [line for batch in play(series, backend="ray", batch=8)
+              for line in batch.result.lines]
     assert (tmp_path / "failed-0").exists()          # the first attempt did fail
     assert remote == local                           # and no game was lost or repeated
     assert [json.loads(line)["metadata"]["game"] for line in remote] == list(range(60))
@@ -187,7 +195,7 @@ def test_an_unwritable_output_fails_before_any_game_is_played(tmp_path, monkeypa
         raise AssertionError("games were played for an output that cannot be written")
 
     # the module (photocore.cli.selfplay the attribute is the click command)
-    monkeypatch.setattr(sys.modules["photocore.cli.selfplay"], "run_local", no_games)
+    monkeypatch.setattr(sys.modules["photocore.cli.selfplay"], "drive", no_games)
     (tmp_path / "file").write_text("not a folder")
     cases = [(tmp_path / "missing" / "g.jsonl",
               f"the folder {tmp_path / 'missing'} does not exist"),

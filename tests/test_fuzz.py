@@ -127,7 +127,6 @@ def test_read_games_on_undecodable_bytes_is_a_record_error(tmp_path):
 # ---- the fuzzers' checks on inputs hypothesis draws ------------------------------------
 
 import pathlib  # noqa: E402
-import random  # noqa: E402
 import sys  # noqa: E402
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -298,3 +297,30 @@ def test_fuzz_targets_on_raw_bytes(name, data):
 def test_fuzz_targets_pass_their_seeds(name):
     for data in targets.seeds(name):
         targets.TARGETS[name](data)
+
+
+# ---- the fuzz checker: which frames are photocore's ---------------------------------------
+
+def error_from(module, filename):
+    """An exception raised by a function of `module` whose code says it is in `filename`."""
+    namespace = {"__name__": module}
+    exec(compile("def fail():\n    raise RuntimeError('bad')\n", filename, "exec"), namespace)
+    try:
+        namespace["fail"]()
+    except RuntimeError as e:
+        return e
+
+
+def test_the_fuzz_checker_tells_photocore_frames_by_module_not_by_path():
+    # in a checkout in a folder named photocore, every file's path holds that word: the
+    # standard library's pickle raising there was taken for photocore
+    raised_in_photocore = checks._raised_in_photocore
+    assert not raised_in_photocore(error_from("pickle", "/src/photocore/.venv/pickle.py"))
+    assert not raised_in_photocore(error_from("checks", "/home/me/photocore/fuzz/checks.py"))
+    assert not raised_in_photocore(error_from("photocorex", "/photocore/photocorex.py"))
+    # an installed package is photocore's wherever it lies, compiled modules included
+    assert raised_in_photocore(error_from("photocore.records", "/opt/lib/records.py"))
+    assert raised_in_photocore(error_from("photocore", "__init__.py"))
+    with pytest.raises(photocore.InvalidPositionError) as caught:
+        photocore.Game.from_position("2 - 1")
+    assert raised_in_photocore(caught.value)

@@ -60,6 +60,15 @@ def test_games_round_up_to_whole_openings_and_seats_fill_evenly():
         Match(["greedy"])
 
 
+def test_the_rules_are_one_options_value():
+    plan = Match(["greedy", "random"], games=2, options="fs")
+    recs = [json.loads(line) for line in plan.batch(0, 2).lines]
+    assert all(photocore.Options(**r["options"]) == photocore.Options.parse("fs") for r in recs)
+    with pytest.warns(DeprecationWarning, match="shade_blocks= is deprecated"):
+        assert Match(["greedy", "random"], shade_blocks=True).options.flags == \
+            photocore.Options.parse("s").flags
+
+
 def test_pairwise_results_and_forfeits():
     # 3 players: seat 2 wins, seat 0 outscores seat 1
     game = Outcome([0, 1, 2], (2,), (10, 8, 15))
@@ -243,15 +252,16 @@ def test_resume_completes_the_same_file(tmp_path):
     lines = whole.read_bytes().splitlines(keepends=True)
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(b"".join(lines[:3]) + lines[3][:40])      # killed mid-line
-    with pytest.warns(UserWarning, match="truncated"):
-        result = run(*args, "--out", cut, "--resume")
+    result = run(*args, "--out", cut, "--resume")
     assert result.exit_code == 0, result.output
+    assert "photocore match: " in result.output and "truncated last line" in result.output
     assert cut.read_bytes() == whole.read_bytes()
     result = run(*args, "--out", cut, "--resume")
     assert "already holds the whole match" in result.output
     other = run("match", "mcts:5", "random", "--games", 10, "--seed", 2, "--out", cut,
                 "--resume", "--no-progress")
     assert other.exit_code != 0 and "cannot resume" in other.output
+    assert "game 0 of this run has agents mcts:5,random by seat" in other.output
     assert "exists" in run(*args, "--out", whole).output
 
 

@@ -123,6 +123,17 @@ def test_records_need_the_visits(tmp_path):
         series(simulations=0)
 
 
+def test_a_data_series_is_a_plan_of_the_driver_with_options(tmp_path):
+    from photocore.run.driver import default_batch
+    s = series(records=True, options="f", games=3, per_search=3)
+    assert default_batch(s, 100, 2) == 4                  # it searches: small batches
+    write_data(s, tmp_path / "f", records=tmp_path / "f.jsonl", workers=0)
+    recs = list(photocore.read_games(tmp_path / "f.jsonl", verify=True))
+    assert [r["options"] for r in recs] == [photocore.Options.parse("f")._asdict()] * 3
+    with pytest.raises(ValueError, match="options"):
+        series(options="x")
+
+
 def test_shards_on_the_ray_backend_equal_the_local_ones(tmp_path, ray_instance):
     s = series(games=4, per_search=2)
     write_data(s, tmp_path / "local", workers=1)

@@ -240,3 +240,52 @@ def test_result_charts_and_screenshot(page):
     folder.mkdir(parents=True, exist_ok=True)
     assert page.save_screenshot(str(folder / "viewer.png"))
     assert (folder / "viewer.png").stat().st_size > 20_000
+
+
+# ---- the light chart and the page's layout at 1200 pixels ---------------------------------
+
+def test_the_light_chart_has_a_tick_at_whole_rounds_only():
+    plots = pytest.importorskip("photocore.plots", reason="matplotlib is not installed")
+    from matplotlib.figure import Figure
+    charts = plots.Charts()
+    for rec in photocore.read_games(GOLDEN):
+        if not rec["options"]["fourth_revolution"]:    # rounds 1 to 18: ticks 2.5, 7.5 ...
+            charts.add(rec)
+    axes = Figure().subplots()
+    charts._light(axes)
+    ticks = [t for t in axes.get_xticks() if axes.get_xlim()[0] <= t <= axes.get_xlim()[1]]
+    assert len(ticks) >= 4 and all(t == int(t) for t in ticks), ticks
+
+
+@pytest.mark.parametrize("width", [1200, 1100])
+def test_the_replay_page_at_1200_pixels_puts_the_scores_beside_the_board(tmp_path, width):
+    # at 1200 the old layout fitted only without a scrollbar: 1100 shows it for sure
+    webdriver = pytest.importorskip("selenium.webdriver")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if not (chromium and chromedriver):
+        if os.environ.get("CI") == "true":      # CI installs them (.ci/run)
+            pytest.fail("chromium and chromedriver are not installed")
+        pytest.skip("chromium and chromedriver are not installed")
+    page = tmp_path / "game.html"
+    result = CliRunner().invoke(main, ["replay", str(GOLDEN), "--game", "13", "--html",
+                                       str(page)])
+    assert result.exit_code == 0, result.output
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                f"--window-size={width},900"):
+        options.add_argument(arg)
+    options.binary_location = chromium
+    driver = webdriver.Chrome(options=options,
+                              service=webdriver.ChromeService(executable_path=chromedriver))
+    try:
+        driver.get(page.as_uri())
+        inner, board, scores = driver.execute_script("""
+            const box = (id) => document.getElementById(id).getBoundingClientRect();
+            const r = (b) => ({left: b.left, right: b.right, top: b.top, bottom: b.bottom});
+            return [window.innerWidth, r(box('board')), r(box('scores'))];""")
+    finally:
+        driver.quit()
+    assert inner <= width
+    assert scores["left"] > board["right"] and scores["top"] < board["bottom"], (board, scores)
+    assert board["right"] - board["left"] > 400            # the board shrinks a little only

@@ -15,6 +15,7 @@ tokens, limits and options (docs/rules.md §1–§8). Every other module takes t
 ('f', 'fourth revolution + shade blocks')
 """
 
+import numbers
 from typing import Any, NamedTuple
 
 import numpy
@@ -143,7 +144,7 @@ _ALL_FLAGS = sum(rule.flag for rule in OPTION_RULES)
 def _as_bool(value: object, name: str) -> bool:
     if value is True or value is False:
         return value
-    if isinstance(value, (int, numpy.bool_)):       # 0 and 1 too, as the kernel's flags
+    if isinstance(value, (numbers.Integral, numpy.bool_)):   # 0 and 1 too, numpy's as well
         if value in (0, 1):
             return bool(value)
         raise ValueError(f"option {name} must be True or False, got {value!r}")
@@ -258,7 +259,12 @@ class Options:
         return hash((Options, self.flags))
 
     def __reduce__(self) -> tuple[object, tuple[int]]:
-        return Options.from_flags, (self.flags,)
+        # a module-level function: pickled by reference, also by cloudpickle (Ray)
+        return _options_of_flags, (self.flags,)
+
+
+def _options_of_flags(flags: int) -> Options:
+    return Options.from_flags(flags)
 
 
 # every combination, none first, in the order of their flags

@@ -3,31 +3,35 @@ the results come out as ratings with their error (docs/matches.md)."""
 
 import itertools
 import math
-import os
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import click
 from tqdm import tqdm
 
-from photocore.cli.selfplay import _DeferredInterrupt
-from photocore.errors import RecordError
+from photocore.cli.options import RULE_FLAGS, Command, builtin_agents, rule_options
+from photocore.cli.output import resume_from, run_output
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME
-from photocore.records import RecordWriter, read_games
-from photocore.run.match import Match, Standings, kept_outcomes
+from photocore.records import Record
+from photocore.run.driver import drive
+from photocore.run.match import Match, MatchBatch, Outcome, Standings, outcome_of
 from photocore.run.ratings import SPRT
-from photocore.run.selfplay import SelfPlayError, run_local
+
+# the option that sets each field a resumed game must match
+SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
+          "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",
+          "game": "the order of the games", "agents": "AGENTS and --games"}
 
 
-def _common(command):
+def _common(command: Command) -> Command:
     """The options match and tournament share."""
-    options = [
-        click.option("--players", type=click.IntRange(2, 4), default=None,
+    options: list[Callable[[Command], Command]] = [
+        click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
                      help="Seats per game: the number of agents (a tournament: 2), or a "
                           "multiple of it.  [default: the number of agents]"),
-        click.option("--fourth-revolution", is_flag=True,
-                     help="Advanced rule: play 4 revolutions (24 rounds)."),
-        click.option("--shade-blocks", is_flag=True,
-                     help="Advanced rule: no planting into or growing in shadow."),
+        rule_options,
         click.option("--workers", type=click.IntRange(min=1), default=None,
                      help="Processes playing games, each with its own engines  "
                           "[default: this machine's cores]"),
@@ -54,7 +58,15 @@ def _common(command):
     return command
 
 
-@click.command()
+@click.command(help=f"""Play AGENTS ({MIN_PLAYERS} to {MAX_PLAYERS}) against each other and
+    rate them.
+
+    An agent is {builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or
+    cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md). Seats rotate over every
+    agent and every random opening is played from every seat. Two agents: wins, losses,
+    ties, score, Elo with a 95% confidence interval and the likelihood of superiority.
+    Three or four: points, win share and Bradley-Terry ratings from every pairwise result.
+    """)
 @click.argument("agents", nargs=-1, required=True)
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Games to play, rounded up to whole openings  [default: 100; with "
@@ -63,18 +75,11 @@ def _common(command):
               help="Stop as soon as the sequential probability ratio test accepts H0 (the "
                    "first agent is elo0 stronger) or H1 (elo1 stronger); two agents only.")
 @_common
-def match(agents, games, sprt, **settings):
-    """Play AGENTS (2 to 4) against each other and rate them.
-
-    An agent is random, greedy, mcts, mcts:N, py:module:Class, py:file.py:Class[?key=value&...]
-    or cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md). Seats rotate over every
-    agent and every random opening is played from every seat. Two agents: wins, losses,
-    ties, score, Elo with a 95% confidence interval and the likelihood of superiority.
-    Three or four: points, win share and Bradley-Terry ratings from every pairwise result.
-    """
-    if not 2 <= len(agents) <= 4:
-        raise click.UsageError(f"a match is between 2 to 4 agents, got {len(agents)} "
-                               "(photocore tournament plays more)")
+def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
+          **settings: Any) -> None:
+    if not MIN_PLAYERS <= len(agents) <= MAX_PLAYERS:
+        raise click.UsageError(f"a match is between {MIN_PLAYERS} to {MAX_PLAYERS} agents, "
+                               f"got {len(agents)} (photocore tournament plays more)")
     test = None
     if sprt is not None:
         try:
@@ -93,7 +98,7 @@ def match(agents, games, sprt, **settings):
 @click.option("--games", type=click.IntRange(min=1), default=20, show_default=True,
               help="Games per pairing, rounded up to whole openings.")
 @_common
-def tournament(agents, games, **settings):
+def tournament(agents: tuple[str, ...], games: int, **settings: Any) -> None:
     """A round robin: every pair of AGENTS plays a match (the same openings for all), then
     a cross table of scores and Bradley-Terry ratings from all the games."""
     if len(agents) < 3:
@@ -102,109 +107,55 @@ def tournament(agents, games, **settings):
           **settings)
 
 
-def _play(agents, games, pairings, sprt, players, fourth_revolution, shade_blocks, workers,
-          seed, movetime, grace, openings, out, resume, progress):
+def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, int]] | None,
+          sprt: SPRT | None, players: int | None, options: Options, workers: int | None,
+          seed: int, movetime: int, grace: int, openings: int | None, out: str | None,
+          resume: bool, progress: bool | None) -> None:
     try:
         plan = Match(agents, games, players, seed, openings, movetime, grace,
-                     fourth_revolution, shade_blocks, pairings)
+                     options=options, pairings=pairings)
         standings = Standings(plan, sprt)
         plan.check()
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="AGENTS") from None
     if resume and out is None:
         raise click.UsageError("--resume needs --out")
-    if out is not None and not resume and os.path.exists(out):
-        raise click.UsageError(f"{out} exists: choose another --out, remove it, or --resume")
-    skip = _resume(out, plan, standings) if resume else 0
+
+    def kept(index: int, rec: Record) -> None:
+        standings.add(index, outcome_of(rec, plan.labels))
+
+    skip = resume_from(out, resume, plan, SET_BY, kept) if out is not None else 0
     click.echo(plan.describe() + (" (at most: the SPRT stops it)" if sprt else ""))
     if skip == plan.games or standings.decision:
         click.echo(f"{out} already holds the whole match ({skip} games)", err=True)
         _summary(plan, standings)
         return
-    try:
-        writer = RecordWriter(out, append=resume) if out else None
-    except (OSError, RecordError) as e:
-        raise click.ClickException(f"cannot write {out}: {e}") from None
-    interrupts = _DeferredInterrupt()
-    records = None
-    done = skip
-    try:
-        with interrupts.installed():
-            records = run_local(plan, workers=workers, skip=skip)
-            bar = tqdm(total=plan.games, initial=skip, unit="game", dynamic_ncols=True,
-                       disable=None if progress is None else not progress)
-            with bar:
-                for lines, outcomes in records:
-                    stop = None
-                    for k, outcome in enumerate(outcomes):
-                        if outcome.forfeit is not None:
-                            _tell_forfeit(plan, done + k, outcome, bar)
-                        if standings.add(done + k, outcome):
-                            stop = k + 1
-                            break
-                    lines = lines[:stop]
-                    if writer is not None:
-                        with interrupts.deferred():   # a batch reaches OUT whole or not at all
-                            writer.write_lines(lines)
-                    done += len(lines)
-                    bar.update(len(lines))
-                    bar.set_postfix_str(_live(plan, standings), refresh=False)
-                    if stop is not None:
-                        break
-    except KeyboardInterrupt:
-        _close(records, writer)
-        click.echo(f"\nphotocore: interrupted after {done} games. {_kept(out, done)}", err=True)
-        _summary(plan, standings)
-        raise click.exceptions.Exit(130) from None
-    except SelfPlayError as e:
-        _close(records, writer)
-        raise click.ClickException(f"{e}. {_kept(out, done)}") from None
-    finally:
-        _close(records, writer)
+
+    def take(start: int, played: MatchBatch) -> int | None:
+        for k, outcome in enumerate(played.outcomes):
+            if outcome.forfeit is not None:
+                _tell_forfeit(plan, start + k, outcome)
+            if standings.add(start + k, outcome):
+                return k + 1       # the SPRT has decided: the match ends with this game
+        return None
+
+    with run_output("match" if pairings is None else "tournament", out, resume, skip,
+                    interrupted=lambda: _summary(plan, standings)) as writer:
+        drive(plan, take, writer, skip=skip, workers=workers, progress=progress,
+              status=lambda: _live(plan, standings))
     _summary(plan, standings)
 
 
-def _resume(out, plan, standings):
-    if not os.path.exists(out):
-        return 0
-    try:
-        outcomes = kept_outcomes(read_games(out, on_error="skip"), plan)
-    except (OSError, RecordError) as e:
-        raise click.ClickException(f"cannot resume from {out}: {e}") from None
-    except ValueError as e:
-        raise click.UsageError(f"{out}: {e}") from None
-    if len(outcomes) > plan.games:
-        raise click.UsageError(f"{out} already holds {len(outcomes)} games, more than the "
-                               f"{plan.games} of this match")
-    for index, outcome in enumerate(outcomes):
-        standings.add(index, outcome)
-    return len(outcomes)
-
-
-def _close(records, writer):
-    """Stops the workers (and their engines) and closes OUT."""
-    if records is not None:
-        records.close()
-    if writer is not None:
-        writer.close()
-
-
-def _kept(out, done):
-    if out is None:
-        return "No games were written (no --out)."
-    return (f"{out} holds the first {done} games, whole lines only: the same command with "
-            "--resume plays the rest")
-
-
-def _tell_forfeit(plan, index, outcome, bar):
+def _tell_forfeit(plan: Match, index: int, outcome: Outcome) -> None:
+    assert outcome.forfeit is not None
     agent = plan.labels[outcome.seats[outcome.forfeit]]
     text = f"game {index}: {agent} (seat {outcome.forfeit}) forfeits: {outcome.reason}"
     if outcome.detail.strip():
         text += "\n" + outcome.detail.rstrip()
-    bar.write(text, file=sys.stderr)      # above the live line
+    tqdm.write(text, file=sys.stderr)      # above the live line
 
 
-def _live(plan, standings):
+def _live(plan: Match, standings: Standings) -> str:
     if len(plan.pairings) == 1 and len(plan.labels) == 2:
         e = standings.estimate()
         text = f"{plan.labels[0]} {_percent(e.score)} Elo {_elo(e.elo)} ±{_size(e.error)}"
@@ -218,7 +169,7 @@ def _live(plan, standings):
     return text + (f", {forfeits} forfeits" if forfeits else "")
 
 
-def _summary(plan, standings):
+def _summary(plan: Match, standings: Standings) -> None:
     if standings.games == 0:
         click.echo("no games played")
         return
@@ -230,7 +181,7 @@ def _summary(plan, standings):
         _table(plan, standings)
 
 
-def _pair_summary(plan, standings):
+def _pair_summary(plan: Match, standings: Standings) -> None:
     first, second = plan.labels
     wins, losses, ties = standings.record.get(plan.pairings[0], [0, 0, 0])
     click.echo(f"{first} vs {second}: {standings.games} games, {first} {wins} wins, "
@@ -247,7 +198,7 @@ def _pair_summary(plan, standings):
                    f"{verdict[standings.decision]} after {standings.games} games")
 
 
-def _table(plan, standings):
+def _table(plan: Match, standings: Standings) -> None:
     fit = standings.bradley_terry()
     width = max(len(label) for label in plan.labels)
     click.echo(f"{'agent':<{width}}  games  points  win share  Bradley-Terry Elo")
@@ -260,7 +211,7 @@ def _table(plan, standings):
                "point, shared by co-winners; ratings from every pairwise result in the games")
 
 
-def _cross_table(plan, standings):
+def _cross_table(plan: Match, standings: Standings) -> None:
     fit = standings.bradley_terry()
     names = [f"{k + 1} {label}" for k, label in enumerate(plan.labels)]
     width = max(len(name) for name in names)
@@ -275,10 +226,10 @@ def _cross_table(plan, standings):
                 row.append(f"{'-':>{cells}}")
                 continue
             pairing = (i, j) if (i, j) in standings.record else (j, i)
-            w, l, t = standings.record.get(pairing, [0, 0, 0])
+            won, lost, tied = standings.record.get(pairing, [0, 0, 0])
             if pairing != (i, j):
-                w, l = l, w
-            row.append(f"{_percent(standings.versus[i][j] / meetings)} {w}-{l}-{t}"
+                won, lost = lost, won
+            row.append(f"{_percent(standings.versus[i][j] / meetings)} {won}-{lost}-{tied}"
                        .rjust(cells))
         click.echo(f"{label:<{width}}  {''.join(row)}   {standings.points[i]:6.1f}  "
                    f"{_elo(fit.elo[i]):>7} ± {_size(fit.error[i])}")
@@ -286,16 +237,16 @@ def _cross_table(plan, standings):
                "score against the column, then its wins-losses-ties")
 
 
-def _forfeits(plan, standings):
+def _forfeits(plan: Match, standings: Standings) -> str:
     lost = [f"{label} {n}" for label, n in zip(plan.labels, standings.forfeits) if n]
     return f"; forfeits: {', '.join(lost)}" if lost else "; no forfeits"
 
 
-def _percent(value):
+def _percent(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.1%}"
 
 
-def _elo(value):
+def _elo(value: float) -> str:
     if math.isnan(value):
         return "n/a"
     if math.isinf(value):
@@ -303,5 +254,5 @@ def _elo(value):
     return f"{round(value, 1) + 0.0:+.1f}"      # + 0.0: no -0.0
 
 
-def _size(value):
+def _size(value: float) -> str:
     return "inf" if math.isinf(value) else "n/a" if math.isnan(value) else f"{value:.1f}"

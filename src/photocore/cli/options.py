@@ -1,13 +1,68 @@
-"""Command-line options that several commands share."""
+"""Command-line options that several commands share, generated from the tables they come
+from: one flag per advanced rule (facts.OPTION_RULES) and the built-in agents' names
+(BUILTIN_AGENTS), so a new rule or agent reaches every command's options and help."""
+
+import functools
+from collections.abc import Callable
+from typing import Any
 
 import click
 
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options
+from photocore.play._agents import BUILTIN_AGENTS, DEFAULT_SIMULATIONS
 
-def game_options(command):
-    """--players, --fourth-revolution and --shade-blocks."""
-    command = click.option("--shade-blocks", is_flag=True,
-                           help="Advanced rule: no planting into or growing in shadow.")(command)
-    command = click.option("--fourth-revolution", is_flag=True,
-                           help="Advanced rule: play 4 revolutions (24 rounds).")(command)
-    return click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True,
-                        help="Number of players.")(command)
+Command = Callable[..., Any]
+
+# the rule flags, as a message names them: "--fourth-revolution / --shade-blocks"
+RULE_FLAGS = " / ".join(f"--{rule.name.replace('_', '-')}" for rule in OPTION_RULES)
+
+
+def builtin_agents() -> str:
+    """The built-in agents as --agents and AGENTS take them, for help texts.
+
+    >>> builtin_agents()
+    'random, greedy, mcts or mcts:SIMULATIONS (default budget 200)'
+    """
+    forms = [f"{agent.name} or {agent.name}:SIMULATIONS" if agent.budget else agent.name
+             for agent in BUILTIN_AGENTS.values()]
+    budget = (f" (default budget {DEFAULT_SIMULATIONS})"
+              if any(agent.budget for agent in BUILTIN_AGENTS.values()) else "")
+    return ", ".join(forms) + budget
+
+
+def _parse_options(ctx: click.Context, param: click.Parameter,
+                   value: str | None) -> Options | None:
+    """--options: the advanced rules in their text form ("-", "f", "fs" ...)."""
+    try:
+        return None if value is None else Options.parse(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e), ctx, param) from None
+
+
+def rule_options(command: Command) -> Command:
+    """One flag per advanced rule (`--shade-blocks` ...) and `--options TEXT`, handed to
+    the command as one value, `options` (an Options): the rules given either way."""
+
+    @functools.wraps(command)
+    def with_options(*args: object, options: Options | None, **kwargs: object) -> object:
+        flags = {rule.name: bool(kwargs.pop(rule.name)) for rule in OPTION_RULES}
+        given = (options or Options())._replace(**{k: v for k, v in flags.items() if v})
+        return command(*args, options=given, **kwargs)
+
+    letters = ", ".join(f"{rule.letter} {rule.words}" for rule in OPTION_RULES)
+    with_options = click.option(
+        "--options", default=None, metavar="TEXT", callback=_parse_options,
+        help=f"The advanced rules by letter ({letters}; e.g. {str(OPTIONS[-1])}), or - for "
+             "none: the same as their flags.")(with_options)
+    for rule in reversed(OPTION_RULES):
+        with_options = click.option(f"--{rule.name.replace('_', '-')}", rule.name,
+                                    is_flag=True, help=f"Advanced rule: {rule.help}.")(
+                                        with_options)
+    return with_options
+
+
+def game_options(command: Command) -> Command:
+    """--players, and the advanced rules as rule_options gives them (`options`)."""
+    command = rule_options(command)
+    return click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
+                        show_default=True, help="Number of players.")(command)

@@ -1,14 +1,22 @@
 """The files the commands write: checked before any work, and any failure told in one line
-naming the file (never a temporary file), with nothing left behind."""
+naming the file (never a temporary file), with nothing left behind; and the record file of
+a run (selfplay, match): resumed, written by the driver, and what it holds once stopped."""
 
 import contextlib
 import importlib
 import os
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from types import ModuleType
 
 import click
 
+from photocore.errors import RecordError
+from photocore.records import Record, RecordWriter
+from photocore.run.driver import Played, Resumable, ResumeError, RunError, resumed
 
-def check_writable(path, append=False):
+
+def check_writable(path: str, append: bool = False) -> None:
     """Raises a one-line ClickException unless `path` can be written: its folder exists and
     takes new files (a file is written to a temporary file there, then renamed), and, to
     append, the file itself is writable."""
@@ -17,7 +25,7 @@ def check_writable(path, append=False):
         raise click.ClickException(f"cannot write {path}: {reason}")
 
 
-def _why_not_writable(path, append):
+def _why_not_writable(path: str, append: bool) -> str | None:
     if os.path.isdir(path):
         return "it is a folder"
     folder = os.path.dirname(path) or "."
@@ -33,7 +41,7 @@ def _why_not_writable(path, append):
 
 
 @contextlib.contextmanager
-def writing(path):
+def writing(path: str) -> Iterator[None]:
     """Turns an OSError raised while the block writes `path` into one line naming `path`
     (the writers of photocore.records remove their temporary file first)."""
     try:
@@ -44,20 +52,20 @@ def writing(path):
         raise click.ClickException(f"cannot write {path}: {reason(e)}") from None
 
 
-def _beside(name, path):
+def _beside(name: str | bytes, path: str) -> bool:
     """Whether `name` is `path` or a file in its folder (its temporary file)."""
     folder = os.path.dirname(os.path.abspath(path))
     return os.path.dirname(os.path.abspath(os.fsdecode(name))) == folder
 
 
-def reason(error):
+def reason(error: BaseException) -> str:
     """An exception's reason in words, without its file name."""
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
 
 
-def needs(module, what, extra, package=None):
+def needs(module: str, what: str, extra: str, package: str | None = None) -> ModuleType:
     """Imports `module`, which `what` (an option) needs, or stops with missing()'s line."""
     try:
         return importlib.import_module(module)
@@ -65,8 +73,76 @@ def needs(module, what, extra, package=None):
         raise missing(what, extra, e, package) from None
 
 
-def missing(what, extra, error, package=None):
+def missing(what: str, extra: str, error: ImportError,
+            package: str | None = None) -> click.ClickException:
     """The one-line ClickException for an optional dependency that is not installed:
     what needs it, the ImportError, and the extra that installs it."""
     return click.ClickException(f"{what} needs {package or error.name or 'a package'} "
                                 f"({error}): pip install 'photocore[{extra}]'")
+
+
+# ---- the record file of a run ------------------------------------------------------------
+
+def resume_from(out: str, resume: bool, plan: Resumable[Played], set_by: Mapping[str, str],
+                take: Callable[[int, Record], object] | None = None) -> int:
+    """Checks OUT before any game is played: not there yet (or --resume), writable, and,
+    to resume, holding this run's first games (driver.resumed, each handed to `take`).
+    Returns how many it holds."""
+    if not resume and os.path.exists(out):
+        raise click.UsageError(f"{out} exists: choose another --out, remove it, or --resume")
+    check_writable(out, append=resume)
+    try:
+        return resumed(out, plan, set_by, take) if resume else 0
+    except ResumeError as e:
+        raise click.ClickException(str(e)) from None
+
+
+@contextlib.contextmanager
+def run_output(command: str, out: str | None, resume: bool, skip: int,
+               interrupted: Callable[[], object] | None = None
+               ) -> Iterator[RecordWriter | None]:
+    """OUT opened for the run (to append to, resuming; None without OUT), for the block
+    to hand to the driver. A run that stops is told in one line with what OUT holds and
+    how to finish it: Ctrl-C (exit status 130, after `interrupted()`), a RunError, or a
+    write that failed (status 1). A new OUT that got no game is removed."""
+    created = out is not None and not os.path.exists(out)
+    writer = None
+    if out is not None:
+        with warnings.catch_warnings(record=True) as cut:
+            warnings.simplefilter("always")
+            try:
+                writer = RecordWriter(out, append=resume)
+            except (OSError, RecordError) as e:
+                raise click.ClickException(f"cannot write {out}: {reason(e)}") from None
+        for warning in cut:      # a truncated last line cut off: say so in one line
+            click.echo(f"photocore {command}: {warning.message}", err=True)
+    try:
+        with writer or contextlib.nullcontext():
+            yield writer
+    except KeyboardInterrupt:
+        click.echo(f"\nphotocore {command}: interrupted. {_kept(out, skip, writer, created)}",
+                   err=True)
+        if interrupted is not None:
+            interrupted()
+        raise click.exceptions.Exit(130) from None
+    except RunError as e:
+        raise click.ClickException(f"{e}. {_kept(out, skip, writer, created)}") from None
+    except OSError as e:
+        if writer is None or writer.failed is not e:
+            raise
+        raise click.ClickException(f"cannot write {out}: {reason(e)}. "
+                                   f"{_kept(out, skip, writer, created)}") from None
+
+
+def _kept(out: str | None, skip: int, writer: RecordWriter | None, created: bool) -> str:
+    """What OUT holds after a stopped run (its writer closed), and how to finish it. A file
+    this run created and wrote no game to is removed: the same command then starts afresh."""
+    if out is None or writer is None:
+        return "No games were written (no --out)."
+    if created and writer.count == 0:
+        with contextlib.suppress(OSError):
+            os.unlink(out)
+        return f"No game was finished; {out} was removed: run the same command again"
+    return (f"{out} holds the {skip + writer.count:,} games finished before "
+            f"({writer.count:,} from this run), whole lines only: run the same command with "
+            "--resume to play the rest")

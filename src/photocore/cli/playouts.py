@@ -2,11 +2,16 @@
 
 import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 import click
 
 import photocore
 from photocore.cli.options import game_options
+from photocore.facts import Options
+
+T = TypeVar("T")
 
 
 @click.command()
@@ -15,15 +20,15 @@ from photocore.cli.options import game_options
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The same seed plays the same games.")
 @game_options
-def playouts(games, seed, players, fourth_revolution, shade_blocks):
+def playouts(games: int, seed: int, players: int, options: Options) -> None:
     """Play whole games of uniformly random legal moves in C (one thread).
 
     Prints the moves, the speed, and per seat the mean score and the share of games won,
     where every winner of a tie counts a win (selfplay and stats split a tie instead).
     """
     start = time.perf_counter()
-    result = _interruptible(photocore.random_playouts, games, players=players, seed=seed,
-                            fourth_revolution=fourth_revolution, shade_blocks=shade_blocks)
+    result = _interruptible(lambda: photocore.random_playouts(games, players=players, seed=seed,
+                                                              options=options))
     seconds = time.perf_counter() - start
     moves = result["moves"]
     seconds = max(seconds, 1e-9)
@@ -34,16 +39,17 @@ def playouts(games, seed, players, fourth_revolution, shade_blocks):
                    f"wins {result['wins'][seat] / games:.1%}")
 
 
-def _interruptible(function, *args, **kwargs):
-    """function(*args, **kwargs) in a thread: the kernel plays all its games without the
-    GIL, and only this (main) thread can take Ctrl-C, which stops the command at once."""
-    outcome = {}
+def _interruptible(function: Callable[[], T]) -> T:
+    """function() in a thread: the kernel plays all its games without the GIL, and only
+    this (main) thread can take Ctrl-C, which stops the command at once."""
+    results: list[T] = []
+    errors: list[BaseException] = []
 
-    def call():
+    def call() -> None:
         try:
-            outcome["result"] = function(*args, **kwargs)
-        except BaseException as e:  # noqa: BLE001: raised again in the main thread
-            outcome["error"] = e
+            results.append(function())
+        except BaseException as e:  # noqa: BLE001 (raised again in the main thread)
+            errors.append(e)
 
     worker = threading.Thread(target=call, daemon=True)   # not waited for after Ctrl-C
     worker.start()
@@ -53,6 +59,6 @@ def _interruptible(function, *args, **kwargs):
     except KeyboardInterrupt:
         click.echo("\nphotocore playouts: interrupted", err=True)
         raise click.exceptions.Exit(130) from None
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["result"]
+    if errors:
+        raise errors[0]
+    return results[0]

@@ -10,7 +10,7 @@ from photocore.cli.output import check_writable, writing
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Write the kept games here instead of replacing FILE.")
-def repair(file, out):
+def repair(file: str, out: str | None) -> None:
     """Keep the whole games of FILE and drop its damaged lines.
 
     FILE is a game-record file (.jsonl or .jsonl.gz). A self-play run killed outright
@@ -45,5 +45,5 @@ def repair(file, out):
                f"line{'' if reader.skipped == 1 else 's'}")
 
 
-def _games(n):
+def _games(n: int) -> str:
     return f"{n:,} whole game{'' if n == 1 else 's'}"

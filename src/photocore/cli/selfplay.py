@@ -1,22 +1,21 @@
 """`photocore selfplay`: many games by the agents, written as records."""
 
-import contextlib
-import os
-import signal
-import threading
 import time
-import warnings
 
 import click
-from tqdm import tqdm
 
-from photocore.cli.options import game_options
-from photocore.cli.output import check_writable, missing, reason
-from photocore.errors import RecordError
+from photocore.cli.options import RULE_FLAGS, builtin_agents, game_options
+from photocore.cli.output import missing, resume_from, run_output
+from photocore.facts import Options
 from photocore.play.specs import split as split_specs
-from photocore.records import RecordWriter, read_games
+from photocore.run.driver import BACKENDS, drive
 from photocore.run.ray_backend import CONNECT_TIMEOUT
-from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
+from photocore.run.selfplay import SelfPlayBatch, Series, Summary, Tally
+
+# the option that sets each field a resumed game must match
+SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
+          "options": RULE_FLAGS, "seed": "--seed", "agents": "--agents",
+          "game": "the order of the games"}
 
 
 @click.command()
@@ -24,10 +23,10 @@ from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
               help="Games to play (with --resume: in all, those in OUT included).")
 @game_options
 @click.option("--agents", default="random", show_default=True,
-              help="Comma-separated agents, one for every seat or one per seat: random, "
-                   "greedy, mcts or mcts:SIMULATIONS (default budget 200), "
-                   "py:module:Class, py:file.py:Class or cmd:PROGRAM (docs/matches.md). "
-                   "Seats rotate from game to game so every agent plays every seat.")
+              help=f"Comma-separated agents, one for every seat or one per seat: "
+                   f"{builtin_agents()}, py:module:Class, py:file.py:Class or cmd:PROGRAM "
+                   "(docs/matches.md). Seats rotate from game to game so every agent plays "
+                   "every seat.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes playing games  [default: this machine's cores]")
 @click.option("--seed", type=int, default=0, show_default=True,
@@ -38,8 +37,7 @@ from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
               help="Continue an interrupted run: keep the games already in --out and play "
                    "the rest. Refused unless they are this run's (same players, options, "
                    "--seed, --agents, order).")
-@click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
-              show_default=True,
+@click.option("--backend", type=click.Choice(BACKENDS), default="local", show_default=True,
               help="local worker processes, or Ray tasks (pip install 'photocore[ray]').")
 @click.option("--address", default=None,
               help="Ray cluster address, HOST:PORT of its head (ray backend)  [default: "
@@ -51,8 +49,9 @@ from photocore.run.selfplay import SelfPlayError, Series, Tally, run_local
               help="Games per task  [default: chosen from the agents and workers]")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar  [default: when stderr is a terminal]")
-def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, seed, out,
-             resume, backend, address, connect_timeout, batch, progress):
+def selfplay(games: int, players: int, options: Options, agents: str, workers: int | None,
+             seed: int, out: str, resume: bool, backend: str, address: str | None,
+             connect_timeout: float, batch: int | None, progress: bool | None) -> None:
     """Play GAMES games with the given agents and write them as records to OUT.
 
     Every finished game reaches OUT at once, one line each; an interrupted run keeps them
@@ -73,77 +72,36 @@ def selfplay(games, players, fourth_revolution, shade_blocks, agents, workers, s
             raise click.BadParameter(f"it is for --backend {backend_of}, not {backend}",
                                      param_hint=f"--{name.replace('_', '-')}")
     try:
-        series = Series(games, players, split_specs(agents), seed, fourth_revolution,
-                        shade_blocks)
-        for spec in dict.fromkeys(series.specs):
-            spec.check()        # a py class that does not import, an engine that does not start
+        series = Series(games, players, split_specs(agents), seed, options=options)
+        series.check()      # a py class that does not import, an engine that does not start
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
-    if not resume and os.path.exists(out):
-        raise click.UsageError(f"{out} exists: choose another --out, remove it, or --resume")
-    check_writable(out, append=resume)
-    skip = _kept_games(out, series) if resume else 0
+    skip = resume_from(out, resume, series, SET_BY)
     if skip == games:
         click.echo(f"{out} already holds all {games:,} games of this run: nothing to play")
         return
-    interrupts = _DeferredInterrupt()
     if backend == "ray":
-        _connect(address, connect_timeout, interrupts)
-    created = not os.path.exists(out)
-    # open OUT before any game is played: an unwritable path fails here, at once
-    with warnings.catch_warnings(record=True) as cut:
-        warnings.simplefilter("always")
-        try:
-            writer = RecordWriter(out, append=resume)
-        except (OSError, RecordError) as e:
-            raise click.ClickException(f"cannot write {out}: {reason(e)}") from None
-    for warning in cut:      # a truncated last line cut off: say so in one line
-        click.echo(f"photocore selfplay: {warning.message}", err=True)
+        _connect(address, connect_timeout)
     tally = Tally(players)
     start = time.perf_counter()
-    records = None
-    try:
-        with interrupts.installed(), writer:
-            if backend == "ray":
-                from photocore.run.ray_backend import run_ray
-                records = run_ray(series, address=address, batch=batch, skip=skip)
-            else:
-                records = run_local(series, workers=workers, batch=batch, skip=skip)
-            bar = tqdm(total=games, initial=skip, unit="game", dynamic_ncols=True,
-                       disable=None if progress is None else not progress)
-            with bar:
-                for lines, counts in records:
-                    with interrupts.deferred():     # a batch goes to OUT whole or not at all
-                        writer.write_lines(lines)
-                    tally.merge(counts)
-                    bar.update(len(lines))
-                    seconds = max(time.perf_counter() - start, 1e-9)
-                    bar.set_postfix_str(f"{tally.moves / seconds:,.0f} moves/s", refresh=False)
-    except KeyboardInterrupt:
-        _close(records)
-        click.echo(f"\nphotocore selfplay: interrupted. {_kept(out, skip, writer, created)}",
-                   err=True)
-        raise click.exceptions.Exit(130) from None
-    except SelfPlayError as e:
-        _close(records)
-        raise click.ClickException(f"{e}. {_kept(out, skip, writer, created)}") from None
-    except OSError as e:
-        _close(records)
-        if writer.failed is not e:
-            raise
-        raise click.ClickException(f"cannot write {out}: {reason(e)}. "
-                                   f"{_kept(out, skip, writer, created)}") from None
-    finally:
-        _close(records)
+
+    def take(first: int, played: SelfPlayBatch) -> None:
+        tally.merge(played.tally)
+
+    def speed() -> str:
+        return f"{tally.moves / max(time.perf_counter() - start, 1e-9):,.0f} moves/s"
+
+    with run_output("selfplay", out, resume, skip) as writer:
+        drive(series, take, writer, skip=skip, workers=workers, batch=batch, backend=backend,
+              address=address, progress=progress, status=speed)
     _print_summary(tally.summary(), time.perf_counter() - start, out, skip)
 
 
-def _connect(address, timeout, interrupts):
+def _connect(address: str | None, timeout: float) -> None:
     """Connects to Ray before OUT is opened: a failure leaves no file behind."""
     try:
-        with interrupts.installed():
-            from photocore.run.ray_backend import connect
-            connect(address, timeout)
+        from photocore.run.ray_backend import connect
+        connect(address, timeout)
     except ImportError as e:
         raise missing("--backend ray", "ray", e) from None
     except ConnectionError as e:      # RayConnectError, or Ray's own
@@ -154,111 +112,7 @@ def _connect(address, timeout, interrupts):
         raise click.exceptions.Exit(130) from None
 
 
-def _kept(out, skip, writer, created):
-    """What OUT holds after a stopped run, and how to finish it. A file this run created
-    and wrote no game to is removed: the same command then starts afresh."""
-    if created and writer.count == 0:
-        writer.close()
-        with contextlib.suppress(OSError):
-            os.unlink(out)
-        return f"No game was finished; {out} was removed: run the same command again"
-    return (f"{out} holds the {skip + writer.count:,} games finished before "
-            f"({writer.count:,} from this run), whole lines only: run the same command with "
-            "--resume to play the rest")
-
-
-def _close(records):
-    """Stops the games still being played (workers, Ray tasks), if any."""
-    if records is not None:
-        records.close()
-
-
-class _DeferredInterrupt:
-    """SIGINT (Ctrl-C) raises KeyboardInterrupt as usual, but not in the middle of writing
-    a batch: there it waits until the batch is written, so OUT gets it whole."""
-
-    def __init__(self):
-        self.deferring = False
-        self.pending = False
-
-    def __call__(self, signum, frame):
-        if self.deferring:
-            self.pending = True
-        else:
-            raise KeyboardInterrupt
-
-    @contextlib.contextmanager
-    def installed(self):
-        if threading.current_thread() is not threading.main_thread():
-            yield   # signal handlers are the main thread's: as it was
-            return
-        previous = signal.signal(signal.SIGINT, self)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-
-    @contextlib.contextmanager
-    def deferred(self):
-        self.deferring = True
-        try:
-            yield
-        finally:
-            self.deferring = False
-        if self.pending:
-            raise KeyboardInterrupt
-
-
-def _kept_games(out, series):
-    """How many games an interrupted run already wrote, after checking they belong to it
-    and that the file can be appended to."""
-    if not os.path.exists(out):
-        return 0
-    reader = read_games(out, on_error="skip")
-    count = 0
-    try:
-        for rec in reader:
-            if reader.skipped:
-                break       # a damaged line before this game
-            wrong = series.mismatch(rec, count)
-            if wrong is not None:
-                raise click.ClickException(_not_this_run(out, reader.line, count, *wrong))
-            count += 1
-    except OSError as e:
-        raise click.ClickException(f"cannot resume from {out}: {reason(e)}") from None
-    if reader.errors and not _only_a_cut_last_line(out, reader):
-        fix = (f"`photocore repair {out}` keeps its whole games and drops the rest; then run "
-               "this command again" if reader.games else
-               "It holds no whole game: remove it and run this command without --resume")
-        raise click.ClickException(f"cannot resume from {out}: {reader.errors[0]}. {fix}")
-    if count > series.games:
-        raise click.ClickException(f"cannot resume: {out} already holds {count:,} games, "
-                                   f"more than --games {series.games:,}")
-    return count
-
-
-def _only_a_cut_last_line(out, reader):
-    """Whether the one bad line of `out` is an unfinished last line of a .jsonl, which a
-    RecordWriter cuts off before it appends (a .jsonl.gz cut short cannot be appended to)."""
-    if out.endswith(".gz") or len(reader.errors) != 1 or reader.errors[0].line <= reader.line:
-        return False
-    with open(out, "rb") as f:
-        f.seek(-1, os.SEEK_END)
-        return f.read(1) != b"\n"
-
-
-_FLAGS = {"rules_version": "the photocore rules version", "players": "--players",
-          "options": "--fourth-revolution / --shade-blocks", "seed": "--seed",
-          "agents": "--agents", "game": "the order of the games"}
-
-
-def _not_this_run(out, line, index, field, found, expected):
-    return (f"cannot resume: {out} is another run: its game on line {line:,} has {field} "
-            f"{Series.describe(field, found)}, game {index:,} of this run has {field} "
-            f"{Series.describe(field, expected)} (set by {_FLAGS[field]})")
-
-
-def _print_summary(summary, seconds, out, skip):
+def _print_summary(summary: Summary, seconds: float, out: str, skip: int) -> None:
     games, moves = summary["games"], summary["moves"]
     click.echo(f"{games:,} games{f' (after {skip:,} already in the file)' if skip else ''}, "
                f"{moves:,} moves in {seconds:.2f} s: {games / max(seconds, 1e-9):,.1f} games/s, "

@@ -1,1 +1,2 @@
-"""Games at volume: self-play in worker processes or on a Ray cluster."""
+"""Runs of games: self-play, matches and training data are plans (selfplay, match,
+train_data) that one driver (driver) plays in worker processes or on a Ray cluster."""

@@ -10,39 +10,56 @@ A tournament is a match of several pairings, each playing the same openings.
 
 import itertools
 import random
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
+import photocore
 from photocore._game import Game
+from photocore.compat import game_options
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, PLAYERS, Options
 from photocore.play import harness, specs
+from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine
-from photocore.facts import Options
-from photocore.records import record_line, to_record
+from photocore.records import Record, record_line, to_record
 from photocore.run import ratings
 
 
+class MatchBatch(NamedTuple):
+    """A batch of a match: its games' record lines and Outcomes, in order."""
+
+    lines: list[bytes]
+    outcomes: list["Outcome"]
+
+
 class Match:
-    """A seeded series of games between agents (specs or spec texts).
+    """A seeded series of games between agents (specs or spec texts): a Plan of
+    photocore.run.driver.
 
     `pairings` lists tuples of agent indices that meet (default: all agents at once);
     each plays `games` games (rounded up to a whole number of openings, one game per
     seat rotation). `players` defaults to the size of a pairing and may be a multiple of
     it (two agents in a 4-player game hold two seats each). `openings` is the number of
     random plies that start each game (default: one per player, so every player's first
-    tree is placed at random).
+    tree is placed at random). `options`: the advanced rules, an Options or its text.
     """
 
-    def __init__(self, agents, games=100, players=None, seed=0, openings=None,
-                 movetime=DEFAULT_MOVETIME, grace=DEFAULT_GRACE, fourth_revolution=False,
-                 shade_blocks=False, pairings=None):
+    def __init__(self, agents: Sequence[str | specs.Spec], games: int = 100,
+                 players: int | None = None, seed: int = 0, openings: int | None = None,
+                 movetime: int = DEFAULT_MOVETIME, grace: int = DEFAULT_GRACE, *,
+                 options: Options | str | None = None,
+                 pairings: Sequence[Sequence[int]] | None = None, **flags: object) -> None:
         self.specs = [a if isinstance(a, specs.Spec) else specs.parse(a) for a in agents]
         self.labels = specs.labels(self.specs)
         self.pairings = [tuple(p) for p in (pairings or [range(len(self.specs))])]
         size = len(self.pairings[0])
-        if any(len(p) != size for p in self.pairings) or not 2 <= size <= 4:
-            raise ValueError(f"a match is between 2 to 4 agents, got {size}")
+        if any(len(p) != size for p in self.pairings) or size not in PLAYERS:
+            raise ValueError(f"a match is between {MIN_PLAYERS} to {MAX_PLAYERS} agents, "
+                             f"got {size}")
         self.players = size if players is None else players
-        if self.players not in (2, 3, 4) or self.players % size:
+        if self.players not in PLAYERS or self.players % size:
             raise ValueError(f"{size} agents cannot share {self.players} seats evenly "
-                             "(players must be 2 to 4 and a multiple of the agents)")
+                             f"(players must be {MIN_PLAYERS} to {MAX_PLAYERS} and a "
+                             "multiple of the agents)")
         if games < 0:
             raise ValueError(f"games must be >= 0, got {games}")
         self.rotations = size
@@ -53,9 +70,14 @@ class Match:
         if self.openings < 0:
             raise ValueError(f"openings must be >= 0 random plies, got {self.openings}")
         self.movetime, self.grace = movetime, grace
-        self.options = Options(fourth_revolution, shade_blocks)
+        self.options = game_options(options, (), flags, "Match")
 
-    def seating(self, index):
+    @property
+    def searches(self) -> bool:
+        """Whether an agent searches (or is a Python or engine agent): milliseconds a move."""
+        return any(spec.searches for spec in self.specs)
+
+    def seating(self, index: int) -> tuple[list[int], int]:
         """(the agent of each seat, the opening) of game `index`."""
         pairing = self.pairings[index // self.per_pairing]
         within = index % self.per_pairing
@@ -63,7 +85,7 @@ class Match:
         seats = [pairing[(s - rotation) % self.rotations] for s in range(self.players)]
         return seats, within // self.rotations
 
-    def opening(self, number):
+    def opening(self, number: int) -> Game:
         """The game after opening `number`: K uniformly random legal plies from the start,
         from a generator seeded by the match's seed and the number only."""
         rng = random.Random(f"photocore opening {self.seed} {number}")
@@ -74,13 +96,13 @@ class Match:
             game.play(rng.choice(game.legal_moves().ids()))
         return game
 
-    def batch(self, start, count):
-        """Games start .. start + count - 1 as (record lines, Outcomes), in order."""
+    def batch(self, start: int, count: int) -> MatchBatch:
+        """Games start .. start + count - 1 as record lines and Outcomes, in order."""
         lines, outcomes = [], []
         for index in range(start, start + count):
             seats, number = self.seating(index)
             game = self.opening(number)
-            players = []
+            players: list[Player] = []
             for seat, agent in enumerate(seats):
                 player = harness.player(self.specs[agent], (agent, seat // self.rotations))
                 if isinstance(player, Engine):
@@ -95,14 +117,26 @@ class Match:
             if played.forfeit is not None:
                 outcome.detail = played.forfeit[2]
             outcomes.append(outcome)
-        return lines, outcomes
+        return MatchBatch(lines, outcomes)
 
-    def check(self):
+    def defining(self, index: int) -> dict[str, object]:
+        """What game `index` of this match is defined by, as its record holds it (the
+        order is the one a mismatch is told in)."""
+        seats, _ = self.seating(index)
+        return {"rules_version": photocore.RULES_VERSION,
+                "players": self.players,
+                "options": self.options._asdict(),
+                "seed": self.seed,
+                "opening": self.openings,
+                "game": index,
+                "agents": [self.labels[a] for a in seats]}
+
+    def check(self) -> None:
         """Fails early (ValueError) on an agent that would fail in every game."""
         for spec in dict.fromkeys(self.specs):
             spec.check()
 
-    def describe(self):
+    def describe(self) -> str:
         """One line: who plays, how many games, from which openings."""
         if len(self.pairings) == 1:
             who = " vs ".join(self.labels) + f": {self.games} games"
@@ -120,11 +154,13 @@ class Outcome:
 
     __slots__ = ("seats", "winners", "scores", "forfeit", "reason", "detail")
 
-    def __init__(self, seats, winners, scores, forfeit=None, reason="", detail=""):
+    def __init__(self, seats: Sequence[int], winners: Sequence[int],
+                 scores: Sequence[int] | None, forfeit: int | None = None, reason: str = "",
+                 detail: str = "") -> None:
         self.seats, self.winners, self.scores = seats, winners, scores
         self.forfeit, self.reason, self.detail = forfeit, reason, detail
 
-    def result(self, a, b):
+    def result(self, a: int, b: int) -> float:
         """Seat a's result against seat b: 1, 1/2 or 0.
 
         A forfeit loses to every other seat, and the others tie among themselves; else a
@@ -135,12 +171,13 @@ class Outcome:
         won_a, won_b = a in self.winners, b in self.winners
         if won_a != won_b:
             return 1.0 if won_a else 0.0
+        assert self.scores is not None     # a game without a forfeit has its scores
         if won_a or self.scores[a] == self.scores[b]:
             return 0.5
         return 1.0 if self.scores[a] > self.scores[b] else 0.0
 
 
-def outcome_of(rec, labels):
+def outcome_of(rec: Record, labels: Sequence[str]) -> Outcome:
     """The Outcome of a match record, its agents found by label."""
     meta = rec["metadata"]
     seats = [labels.index(name) for name in meta["agents"]]
@@ -156,13 +193,13 @@ def outcome_of(rec, labels):
 class Standings:
     """The running results of a match: points, pairwise results, paired scores, the SPRT.
 
-    Games must be added in order (as run_local yields them). For each pairing of two
+    Games must be added in order (as the driver hands them on). For each pairing of two
     agents, the score of a game is the first agent's mean result against the second's
     seats, and the score of an opening the mean over its games; those per-opening scores
     are the observations of the Elo estimate and the SPRT.
     """
 
-    def __init__(self, match, sprt=None):
+    def __init__(self, match: Match, sprt: ratings.SPRT | None = None) -> None:
         self.match = match
         n = len(match.labels)
         self.games = 0
@@ -171,16 +208,17 @@ class Standings:
         self.forfeits = [0] * n
         self.versus = [[0.0] * n for _ in range(n)]   # pairwise points of i against j
         self.meetings = [[0] * n for _ in range(n)]   # pairwise meetings of i and j
-        self.record = {}        # pairing -> [wins, losses, ties] of its first agent
-        self.paired = {}        # pairing -> {opening score: count}
-        self._opening = {}      # pairing -> [opening, score sum, games]
+        # pairing -> [wins, losses, ties] of its first agent
+        self.record: dict[tuple[int, ...], list[int]] = {}
+        self.paired: dict[tuple[int, ...], dict[float, int]] = {}  # -> {opening score: count}
+        self._opening: dict[tuple[int, ...], _Opening] = {}
         self.sprt = sprt
         self.llr = 0.0
-        self.decision = None    # 'H0' or 'H1' once the SPRT decides
+        self.decision: Literal["H0", "H1"] | None = None    # once the SPRT decides
         if sprt is not None and (len(match.pairings) != 1 or len(match.pairings[0]) != 2):
             raise ValueError("the SPRT needs a match of two agents")
 
-    def add(self, index, outcome):
+    def add(self, index: int, outcome: Outcome) -> bool:
         """Counts game `index`; True when the SPRT has just decided (stop the match)."""
         self.games += 1
         seats, players = outcome.seats, len(outcome.seats)
@@ -199,7 +237,7 @@ class Standings:
             return self._add_pair(pairing, index, outcome)
         return False
 
-    def _add_pair(self, pairing, index, outcome):
+    def _add_pair(self, pairing: tuple[int, ...], index: int, outcome: Outcome) -> bool:
         first, second = pairing
         results = [outcome.result(a, b) for a, agent in enumerate(outcome.seats) if agent == first
                    for b, other in enumerate(outcome.seats) if other == second]
@@ -208,14 +246,14 @@ class Standings:
         record[0 if score > 0.5 else 1 if score < 0.5 else 2] += 1
         opening = (index % self.match.per_pairing) // self.match.rotations
         current = self._opening.get(pairing)
-        if current is None or current[0] != opening:
-            current = self._opening[pairing] = [opening, 0.0, 0]
-        current[1] += score
-        current[2] += 1
-        if current[2] < self.match.rotations:
+        if current is None or current.number != opening:
+            current = self._opening[pairing] = _Opening(opening)
+        current.score += score
+        current.games += 1
+        if current.games < self.match.rotations:
             return False
         counts = self.paired.setdefault(pairing, {})
-        value = round(current[1] / current[2], 9)
+        value = round(current.score / current.games, 9)
         counts[value] = counts.get(value, 0) + 1
         if self.sprt is None or self.decision is not None:
             return False
@@ -223,30 +261,21 @@ class Standings:
         self.decision = self.sprt.decision(self.llr)
         return self.decision is not None
 
-    def estimate(self, pairing=None):
+    def estimate(self, pairing: Sequence[int] | None = None) -> ratings.Estimate:
         """The Elo estimate of a pairing's first agent against its second (by default the
         match's only pairing), from its whole openings."""
         pairing = pairing or self.match.pairings[0]
         return ratings.estimate(self.paired.get(tuple(pairing), {}))
 
-    def bradley_terry(self):
+    def bradley_terry(self) -> ratings.Ratings:
         """Bradley–Terry ratings of all agents from every pairwise result."""
         return ratings.bradley_terry(self.versus)
 
 
-def kept_outcomes(records, match):
-    """The Outcomes of the games a stopped match already wrote (records, in file order),
-    after checking that each is the game of this match it claims to be."""
-    outcomes = []
-    for index, rec in enumerate(records):
-        meta = rec["metadata"]
-        seats, _ = match.seating(index) if index < match.games else (None, None)
-        if (meta.get("game") != index or meta.get("seed") != match.seed
-                or meta.get("opening") != match.openings or rec["players"] != match.players
-                or rec["options"] != match.options._asdict()
-                or seats is None or meta["agents"] != [match.labels[a] for a in seats]):
-            raise ValueError(f"game {index} of the file is not game {index} of this match "
-                             "(other agents, seed, openings, players, options or --games); "
-                             "cannot resume")
-        outcomes.append(outcome_of(rec, match.labels))
-    return outcomes
+class _Opening:
+    """The games of a pairing's current opening so far: their score sum and number."""
+
+    __slots__ = ("number", "score", "games")
+
+    def __init__(self, number: int) -> None:
+        self.number, self.score, self.games = number, 0.0, 0

@@ -1,4 +1,4 @@
-"""Self-play on a Ray cluster: batches of games as Ray tasks, streamed back in game order.
+"""Runs on a Ray cluster: batches of games as Ray tasks, streamed back in game order.
 
 A failed task is retried (Ray's max_retries / retry_exceptions); since game i depends only
 on (seed, i), a retried batch gives the very same games, so none is lost or duplicated.
@@ -14,6 +14,7 @@ explicit address turns it on only when told (RAY_AUTH_MODE=token): connect tells
 whenever a token is available here, as `ray start` and Ray's own address discovery do.
 """
 
+import contextlib
 import importlib.util
 import logging
 import os
@@ -22,6 +23,13 @@ import socket
 import subprocess
 import sys
 import urllib.parse
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from photocore.run.driver import Plan, Played
+
+P = TypeVar("P", bound="Played")
 
 CONNECT_TIMEOUT = 30.0     # seconds for a cluster to answer; a healthy one takes ~2
 
@@ -34,7 +42,7 @@ class RayConnectError(ConnectionError):
     """No Ray cluster could be used at the address: the message says why, in one line."""
 
 
-def connect(address=None, timeout=CONNECT_TIMEOUT):
+def connect(address: str | None = None, timeout: float = CONNECT_TIMEOUT) -> None:
     """Connects this process to Ray, unless it already is: to the cluster at `address`
     (or the one RAY_ADDRESS names), or, without one, to a new local instance on this
     machine's cores. RayConnectError (one line, within about `timeout` seconds) if the
@@ -52,7 +60,7 @@ def connect(address=None, timeout=CONNECT_TIMEOUT):
              logging_level=logging.WARNING)
 
 
-def _use_token_if_available():
+def _use_token_if_available() -> None:
     """RAY_AUTH_MODE=token when it is unset and a token is at hand (Ray's token sources:
     RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token). A client in token mode also
     connects to clusters without authentication."""
@@ -64,7 +72,7 @@ def _use_token_if_available():
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
-def _probe(address, timeout):
+def _probe(address: str, timeout: float) -> None:
     host_port = _host_port(address)
     if host_port is not None:
         try:
@@ -82,7 +90,7 @@ def _probe(address, timeout):
         raise RayConnectError(_why_refused(address, done.stdout + done.stderr))
 
 
-def _host_port(address):
+def _host_port(address: str) -> tuple[str, int] | None:
     """(host, port) of a GCS ("host:port") or Ray Client ("ray://host:port") address, or
     None when it names none ("auto", a malformed address: Ray itself says what is wrong)."""
     try:
@@ -94,7 +102,7 @@ def _host_port(address):
     return None
 
 
-def _why_refused(address, output):
+def _why_refused(address: str, output: str) -> str:
     """The probe's failure in one sentence, from what Ray printed."""
     if "InvalidAuthToken" in output or "Unauthenticated" in output:
         return (f"the Ray cluster at {address} requires token authentication and refused "
@@ -108,38 +116,42 @@ def _why_refused(address, output):
     return f"cannot connect to the Ray cluster at {address}: {last}"
 
 
-def _play_batch(series, start, count):
-    return start, series.batch(start, count)
+def cpus() -> int:
+    """The CPUs of the cluster this process is connected to (connect first)."""
+    import ray
+
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    return int(resources.get("CPU", 1))
 
 
-def run_ray(series, address=None, batch=None, skip=0, max_retries=3):
-    """Yields (record lines, Tally) per batch for games skip .. games - 1, in order, from
-    Ray tasks.
+def _play_batch(plan: "Plan[P]", start: int, count: int) -> tuple[int, P]:
+    return start, plan.batch(start, count)
 
-    Connects first (see connect) unless this process is connected already. A task that
-    still fails after `max_retries` retries ends the run with SelfPlayError after the
-    batches before it; stopping early (an exception, KeyboardInterrupt, closing the
-    generator) cancels the tasks in flight.
+
+def run_ray(plan: "Plan[P]", todo: Sequence[tuple[int, int]],
+            max_retries: int = 3) -> Generator[P, None, None]:
+    """The batches `todo` of `plan` played as Ray tasks on the cluster this process is
+    connected to (connect first), yielded in order (photocore.run.driver.play runs it).
+
+    A failed task is retried; one that still fails after `max_retries` retries ends the
+    run with RunError after the batches before it; stopping early (an exception,
+    KeyboardInterrupt, closing the generator) cancels the tasks in flight.
     """
     import ray
 
-    from photocore.run.selfplay import SelfPlayError, batches, default_batch
+    from photocore.run.driver import RunError
 
-    connect(address)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    size = batch or default_batch(series.specs, series.games - skip, cpus)
-    todo = [(start + skip, count) for start, count in batches(series.games - skip, size)]
-    task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=True)(_play_batch)
-    pending = {}
-    done = {}
-    window = 4 * cpus
+    task: Any = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=True)(_play_batch)
+    pending: dict[Any, int] = {}     # task -> its first game
+    done: dict[int, Any] = {}        # first game -> result, or the task's RayError
+    window = 4 * cpus()
     submitted = 0
-    series_ref = ray.put(series)
+    plan_ref = ray.put(plan)
     sizes = dict(todo)
     try:
         for start, _ in todo:
             while submitted < len(todo) and len(pending) < window:
-                ref = task.remote(series_ref, *todo[submitted])
+                ref = task.remote(plan_ref, *todo[submitted])
                 pending[ref] = todo[submitted][0]
                 submitted += 1
             # stream: take whatever finishes, hand out batches in game order
@@ -154,14 +166,12 @@ def run_ray(series, address=None, batch=None, skip=0, max_retries=3):
             result = done.pop(start)
             if isinstance(result, ray.exceptions.RayError):
                 cause = str(getattr(result, "cause", None) or result).strip().splitlines()
-                raise SelfPlayError(
+                raise RunError(
                     f"the Ray task playing games {start}..{start + sizes[start] - 1} failed "
                     f"{max_retries + 1} times ({type(result).__name__}: "
                     f"{cause[-1] if cause else 'no message'}): the run stopped there")
             yield result
     finally:
         for ref in pending:      # stopped early: nothing keeps playing for nobody
-            try:
+            with contextlib.suppress(Exception):     # a task that finished meanwhile
                 ray.cancel(ref, force=True)
-            except Exception:  # noqa: BLE001: a task that finished meanwhile
-                pass

@@ -1,28 +1,36 @@
-"""Self-play at volume: seeded series of games played by the C agents in worker processes
-or Ray tasks, streamed back to one writer in game order.
+"""Self-play at volume: a seeded series of games played by agents of any kind
+(play/specs.py), a Plan for photocore.run.driver, which plays its batches in worker
+processes or Ray tasks and writes them in game order.
 
 Game i of a run depends only on (seed, i) (see photocore.play._agents.play_games), so a run
 gives the same games whatever the number of workers, the batch size or the backend.
 Workers return finished JSON lines: encoding records is Python work, and separate
 processes let it scale with the cores along with the (GIL-free) play.
+
+>>> series = Series(3, agents=["greedy", "random"], seed=7, options="s")
+>>> lines, tally = series.batch(0, 3)
+>>> len(lines), tally.games, series.seats(1)
+(3, 3, ['random', 'greedy'])
 """
 
-import multiprocessing
-import os
-import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, TypedDict
+
+import numpy as np
+import numpy.typing as npt
 
 import photocore
-from photocore.play import harness, specs as agent_specs
-from photocore.play._agents import play_games
 from photocore._game import Game
+from photocore.compat import game_options
 from photocore.facts import Options
+from photocore.play import harness
+from photocore.play import specs as agent_specs
+from photocore.play._agents import DEFAULT_SIMULATIONS, play_games
 from photocore.records import record_line
 
 
-def seat_agents(agents, players):
+def seat_agents(agents: Iterable[str | agent_specs.Spec], players: int) -> list[agent_specs.Spec]:
     """The agent specs of a run (play/specs.py): one per seat, or one for all seats."""
     specs = [a if isinstance(a, agent_specs.Spec) else agent_specs.parse(a) for a in agents]
     if len(specs) == 1:
@@ -32,56 +40,51 @@ def seat_agents(agents, players):
     return specs
 
 
-def batches(games, size):
-    """(start, count) pairs covering range(games)."""
-    return [(start, min(size, games - start)) for start in range(0, games, size)]
+class SelfPlayBatch(NamedTuple):
+    """A batch of self-play: its games' record lines, in order, and their Tally (summed in
+    the worker, so the one writing process only merges a few numbers per batch)."""
 
-
-def default_batch(specs, games, workers):
-    # searching agents take milliseconds a game: small batches keep every worker busy and
-    # the progress bar moving; random and greedy games take microseconds
-    searching = any(spec.kind not in ("random", "greedy") for spec in specs)
-    per_worker = max(1, games // (4 * max(workers, 1)))
-    return max(1, min(per_worker, 4 if searching else 512))
-
-
-class SelfPlayError(RuntimeError):
-    """A run could not go on (a worker died, a task kept failing): the message says what
-    happened. The games before the failed batch were all yielded, in order."""
-
-
-def _ignore_interrupts():
-    # pool workers leave Ctrl-C to the parent, which stops them itself: a SIGINT sent to
-    # the whole process group (the terminal's Ctrl-C) must not kill them mid-batch or
-    # spray tracebacks
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lines: list[bytes]
+    tally: "Tally"
 
 
 class Series:
-    """A self-play run: `games` games of `players` with `agents` (rotated over the seats)."""
+    """A self-play run: `games` games of `players` with `agents` (rotated over the seats),
+    played with `options` (an Options or its text; the flag keywords of photocore 0.1 are
+    deprecated)."""
 
-    def __init__(self, games, players=2, agents=("random",), seed=0, fourth_revolution=False,
-                 shade_blocks=False):
+    def __init__(self, games: int, players: int = 2,
+                 agents: Sequence[str | agent_specs.Spec] = ("random",), seed: int = 0, *,
+                 options: Options | str | None = None, **flags: object) -> None:
         if games < 0:
             raise ValueError(f"games must be >= 0, got {games}")
         self.games = games
         self.players = players
         self.specs = seat_agents(agents, players)
         self.seed = seed
-        self.options = Options(fourth_revolution, shade_blocks)
+        self.options = game_options(options, (), flags, "Series")
 
-    def play(self, start, count):
+    @property
+    def searches(self) -> bool:
+        """Whether an agent searches (or is a Python or engine agent): milliseconds a move."""
+        return any(spec.searches for spec in self.specs)
+
+    def check(self) -> None:
+        """Fails early (ValueError) on an agent that would fail in every game."""
+        for spec in dict.fromkeys(self.specs):
+            spec.check()
+
+    def play(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
+                                                    npt.NDArray[np.int64]]:
         """Games start .. start + count - 1 of built-in agents as (moves, offsets) arrays."""
-        agents = [(spec.kind, spec.simulations or agent_specs.DEFAULT_SIMULATIONS)
-                  for spec in self.specs]
+        agents = [(spec.kind, spec.simulations or DEFAULT_SIMULATIONS) for spec in self.specs]
         return play_games(agents, self.players, self.options.flags, self.seed, start, count)
 
-    def batch(self, start, count):
-        """Games start .. start + count - 1 as (record lines in order, their Tally).
+    def batch(self, start: int, count: int) -> SelfPlayBatch:
+        """Games start .. start + count - 1 as record lines in order, with their Tally.
 
-        The tally is summed here, in the worker, so the one writing process only merges a
-        few numbers per batch. Built-in agents play in C; with a Python or engine agent
-        among them, the games are played move by move (play/harness.py).
+        Built-in agents play in C; with a Python or engine agent among them, the games are
+        played move by move (play/harness.py).
         """
         if not all(spec.builtin for spec in self.specs):
             return self._batch_in_python(start, count)
@@ -96,17 +99,21 @@ class Series:
             lines.append(record_line(
                 game, {"agents": seats, "seed": self.seed, "game": index}))
             tally.add(len(game.history), game.scores(), game.winners(), seats)
-        return lines, tally
+        return SelfPlayBatch(lines, tally)
 
-    def seats(self, index):
+    def seats(self, index: int) -> list[str]:
         """The agents' names by seat in game `index`, as its record's metadata holds them:
         the agents rotate one seat per game, so each plays every seat."""
         names = [spec.label for spec in self.specs]
         return [names[(seat - index) % self.players] for seat in range(self.players)]
 
-    def defining(self, index):
+    def defining(self, index: int) -> dict[str, object]:
         """What game `index` of this run is defined by, as its record holds it: each field
-        that, changed, would give other games (the order is the one a mismatch is told in)."""
+        that, changed, would give other games (the order is the one a mismatch is told in).
+
+        >>> Series(10, agents=["greedy", "mcts:50"], seed=7).defining(1)["agents"]
+        ['mcts:50', 'greedy']
+        """
         return {"rules_version": photocore.RULES_VERSION,
                 "players": self.players,
                 "options": self.options._asdict(),
@@ -114,38 +121,7 @@ class Series:
                 "game": index,
                 "agents": self.seats(index)}
 
-    def mismatch(self, rec, index):
-        """None when record `rec` is game `index` of this run, else the first field that
-        differs as (field, the record's value, this run's value); fields as in defining().
-
-        >>> rec = {"rules_version": photocore.RULES_VERSION, "players": 2,
-        ...        "options": {"fourth_revolution": False, "shade_blocks": False},
-        ...        "metadata": {"seed": 7, "agents": ["random", "greedy"], "game": 1}}
-        >>> Series(10, agents=["greedy", "random"], seed=7).mismatch(rec, 1) is None
-        True
-        >>> Series(10, agents=["greedy", "mcts:50"], seed=7).mismatch(rec, 1)
-        ('agents', ['random', 'greedy'], ['mcts:50', 'greedy'])
-        """
-        meta = rec.get("metadata") or {}
-        for field, expected in self.defining(index).items():
-            found = meta.get(field) if field in ("seed", "agents", "game") else rec.get(field)
-            if found != expected:
-                return field, found, expected
-        return None
-
-    @staticmethod
-    def describe(field, value):
-        """A field of defining() in words, as the command line sets it."""
-        if field == "agents" and isinstance(value, list):
-            return ",".join(map(str, value)) + " by seat"
-        if field == "options" and isinstance(value, dict):
-            try:
-                return Options(**value).name
-            except TypeError:
-                pass
-        return "none" if value is None else str(value)
-
-    def _batch_in_python(self, start, count):
+    def _batch_in_python(self, start: int, count: int) -> SelfPlayBatch:
         lines, tally = [], Tally(self.players)
         for index in range(start, start + count):
             agents = [(agent - index) % self.players for agent in range(self.players)]
@@ -160,104 +136,17 @@ class Series:
             lines.append(record_line(game, {
                 "agents": seats, "seed": self.seed, "game": index, **played.metadata()}))
             tally.add(len(game.history), game.scores(), played.winners(game), seats)
-        return lines, tally
+        return SelfPlayBatch(lines, tally)
 
 
-def run_local(series, workers=None, batch=None, skip=0):
-    """Yields (record lines, Tally) per batch for games skip .. games - 1, in order, from
-    `workers` processes (default: this machine's cores).
+class Summary(TypedDict):
+    """A Tally's figures (Tally.summary)."""
 
-    A worker that dies (killed, out of memory) ends the run with SelfPlayError after the
-    batches before it; an exception in the consumer, KeyboardInterrupt or closing the
-    generator early stop the workers at once (queued batches cancelled, running ones
-    terminated), so nothing is left running.
-    """
-    workers = workers or os.cpu_count() or 1
-    size = batch or default_batch(series.specs, series.games - skip, workers)
-    todo = [(start + skip, count) for start, count in batches(series.games - skip, size)]
-    # forkserver: workers start clean, whatever threads the caller (or tqdm) runs
-    context = multiprocessing.get_context("forkserver")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                               initializer=_ignore_interrupts)
-    finished = False
-    try:
-        # a bounded window of batches in flight keeps memory flat on long runs
-        window = 4 * workers
-        futures = [pool.submit(series.batch, *todo[i])
-                   for i in range(min(window, len(todo)))]
-        for i in range(len(todo)):
-            try:
-                lines, tally = futures[i].result()
-            except BrokenProcessPool:
-                start, count = todo[i]
-                raise SelfPlayError(
-                    f"a self-play worker process {_how_workers_died(pool)} (BrokenProcessPool): "
-                    f"the run stopped before games {start}..{start + count - 1}") from None
-            except Exception as e:      # the batch raised in its worker (no retries here)
-                start, count = todo[i]
-                raise SelfPlayError(
-                    f"the batch of games {start}..{start + count - 1} failed in its worker "
-                    f"({type(e).__name__}: {e}): the run stopped there") from e
-            futures[i] = None
-            if i + window < len(todo):
-                futures.append(pool.submit(series.batch, *todo[i + window]))
-            yield lines, tally
-        finished = True
-    finally:
-        _stop(pool, finished)
-
-
-def _how_workers_died(pool, patience=5.0):
-    """How the pool's dead workers ended, in words, as far as it can be told."""
-    # the pool's own thread reaps the workers of a broken pool: let it finish first, as
-    # two threads reading one worker's exit status through the forkserver race (the loser
-    # reads 255)
-    manager = getattr(pool, "_executor_manager_thread", None)
-    if manager is not None:
-        manager.join(patience)
-    how = set()
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        code = process.exitcode if manager is None or not manager.is_alive() else None
-        if code is None or code == 0 or code == -signal.SIGTERM:
-            continue   # alive, or terminated by the pool itself once another one died
-        if code < 0:
-            try:
-                how.add(f"was killed by {signal.Signals(-code).name}")
-            except ValueError:
-                how.add(f"was killed by signal {-code}")
-        else:
-            how.add(f"exited with status {code}")
-    if not how:
-        return "died unexpectedly (killed, or out of memory?)"
-    return " and another ".join(sorted(how))
-
-
-def _stop(pool, finished):
-    """Shuts the pool down: waits for it after a whole run, else cancels what is queued
-    and terminates the workers still playing (a Ctrl-C must not wait for their batches)."""
-    if finished:
-        pool.shutdown(wait=True)
-        return
-    # shutdown(wait=False) drops the pool's references to these: take them first
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    results = getattr(pool, "_result_queue", None)
-    manager = getattr(pool, "_executor_manager_thread", None)
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=10)
-    # a worker stopped while sending its batch leaves half a message in the pool's result
-    # pipe, and the pool's thread would wait for the rest for ever (and the interpreter with
-    # it, at exit): with every worker gone, closing this end of the pipe gives it an EOF
-    if not any(process.is_alive() for process in processes):
-        if results is not None:
-            results._writer.close()
-        # and lets the pool's thread finish now: ending while the interpreter exits races
-        # with its exit hook, which then writes to the thread's closed wake-up pipe
-        if manager is not None:
-            manager.join(timeout=10)
+    games: int
+    moves: int
+    mean_scores: list[float]
+    seat_win_rate: list[float]
+    agent_win_rate: dict[str, float]
 
 
 class Tally:
@@ -277,15 +166,16 @@ class Tally:
     ([0.75, 0.25], {'greedy': 0.25, 'random': 0.75})
     """
 
-    def __init__(self, players):
+    def __init__(self, players: int) -> None:
         self.games = 0
         self.moves = 0
         self.scores = [0] * players
         self.seat_wins = [0.0] * players
-        self.agent_games = {}
-        self.agent_wins = {}
+        self.agent_games: dict[str, int] = {}
+        self.agent_wins: dict[str, float] = {}
 
-    def add(self, moves, scores, winners, agents):
+    def add(self, moves: int, scores: Sequence[int], winners: Sequence[int],
+            agents: Sequence[str]) -> None:
         """Counts one finished game: its length, scores, winners and agent per seat."""
         self.games += 1
         self.moves += moves
@@ -298,7 +188,7 @@ class Tally:
             if seat in winners:
                 self.agent_wins[name] = self.agent_wins.get(name, 0) + 1 / len(winners)
 
-    def merge(self, other):
+    def merge(self, other: "Tally") -> None:
         """Adds the counts of another Tally of the same number of players."""
         self.games += other.games
         self.moves += other.moves
@@ -309,7 +199,7 @@ class Tally:
             self.agent_games[name] = self.agent_games.get(name, 0) + games
             self.agent_wins[name] = self.agent_wins.get(name, 0) + other.agent_wins.get(name, 0)
 
-    def summary(self):
+    def summary(self) -> Summary:
         games = max(self.games, 1)
         return {
             "games": self.games,

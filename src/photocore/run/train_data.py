@@ -33,26 +33,38 @@ import dataclasses
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from photocore._game import Game
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
 from photocore.play._search import Search
+from photocore.records import RecordWriter, record_line
+from photocore.run.driver import drive
+from photocore.run.selfplay import Summary, Tally
 
 FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",
           "searched")
 
+Shard: TypeAlias = dict[str, npt.NDArray[np.generic]]
+# the network: (observations, legal masks) -> (logits, values), as Search.run takes it
+Evaluate: TypeAlias = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
+                               tuple[npt.ArrayLike, npt.ArrayLike]]
 
-def value_targets(returns, to_move):
+
+def value_targets(returns: npt.ArrayLike, to_move: npt.ArrayLike) -> npt.NDArray[Any]:
     """Returns by seat (n, players) turned to the player-to-move order of the network.
 
     >>> value_targets(np.array([[1.0, -1.0], [1.0, -1.0]]), np.array([0, 1])).tolist()
     [[1.0, -1.0], [-1.0, 1.0]]
     """
-    players = returns.shape[1]
+    by_seat = np.asarray(returns)
+    players = by_seat.shape[1]
     seats = (np.asarray(to_move)[:, None] + np.arange(players)) % players
-    return np.take_along_axis(returns, seats, axis=1)
+    return np.take_along_axis(by_seat, seats, axis=1)
 
 
 class Uniform:
@@ -64,24 +76,35 @@ class Uniform:
     ((2, 890), (2, 3))
     """
 
-    def __init__(self, players=2):
+    def __init__(self, players: int = 2) -> None:
         self.players = players
 
-    def __call__(self, obs, mask):
+    def __call__(self, obs: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_] | None
+                 ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
         return (np.zeros((len(obs), NUM_ACTIONS), np.float32),
                 np.zeros((len(obs), self.players), np.float32))
 
 
+class Block(NamedTuple):
+    """The games of a block: their shard, their record lines (none unless the series'
+    `records` is on) and their Tally."""
+
+    shard: Shard
+    lines: list[bytes]
+    tally: Tally
+
+
 @dataclasses.dataclass
 class DataSeries:
-    """A self-play run: `games` games of `players`, searched with `evaluate`.
+    """A self-play run: `games` games of `players`, searched with `evaluate`, with the
+    advanced rules `options` (an Options or its text): a Plan of photocore.run.driver.
 
     The first `explore_plies` moves of each game are drawn in proportion to their visits
     (temperature 1), the later ones are the most visited; `reuse` keeps the subtree of the
     move played (visits kept count toward `simulations`). Root noise as in Search.
     """
 
-    evaluate: object
+    evaluate: Evaluate
     games: int
     players: int = 2
     seed: int = 0
@@ -95,10 +118,10 @@ class DataSeries:
     reuse: bool = True
     records: bool = False
     name: str = "search"
-    fourth_revolution: bool = False
-    shade_blocks: bool = False
+    options: Options | str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
+        self.options = Options.coerce(self.options)
         if self.games < 0:
             raise ValueError(f"games must be >= 0, got {self.games}")
         if self.per_search < 1:
@@ -110,36 +133,27 @@ class DataSeries:
         Search([Game(self.players)], self.simulations, 0, self.c_puct, self.dirichlet_alpha,
                self.dirichlet_fraction, self.in_flight)
 
-    @property
-    def specs(self):     # what run.selfplay's default batch size looks at: a searching agent
-        return [("mcts", self.simulations)]
+    searches = True       # for the driver: it searches every move
 
-    def batch(self, start, count):
-        """Games start .. start + count - 1 as ((shard arrays, record lines), Tally): the
-        pair run.selfplay's workers hand back."""
-        shard, lines, tally = play_block(self, start, count)
-        return (shard, lines), tally
+    def batch(self, start: int, count: int) -> Block:
+        """Games start .. start + count - 1 played together (play_block): the driver runs
+        blocks of `per_search` games (write_data)."""
+        return play_block(self, start, count)
 
 
-def play_block(series, start, count):
+def play_block(series: DataSeries, start: int, count: int) -> Block:
     """Plays games start .. start + count - 1 together in one Search, to the end."""
-    from photocore.records import record_line
-    from photocore.run.selfplay import Tally
-
-    options = Options(series.fourth_revolution, series.shade_blocks)
-    games = [Game(series.players, *options) for _ in range(count)]
+    games = [Game(series.players, options=series.options) for _ in range(count)]
     # one stream per block, from (seed, first game): the block's games, whoever plays them
     search = Search(games, series.simulations, _block_seed(series.seed, start), series.c_puct,
                     series.dirichlet_alpha, series.dirichlet_fraction, series.in_flight)
-    rows = {name: [] for name in ("obs", "mask", "policy", "to_move", "game", "ply", "searched")}
-    first_row = [None] * count
-    visits_log = [[] for _ in range(count)]
+    rows: dict[str, list[object]] = {
+        name: [] for name in ("obs", "mask", "policy", "to_move", "game", "ply", "searched")}
+    visits_log: list[list[dict[str, int]]] = [[] for _ in range(count)]
     finished = [g.is_over for g in games]
 
-    def record(i, policy, searched):
+    def record(i: int, policy: npt.NDArray[np.float32], searched: bool) -> None:
         game = games[i]
-        if first_row[i] is None:
-            first_row[i] = len(rows["obs"])
         rows["obs"].append(game.observation())
         rows["mask"].append(game.legal_moves().mask())
         rows["policy"].append(policy)
@@ -148,7 +162,7 @@ def play_block(series, start, count):
         rows["ply"].append(len(game.history))
         rows["searched"].append(searched)
 
-    def play(moves):
+    def play(moves: npt.NDArray[np.int64]) -> None:
         search.advance(moves)
         for i, move in enumerate(moves.tolist()):
             if move >= 0:
@@ -190,7 +204,7 @@ def play_block(series, start, count):
         play(moves)
 
     n = len(rows["obs"])
-    shard = {
+    shard: Shard = {
         "obs": np.array(rows["obs"], np.float32).reshape(n, OBSERVATION_SIZE),
         "mask": np.array(rows["mask"], np.bool_).reshape(n, NUM_ACTIONS),
         "policy": np.array(rows["policy"], np.float32).reshape(n, NUM_ACTIONS),
@@ -209,7 +223,7 @@ def play_block(series, start, count):
     shard["value"] = value_targets(shard["returns"], shard["to_move"]).astype(np.float32)
 
     names = [series.name] * series.players
-    lines = []
+    lines: list[bytes] = []
     tally = Tally(series.players)
     for i, game in enumerate(games):
         tally.add(len(game.history), game.scores(), game.winners(), names)
@@ -217,10 +231,10 @@ def play_block(series, start, count):
             lines.append(record_line(game, {
                 "agents": names, "seed": series.seed, "game": start + i,
                 "simulations": series.simulations, "visits": visits_log[i]}))
-    return shard, lines, tally
+    return Block(shard, lines, tally)
 
 
-def _block_seed(seed, start):
+def _block_seed(seed: int, start: int) -> int:
     """A block's search seed from (seed, its first game): one SplitMix64 step."""
     z = (seed ^ (start * 0xD1B54A32D192ED03) + 0x9E3779B97F4A7C15) & _MASK
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
@@ -231,17 +245,18 @@ def _block_seed(seed, start):
 _MASK = (1 << 64) - 1
 
 
-def shard_name(start):
+def shard_name(start: int) -> str:
     return f"shard-{start:09d}.npz"
 
 
-def write_shard(folder, start, shard):
+def write_shard(folder: str | os.PathLike[str], start: int, shard: Shard) -> str:
     """Writes one shard atomically: a temporary file renamed into place once complete."""
     path = os.path.join(folder, shard_name(start))
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".shard-", suffix=".npz")
     try:
+        arrays: dict[str, Any] = shard      # numpy's stubs would take a key for allow_pickle
         with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, **shard)
+            np.savez_compressed(out, **arrays)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
@@ -249,11 +264,13 @@ def write_shard(folder, start, shard):
     return path
 
 
-def load_shards(paths):
-    """The rows of several shards (paths or a folder) concatenated, as one dict of arrays."""
-    if isinstance(paths, (str, os.PathLike)) and os.path.isdir(paths):
-        paths = sorted(os.path.join(paths, p) for p in os.listdir(paths)
-                       if p.startswith("shard-") and p.endswith(".npz"))
+def load_shards(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Shard:
+    """The rows of several shards (paths, or a folder of them) concatenated, as one dict
+    of arrays."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = (sorted(os.path.join(paths, p) for p in os.listdir(paths)
+                        if p.startswith("shard-") and p.endswith(".npz"))
+                 if os.path.isdir(paths) else [paths])
     parts = []
     for path in paths:
         with np.load(path) as data:
@@ -263,49 +280,39 @@ def load_shards(paths):
     return {name: np.concatenate([p[name] for p in parts]) for name in FIELDS}
 
 
-def write_data(series, folder, records=None, workers=None, backend="local", address=None,
-               progress=None):
+def write_data(series: DataSeries, folder: str | os.PathLike[str],
+               records: str | os.PathLike[str] | None = None, workers: int | None = None,
+               backend: str = "local", address: str | None = None,
+               progress: Callable[[int, int], object] | None = None) -> dict[str, object]:
     """Plays `series` and writes its shards into `folder` (created if need be) and, if
     `records` names a .jsonl(.gz) file, its games as records (series.records must be on).
 
     Blocks are played in `workers` processes (default: the cores), in this process
     (workers=0: for a network that cannot pickle or lives on a GPU here), or as Ray tasks
-    (backend="ray"), and written in game order as they come. Returns a summary dict.
+    (backend="ray"), and written in game order as they come (photocore.run.driver);
+    `progress(games, rows)` is called after each. Returns a summary dict.
     """
-    from photocore.records import RecordWriter
-    from photocore.run.selfplay import Tally, run_local
-
     if records is not None and not series.records:
         raise ValueError("records need a DataSeries with records=True (the visits per move)")
     os.makedirs(folder, exist_ok=True)
-    if backend == "ray":
-        from photocore.run.ray_backend import run_ray
-        blocks = run_ray(series, address=address, batch=series.per_search)
-    elif backend == "local" and workers == 0:
-        blocks = (series.batch(start, min(series.per_search, series.games - start))
-                  for start in range(0, series.games, series.per_search))
-    elif backend == "local":
-        blocks = run_local(series, workers=workers, batch=series.per_search)
-    else:
-        raise ValueError(f"backend must be local or ray, got {backend!r}")
     tally = Tally(series.players)
     rows = 0
     begin = time.perf_counter()
+
+    def take(start: int, block: Block) -> None:
+        nonlocal rows
+        write_shard(folder, start, block.shard)
+        tally.merge(block.tally)
+        rows += len(block.shard["obs"])
+        if progress is not None:
+            progress(tally.games, rows)
+
     writer = RecordWriter(records, append=False) if records is not None else None
     try:
-        for start in range(0, series.games, series.per_search):
-            (shard, lines), counts = next(blocks)
-            write_shard(folder, start, shard)
-            if writer is not None:
-                writer.write_lines(lines)
-            tally.merge(counts)
-            rows += len(shard["obs"])
-            if progress is not None:
-                progress(tally.games, rows)
+        drive(series, take, writer, workers=workers, batch=series.per_search,
+              backend=backend, address=address)
     finally:
-        blocks.close()
         if writer is not None:
             writer.close()
-    summary = tally.summary()
-    summary.update(rows=rows, seconds=time.perf_counter() - begin)
-    return summary
+    summary: Summary = tally.summary()
+    return {**summary, "rows": rows, "seconds": time.perf_counter() - begin}

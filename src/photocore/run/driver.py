@@ -1,0 +1,350 @@
+"""The one driver of runs of games. Self-play (run/selfplay.py), matches (run/match.py) and
+training data (run/train_data.py) are Plans; `drive` runs any of them: batches of games in
+worker processes (loky), as Ray tasks (run/ray_backend.py) or in this process, handed on
+in game order to the caller and to a RecordWriter, with a progress bar, Ctrl-C that never
+cuts a batch in two, and the workers stopped at once however the run ends. `resumed`
+checks the games a stopped run left in its file before the same run goes on after them.
+
+A plan's game i depends only on the plan and i (its seed), so a run gives the same games
+whatever the workers, the batch size or the backend, and a resumed run the same file as
+an uninterrupted one.
+
+>>> from photocore.run.selfplay import Series
+>>> [(b.start, b.size, len(b.result.lines)) for b in play(Series(5), workers=0, batch=2)]
+[(0, 2, 2), (2, 2, 2), (4, 1, 1)]
+"""
+
+import contextlib
+import os
+import re
+import signal
+import threading
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from types import FrameType
+from typing import Generic, NamedTuple, Protocol, TypeVar
+
+import loky
+from tqdm import tqdm
+
+from photocore.errors import RecordError
+from photocore.facts import Options
+from photocore.records import Record, RecordWriter, read_games
+
+BACKENDS = ("local", "ray")
+
+
+class Played(Protocol):
+    """What a plan's batch gives back: the record lines of its games, in game order (none
+    for a plan that writes no records), and whatever else its plan adds."""
+
+    @property
+    def lines(self) -> Sequence[bytes]: ...
+
+
+P_co = TypeVar("P_co", bound=Played, covariant=True)
+P = TypeVar("P", bound=Played)
+
+
+class Plan(Protocol[P_co]):
+    """A seeded run of `games` games, played in batches anywhere: `batch(start, count)`
+    plays games start .. start + count - 1 (in a worker process: a plan must pickle).
+    `searches` is True when its games take milliseconds a move (a searching agent), which
+    asks for small batches."""
+
+    @property
+    def games(self) -> int: ...
+
+    @property
+    def searches(self) -> bool: ...
+
+    def batch(self, start: int, count: int) -> P_co: ...
+
+
+class Resumable(Plan[P_co], Protocol[P_co]):
+    """A plan whose records tell whose games they are: `defining(index)` is what game
+    `index` is defined by, as its record holds it (rules_version, players and options at
+    the record's top level, the rest in its metadata), in the order a mismatch is told."""
+
+    def defining(self, index: int) -> dict[str, object]: ...
+
+
+class Batch(NamedTuple, Generic[P]):
+    """A played batch: games start .. start + size - 1 and what the plan gave back."""
+
+    start: int
+    size: int
+    result: P
+
+
+class RunError(RuntimeError):
+    """A run could not go on (a worker died, a batch raised, a Ray task kept failing): the
+    message says what happened. Every batch before the failed one was handed on."""
+
+
+class ResumeError(ValueError):
+    """A run's file cannot be resumed: the message says why and what to do instead."""
+
+
+# ---- batches ----------------------------------------------------------------------------
+
+def default_batch(plan: Plan[Played], games: int, workers: int) -> int:
+    """Games per batch for `games` games on `workers` workers: a quarter of a worker's
+    share, at most 4 for searching plans (milliseconds a move: small batches keep every
+    worker busy and the progress bar moving) and 512 else (microseconds a game)."""
+    per_worker = max(1, games // (4 * max(workers, 1)))
+    return max(1, min(per_worker, 4 if plan.searches else 512))
+
+
+def schedule(games: int, size: int, skip: int = 0) -> list[tuple[int, int]]:
+    """The (start, count) batches covering games skip .. games - 1.
+
+    >>> schedule(10, 4, skip=1)
+    [(1, 4), (5, 4), (9, 1)]
+    """
+    return [(start, min(size, games - start)) for start in range(skip, games, size)]
+
+
+def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
+         batch: int | None = None, backend: str = "local",
+         address: str | None = None) -> Generator[Batch[P], None, None]:
+    """Plays games skip .. plan.games - 1 and yields them batch by batch, in game order:
+    in `workers` processes (default: this machine's cores; 0: in this process), or as Ray
+    tasks on the cluster at `address` (backend="ray"). `batch` games a batch (default:
+    default_batch). Closing the generator early (or an exception, or Ctrl-C, while it
+    waits) stops every worker at once; a failure raises RunError after the batches before.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    left = plan.games - skip
+    if backend == "ray":
+        from photocore.run import ray_backend
+
+        ray_backend.connect(address)
+        todo = schedule(plan.games, batch or default_batch(plan, left, ray_backend.cpus()),
+                        skip)
+        results = ray_backend.run_ray(plan, todo)
+    else:
+        workers = (os.cpu_count() or 1) if workers is None else workers
+        todo = schedule(plan.games, batch or default_batch(plan, left, workers), skip)
+        results = (run_local(plan, todo, workers) if workers
+                   else (plan.batch(start, count) for start, count in todo))
+    with contextlib.closing(results):
+        # results first: past the last batch it ends the pool's run (not cut short)
+        for result, (start, count) in zip(results, todo):
+            yield Batch(start, count, result)
+
+
+def run_local(plan: Plan[P], todo: Sequence[tuple[int, int]],
+              workers: int) -> Generator[P, None, None]:
+    """The batches `todo` played by `workers` processes, yielded in order."""
+    # loky's workers start clean (fork + exec) whatever threads this process runs; it
+    # notices dead workers itself and kills the rest (and their children: engines) on demand
+    pool = loky.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+    finished = False
+    try:
+        # a bounded window of batches in flight keeps memory flat on long runs
+        window = 4 * workers
+        futures: list[Future[P] | None] = [pool.submit(plan.batch, *todo[i])
+                                           for i in range(min(window, len(todo)))]
+        for i, (start, count) in enumerate(todo):
+            future = futures[i]
+            assert future is not None
+            try:
+                result = future.result()
+            except BrokenProcessPool as e:     # loky's TerminatedWorkerError
+                raise RunError(f"a worker process {_how_workers_died(e)} (BrokenProcessPool): "
+                               f"the run stopped before games {start}..{start + count - 1}"
+                               ) from None
+            except Exception as e:             # the batch raised in its worker
+                raise RunError(f"the batch of games {start}..{start + count - 1} failed in "
+                               f"its worker ({type(e).__name__}: {e}): the run stopped there"
+                               ) from e
+            futures[i] = None
+            if i + window < len(todo):
+                futures.append(pool.submit(plan.batch, *todo[i + window]))
+            yield result
+        finished = True
+    finally:
+        # a stopped run must not wait for batches nobody will read
+        pool.shutdown(wait=True, kill_workers=not finished)
+
+
+def _ignore_interrupts() -> None:
+    # workers leave Ctrl-C to the parent, which stops them itself: a SIGINT sent to the
+    # whole process group (the terminal's Ctrl-C) must not kill them mid-batch or spray
+    # tracebacks
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _how_workers_died(error: BaseException) -> str:
+    """How the dead workers ended, in words, from the exit codes loky reports with them
+    (as "{SIGKILL(-9), EXIT(1)}").
+
+    >>> _how_workers_died(RuntimeError("The exit codes of the workers are {SIGKILL(-9)}"))
+    'was killed by SIGKILL'
+    """
+    how = set()
+    for name, code in re.findall(r"\b(\w+)\((-?\d+)\)", str(error)):
+        if int(code) < 0:
+            how.add(f"was killed by {name if name.startswith('SIG') else f'signal {-int(code)}'}")
+        elif int(code) > 0:
+            how.add(f"exited with status {code}")
+    if not how:
+        return "died unexpectedly (killed, or out of memory?)"
+    return " and another ".join(sorted(how))
+
+
+# ---- the driver -------------------------------------------------------------------------
+
+def drive(plan: Plan[P], take: Callable[[int, P], int | None] | None = None,
+          writer: RecordWriter | None = None, *, skip: int = 0, workers: int | None = None,
+          batch: int | None = None, backend: str = "local", address: str | None = None,
+          progress: bool | None = False, status: Callable[[], str] | None = None) -> int:
+    """Runs `plan` from game `skip` on (see play) and hands each batch on in game order:
+    first to `take(start, result)`, which may return k to keep the batch's first k games
+    and stop the run there, then its record lines (those kept) to `writer`. A batch is
+    handed on whole: a Ctrl-C meanwhile waits until it is. `progress`: a bar on stderr
+    (None: when it is a terminal), followed by `status()`. Returns the games handed on.
+
+    However it stops (KeyboardInterrupt, RunError, a failing write, an exception in
+    `take`), the workers are stopped before the exception goes on.
+    """
+    interrupts = _DeferredInterrupt()
+    done = 0
+    with (interrupts.installed(),
+          contextlib.closing(play(plan, skip=skip, workers=workers, batch=batch,
+                                  backend=backend, address=address)) as batches,
+          tqdm(total=plan.games, initial=skip, unit="game", dynamic_ncols=True,
+               disable=None if progress is None else not progress) as bar):
+        for start, size, result in batches:
+            with interrupts.deferred():
+                keep = take(start, result) if take is not None else None
+                if writer is not None:
+                    writer.write_lines(result.lines[:keep])
+            done += size if keep is None else keep
+            bar.update(size if keep is None else keep)
+            if status is not None:
+                bar.set_postfix_str(status(), refresh=False)
+            if keep is not None:
+                break
+    return done
+
+
+class _DeferredInterrupt:
+    """SIGINT (Ctrl-C) raises KeyboardInterrupt as usual, but not while a batch is handed
+    on: there it waits until the batch is, so the file gets it whole."""
+
+    def __init__(self) -> None:
+        self.deferring = False
+        self.pending = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.deferring:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield   # signal handlers are the main thread's: as it was
+            return
+        previous = signal.signal(signal.SIGINT, self)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        self.deferring = True
+        try:
+            yield
+        finally:
+            self.deferring = False
+        if self.pending:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
+# ---- resuming ---------------------------------------------------------------------------
+
+RECORD_FIELDS = ("rules_version", "players", "options")   # the rest is in the metadata
+
+
+def resumed(path: str, plan: Resumable[Played], set_by: Mapping[str, str],
+            take: Callable[[int, Record], object] | None = None) -> int:
+    """How many games of `plan` a stopped run already wrote to `path` (0 if there is no
+    such file), after checking that they are its first games, in order, and that the file
+    can be appended to; each is handed to `take(index, record)`. ResumeError otherwise,
+    naming the first field that differs and the option that sets it (`set_by`: field ->
+    option), or telling how to repair the file."""
+    if not os.path.exists(path):
+        return 0
+    reader = read_games(path, on_error="skip")
+    count = 0
+    try:
+        for rec in reader:
+            if reader.skipped:
+                break       # a damaged line before this game
+            if count < plan.games:
+                wrong = _mismatch(rec, plan.defining(count))
+                if wrong is not None:
+                    field, found, expected = wrong
+                    raise ResumeError(
+                        f"cannot resume: {path} is another run: its game on line "
+                        f"{reader.line:,} has {field} {_words(field, found)}, game {count:,} "
+                        f"of this run has {field} {_words(field, expected)} (set by "
+                        f"{set_by.get(field, field)})")
+                if take is not None:
+                    take(count, rec)
+            count += 1
+    except OSError as e:
+        raise ResumeError(f"cannot resume from {path}: {e.strerror or e}") from None
+    if reader.errors and not _only_a_cut_last_line(path, reader.errors, reader.line):
+        fix = (f"`photocore repair {path}` keeps its whole games and drops the rest; then "
+               "run this command again" if reader.games else
+               "It holds no whole game: remove it and run this command without --resume")
+        raise ResumeError(f"cannot resume from {path}: {reader.errors[0]}. {fix}")
+    if count > plan.games:
+        raise ResumeError(f"cannot resume: {path} already holds {count:,} games, more than "
+                          f"the {plan.games:,} of this run")
+    return count
+
+
+def _mismatch(rec: Record, defining: dict[str, object]) -> tuple[str, object, object] | None:
+    """The first field of `defining` that record `rec` holds otherwise, as (field, the
+    record's value, the expected value); None when it is that game."""
+    meta = rec.get("metadata") or {}
+    for field, expected in defining.items():
+        found = rec.get(field) if field in RECORD_FIELDS else meta.get(field)
+        if found != expected:
+            return field, found, expected
+    return None
+
+
+def _words(field: str, value: object) -> str:
+    """A value of a record field in words, as the command line sets it.
+
+    >>> _words("agents", ["mcts:5", "greedy"]), _words("options", Options.parse("s")._asdict())
+    ('mcts:5,greedy by seat', 'shade blocks')
+    """
+    if field == "agents" and isinstance(value, list):
+        return ",".join(map(str, value)) + " by seat"
+    if field == "options" and isinstance(value, dict):
+        with contextlib.suppress(TypeError, ValueError):
+            return Options(**value).name
+    return "none" if value is None else str(value)
+
+
+def _only_a_cut_last_line(path: str, errors: Sequence[RecordError], line: int) -> bool:
+    """Whether the one bad line of `path` (after the line of its last game) is an
+    unfinished last line of a .jsonl, which a RecordWriter cuts off before it appends (a
+    .jsonl.gz cut short cannot be appended to)."""
+    if path.endswith(".gz") or len(errors) != 1 or (errors[0].line or 0) <= line:
+        return False
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) != b"\n"
