@@ -13,8 +13,17 @@ import pytest
 
 import photocore
 import photocore.render
-from photocore import (CELLS, NUM_ACTIONS, Game, IllegalMoveError, InvalidMoveError,
-                       InvalidPositionError, LegalMoves, Move, Options)
+from photocore import (
+    CELLS,
+    NUM_ACTIONS,
+    Game,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    LegalMoves,
+    Move,
+    Options,
+)
 
 SRC = pathlib.Path(photocore.__file__).parent
 
@@ -114,7 +123,7 @@ def test_move_from_a_non_int(thing):
 def test_move_equality_hash_and_pickle():
     assert Move(435) == Move(435) == Move.parse("plant d4 e5")
     assert Move(435) != Move(436)
-    assert not (Move(435) == Move(436))
+    assert (Move(435) == Move(436)) is False
     assert hash(Move(435)) == hash(Move.parse("PLANT D4 E5"))
     assert len({Move(a) for a in ALL} | {Move.parse(str(Move(a))) for a in ALL}) == NUM_ACTIONS
     assert {Move(1): "x"}[Move.parse("place a5")] == "x"
@@ -266,14 +275,30 @@ def test_phases_and_current_player():
 
 def test_options_and_last_round():
     assert Game().players == 2
-    assert not Game().fourth_revolution and not Game().shade_blocks
     assert Game().last_round == 18 and Game().options == Options() and str(Game().options) == "-"
-    game = Game(players=4, fourth_revolution=True, shade_blocks=True)
-    assert (game.players, game.fourth_revolution, game.shade_blocks) == (4, True, True)
-    assert game.options == Options(True, True) and game.options.name == \
-        "fourth revolution + shade blocks"
+    game = Game(players=4, options="fs")
+    assert game.players == 4 and game.options == Options(fourth_revolution=True,
+                                                         shade_blocks=True)
+    assert game.options.name == "fourth revolution + shade blocks"
     assert game.last_round == 24
-    assert finished(players=3, fourth_revolution=True).round == 24
+    assert finished(players=3, options="f").round == 24
+
+
+def test_the_flag_arguments_of_0_1_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="use options='f'"):
+        assert Game(4, fourth_revolution=True).options == Options.parse("f")
+    with pytest.warns(DeprecationWarning) as caught:     # positional, after players
+        assert Game(3, False, True).options == Options.parse("s")
+    assert [str(w.message).split()[0] for w in caught] == ["fourth_revolution=", "shade_blocks="]
+    with pytest.warns(DeprecationWarning, match="use Game.options.shade_blocks"):
+        assert Game(options="s").shade_blocks is True
+    with pytest.warns(DeprecationWarning, match="use options='s'"):
+        totals = photocore.random_playouts(5, 3, 1, shade_blocks=True)
+    assert totals == photocore.random_playouts(5, 3, 1, options="s")
+    with pytest.raises(ValueError, match="not both"):
+        Game(2, shade_blocks=True, options="s")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'shade'"):
+        Game(2, shade=True)
 
 
 def test_options_in_each_form():
@@ -283,7 +308,7 @@ def test_options_in_each_form():
         assert str(options) == text and options.flags == flags
         assert Options.from_flags(flags) == options == Options(*record)
         assert Options(**options._asdict()) == options
-        for game in (Game(3, options=options), Game(3, options=text), Game(3, *record)):
+        for game in (Game(3, options=options), Game(3, options=text)):
             assert game.options == options and game.position().split()[1] == text
     with pytest.raises(ValueError, match="'x'"):
         Options.parse("x")
@@ -498,14 +523,13 @@ def test_illegal_when_shaded():
 # ---- random_playouts -------------------------------------------------------------------
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-@pytest.mark.parametrize("fourth,shade", [(False, False), (True, True), (False, True)])
-def test_random_playouts_totals(players, fourth, shade):
+@pytest.mark.parametrize("options", ["-", "fs", "s"])
+def test_random_playouts_totals(players, options):
     games = 40
-    result = photocore.random_playouts(games, players=players, seed=7, fourth_revolution=fourth,
-                                       shade_blocks=shade)
+    result = photocore.random_playouts(games, players=players, seed=7, options=options)
     assert set(result) == {"games", "moves", "score_sums", "wins"}
     assert result["games"] == games
-    rounds = 24 if fourth else 18
+    rounds = Options.parse(options).rounds
     # every game has its 2 placements and one `end` per player per round, at least
     assert result["moves"] >= games * players * (2 + rounds)
     assert len(result["score_sums"]) == len(result["wins"]) == players
@@ -522,7 +546,7 @@ def test_random_playouts_deterministic():
     assert all(o != a for o in others)
     assert others[0] != others[1]
     # the options change the games
-    assert photocore.random_playouts(25, players=3, seed=12345, fourth_revolution=True) != a
+    assert photocore.random_playouts(25, players=3, seed=12345, options="f") != a
 
 
 def test_random_playouts_of_zero_games():
@@ -596,13 +620,24 @@ def test_from_position_takes_only_ascii_digits(text):
 
 
 def test_from_position_messages_name_the_field():
+    # the parser checks each field's form and range, the kernel whether they make a position
     for text, field in ((START.replace("0579", "0599"), "stacks"),
                         ("5" + START[1:], "players"),
                         (START.replace("2 - 0", "2 x 0"), "options"),
-                        (START.replace("0/2410/4432/-", "21/2410/4432/-", 1), "light")):
+                        (START.replace("0/2410/4432/-", "21/2410/4432/-", 1), "light"),
+                        (START.replace("2 - 0 0 0", "2 - 0 0 1"), "first"),
+                        (START.replace("2 - 0 0", "2 - 0 1"), "sun 1: round 0 has the sun at 0"),
+                        (START.replace("0 - - 0/", "0 a4 - 0/"), "activated"),
+                        (PLAY.replace(" - a4:0:0", " a7 a4:0:0"), "activated"),
+                        (PLAY.replace(" 0 0 0 ", " 0 0 - "), "to-move"),
+                        (START.replace("0 - - 0/2410", "0 - a4:0:1 0/2310"), "setup"),
+                        (START.replace("0 - - 0/2410", "1 - d4:0:1 0/2310"), "setup"),
+                        (START.replace("0 - - 0/2410", "1 - a4:0:2 0/2400"), "setup"),
+                        (START.replace("- 0/2410", "- 0/2510"), "player"),
+                        (START.replace("- 0/2410/4432", "- 0/2410/4532"), "player board")):
         with pytest.raises(InvalidPositionError) as info:
             Game.from_position(text)
-        assert field in str(info.value)
+        assert field in str(info.value), (text, str(info.value))
 
 
 # ---- the layers: the core imports nothing built on it ------------------------------------
@@ -672,28 +707,46 @@ def test_deprecation_warnings_point_at_the_caller():
 
 
 def test_the_position_module_is_the_notation_now():
+    from photocore.compat import message
     out = run_python("import warnings; warnings.simplefilter('error')\n"
                      "try:\n    import photocore.position\n"
                      "except DeprecationWarning as e:\n    print(e)")
-    assert "photocore.position moved to photocore.notation" in out
+    assert message("photocore.position") in out
     out = run_python("import warnings; warnings.simplefilter('ignore')\n"
                      "import photocore.position as p, photocore.notation as n\n"
                      f"print(p is n, n.format_position(p.parse_position({PLAY!r})))")
     assert out.split(" ", 1) == ["True", PLAY + "\n"]
 
 
+def moved_modules():
+    """The rows of photocore.compat.RENAMED that name a module moved to another."""
+    import importlib.util
+
+    from photocore.compat import RENAMED
+    moved = {}
+    for old, new in RENAMED.items():
+        if re.fullmatch(r"photocore(\.\w+)+", old) and re.fullmatch(r"photocore(\.\w+)+", new):
+            try:
+                importlib.util.find_spec(new)
+            except ModuleNotFoundError:     # an attribute's row (photocore.npz.write)
+                continue
+            moved[old] = new
+    return moved
+
+
 def test_every_moved_module_warns_and_is_the_new_one():
-    from photocore import _MOVED
+    moved = moved_modules()
+    assert "photocore.position" in moved and "photocore._agents" in moved
     script = ("import importlib, warnings\n"
-              f"for old, new in {_MOVED!r}.items():\n"
+              "from photocore.compat import message\n"
+              f"for old, new in {moved!r}.items():\n"
               "    with warnings.catch_warnings(record=True) as caught:\n"
               "        warnings.simplefilter('always')\n"
               "        module = importlib.import_module(old)\n"
               "    said = [str(w.message) for w in caught if w.category is DeprecationWarning]\n"
-              "    print(old, module is importlib.import_module(new),\n"
-              "          any(f'{old} moved to {new}' in s for s in said))\n")
+              "    print(old, module is importlib.import_module(new), message(old) in said)\n")
     lines = run_python(script).splitlines()
-    assert lines == [f"{old} True True" for old in _MOVED]
+    assert lines == [f"{old} True True" for old in moved]
 
 
 def test_calling_the_svg_module_warns_and_draws():

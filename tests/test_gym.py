@@ -15,16 +15,15 @@ gymnasium = pytest.importorskip("gymnasium", minversion="1.0")   # AutoresetMode
 import photocore  # noqa: E402
 import photocore.play.specs  # noqa: E402
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE  # noqa: E402
-from photocore.env.gym import (ENV_ID, PhotosynthesisEnv, PhotosynthesisVectorEnv,  # noqa: E402
-                               opponent_seed)
 from photocore.env._vec import draw_below, stream_seed  # noqa: E402
+from photocore.env.gym import ENV_ID, PhotosynthesisEnv, PhotosynthesisVectorEnv, opponent_seed  # noqa: E402
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(players=3, opponents="random", seat=2),
                                     dict(players=4, opponents=["random", "greedy", "mcts:4"],
-                                         shade_blocks=True, shaping=0.1)])
+                                         options="s", shaping=0.1)])
 def test_gymnasium_check_env(kwargs):
     from gymnasium.utils.env_checker import check_env
     env = gymnasium.make(ENV_ID, **kwargs)
@@ -52,6 +51,29 @@ def test_make_and_make_vec():
     synced = gymnasium.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync",
                                 opponents=photocore.Agent("greedy"))
     assert synced.reset(seed=1)[0].shape == (2, OBSERVATION_SIZE)
+
+
+def test_the_advanced_rules_are_options():
+    env = gymnasium.make(ENV_ID, players=3, opponents="random", options="fs")
+    assert env.unwrapped.options == photocore.Options.parse("fs")
+    env.reset(seed=0)
+    assert env.unwrapped.game.options == env.unwrapped.options
+    assert env.unwrapped.game.last_round == 24
+    envs = gymnasium.make_vec(ENV_ID, num_envs=2, opponents="random", options="s")
+    assert envs.vec.game(0).options == photocore.Options.parse("s")
+    assert np.array_equal(env.observation_space.high,
+                          np.array(photocore.facts.OBSERVATION_HIGH, np.float32))
+    # the flag keywords of photocore 0.1 still work, with a warning
+    with pytest.warns(DeprecationWarning, match="use options='s'"):
+        env = gymnasium.make(ENV_ID, opponents="random", shade_blocks=True)
+    assert env.unwrapped.options == photocore.Options.parse("s")
+    with pytest.warns(DeprecationWarning, match="use options='f'"):
+        envs = PhotosynthesisVectorEnv(2, opponents="random", fourth_revolution=True)
+    assert envs.vec.game(0).last_round == 24
+    with pytest.raises(TypeError, match="unexpected keyword argument 'shade'"):
+        PhotosynthesisEnv(shade=True)
+    with pytest.raises(ValueError, match="options 'x'"):
+        PhotosynthesisEnv(options="x")
 
 
 def play_episode(env, rng, first=None):
@@ -93,8 +115,8 @@ def test_opponents_play_as_the_agents_select(players, opponents, seat):
 
 def _agent(spec, seed):
     parsed = photocore.play.specs.parse(spec)
-    return photocore.Agent(parsed.kind, seed=seed,
-                           simulations=parsed.simulations or photocore.play.specs.DEFAULT_SIMULATIONS)
+    simulations = parsed.simulations or photocore.play.specs.DEFAULT_SIMULATIONS
+    return photocore.Agent(parsed.kind, seed=seed, simulations=simulations)
 
 
 def test_python_agents_play_between_steps():
@@ -229,8 +251,9 @@ def _same(a, b, where="info"):
 @pytest.mark.parametrize("kwargs", [
     dict(players=2, opponents="random", seat="random"),
     dict(players=2, opponents="greedy", seat=1, shaping=0.25),
-    dict(players=3, opponents=["mcts:4", "random"], seat="random", fourth_revolution=True),
-    dict(players=4, opponents="greedy", seat="random", shade_blocks=True, shaping=0.1)])
+    dict(players=3, opponents=["mcts:4", "random"], seat="random", options="f"),
+    dict(players=4, opponents="greedy", seat="random", options=photocore.Options.parse("s"),
+         shaping=0.1)])
 def test_vector_env_equals_single_envs(kwargs):
     # Gymnasium's own SyncVectorEnv over single environments, same-step autoreset, is the
     # reference: observations, rewards, ends and infos (final_obs, final_info) step for step

@@ -16,7 +16,7 @@ import sys
 import pytest
 
 import photocore
-from photocore import _kernel
+from photocore import Options, _kernel
 from photocore.play._agents import play_games
 
 # (players, options bits: 1 fourth revolution, 2 shade blocks, random_playouts(500) moves,
@@ -40,8 +40,7 @@ SEEDED = [
 def seeded_games(players, options):
     """random_playouts (play_random_game) and random-agent games (random_action), seeded."""
     r = photocore.random_playouts(500, players=players, seed=players * 10 + options,
-                                  fourth_revolution=bool(options & 1),
-                                  shade_blocks=bool(options & 2))
+                                  options=Options.from_flags(options))
     moves, _ = play_games([("random", 1)] * players, players, options, options, 0, 200)
     return r["moves"], r["score_sums"], r["wins"], hashlib.sha256(moves.tobytes()).hexdigest()[:16]
 
@@ -74,3 +73,20 @@ def test_the_code_path_is_the_one_the_cpu_runs():
     assert (_kernel.CODE_PATH == "native") == (_kernel.BUILD == "native")
     assert photocore._kernel is sys.modules["photocore._kernel"]
     assert _kernel.__name__ == "photocore._kernel"
+
+
+def test_action_ids_decode_as_the_facts_say():
+    # Move.kind and Move.cell read the kernel's action_kind and acted_cell (_kernel.pxd),
+    # the C decode of the layout facts.ACTION_RANGES states
+    from photocore.facts import ACTION_RANGES, CELLS, PLANT_PAIRS, action_kind
+    for kind, ids in ACTION_RANGES.items():
+        for a in ids:
+            move = photocore.Move(a)
+            assert move.kind == action_kind(a) == kind
+            if kind in ("place", "grow", "collect"):
+                assert move.cell == CELLS[a - ids.start]
+            elif kind == "plant":
+                source, target = PLANT_PAIRS[a - ids.start]
+                assert (move.cell, move.target) == (CELLS[source], CELLS[target])
+            else:
+                assert move.cell is None

@@ -10,10 +10,11 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 mcts = pytest.importorskip("open_spiel.python.algorithms.mcts")
 
+from photoref import win_share  # noqa: E402
+
 import photocore  # noqa: E402
 import photocore.env.openspiel  # noqa: E402
-from photocore.env.openspiel import max_game_length  # noqa: E402
-from photoref import win_share  # noqa: E402
+from photocore.facts import OPTION_RULES, max_game_moves  # noqa: E402
 
 CONFIGS = [
     {"players": 2},
@@ -64,10 +65,22 @@ def test_game_description():
     assert game.num_distinct_actions() == photocore.NUM_ACTIONS
     assert game.observation_tensor_shape() == [photocore.OBSERVATION_SIZE]
     assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (-0.5, 1.0, 0.0)
-    assert game.max_game_length() == 2 * 3 + 18 * 3 * 21
+    assert game.max_game_length() == 2 * 3 + 18 * 3 * 21 == max_game_moves(3, "s")
     assert load({}).num_players() == 2
-    with pytest.raises(Exception, match="players must be 2, 3 or 4"):
+    with pytest.raises(Exception, match="players must be 2 to 4"):
         load({"players": 5})
+
+
+def test_parameters_are_the_player_count_and_a_bool_per_rule():
+    spec = load({}).get_type().parameter_specification
+    assert spec == {"players": 2, **{rule.name: False for rule in OPTION_RULES}}
+    for rule in OPTION_RULES:
+        game = load({"players": 3, rule.name: True})
+        assert game.options == photocore.Options(**{rule.name: True})
+        state = game.new_initial_state()
+        assert state.photocore_game.options == game.options
+        assert str(state).split()[1] == rule.letter
+    assert load({"players": 4, "fourth_revolution": True}).max_game_length() == 2024
 
 
 @pytest.mark.parametrize("params", CONFIGS[:4], ids=str)
@@ -215,9 +228,9 @@ def test_win_share_scheme():
 def test_max_game_length_bounds_move_hungry_games(players, fourth):
     # a policy that never ends a turn while anything else is legal plays the most moves
     rng = random.Random(players)
-    bound = max_game_length(players, fourth)
+    bound = max_game_moves(players, "f" if fourth else "-")
     for _ in range(3):
-        game = photocore.Game(players=players, fourth_revolution=fourth)
+        game = photocore.Game(players=players, options="f" if fourth else "-")
         moves = 0
         while not game.is_over:
             ids = game.legal_moves().ids()

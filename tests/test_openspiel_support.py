@@ -1,9 +1,9 @@
 """Which of OpenSpiel's algorithms work through the adapter, and which do not, as README.md
 and docs/engine.md ("OpenSpiel") say. The C++ pyspiel.MCTSBot crashes the process on any
-Python game, OpenSpiel's own python_tic_tac_toe included: that is checked in child
-processes, so the claim is evidence, and a fixed OpenSpiel shows up here."""
+Python game, OpenSpiel's own python_tic_tac_toe included: an upstream bug, run in child
+processes as a strict xfail, so the claim is evidence and a fixed OpenSpiel fails here
+(XPASS) until the docs say so."""
 
-import signal
 import subprocess
 import sys
 import textwrap
@@ -79,15 +79,24 @@ CPP_MCTS = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("game, crashes", [("tic_tac_toe", False),
-                                           ("python_tic_tac_toe", True),
-                                           ("python_photosynthesis", True)])
-def test_the_cpp_mcts_bot_crashes_on_python_games(game, crashes):
+def cpp_mcts_step(game):
+    """pyspiel.MCTSBot's first step on `game`, in a child process: its exit status and
+    what it wrote to stderr."""
     done = subprocess.run([sys.executable, "-c", CPP_MCTS, game], capture_output=True,
                           text=True, timeout=120)
-    if not crashes:
-        assert done.returncode == 0, done.stderr
-        return
-    assert done.returncode == -signal.SIGSEGV, (
-        f"pyspiel.MCTSBot on {game} exited with {done.returncode}, not by SIGSEGV: if "
-        "OpenSpiel fixed it, say so in README.md and docs/engine.md\n" + done.stderr)
+    return done.returncode, done.stderr
+
+
+def test_the_cpp_mcts_bot_plays_cpp_games():
+    returncode, stderr = cpp_mcts_step("tic_tac_toe")
+    assert returncode == 0, stderr
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="OpenSpiel's C++ MCTSBot kills the process (SIGSEGV) on any Python "
+                          "game (open_spiel 2.0.2): once this passes, say so in README.md and "
+                          "docs/engine.md and drop the mark")
+@pytest.mark.parametrize("game", ["python_tic_tac_toe", "python_photosynthesis"])
+def test_the_cpp_mcts_bot_plays_python_games(game):
+    returncode, stderr = cpp_mcts_step(game)
+    assert returncode == 0, f"pyspiel.MCTSBot on {game} exited with {returncode}\n{stderr}"

@@ -7,18 +7,18 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
+from photoref import win_share  # noqa: E402
 
 import photocore  # noqa: E402
 import photocore.env.pettingzoo  # noqa: E402
 from photocore.env.pettingzoo import env, raw_env  # noqa: E402
-from photoref import win_share  # noqa: E402
 
 CONFIGS = [
     {"players": 2},
     {"players": 3},
     {"players": 4},
-    {"players": 2, "fourth_revolution": True, "shade_blocks": True},
-    {"players": 4, "shade_blocks": True},
+    {"players": 2, "options": "fs"},
+    {"players": 4, "options": photocore.Options.parse("s")},
 ]
 
 # api_test warns about every dict observation of an environment it does not know by name
@@ -52,9 +52,9 @@ def test_docstring_examples():
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_game(players):
     rng = np.random.default_rng(players)
-    e = env(players=players, shade_blocks=True)
+    e = env(players=players, options="s")
     e.reset(seed=1)
-    mirror = photocore.Game(players=players, shade_blocks=True)
+    mirror = photocore.Game(players=players, options="s")
     repeats = 0
     previous = None
     for agent in e.agent_iter():
@@ -99,6 +99,23 @@ def test_raw_env_refuses_illegal_moves():
     e.reset()
     with pytest.raises(photocore.IllegalMoveError):
         e.step(photocore.Move.parse("end").id)
+
+
+def test_options_and_bounds():
+    e = raw_env(players=4, options="fs")
+    e.reset()
+    assert e.options == photocore.Options.parse("fs") and e.game.options == e.options
+    assert e.game.last_round == 24
+    box = e.observation_space("player_0")["observation"]
+    assert np.array_equal(box.high, np.array(photocore.facts.OBSERVATION_HIGH, np.float32))
+    with pytest.raises(ValueError, match="players must be"):
+        raw_env(players=5)
+    # the flag keywords of photocore 0.1 still work, with a warning
+    with pytest.warns(DeprecationWarning, match="use options='s'"):
+        wrapped = env(players=3, shade_blocks=True)
+    assert wrapped.unwrapped.options == photocore.Options.parse("s")
+    with pytest.warns(DeprecationWarning, match="use options='f'"):
+        assert raw_env(fourth_revolution=True).options == photocore.Options.parse("f")
 
 
 def test_render():

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
+from observe import observe as engine_fields
 
 import photocore
 from photocore import IllegalMoveError, InvalidMoveError, InvalidPositionError
-from observe import observe as engine_fields
+from photocore.facts import OPTIONS, PLAYERS
 
 END = photocore.NUM_ACTIONS - 1
 OWNED = (6, 8, 4, 2)
@@ -32,9 +33,8 @@ SETTINGS = settings(max_examples=max(1, int(60 * SCALE)), deadline=None,
 FEW = settings(SETTINGS, max_examples=max(1, int(30 * SCALE)))
 
 configs = st.fixed_dictionaries({
-    "players": st.sampled_from([2, 3, 4]),
-    "fourth_revolution": st.booleans(),
-    "shade_blocks": st.booleans(),
+    "players": st.sampled_from(PLAYERS),
+    "options": st.sampled_from(OPTIONS),
 })
 # a choice: `c % 10 < end_bias` ends the turn (when `end` is legal), else `c // 10` indexes
 # the legal moves. The length is drawn first: plain lists would stay a few moves long.
@@ -112,8 +112,7 @@ def observe(game):
         "history": [int(m) for m in game.history],
         "is_over": game.is_over,
         "players": game.players,
-        "fourth": game.fourth_revolution,
-        "shade": game.shade_blocks,
+        "options": game.options,
         "last_round": game.last_round,
     }
 
@@ -128,8 +127,9 @@ def state(game):
 def check_invariants(game):
     """The invariants every position (reached or parsed) keeps."""
     players = game.players
-    assert players in (2, 3, 4)
-    assert game.last_round == (24 if game.fourth_revolution else 18)
+    assert players in PLAYERS
+    assert game.last_round == game.options.rounds == (24 if game.options.fourth_revolution
+                                                      else 18)
     board = game.board()
     for cell, (owner, size) in board.items():
         assert cell in CELL_NAMES
@@ -146,7 +146,7 @@ def check_invariants(game):
     assert len(game.light) == players
     assert all(0 <= lp <= 20 for lp in game.light)
     stacks = game.stacks
-    assert len(stacks) == 4 and all(0 <= h for h in stacks)
+    assert len(stacks) == 4 and all(h >= 0 for h in stacks)
     assert stacks[0] <= 3 and stacks[1] <= 5 and stacks[2] <= 7 and stacks[3] <= 9
     if players == 2:
         assert stacks[0] == 0
@@ -489,7 +489,7 @@ def test_out_of_range_small_ids_are_invalid(plan, action):
     assert observe(game) == before
 
 
-MIDGAME = Plan({"players": 3, "fourth_revolution": False, "shade_blocks": True},
+MIDGAME = Plan({"players": 3, "options": "s"},
                [3, 77, 1234, 5, 999] * 10, 2, 25)
 
 

@@ -1,19 +1,15 @@
 """The kernels against the plain-Python reference (python/photoref.py), move by move."""
 
-import itertools
 import random
 
 import pytest
-
-import photocore
 from observe import observe
 from photoref import ReferenceGame, win_share
 
-CONFIGS = [
-    (players, fourth, shade)
-    for players in (2, 3, 4)
-    for fourth, shade in itertools.product((False, True), repeat=2)
-]
+import photocore
+from photocore.facts import OPTIONS, PLAYERS
+
+CONFIGS = [(players, options) for players in PLAYERS for options in OPTIONS]
 GAMES_PER_CONFIG = 100
 
 
@@ -33,12 +29,13 @@ def choose(rng, moves):
     return rng.choice(moves)
 
 
-@pytest.mark.parametrize("players,fourth,shade", CONFIGS)
-def test_random_games_match_reference(players, fourth, shade):
-    options = dict(players=players, fourth_revolution=fourth, shade_blocks=shade)
+@pytest.mark.parametrize("players,options", CONFIGS, ids=str)
+def test_random_games_match_reference(players, options):
     for seed in range(GAMES_PER_CONFIG):
         rng = random.Random(seed)
-        game, ref = photocore.Game(**options), ReferenceGame(**options)
+        # the reference takes a flag per rule
+        game = photocore.Game(players, options=options)
+        ref = ReferenceGame(players, **options._asdict())
         while True:
             texts = [str(m) for m in game.legal_moves()]
             assert texts == ref.legal_moves(), f"seed {seed}, after {ref.history}"
@@ -73,15 +70,15 @@ def test_the_environment_switch_turns_invariant_checks_on():
         assert out == expected
 
 
-@pytest.mark.parametrize("players,fourth,shade", CONFIGS)
-def test_random_games_through_game_keep_every_invariant(players, fourth, shade):
+@pytest.mark.parametrize("players,options", CONFIGS, ids=str)
+def test_random_games_through_game_keep_every_invariant(players, options):
     # uniformly random games played move by move through Game.play, each move followed by
     # the kernel's invariant checks (InvariantError would say which broke, and where)
     assert photocore.check_invariants(True) is True
     histories = set()
     for seed in range(500):
         rng = random.Random(seed)
-        game = photocore.Game(players, fourth, shade)
+        game = photocore.Game(players, options=options)
         while not game.is_over:
             game.play(rng.choice(game.legal_moves()))
         assert game.round == game.last_round and game.winners()

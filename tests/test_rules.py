@@ -21,17 +21,18 @@ import photocore
 # ---------------------------------------------------------------------------
 # helpers (test-side only: they compose position strings and read the public API)
 
-CELL_ORDER = (
-    "a4 a5 a6 a7 "
-    "b3 b4 b5 b6 b7 "
-    "c2 c3 c4 c5 c6 c7 "
-    "d1 d2 d3 d4 d5 d6 d7 "
-    "e1 e2 e3 e4 e5 e6 "
-    "f1 f2 f3 f4 f5 "
-    "g1 g2 g3 g4"
-).split()
+CELL_ORDER = [
+    "a4", "a5", "a6", "a7",
+    "b3", "b4", "b5", "b6", "b7",
+    "c2", "c3", "c4", "c5", "c6", "c7",
+    "d1", "d2", "d3", "d4", "d5", "d6", "d7",
+    "e1", "e2", "e3", "e4", "e5", "e6",
+    "f1", "f2", "f3", "f4", "f5",
+    "g1", "g2", "g3", "g4",
+]
 IDX = {c: i for i, c in enumerate(CELL_ORDER)}
-OUTER_RING = ("a4 a5 a6 a7 b3 b7 c2 c7 d1 d7 e1 e6 f1 f5 g1 g2 g3 g4").split()
+OUTER_RING = ["a4", "a5", "a6", "a7", "b3", "b7", "c2", "c7", "d1", "d7", "e1", "e6", "f1", "f5",
+              "g1", "g2", "g3", "g4"]
 
 # docs/rules.md §6, top of stack first: 4-, 3-, 2-, 1-leaf stacks.
 STACK_TOKENS = (
@@ -361,8 +362,8 @@ def test_standard_game_is_over_after_18_rounds():
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_fourth_revolution_lasts_24_rounds(n):
-    g = photocore.Game(players=n, fourth_revolution=True)
-    assert g.last_round == 24 and g.fourth_revolution
+    g = photocore.Game(players=n, options="f")
+    assert g.last_round == 24 and g.options.fourth_revolution
     play_setup(g)
     for _ in range(18 * n):
         g.play("end")
@@ -1128,7 +1129,7 @@ def test_scores_after_game_over():
 @pytest.mark.parametrize("options", ["s", "-"])
 def test_shade_blocks_planting_into_the_source_trees_own_shadow(options):
     g = game(["d4:0:3", "a4:1:1"], [player(20, "2200", "4431"), player()], options=options)
-    assert g.shade_blocks == (options == "s")
+    assert g.options.shade_blocks == (options == "s")
     blocked = {"plant d4 d3", "plant d4 d2", "plant d4 d1"}   # d4's shadow at sun 0
     if options == "s":
         assert not blocked & legal(g)
@@ -1195,7 +1196,7 @@ def test_shade_blocks_leaves_buying_and_collecting_a_shaded_tree_alone():
 
 
 def test_shade_blocks_does_not_change_setup():
-    g = photocore.Game(players=2, shade_blocks=True)
+    g = photocore.Game(players=2, options="s")
     g.play("place a7")
     assert "place a6" in legal(g)        # in a7's shadow under sun 0
     g.play("place a6")
@@ -1212,7 +1213,7 @@ def test_shade_blocks_does_not_change_photosynthesis():
 
 def test_options_are_read_from_the_position():
     g = game(["a4:0:1", "g1:1:1"], options="fs", rnd=20)
-    assert g.fourth_revolution and g.shade_blocks and g.last_round == 24
+    assert g.options == photocore.Options.parse("fs") and g.last_round == 24
     assert (g.round, g.sun, g.first_player) == (20, 1, 1)
 
 
@@ -1356,7 +1357,8 @@ def test_cell_names_and_notation():
 
 def test_setup_order_and_round_one_light():
     """§4 setup: outer ring, order 0..n-1 twice (not reversed), free; §5.4 round 1 photosynthesis"""
-    g = photocore.Game.from_position("3 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0/2410/4432/- 3579")
+    g = photocore.Game.from_position(
+        "3 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0/2410/4432/- 3579")
     assert g.phase == "setup"
     assert g.round == 0
     assert status(g, "buy seed") == "illegal"  # setup has only place moves
@@ -1394,7 +1396,8 @@ def test_setup_order_and_round_one_light():
 
 def test_shadows_sun_1_northwest():
     """§2 sun position 1 (SE corner) casts shadows NW; §5.1 shadow length = tree size"""
-    g = photocore.Game.from_position("2 - 1 0 0 1 - a4:1:1,c4:1:1,d4:0:3,e4:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 1 - a4:1:1,c4:1:1,d4:0:3,e4:1:1 0/2210/4431/- 0/2110/4432/- 0579")
     g.play("end")
     assert g.round == 2
     assert g.sun == 1
@@ -1406,7 +1409,8 @@ def test_shadows_sun_1_northwest():
 
 def test_shadows_sun_2_northeast():
     """§2 sun position 2 (SW corner) casts shadows NE"""
-    g = photocore.Game.from_position("2 - 2 1 1 0 - a7:1:1,c5:1:1,d4:0:3,e3:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 2 1 1 0 - a7:1:1,c5:1:1,d4:0:3,e3:1:1 0/2210/4431/- 0/2110/4432/- 0579")
     g.play("end")
     assert g.round == 3
     assert g.sun == 2
@@ -1417,7 +1421,8 @@ def test_shadows_sun_2_northeast():
 
 def test_shadows_sun_3_east():
     """§2 sun position 3 (W corner) casts shadows E"""
-    g = photocore.Game.from_position("2 - 3 2 0 1 - d3:1:1,d4:0:3,d5:1:1,d7:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 3 2 0 1 - d3:1:1,d4:0:3,d5:1:1,d7:1:1 0/2210/4431/- 0/2110/4432/- 0579")
     g.play("end")
     assert g.round == 4
     assert g.sun == 3
@@ -1428,7 +1433,8 @@ def test_shadows_sun_3_east():
 
 def test_shadows_sun_4_southeast():
     """§2 sun position 4 (NW corner) casts shadows SE"""
-    g = photocore.Game.from_position("2 - 4 3 1 0 - c4:1:1,d4:0:3,e4:1:1,g4:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 4 3 1 0 - c4:1:1,d4:0:3,e4:1:1,g4:1:1 0/2210/4431/- 0/2110/4432/- 0579")
     g.play("end")
     assert g.round == 5
     assert g.sun == 4
@@ -1438,7 +1444,8 @@ def test_shadows_sun_4_southeast():
 
 def test_shadows_sun_5_southwest():
     """§2 sun position 5 (NE corner) casts shadows SW"""
-    g = photocore.Game.from_position("2 - 5 4 0 1 - c5:1:1,d4:0:3,e3:1:1,g1:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 5 4 0 1 - c5:1:1,d4:0:3,e3:1:1,g1:1:1 0/2210/4431/- 0/2110/4432/- 0579")
     g.play("end")
     assert g.round == 6
     assert g.sun == 5
@@ -1448,7 +1455,8 @@ def test_shadows_sun_5_southwest():
 
 def test_shadows_sun_0_west_after_a_revolution():
     """§2 after round 6 the sun is back at position 0 (E corner), shadows W"""
-    g = photocore.Game.from_position("2 - 6 5 1 0 - d1:1:1,d3:1:1,d4:0:3,d5:1:1 0/2210/4431/- 0/2110/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 6 5 1 0 - d1:1:1,d3:1:1,d4:0:3,d5:1:1 0/2210/4431/- 0/2110/4432/- 0579")
     g.play("end")
     assert g.round == 7
     assert g.sun == 0
@@ -1464,7 +1472,8 @@ def test_shade_needs_an_equal_or_taller_tree():
     """§5.1 shaded only by a tree of size >= its own; a shaded tree still casts its shadow"""
     # round 7, shadows W: d6 (small) covers d5 (medium) - too short; d5 covers d4 (medium,
     # equal: shaded) and d3; d4, though shaded, covers d3 and d2 (small: shaded)
-    g = photocore.Game.from_position("2 - 6 5 1 0 - d2:0:1,d4:1:2,d5:0:2,d6:1:1 0/2200/4432/- 0/2200/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 6 5 1 0 - d2:0:1,d4:1:2,d5:0:2,d6:1:1 0/2200/4432/- 0/2200/4432/- 0579")
     g.play("end")
     assert set(g.shaded()) == {"d2", "d4"}
     assert g.light == (2, 1)  # d5 earns 2; d6 earns 1
@@ -1472,7 +1481,8 @@ def test_shade_needs_an_equal_or_taller_tree():
 
 def test_seeds_earn_nothing_and_cast_no_shadow():
     """§5.1 seeds earn no light and cast no shadow (a seed in a shadow counts as shaded)"""
-    g = photocore.Game.from_position("2 - 6 5 1 0 - d4:1:1,d5:0:0,d6:0:1 0/1210/4432/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 6 5 1 0 - d4:1:1,d5:0:0,d6:0:1 0/1210/4432/- 0/2210/4432/- 0579")
     g.play("end")
     assert set(g.shaded()) == {"d5"}  # d6 covers the seed; the seed covers nothing
     assert g.light == (1, 1)  # d6 earns 1, d4 earns 1 despite the seed beside it
@@ -1481,7 +1491,8 @@ def test_seeds_earn_nothing_and_cast_no_shadow():
 def test_light_cap_20():
     """§5.1 LP never exceeds 20; §7 score counts floor(LP / 3)"""
     # round 7, shadows W: d4 large +3 and c7 medium +2 take 16 to 21; a5 small takes 20 to 21
-    g = photocore.Game.from_position("2 - 6 5 1 0 - a5:1:1,c7:0:2,d4:0:3 16/2200/4431/- 20/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 6 5 1 0 - a5:1:1,c7:0:2,d4:0:3 16/2200/4431/- 20/2210/4432/- 0579")
     g.play("end")
     assert g.light == (20, 20)
     assert g.scores() == (6, 6)
@@ -1492,7 +1503,8 @@ def test_light_cap_20():
 
 def test_price_ladder_full_columns():
     """§3 prices per column, cheapest slot first; §5.2 buy needs the light; any number of buys"""
-    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,g1:1:1 20/2210/4432/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - a4:0:1,g1:1:1 20/2210/4432/- 0/2210/4432/- 0579")
     g.play("buy large")  # 2 of 2 left: 4
     assert g.light == (16, 0)
     g.play("buy large")  # 1 left: 5
@@ -1535,7 +1547,8 @@ def test_bought_piece_usable_same_turn():
 
 def test_grow_returns_piece_and_refills_column():
     """§3, §5.2 a replaced piece returns to the dearest empty slot: the next buy is cheaper"""
-    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,d5:0:0,g1:1:1 4/0110/2432/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - a4:0:1,d5:0:0,g1:1:1 4/0110/2432/- 0/2210/4432/- 0579")
     g.play("grow d5")  # 1 light; the seed goes back: 2 -> 3 in its column
     assert g.light == (3, 0)
     assert g.board().get("d5") == (0, 1)
@@ -1548,7 +1561,8 @@ def test_grow_returns_piece_and_refills_column():
 
 def test_grow_discards_piece_when_column_full():
     """§5.2 a replaced piece leaves the game when its column is full"""
-    g = photocore.Game.from_position("2 - 1 0 0 0 - a4:0:1,d4:0:1,g1:1:1 5/2210/4432/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - a4:0:1,d4:0:1,g1:1:1 5/2210/4432/- 0/2210/4432/- 0579")
     assert pieces(g, 0) == (6, 8, 4, 2)
     g.play("grow d4")  # 2 light; the small column is full
     assert g.light == (3, 0)
@@ -1563,14 +1577,16 @@ def test_grow_discards_piece_when_column_full():
 
 def test_action_costs():
     """§5.2 grow costs 1, 2, 3; collect 4; with no light only end is left"""
-    g = photocore.Game.from_position("2 - 1 0 0 0 - c3:0:0,c4:0:1,c5:0:2,d4:0:3,g1:1:1 10/1111/4420/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - c3:0:0,c4:0:1,c5:0:2,d4:0:3,g1:1:1 10/1111/4420/- 0/2210/4432/- 0579")
     g.play("grow c3")
     assert g.light == (9, 0)
     g.play("grow c4")
     assert g.light == (7, 0)
     g.play("grow c5")
     assert g.light == (4, 0)
-    assert g.player_board(0) == (4, 4, 3, 0)  # only the medium column had room for the returned piece
+    # only the medium column had room for the returned piece
+    assert g.player_board(0) == (4, 4, 3, 0)
     g.play("collect d4")
     assert g.light == (0, 0)
     assert g.player_board(0) == (4, 4, 3, 1)  # the large tree goes back to its column
@@ -1581,7 +1597,8 @@ def test_action_costs():
 
 def test_plant_range_and_no_blocking():
     """§5.2 plant: own tree as source, empty target within its size; pieces between do not block"""
-    g = photocore.Game.from_position("2 - 1 0 0 0 - c5:0:1,d1:0:3,d2:1:1,d3:1:0,e4:0:0 5/1210/4431/- 0/1210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - c5:0:1,d1:0:3,d2:1:1,d3:1:0,e4:0:0 5/1210/4431/- 0/1210/4432/- 0579")
     assert status(g, "plant d1 c4") == "legal"  # distance 3 from a large tree
     assert status(g, "plant d1 d2") == "illegal"  # occupied
     assert status(g, "plant c5 c6") == "legal"
@@ -1600,11 +1617,13 @@ def test_plant_range_and_no_blocking():
 def test_activation_after_planting():
     """§5.2 activation: no second plant from a tree, no growing the source or the new seed"""
     # a large tree is available, so only the activation stops growing d4
-    g = photocore.Game.from_position("2 - 1 0 0 0 - d4:0:2,g1:1:1 10/2201/4431/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - d4:0:2,g1:1:1 10/2201/4431/- 0/2210/4432/- 0579")
     g.play("plant d4 d6")
     assert set(g.activated()) == {"d4", "d6"}
     assert g.light == (9, 0)
-    assert status(g, "plant d4 d5") == "illegal"  # the source is activated (a seed is still available)
+    # the source is activated (a seed is still available)
+    assert status(g, "plant d4 d5") == "illegal"
     assert status(g, "grow d4") == "illegal"
     assert status(g, "grow d6") == "illegal"  # planted this turn
     g.play("end")
@@ -1613,8 +1632,10 @@ def test_activation_after_planting():
 
 
 def test_activation_after_growing():
-    """§5.2 activation: no growing twice, no planting from a tree just grown, no collecting a tree just grown large"""
-    g = photocore.Game.from_position("2 - 1 0 0 0 - d4:0:1,d5:0:2,g1:1:1 20/2211/4421/- 0/2210/4432/- 0579")
+    """§5.2 activation: no growing twice, no planting from a tree just grown, no collecting a
+    tree just grown large"""
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - d4:0:1,d5:0:2,g1:1:1 20/2211/4421/- 0/2210/4432/- 0579")
     g.play("grow d4")
     assert g.light == (18, 0)
     assert status(g, "grow d4") == "illegal"
@@ -1627,7 +1648,8 @@ def test_activation_after_growing():
 
 def test_activation_after_collecting():
     """§5.2 no planting on the cell just collected; another player may, in the same round"""
-    g = photocore.Game.from_position("2 - 1 0 0 0 - d3:1:1,d4:0:3,d5:0:1,g1:1:1 10/2210/4431/- 5/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 - 1 0 0 0 - d3:1:1,d4:0:3,d5:0:1,g1:1:1 10/2210/4431/- 5/2210/4432/- 0579")
     g.play("collect d4")
     assert "d4" not in g.board()
     assert set(g.activated()) == {"d4"}
@@ -1655,7 +1677,8 @@ def test_end_is_always_legal():
 
 def test_collect_on_the_centre():
     """§6 collecting on a 4-leaf cell takes the top of the 4-leaf stack"""
-    g = photocore.Game.from_position("3 - 1 0 0 0 - d4:0:3 6/2210/4431/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g = photocore.Game.from_position(
+        "3 - 1 0 0 0 - d4:0:3 6/2210/4431/- 0/2210/4432/- 0/2210/4432/- 3579")
     g.play("collect d4")
     assert g.light == (2, 0, 0)
     assert g.tokens(0) == (22,)
@@ -1667,7 +1690,8 @@ def test_collect_on_the_centre():
 
 def test_collect_on_ring_one_four_players():
     """§6 a 3-leaf cell takes the top of the 3-leaf stack"""
-    g = photocore.Game.from_position("4 - 1 0 0 0 - c4:0:3 4/2210/4431/- 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g = photocore.Game.from_position(
+        "4 - 1 0 0 0 - c4:0:3 4/2210/4431/- 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
     g.play("collect c4")
     assert g.tokens(0) == (19,)
     assert g.stacks == (3, 4, 7, 9)
@@ -1675,7 +1699,8 @@ def test_collect_on_ring_one_four_players():
 
 def test_token_falls_to_the_next_stack():
     """§6 an empty stack gives the top of the next stack down"""
-    g = photocore.Game.from_position("3 - 1 0 0 0 - d4:0:3 4/2210/4431/- 0/2210/4432/22.21.20 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "3 - 1 0 0 0 - d4:0:3 4/2210/4431/- 0/2210/4432/22.21.20 0/2210/4432/- 0579")
     g.play("collect d4")
     assert g.tokens(0) == (19,)
     assert g.stacks == (0, 4, 7, 9)
@@ -1684,7 +1709,8 @@ def test_token_falls_to_the_next_stack():
 def test_token_fallback_skips_empty_stacks():
     """§6 the fallback goes down past every empty stack"""
     # c3 is 2 cells from d4: 2 leaves; the 2-leaf stack is empty
-    g = photocore.Game.from_position("3 - 1 0 0 0 - c3:0:3 4/2210/4431/- 0/2210/4432/17.16.16.14.14.13.13 0/2210/4432/- 3509")
+    g = photocore.Game.from_position(
+        "3 - 1 0 0 0 - c3:0:3 4/2210/4431/- 0/2210/4432/17.16.16.14.14.13.13 0/2210/4432/- 3509")
     g.play("collect c3")
     assert g.tokens(0) == (14,)
     assert g.stacks == (3, 5, 0, 8)
@@ -1692,7 +1718,9 @@ def test_token_fallback_skips_empty_stacks():
 
 def test_no_token_left():
     """§6 no stack at or below the cell's leaves: no token, the collect still costs 4"""
-    g = photocore.Game.from_position("3 - 1 0 0 0 - a4:0:3 5/2210/4431/- 0/2210/4432/14.14.13.13.13.12.12.12.12 0/2210/4432/- 3570")
+    g = photocore.Game.from_position(
+        "3 - 1 0 0 0 - a4:0:3 5/2210/4431/- 0/2210/4432/14.14.13.13.13.12.12.12.12 0/2210/4432/- "
+        "3570")
     assert status(g, "collect a4") == "legal"
     g.play("collect a4")
     assert g.light == (1, 0, 0)
@@ -1715,7 +1743,8 @@ def test_two_players_centre():
 
 def test_rounds_pass_the_first_player():
     """§5.3 the first-player token passes on each round; §2 the sun moves one step"""
-    g = photocore.Game.from_position("3 - 1 0 0 0 - d7:2:1 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g = photocore.Game.from_position(
+        "3 - 1 0 0 0 - d7:2:1 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
     g.play("end")
     assert g.current_player == 1
     g.play("end")
@@ -1740,7 +1769,8 @@ def test_rounds_pass_the_first_player():
 
 def test_four_players_round_rotation():
     """§5.3 round k starts with player (k - 1) mod players"""
-    g = photocore.Game.from_position("4 - 4 3 3 2 - - 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
+    g = photocore.Game.from_position(
+        "4 - 4 3 3 2 - - 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 0/2210/4432/- 3579")
     g.play("end")
     assert g.round == 5
     assert g.sun == 4
@@ -1763,20 +1793,23 @@ def test_last_round_ends_the_game():
 
 def test_tie_break_most_pieces():
     """§7 tied scores: most pieces (seeds count) on the main board wins"""
-    g = photocore.Game.from_position("2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1 0/2210/4432/19 6/1210/4432/17 0469")
+    g = photocore.Game.from_position(
+        "2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1 0/2210/4432/19 6/1210/4432/17 0469")
     assert g.scores() == (19, 19)
     assert g.winners() == (1,)
 
 
 def test_tie_break_still_tied():
     """§7 tied scores and tied pieces: all of them win"""
-    g = photocore.Game.from_position("2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1,e4:0:0 0/1210/4432/19 6/1210/4432/17 0469")
+    g = photocore.Game.from_position(
+        "2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1,e4:0:0 0/1210/4432/19 6/1210/4432/17 0469")
     assert g.winners() == (0, 1)
 
 
 def test_higher_score_wins_before_pieces():
     """§7 the highest score wins, whatever the pieces"""
-    g = photocore.Game.from_position("2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1 3/2210/4432/19 6/1210/4432/17 0469")
+    g = photocore.Game.from_position(
+        "2 - 18 5 1 - - d4:0:1,d5:1:0,d6:1:1 3/2210/4432/19 6/1210/4432/17 0469")
     assert g.scores() == (20, 19)
     assert g.winners() == (0,)
 
@@ -1805,7 +1838,8 @@ def test_fourth_revolution_ends_after_24():
 
 
 def test_shade_blocks_plant_and_grow():
-    """§8 shade blocks: no planting into a shadow (the source's own included), no growing a shaded piece; a shaded source may plant"""
+    """§8 shade blocks: no planting into a shadow (the source's own included), no growing a
+    shaded piece; a shaded source may plant"""
     # sun 0, shadows W: the medium d5 covers d4 (player 1's small: shaded) and d3
     g = photocore.Game.from_position("2 s 1 0 0 0 - d4:1:1,d5:0:2 5/2200/4432/- 5/2210/4432/- 0579")
     assert set(g.shaded()) == {"d4"}
@@ -1830,7 +1864,8 @@ def test_without_shade_blocks_the_same_moves_are_legal():
 def test_shade_blocks_uses_shadows_of_the_moment():
     """§8 shadows at the moment of the action: growing casts new shade, collecting lifts it"""
     # sun 0, shadows W: the large b6 shades the small b5; the small d6 covers d5 only
-    g = photocore.Game.from_position("2 s 1 0 0 0 - b5:0:1,b6:0:3,d4:0:0,d6:0:1 20/1220/4421/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 s 1 0 0 0 - b5:0:1,b6:0:3,d4:0:0,d6:0:1 20/1220/4421/- 0/2210/4432/- 0579")
     assert set(g.shaded()) == {"b5"}
     assert status(g, "grow d4") == "legal"
     assert status(g, "grow b5") == "illegal"
@@ -1846,7 +1881,8 @@ def test_shade_blocks_uses_shadows_of_the_moment():
 
 def test_both_options():
     """§8 the options combine: round 19 is played with shade blocks on"""
-    g = photocore.Game.from_position("2 fs 18 5 1 0 - d3:1:1,d4:0:3 0/2210/4431/- 0/2210/4432/- 0579")
+    g = photocore.Game.from_position(
+        "2 fs 18 5 1 0 - d3:1:1,d4:0:3 0/2210/4431/- 0/2210/4432/- 0579")
     g.play("end")
     assert g.round == 19
     assert set(g.shaded()) == {"d3"}

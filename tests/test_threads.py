@@ -11,23 +11,24 @@ import threading
 import numpy as np
 
 import photocore
+from photocore.facts import OPTIONS, PLAYERS
 
-CONFIGS = [(p, f, s) for p in (2, 3, 4) for f in (False, True) for s in (False, True)]
+CONFIGS = [(players, options) for players in PLAYERS for options in OPTIONS]
 
 
 def game_of_random_moves(k):
     """A whole game of uniformly random legal moves from a seeded random.Random."""
     rng = random.Random(k)
-    game = photocore.Game(*CONFIGS[k % len(CONFIGS)])
+    players, options = CONFIGS[k % len(CONFIGS)]
+    game = photocore.Game(players, options=options)
     while not game.is_over:
         game.play(rng.choice(game.legal_moves()))
     return ("moves", [int(m) for m in game.history], game.scores(), game.position())
 
 
 def playouts(k):
-    players, fourth, shade = CONFIGS[k % len(CONFIGS)]
-    return ("playouts", photocore.random_playouts(2000, players=players, seed=k,
-                                                  fourth_revolution=fourth, shade_blocks=shade))
+    players, options = CONFIGS[k % len(CONFIGS)]
+    return ("playouts", photocore.random_playouts(2000, players=players, seed=k, options=options))
 
 
 def agents_match(k):
@@ -76,7 +77,7 @@ def test_threads_sharing_nothing_give_the_single_thread_results():
             for i in range(t, len(todo), threads):      # each thread its own share
                 fn, k = todo[i]
                 results[i] = fn(k)
-        except BaseException as e:   # noqa: BLE001: reported by the main thread
+        except BaseException as e:  # noqa: BLE001 (the main thread reports it)
             errors.append(e)
 
     pool = [threading.Thread(target=worker, args=(t,)) for t in range(threads)]

@@ -8,11 +8,11 @@ import photocore.play.specs
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE, VecGame
 
 
-@pytest.mark.parametrize("players,fourth,shade", [(2, False, False), (3, True, True), (4, False, True)])
-def test_vecgame_follows_single_games(players, fourth, shade):
-    env = VecGame(5, players=players, fourth_revolution=fourth, shade_blocks=shade)
+@pytest.mark.parametrize("players,options", [(2, "-"), (3, "fs"), (4, "s")])
+def test_vecgame_follows_single_games(players, options):
+    env = VecGame(5, players=players, options=options)
     obs, mask = env.reset(seed=1)
-    games = [photocore.Game(players, fourth, shade) for _ in range(5)]
+    games = [photocore.Game(players, options=options) for _ in range(5)]
     finished = 0
     for _ in range(3000):
         for i, game in enumerate(games):
@@ -26,7 +26,7 @@ def test_vecgame_follows_single_games(players, fourth, shade):
             if game.is_over:
                 assert tuple(rewards[i]) == pytest.approx(game.returns())
                 assert rewards[i].sum() == pytest.approx(0, abs=1e-6)
-                games[i] = photocore.Game(players, fourth, shade)
+                games[i] = photocore.Game(players, options=options)
                 finished += 1
             else:
                 assert not rewards[i].any()
@@ -252,7 +252,8 @@ def test_opponents_play_as_the_agents_select(players, opponents, seat):
         games[i] = game
 
     for i in range(n):
-        kinds = [(p.kind, p.simulations or photocore.play.specs.DEFAULT_SIMULATIONS) for p in map(photocore.play.specs.parse, specs)]
+        kinds = [(p.kind, p.simulations or photocore.play.specs.DEFAULT_SIMULATIONS)
+                 for p in map(photocore.play.specs.parse, specs)]
         agents.append([photocore.Agent(kind, seed=stream_seed(seed + i, k + 1),
                                        simulations=sims) for k, (kind, sims) in enumerate(kinds)])
         streams.append(stream_seed(seed + i, 0))
@@ -365,3 +366,13 @@ def test_bad_learner_outputs_are_refused_before_anything_is_played():
     with pytest.raises(ValueError, match="log_prob must be an array of float32"):
         env.sample_actions(np.zeros((3, NUM_ACTIONS), np.float32), log_prob=np.zeros(3))
     assert [env.game(i).position() for i in range(3)] == before
+
+
+def test_options_are_one_value_and_the_old_flags_warn():
+    env = VecGame(2, players=3, options="fs")
+    assert env.game(0).options == photocore.Options.parse("fs") and env.game(1).last_round == 24
+    with pytest.warns(DeprecationWarning, match="use options='s'"):
+        old = VecGame(2, 3, shade_blocks=True)
+    assert old.game(0).options == photocore.Options.parse("s")
+    with pytest.raises(ValueError, match="options"):
+        VecGame(2, options="x")

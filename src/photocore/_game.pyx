@@ -7,6 +7,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcmp, memcpy
 
 import os
+from importlib import import_module
 from operator import index
 
 import numpy as np
@@ -22,9 +23,22 @@ from photocore.facts import CELLS, MOVE_KINDS, OPTIONS, SIZE_NAMES, SIZES, STACK
 from photocore.notation import MOVE_TEXTS, parse_move_text
 
 cdef tuple _PHASES = ("setup", "play", "over")
-cdef tuple _BROKEN = ("", "bitboards disagree", "more pieces than owned", "a column over its slots",
-                      "light over 20", "tokens not those taken from the stacks",
-                      "round, turn or phase inconsistent")
+# what each broken invariant of the state (the kernel's Broken) means, by the field it names
+cdef dict _BROKEN = {
+    B_BITBOARDS: "board: pieces overlap, have no owner among the players or lie off the board",
+    B_PIECES: "player: more pieces of a size than a player owns (available, on the player "
+              "board and on the main board)",
+    B_COLUMNS: "player board: a column holds more pieces than it has slots",
+    B_LIGHT: f"light: over {LIGHT_CAP}",
+    B_TOKENS: "stacks: a stack holds more tokens than it has, or the tokens taken from the "
+              "stacks are not the tokens the players hold",
+    B_CLOCK: "round, first, to-move: the first player of a round is (round - 1) mod players "
+             "(0 in setup), and a game is over after its last round only",
+    B_SETUP: "setup: not a position setup reaches (the players in turn place small trees on "
+             "the outer ring, and nothing else happens)",
+    B_ACTIVATED: "activated: cells are activated only during a turn, and hold no piece of "
+                 "another player",
+}
 cdef bint _checking = os.environ.get("PHOTOCORE_CHECK_INVARIANTS") == "1"
 
 
@@ -74,30 +88,30 @@ cdef class Move:
     @property
     def kind(self):
         """place, buy, plant, grow, collect or end."""
-        return MOVE_KINDS[_kind(self.id)]
+        return MOVE_KINDS[action_kind(self.id)]
 
     @property
     def cell(self):
         """The cell the move acts on: where a place puts its tree, the tree a grow or a
         collect acts on, the tree a plant plants from (its source); None for buy and end."""
-        cdef int cell = _acted_cell(self.id)
+        cdef int cell = acted_cell(self.id)
         return None if cell < 0 else CELLS[cell]
 
     @property
     def source(self):
         """The cell of the tree a plant plants from; None for the other kinds."""
-        return CELLS[plant_source(self.id)] if _kind(self.id) == 2 else None
+        return CELLS[plant_source(self.id)] if action_kind(self.id) == KIND_PLANT else None
 
     @property
     def target(self):
         """The cell a plant puts its seed on; None for the other kinds."""
-        return CELLS[plant_target(self.id)] if _kind(self.id) == 2 else None
+        return CELLS[plant_target(self.id)] if action_kind(self.id) == KIND_PLANT else None
 
     @property
     def column(self):
         """The player-board column a buy buys from (seed, small, medium, large); None for
         the other kinds."""
-        return SIZES[self.id - BUY_BASE] if _kind(self.id) == 1 else None
+        return SIZES[self.id - BUY_BASE] if action_kind(self.id) == KIND_BUY else None
 
     def __int__(self):
         return self.id
@@ -124,19 +138,6 @@ cdef class Move:
 
 
 cdef list _MOVES = [Move(a) for a in range(NUM_ACTIONS)]
-
-cdef inline int _kind(int a) noexcept:
-    if a < BUY_BASE:
-        return 0
-    if a < PLANT_BASE:
-        return 1
-    if a < GROW_BASE:
-        return 2
-    if a < COLLECT_BASE:
-        return 3
-    if a < END_ACTION:
-        return 4
-    return 5
 
 
 @cython.final
@@ -355,7 +356,7 @@ cdef class Game:
         return _MOVES[self.played[self.n]]
 
     def _reason(self, int a, int refusal):
-        cdef int p = self.st.current, kind = _kind(a), bit, size, target
+        cdef int p = self.st.current, kind = action_kind(a), bit, size, target
         if refusal == R_OVER:
             return "the game is over"
         if refusal == R_SETUP_ONLY:
@@ -363,7 +364,7 @@ cdef class Game:
         if refusal == R_NOT_IN_SETUP:
             return "only place moves are legal during setup"
         if refusal == R_NOT_OUTER:
-            return f"{CELLS[a]} is not on the outer ring"
+            return f"{CELLS[acted_cell(a)]} is not on the outer ring"
         if refusal == R_COLUMN_EMPTY:
             return f"the {SIZES[a - BUY_BASE]} column of the player board is empty"
         if refusal == R_NO_LIGHT:
@@ -371,8 +372,8 @@ cdef class Game:
         if refusal == R_TARGET_ACTIVATED:
             return f"{CELLS[plant_target(a)]} was already activated this turn"
         if refusal == R_OCCUPIED:
-            return f"{CELLS[a if kind == 0 else plant_target(a)]} is occupied"
-        cell = _acted_cell(a)
+            return f"{CELLS[acted_cell(a) if kind == KIND_PLACE else plant_target(a)]} is occupied"
+        cell = acted_cell(a)
         if refusal == R_NOT_OWN:
             return f"player {p} has no piece on {CELLS[cell]}"
         if refusal == R_ACTIVATED:
@@ -385,14 +386,14 @@ cdef class Game:
             return (f"{CELLS[target]} is {cell_distance(cell, target)} cells away, beyond the "
                     f"reach {size_at(&self.st, bit)} of the tree on {CELLS[cell]}")
         if refusal == R_NO_PIECE:
-            if kind == 0:
+            if kind == KIND_PLACE:
                 return "no small tree available"
-            if kind == 2:
+            if kind == KIND_PLANT:
                 return "no seed available"
             size = size_at(&self.st, cell_bit(cell)) + 1
             return f"no {SIZE_NAMES[size]} available"
         if refusal == R_SHADED:
-            if kind == 2:
+            if kind == KIND_PLANT:
                 return f"{CELLS[plant_target(a)]} lies in a shadow (shade blocks growth)"
             return f"{CELLS[cell]} is shaded (shade blocks growth)"
         if refusal == R_FULL_GROWN:
@@ -576,7 +577,7 @@ cdef class Game:
 
     def returns(self):
         """Zero-sum returns per player: +1/-1 for two players; see docs/engine.md."""
-        cdef double out[4]
+        cdef double out[MAX_PLAYERS]
         returns(&self.st, out)
         return tuple(out[p] for p in range(self.st.players))
 
@@ -605,19 +606,31 @@ cdef class Game:
     def from_position(text):
         """The game at the position `text`; InvalidPositionError says what is wrong.
 
+        The notation's parser reads the fields (each well-formed and in its range), the
+        kernel's invariants decide whether they make a position the game can reach.
+
         >>> Game.from_position(Game(players=3).position()).players
         3
         """
         cdef Game game = Game.__new__(Game)
-        game._load(notation.parse_position(text))
+        fields = notation.parse_position(text)
+        game._load(fields)
         cdef int broken = broken_invariant(&game.st)
-        if broken != INTACT:     # the parser's checks should have caught it already
+        if broken != INTACT:
             raise InvalidPositionError(f"{text!r}: {_BROKEN[broken]}")
+        if fields.sun != sun_of(&game.st):      # the state has no sun: its round places it
+            raise InvalidPositionError(f"{text!r}: sun {fields.sun}: round {fields.round} has "
+                                       f"the sun at {sun_of(&game.st)}")
         return game
 
     cdef _load(self, fields):
-        """Sets the raw state from PositionFields that notation.parse_position has checked."""
+        """Sets the raw state from PositionFields that notation.parse_position has read;
+        broken_invariant() then checks it."""
         cdef int p, k, cell, owner, size, players = fields.players
+        held = sum(map(len, fields.tokens))
+        if held > NTOKENS:      # more than the state's token log holds
+            raise InvalidPositionError(f"tokens: the players hold {held}, the game has "
+                                       f"{NTOKENS}")
         state_init(&self.st, players, fields.options.flags)
         self.st.round = fields.round
         self.st.phase = PHASE_SETUP if self.st.round == 0 else PHASE_PLAY
@@ -712,30 +725,21 @@ cdef class Game:
     def to_record(self, metadata=None):
         """Deprecated: photocore.records.to_record(game, metadata)."""
         warn("Game.to_record()", 1)
-        from photocore.records import to_record
-        return to_record(self, metadata)
+        return _records().to_record(self, metadata)
 
     @staticmethod
     def from_record(rec, ply=None):
         """Deprecated: photocore.records.from_record(rec, ply)."""
         warn("Game.from_record()", 1)
-        from photocore.records import from_record
-        return from_record(rec, ply)
+        return _records().from_record(rec, ply)
 
-
-cdef inline int _acted_cell(int a) noexcept:
-    """The cell a move acts on (Move.cell), -1 for buy and end."""
-    if a < BUY_BASE:
-        return a - PLACE_BASE
-    if a < PLANT_BASE or a >= END_ACTION:
-        return -1
-    if a < GROW_BASE:
-        return plant_source(a)
-    if a < COLLECT_BASE:
-        return a - GROW_BASE
-    return a - COLLECT_BASE
 
 OBSERVATION_SIZE = OBS_SIZE
+
+
+def _records():
+    # looked up when a deprecated method is called: the core imports nothing built on it
+    return import_module("photocore.records")
 
 
 cdef float[::1] _float_buffer(array, str name, Py_ssize_t size):

@@ -85,7 +85,17 @@ cdef enum:
     OPT_FOURTH_REVOLUTION = 1
     OPT_SHADE_BLOCKS = 2
 
-# Which invariant of a State is broken; 0 means none (see broken_invariant).
+# The kinds of move, in action-id order (docs/engine.md): what action_kind() returns.
+cdef enum MoveKind:
+    KIND_PLACE
+    KIND_BUY
+    KIND_PLANT
+    KIND_GROW
+    KIND_COLLECT
+    KIND_END
+
+# Which invariant of a State is broken; 0 means none (see broken_invariant, the one check of
+# a state: of a position read from text, and of every move in debug mode).
 cdef enum Broken:
     INTACT = 0
     B_BITBOARDS             # sizes or owners overlap, disagree or leave the board
@@ -94,6 +104,8 @@ cdef enum Broken:
     B_LIGHT                 # LP over 20
     B_TOKENS                # the tokens held are not the tokens taken from the stacks
     B_CLOCK                 # round, sun, first player, player to move or phase inconsistent
+    B_SETUP                 # a setup position that setup's placements do not reach
+    B_ACTIVATED             # activated cells outside a turn, or holding another player's piece
 
 # Why an action is not legal; 0 means legal.
 cdef enum Refusal:
@@ -166,3 +178,34 @@ cdef int rng_below(uint64_t* rng, int n) noexcept nogil
 cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil
 cdef int random_action(const State* s, uint64_t* rng) noexcept nogil
 cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil
+
+
+# ---- action ids, decoded for the callers (the kernel's own moves use decode/encode) ----
+
+cdef inline int action_kind(int action) noexcept nogil:
+    """The kind of move (KIND_PLACE .. KIND_END) of an action id."""
+    if action < BUY_BASE:
+        return KIND_PLACE
+    if action < PLANT_BASE:
+        return KIND_BUY
+    if action < GROW_BASE:
+        return KIND_PLANT
+    if action < COLLECT_BASE:
+        return KIND_GROW
+    if action < END_ACTION:
+        return KIND_COLLECT
+    return KIND_END
+
+cdef inline int acted_cell(int action) noexcept nogil:
+    """The cell a move acts on: where a place puts its tree, the tree a grow or a collect
+    acts on, the tree a plant plants from (its source); -1 for buy and end."""
+    cdef int kind = action_kind(action)
+    if kind == KIND_PLACE:
+        return action - PLACE_BASE
+    if kind == KIND_PLANT:
+        return plant_source(action)
+    if kind == KIND_GROW:
+        return action - GROW_BASE
+    if kind == KIND_COLLECT:
+        return action - COLLECT_BASE
+    return -1

@@ -1,10 +1,16 @@
 # Types of the compiled module _kernel.pyx's Python names (the C API is _kernel.pxd).
-from typing import Any, SupportsIndex, TypedDict
+from typing import Any, SupportsIndex, TypedDict, overload
+
+from typing_extensions import deprecated
+
+from photocore.facts import Options
 
 BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
 SELECT: str   # how the k-th set bit is found: "pdep" (BMI2 where it is fast) or "broadword"
 CODE_PATHS: tuple[str, ...]   # the portable build's code paths, slowest first
 CODE_PATH: str   # which runs: one of CODE_PATHS (the highest the CPU runs, chosen at import) or "native"
+# the advanced rules: (name, letter, kernel bit, words, help) each (photocore.facts.OPTION_RULES)
+OPTION_TABLE: tuple[tuple[str, str, int, str, str], ...]
 
 class PlayoutTotals(TypedDict):
     games: int
@@ -14,8 +20,12 @@ class PlayoutTotals(TypedDict):
 
 def check_players(players: SupportsIndex) -> int: ...
 def check_count(count: SupportsIndex, name: str) -> int: ...
-def check_option(value: object, name: str) -> bool: ...
-def random_playouts(games: int, players: int = 2, seed: int = 0,
-                    fourth_revolution: bool = False,
-                    shade_blocks: bool = False) -> PlayoutTotals: ...
+def check_bool(value: object, name: str) -> bool: ...
+@overload
+def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
+                    *, options: Options | str | None = None) -> PlayoutTotals: ...
+@overload
+@deprecated("the options' flags: use options= (an Options or its text)")
+def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
+                    *flags: bool, options: None = None, **keywords: bool) -> PlayoutTotals: ...
 def tables() -> dict[str, Any]: ...

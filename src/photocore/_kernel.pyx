@@ -521,16 +521,9 @@ cdef inline void end_turn(State* s) noexcept nogil:
     photosynthesis(s)
 
 # ---- moves in kernel form ------------------------------------------------------------
-# A move is its kind and where it acts: a column for a buy, a cell bit otherwise, and for
-# a plant both cell bits (pair()). Action ids (docs/engine.md) are for the outside.
-
-cdef enum:                      # the kinds of move
-    PLACE
-    BUY
-    PLANT
-    GROW
-    COLLECT
-    END
+# A move is its kind (KIND_PLACE .. KIND_END, _kernel.pxd) and where it acts: a column for
+# a buy, a cell bit otherwise, and for a plant both cell bits (pair()). Action ids
+# (docs/engine.md) are for the outside.
 
 cdef inline int pair(int source, int target) noexcept nogil:
     return source << 8 | target
@@ -545,48 +538,48 @@ cdef inline int decode(int action, int* where) noexcept nogil:
     """The kind of an action id, and where it acts."""
     if action < BUY_BASE:
         where[0] = CELL_BIT[action - PLACE_BASE]
-        return PLACE
+        return KIND_PLACE
     if action < PLANT_BASE:
         where[0] = action - BUY_BASE
-        return BUY
+        return KIND_BUY
     if action < GROW_BASE:
         action -= PLANT_BASE
         where[0] = pair(CELL_BIT[PLANT_SRC[action]], CELL_BIT[PLANT_TGT[action]])
-        return PLANT
+        return KIND_PLANT
     if action < COLLECT_BASE:
         where[0] = CELL_BIT[action - GROW_BASE]
-        return GROW
+        return KIND_GROW
     if action < END_ACTION:
         where[0] = CELL_BIT[action - COLLECT_BASE]
-        return COLLECT
+        return KIND_COLLECT
     where[0] = 0
-    return END
+    return KIND_END
 
 cdef inline int encode(int kind, int where) noexcept nogil:
     """The action id of a move."""
-    if kind == PLACE:
+    if kind == KIND_PLACE:
         return PLACE_BASE + BIT_CELL[where]
-    if kind == BUY:
+    if kind == KIND_BUY:
         return BUY_BASE + where
-    if kind == PLANT:
+    if kind == KIND_PLANT:
         return PLANT_BASE + PLANT_ID[source_of(where)][target_of(where)]
-    if kind == GROW:
+    if kind == KIND_GROW:
         return GROW_BASE + BIT_CELL[where]
-    if kind == COLLECT:
+    if kind == KIND_COLLECT:
         return COLLECT_BASE + BIT_CELL[where]
     return END_ACTION
 
 cdef inline void play(State* s, int p, int kind, int where) noexcept nogil:
     """Plays a legal move of player p, the player to move, in place."""
-    if kind == BUY:
+    if kind == KIND_BUY:
         buy(s, p, where)
-    elif kind == PLANT:
+    elif kind == KIND_PLANT:
         plant(s, p, source_of(where), target_of(where))
-    elif kind == GROW:
+    elif kind == KIND_GROW:
         grow(s, p, where)
-    elif kind == COLLECT:
+    elif kind == KIND_COLLECT:
         collect(s, p, where)
-    elif kind == END:
+    elif kind == KIND_END:
         end_turn(s)
     else:
         place(s, where)
@@ -639,22 +632,22 @@ cdef inline int nth_move(const Tally* t, int k, int* where) noexcept nogil:
     """The k-th legal move of a tallied position (ascending ids): its kind, and where."""
     cdef int i = 0
     if k >= t.end:
-        return END
+        return KIND_END
     if k < t.plants:
         where[0] = pc_select_in_byte[k][t.buy]
-        return BUY
+        return KIND_BUY
     if k < t.grows:
         k -= t.plants
         while k >= pc_popcount(t.reach[i]):
             k -= pc_popcount(t.reach[i])
             i += 1
         where[0] = pair(t.source[i], pc_select(t.reach[i], k))
-        return PLANT
+        return KIND_PLANT
     if k < t.collects:
         where[0] = pc_select(t.grow, k - t.grows)
-        return GROW
+        return KIND_GROW
     where[0] = pc_select(t.collect, k - t.collects)
-    return COLLECT
+    return KIND_COLLECT
 
 cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexcept nogil:
     while cells:
@@ -705,13 +698,13 @@ cdef int count_legal(const State* s) noexcept nogil:
 cdef int action_cost(const State* s, int action) noexcept nogil:
     """LP the action costs the player to move (its preconditions aside)."""
     cdef int where, kind = decode(action, &where)
-    if kind == BUY:
+    if kind == KIND_BUY:
         return PRICE[where][s.pboard[s.current][where]]
-    if kind == PLANT:
+    if kind == KIND_PLANT:
         return PLANT_COST
-    if kind == GROW:
+    if kind == KIND_GROW:
         return grow_cost(size_bits(s, where))
-    if kind == COLLECT:
+    if kind == KIND_COLLECT:
         return COLLECT_COST
     return 0
 
@@ -722,19 +715,19 @@ cdef int check_action(const State* s, int action) noexcept nogil:
     cdef Blocked b
     if s.phase == PHASE_OVER:
         return R_OVER
-    if (kind == PLACE) != (s.phase == PHASE_SETUP):
-        return R_SETUP_ONLY if kind == PLACE else R_NOT_IN_SETUP
+    if (kind == KIND_PLACE) != (s.phase == PHASE_SETUP):
+        return R_SETUP_ONLY if kind == KIND_PLACE else R_NOT_IN_SETUP
     shade_blocks(s, &b)
-    if kind == PLACE:
+    if kind == KIND_PLACE:
         legal = placeable(s, p) >> where & 1
-    elif kind == BUY:
+    elif kind == KIND_BUY:
         legal = buyable(s, p) >> where & 1
-    elif kind == PLANT:
+    elif kind == KIND_PLANT:
         legal = (can_plant(s, p) and plant_sources(s, p) >> source_of(where) & 1
                  and plant_reach(s, source_of(where), plant_targets(s, &b)) >> target_of(where) & 1)
-    elif kind == GROW:
+    elif kind == KIND_GROW:
         legal = growable(s, p, &b) >> where & 1
-    elif kind == COLLECT:
+    elif kind == KIND_COLLECT:
         legal = collectable(s, p) >> where & 1
     else:
         legal = 1
@@ -744,19 +737,19 @@ cdef int refusal(const State* s, int kind, int where) noexcept nogil:
     """Why an illegal move (not `end`, in the right phase) is refused: the first condition
     of its rule that fails, in a fixed order."""
     cdef int p = s.current, bit, target, size
-    if kind == PLACE:
+    if kind == KIND_PLACE:
         if occupied(s) & bit_mask(where):
             return R_OCCUPIED
         return R_NOT_OUTER if not OUTER & bit_mask(where) else R_NO_PIECE
-    if kind == BUY:
+    if kind == KIND_BUY:
         return R_COLUMN_EMPTY if s.pboard[p][where] == 0 else R_NO_LIGHT
-    bit = source_of(where) if kind == PLANT else where
+    bit = source_of(where) if kind == KIND_PLANT else where
     if not s.owner_bb[p] & bit_mask(bit):
         return R_NOT_OWN
     if s.active & bit_mask(bit):
         return R_ACTIVATED
     size = size_bits(s, bit)
-    if kind == PLANT:
+    if kind == KIND_PLANT:
         target = target_of(where)
         if size == SEED:
             return R_SOURCE_SEED
@@ -769,7 +762,7 @@ cdef int refusal(const State* s, int kind, int where) noexcept nogil:
         if s.avail[p][SEED] == 0:
             return R_NO_PIECE
         return R_NO_LIGHT if s.light[p] < PLANT_COST else R_SHADED
-    if kind == GROW:
+    if kind == KIND_GROW:
         if size == LARGE:
             return R_FULL_GROWN
         if s.avail[p][size + 1] == 0:
@@ -790,7 +783,7 @@ cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
     cdef int where, kind
     if s.phase == PHASE_SETUP:
         cells = placeable(s, s.current)
-        return encode(PLACE, pc_select(cells, rng_below(rng, pc_popcount(cells))))
+        return encode(KIND_PLACE, pc_select(cells, rng_below(rng, pc_popcount(cells))))
     kind = nth_move(&t, rng_below(rng, tally(s, s.current, &t)), &where)
     return encode(kind, where)
 
@@ -892,12 +885,14 @@ cdef long long perft(const State* s, int depth) noexcept nogil:
 # ---- invariants ---------------------------------------------------------------------
 
 cdef int broken_invariant(const State* s) noexcept nogil:
-    """INTACT, or the first invariant the state breaks (a debugging aid, not a hot path)."""
+    """INTACT, or the first invariant the state breaks: the one check of a whole state, which
+    Game.from_position asks of a position read from text and the debug mode of every move
+    (not a hot path)."""
     cdef uint64_t sizes = 0, owners = 0
     cdef uint8_t taken[TOKEN_VALUE_MASK + 1]
     cdef uint8_t held[TOKEN_VALUE_MASK + 1]
     cdef int p, k, j, used
-    if not 2 <= s.players <= MAX_PLAYERS:       # the seats of the turn order
+    if not MIN_PLAYERS <= s.players <= MAX_PLAYERS:     # the seats of the turn order
         return B_CLOCK
     for k in range(NSIZES):
         if s.size_bb[k] & sizes:
@@ -934,15 +929,44 @@ cdef int broken_invariant(const State* s) noexcept nogil:
         held[s.toklog[k] & TOKEN_VALUE_MASK] += 1
     if memcmp(taken, held, sizeof(taken)):
         return B_TOKENS
-    if s.round > s.last_round or (s.phase == PHASE_OVER) != (s.current == NO_PLAYER):
+    if s.last_round != (ROUNDS_FOURTH_REVOLUTION if s.options & OPT_FOURTH_REVOLUTION
+                        else ROUNDS) or s.round > s.last_round:
+        return B_CLOCK
+    if (s.phase == PHASE_OVER) != (s.current == NO_PLAYER):
+        return B_CLOCK
+    if s.phase == PHASE_OVER and s.round != s.last_round:     # over after the last round only
         return B_CLOCK
     if s.phase != PHASE_OVER and s.current >= s.players:
         return B_CLOCK
     if (s.phase == PHASE_SETUP) != (s.round == 0) and s.phase != PHASE_OVER:
         return B_CLOCK
-    if s.round and s.first != (s.round - 1) % s.players:
+    if s.first != ((s.round - 1) % s.players if s.round else 0):
         return B_CLOCK
+    if s.phase == PHASE_SETUP and setup_broken(s):
+        return B_SETUP
+    # activated cells: only during a turn, and empty or the player to move's
+    if s.active and (s.phase != PHASE_PLAY or s.active & occupied(s) & ~s.owner_bb[s.current]):
+        return B_ACTIVATED
     return INTACT
+
+cdef bint setup_broken(const State* s) noexcept nogil:
+    """§4: a setup position is not one that setup's placements reach: the players in turn
+    have placed small trees on the outer ring, and nothing else has happened."""
+    cdef int p, k, placed = pc_popcount(occupied(s)), due
+    if placed >= SETUP_TREES * s.players or s.current != placed % s.players or s.ntok:
+        return True
+    if occupied(s) & ~(s.size_bb[SMALL] & OUTER):
+        return True
+    for p in range(s.players):
+        due = placed // s.players + (p < placed % s.players)
+        if pc_popcount(s.owner_bb[p]) != due or s.light[p]:
+            return True
+        for k in range(NSIZES):
+            if s.pboard[p][k] != SLOTS[k]:
+                return True
+            if s.avail[p][k] != START_AVAIL[k] - (due if k == SMALL else 0):
+                return True
+    return False
 
 # ---- result -------------------------------------------------------------------------
 

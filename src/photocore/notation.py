@@ -13,17 +13,31 @@ Game.from_position).
 True
 """
 
-from collections import Counter
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from photocore.errors import InvalidMoveError, InvalidPositionError
-from photocore.facts import (ACTION_BASE, CELL_INDEX, CELLS, LIGHT_CAP, NUM_ACTIONS, OUTER_RING,
-                             OWNED, PLANT_PAIRS, PLAYERS, REACH, SIZES, SLOTS, STACK_LEAVES,
-                             START_AVAILABLE, SUN_POSITIONS, TOKENS, Options, distance)
+from photocore.facts import (
+    ACTION_BASE,
+    CELL_INDEX,
+    CELLS,
+    LIGHT_CAP,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ACTIONS,
+    PLANT_PAIRS,
+    REACH,
+    SIZES,
+    STACK_LEAVES,
+    SUN_POSITIONS,
+    TOKENS,
+    Options,
+    distance,
+)
 
 # ---- moves ------------------------------------------------------------------------------
 
-_ARGUMENTS = {   # the words after each verb, in the order of the action ids of that kind
+# the words after each verb, in the order of the action ids of that kind
+_ARGUMENTS: dict[str, list[tuple[str, ...]]] = {
     "place": [(c,) for c in CELLS],
     "buy": [(column,) for column in SIZES],
     "plant": [(CELLS[s], CELLS[t]) for s, t in PLANT_PAIRS],
@@ -33,19 +47,17 @@ _ARGUMENTS = {   # the words after each verb, in the order of the action ids of 
 }
 
 
-def _move_texts():
-    texts = [None] * NUM_ACTIONS
-    for verb, arguments in _ARGUMENTS.items():   # each kind from its first id (the kernel's)
-        for k, words in enumerate(arguments):
-            texts[ACTION_BASE[verb] + k] = " ".join((verb, *words))
-    return tuple(texts)
+def _move_texts() -> tuple[str, ...]:
+    texts = {ACTION_BASE[verb] + k: " ".join((verb, *words))   # from each kind's first id
+             for verb, arguments in _ARGUMENTS.items() for k, words in enumerate(arguments)}
+    return tuple(texts[a] for a in range(NUM_ACTIONS))
 
 
 MOVE_TEXTS = _move_texts()          # the notation of each action id
 ACTION_OF_TEXT = {text: a for a, text in enumerate(MOVE_TEXTS)}   # the texts written here
 
 
-def parse_move_text(text):
+def parse_move_text(text: str) -> int:
     """The action id of a move written in notation; InvalidMoveError says what is wrong."""
     if not isinstance(text, str):
         raise InvalidMoveError(f"move text must be a str, not {type(text).__name__}")
@@ -56,7 +68,7 @@ def parse_move_text(text):
     raise InvalidMoveError(f"{text!r}: {_why_malformed(words)}")
 
 
-def _why_malformed(words):
+def _why_malformed(words: list[str]) -> str:
     if not words:
         return "empty move"
     verb, args = words[0], words[1:]
@@ -89,16 +101,16 @@ class PositionFields(NamedTuple):
     sun: int
     first: int                   # the first player of the round
     current: int | None          # the player to move; None once the game is over
-    activated: tuple             # cells activated this turn, ascending
-    board: tuple                 # (cell, owner, size) of each occupied cell, ascending
-    light: tuple
-    available: tuple             # per player: (seeds, small, medium, large)
-    player_board: tuple          # per player: (seeds, small, medium, large)
-    tokens: tuple                # per player: the token values taken, in order
-    stacks: tuple                # tokens left on the 4-, 3-, 2- and 1-leaf stacks
+    activated: tuple[int, ...]   # cells activated this turn, ascending
+    board: tuple[tuple[int, int, int], ...]   # (cell, owner, size) of each piece, ascending
+    light: tuple[int, ...]
+    available: tuple[tuple[int, ...], ...]      # per player: (seeds, small, medium, large)
+    player_board: tuple[tuple[int, ...], ...]   # per player: (seeds, small, medium, large)
+    tokens: tuple[tuple[int, ...], ...]         # per player: the token values taken, in order
+    stacks: tuple[int, ...]      # tokens left on the 4-, 3-, 2- and 1-leaf stacks
 
 
-def format_position(fields):
+def format_position(fields: PositionFields) -> str:
     """The position notation of `fields` (a PositionFields)."""
     f = fields
     words = [str(f.players), str(f.options), str(f.round), str(f.sun), str(f.first),
@@ -115,79 +127,71 @@ def format_position(fields):
 # a position is written once per move to every engine (docs/protocol.md): its pieces'
 # texts are made once here, not formatted each time
 _PIECE = tuple(tuple(tuple(f"{name}:{owner}:{size}" for size in range(len(SIZES)))
-                     for owner in range(max(PLAYERS))) for name in CELLS)
+                     for owner in range(MAX_PLAYERS)) for name in CELLS)
 _COLUMNS = "%d" * len(SIZES)                # a digit per size
 _PLAYER = f"%d/{_COLUMNS}/{_COLUMNS}/%s"      # light/available/player board/tokens
 _STACKS = "%d" * len(STACK_LEAVES)          # a digit per token stack
 
 
-def parse_position(text):
-    """The checked PositionFields of position `text`; InvalidPositionError names the field
-    and why."""
+def parse_position(text: str) -> PositionFields:
+    """The PositionFields of position `text`, each field well-formed and in its range;
+    InvalidPositionError names the field and why. Whether the fields together make a
+    position of the game is the kernel's to say: Game.from_position asks it."""
     return _Parser(text).fields
 
 
 _TOKEN_VALUES = range(min(map(min, TOKENS)), max(map(max, TOKENS)) + 1)
-_SETUP_TREES = 2                    # each player places two small trees (docs/rules.md §4)
-_SMALL = SIZES.index("small")
+_HEADER = 8     # the fields before the players': players .. board; the stacks come after
+_STACK_NAMES = tuple(f"{leaves}-leaf" for leaves in STACK_LEAVES)
 
 
 class _Parser:
-    """Parses and checks each field of a position, in order."""
+    """Reads each field of a position, in order: its form and its range."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         if not isinstance(text, str):
             raise InvalidPositionError(f"position must be a str, not {type(text).__name__}")
         words = text.split()
         if not words:
             raise InvalidPositionError("empty position")
-        players = self.integer(words[0], "players", 2, 4)
-        if len(words) != 9 + players:
-            raise InvalidPositionError(
-                f"{text!r}: a {players}-player position has {9 + players} fields, got {len(words)}")
+        players = self.integer(words[0], "players", MIN_PLAYERS, MAX_PLAYERS)
+        if len(words) != _HEADER + players + 1:
+            raise InvalidPositionError(f"{text!r}: a {players}-player position has "
+                                       f"{_HEADER + players + 1} fields, got {len(words)}")
+        _, options_word, round_word, sun_word, first_word, mover, activated, board = \
+            words[:_HEADER]
         try:
-            options = Options.parse(words[1])
+            options = Options.parse(options_word)
         except ValueError as e:     # its message names the field and the forms
             raise InvalidPositionError(str(e)) from None
-        last = options.rounds
-        round_ = self.integer(words[2], "round", 0, last)
-        due = 0 if round_ == 0 else (round_ - 1) % SUN_POSITIONS
-        sun = self.integer(words[3], "sun", 0, SUN_POSITIONS - 1)
-        if sun != due:
-            self.fail("sun", words[3], f"round {round_} has the sun at {due}")
-        due = 0 if round_ == 0 else (round_ - 1) % players
-        first = self.integer(words[4], "first", 0, players - 1)
-        if first != due:
-            self.fail("first", words[4], f"round {round_} starts with player {due}")
-        over = words[5] == "-"
-        current = None if over else self.integer(words[5], "to-move", 0, players - 1)
-        if over and round_ != last:
-            self.fail("to-move", "-", f"the game can only be over after round {last}")
-        active = self.cells(words[6], "activated")
-        board = self.board(words[7], players)
+        round_ = self.integer(round_word, "round", 0, options.rounds)
+        sun = self.integer(sun_word, "sun", 0, SUN_POSITIONS - 1)
+        first = self.integer(first_word, "first", 0, players - 1)
+        current = None if mover == "-" else self.integer(mover, "to-move", 0, players - 1)
+        active = self.cells(activated, "activated")
+        pieces = self.board(board, players)
         light, avail, pboard, tokens = [], [], [], []
-        for p in range(players):
-            values = self.player(words[8 + p], p, board)
-            for column, value in zip((light, avail, pboard, tokens), values):
-                column.append(value)
-        stacks = self.stacks(words[8 + players], players, tokens)
-        self.check_turn(round_, over, current, players, active, board, light, avail, pboard,
-                        tokens)
+        for p, word in enumerate(words[_HEADER:_HEADER + players]):
+            values = self.player(word, p)
+            light.append(values[0])
+            avail.append(values[1])
+            pboard.append(values[2])
+            tokens.append(values[3])
+        stacks = self.digits(words[-1], "stacks", _STACK_NAMES)
         self.fields = PositionFields(
             players, options, round_, sun, first, current, tuple(sorted(active)),
-            tuple((cell, *board[cell]) for cell in sorted(board)), tuple(light),
-            tuple(map(tuple, avail)), tuple(map(tuple, pboard)), tuple(map(tuple, tokens)),
-            tuple(stacks))
+            tuple((cell, *pieces[cell]) for cell in sorted(pieces)), tuple(light),
+            tuple(avail), tuple(pboard), tuple(tokens), stacks)
 
-    def fail(self, field, value, reason):
+    def fail(self, field: str, value: str, reason: str) -> NoReturn:
         raise InvalidPositionError(f"{field} {value!r}: {reason}")
 
-    def integer(self, word, field, low, high):
+    def integer(self, word: str, field: str, low: int, high: int) -> int:
         if not (word.isascii() and word.isdigit()) or not low <= int(word) <= high:
             self.fail(field, word, f"expected an integer from {low} to {high}")
         return int(word)
 
-    def cells(self, word, field):
+    def cells(self, word: str, field: str) -> list[int]:
         if word == "-":
             return []
         names = word.split(",")
@@ -198,8 +202,8 @@ class _Parser:
             self.fail(field, word, "a cell is named twice")
         return [CELL_INDEX[n] for n in names]
 
-    def board(self, word, players):
-        board = {}
+    def board(self, word: str, players: int) -> dict[int, tuple[int, int]]:
+        board: dict[int, tuple[int, int]] = {}
         if word == "-":
             return board
         for entry in word.split(","):
@@ -213,80 +217,21 @@ class _Parser:
                            self.integer(parts[2], "size", 0, len(SIZES) - 1))
         return board
 
-    def player(self, word, p, board):
+    def player(self, word: str, p: int) -> tuple[int, tuple[int, ...], tuple[int, ...],
+                                                 tuple[int, ...]]:
         field = f"player {p}"
         parts = word.split("/")
         if len(parts) != 4:
             self.fail(field, word, "expected light/available/playerboard/tokens")
         light = self.integer(parts[0], f"{field} light", 0, LIGHT_CAP)
-        avail = self.counts(parts[1], f"{field} available")
-        pboard = self.counts(parts[2], f"{field} player board")
-        for size, column in enumerate(SIZES):
-            if pboard[size] > SLOTS[size]:
-                self.fail(f"{field} player board", parts[2],
-                          f"the {column} column has {SLOTS[size]} slots")
-            placed = sum(1 for owner, s in board.values() if owner == p and s == size)
-            if avail[size] + pboard[size] + placed > OWNED[size]:
-                self.fail(field, word, f"more than {OWNED[size]} pieces of size {size} "
-                          f"({avail[size]} available, {pboard[size]} on the player board, "
-                          f"{placed} on the main board)")
-        tokens = [] if parts[3] == "-" else [
+        avail = self.digits(parts[1], f"{field} available", SIZES)
+        pboard = self.digits(parts[2], f"{field} player board", SIZES)
+        tokens = () if parts[3] == "-" else tuple(
             self.integer(t, f"{field} token", _TOKEN_VALUES[0], _TOKEN_VALUES[-1])
-            for t in parts[3].split(".")]
+            for t in parts[3].split("."))
         return light, avail, pboard, tokens
 
-    def counts(self, word, field):
-        if len(word) != len(SIZES) or not (word.isascii() and word.isdigit()):
-            self.fail(field, word, "expected four digits: seeds, small, medium, large")
-        return [int(c) for c in word]
-
-    def stacks(self, word, players, tokens):
-        heights = self.counts(word, "stacks")
-        for leaves, stack, height in zip(STACK_LEAVES, TOKENS, heights):
-            if height > len(stack):
-                self.fail("stacks", word, f"the {leaves}-leaf stack holds {len(stack)} tokens")
-        if players == 2 and heights[STACK_LEAVES.index(4)]:
-            self.fail("stacks", word, "two players play without the 4-leaf stack: it must be 0")
-        taken = Counter(v for leaves, stack, height in zip(STACK_LEAVES, TOKENS, heights)
-                        for v in stack[:len(stack) - height]
-                        if players > 2 or leaves != 4)
-        held = Counter(v for values in tokens for v in values)
-        if taken != held:
-            self.fail("stacks", word, f"the tokens taken from the stacks ({_listing(taken)}) "
-                      f"are not the tokens the players hold ({_listing(held)})")
-        return heights
-
-    def check_turn(self, round_, over, current, players, active, board, light, avail, pboard,
-                   tokens):
-        if round_ == 0:
-            placed = len(board)
-            if placed >= _SETUP_TREES * players:
-                self.fail("round", "0", f"setup ends after {_SETUP_TREES * players} placements")
-            if current != placed % players:
-                self.fail("to-move", str(current), f"after {placed} placements player "
-                          f"{placed % players} places")
-            for p in range(players):
-                mine = [c for c, (owner, _) in board.items() if owner == p]
-                due = placed // players + (1 if p < placed % players else 0)
-                if len(mine) != due:
-                    self.fail("board", CELLS[mine[0]] if mine else "-",
-                              f"player {p} has {len(mine)} trees placed, setup gives {due}")
-                start = [n - (due if size == _SMALL else 0)
-                         for size, n in enumerate(START_AVAILABLE)]
-                if light[p] or tokens[p] or pboard[p] != list(SLOTS) or avail[p] != start:
-                    self.fail(f"player {p}", "", "during setup a player has 0 light, no tokens, "
-                              "a full player board and only the setup trees placed")
-            for cell, (_, size) in board.items():
-                if size != _SMALL or cell not in OUTER_RING:
-                    self.fail("board", CELLS[cell],
-                              "setup places only small trees on the outer ring")
-        if (over or round_ == 0) and active:
-            self.fail("activated", CELLS[active[0]], "cells are activated only during a turn")
-        for cell in active:
-            if cell in board and board[cell][0] != current:
-                self.fail("activated", CELLS[cell], f"holds a piece of player {board[cell][0]}, "
-                          f"not of the player to move")
-
-
-def _listing(counter):
-    return ", ".join(str(v) for v in sorted(counter.elements(), reverse=True)) or "none"
+    def digits(self, word: str, field: str, names: tuple[str, ...]) -> tuple[int, ...]:
+        if len(word) != len(names) or not (word.isascii() and word.isdigit()):
+            self.fail(field, word, f"expected {len(names)} digits: {', '.join(names)}")
+        return tuple(int(c) for c in word)

@@ -11,12 +11,13 @@ import numpy as np
 
 from photocore._kernel cimport *
 from photocore._game cimport Game
-from photocore.play._agents cimport (AGENT_GREEDY, AGENT_MCTS, AGENT_RANDOM, AgentSpec,
-                                     agent_action)
+from photocore.play._agents cimport AgentSpec, agent_action
 
 from photocore._kernel import check_bool, check_count, check_players
 from photocore.compat import game_options
 from photocore.notation import MOVE_TEXTS
+from photocore.play._agents import BUILTIN_AGENTS
+from photocore.play.specs import BUILTIN_FORMS
 from photocore.play.specs import parse as parse_spec
 
 ctypedef struct Batch:
@@ -30,8 +31,6 @@ ctypedef struct Batch:
     float* final
     bint relative
     bint forfeit
-
-cdef dict _AGENT_KINDS = {"random": AGENT_RANDOM, "greedy": AGENT_GREEDY, "mcts": AGENT_MCTS}
 
 cdef enum:
     # random streams of a game with opponents: stream 0 draws the learner's seat, stream
@@ -136,12 +135,12 @@ cdef class VecGame:
         for k, spec in enumerate(specs):
             if not isinstance(spec, str):
                 raise ValueError(f"opponents: VecGame plays the built-in agents in C and takes "
-                                 f"their specs (random, greedy, mcts:N), got {spec!r}")
+                                 f"their specs ({', '.join(BUILTIN_FORMS)}), got {spec!r}")
             parsed = parse_spec(spec)
             if not parsed.builtin:
-                raise ValueError(f"opponents: VecGame plays the built-in agents in C (random, "
-                                 f"greedy, mcts:N), not {spec!r}")
-            self.agents[k].kind = _AGENT_KINDS[parsed.kind]
+                raise ValueError(f"opponents: VecGame plays the built-in agents in C "
+                                 f"({', '.join(BUILTIN_FORMS)}), not {spec!r}")
+            self.agents[k].kind = BUILTIN_AGENTS[parsed.kind].kind
             self.agents[k].simulations = parsed.simulations
             self.agents[k].exploration = 1.0        # the default of photocore.Agent
             names.append(parsed.label)
@@ -177,7 +176,7 @@ cdef class VecGame:
         """Games lo .. hi - 1 through self.batch: each plays its move (or starts afresh),
         then is observed. Returns how many games ended."""
         cdef const Batch* b = &self.batch
-        cdef double result[4]
+        cdef double result[MAX_PLAYERS]
         cdef State* s
         cdef int i, p, mover, lost, players = self.players
         cdef long long finished = 0

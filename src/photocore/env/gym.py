@@ -3,7 +3,7 @@
 >>> import gymnasium
 >>> import photocore.env.gym     # registers photocore/Photosynthesis-v0
 >>> env = gymnasium.make("photocore/Photosynthesis-v0", players=2, opponents="greedy",
-...                      seat="random")
+...                      seat="random", options="s")
 >>> obs, info = env.reset(seed=0)
 >>> obs.shape, info["seat"], int(info["action_mask"].sum())   # player 0 placed a tree first
 ((798,), 1, 17)
@@ -16,15 +16,20 @@ VecGame's C array with the opponents' moves inside the step (`gymnasium.make_vec
 docs/rl.md has the details: observations, masks, rewards, shaping, seeding, autoreset.
 """
 
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol, SupportsIndex, SupportsInt, TypeVar
+
 import gymnasium
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from photocore._game import Game
+from photocore._game import Game, Move
+from photocore.compat import game_options
 from photocore.env._vec import VecGame, draw_below, stream_seed
-from photocore.facts import NUM_ACTIONS, OBSERVATION, OBSERVATION_SIZE, TOKENS
+from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, OBSERVATION_SIZE, Options
 from photocore.play import specs
 from photocore.play._agents import Agent
 
@@ -33,24 +38,25 @@ ENV_ID = "photocore/Photosynthesis-v0"
 # the reward of an illegal action, which ends the episode: worse than any loss
 FORFEIT_REWARD = -1.0
 
+OBSERVATION_SPACE = spaces.Box(0.0, np.array(OBSERVATION_HIGH, np.float32), dtype=np.float32)
 
-def _observation_high():
-    # every entry lies in [0, 1] but each slot's token points / 100 (the 10th of its 10
-    # player entries), at most every token of the game
-    high = np.ones(OBSERVATION_SIZE, np.float32)
-    high[OBSERVATION["players"] + 9:OBSERVATION["stacks"]:10] = sum(map(sum, TOKENS)) / 100
-    return high
+Observation = npt.NDArray[np.float32]
+_Array = TypeVar("_Array", bound=npt.NDArray[Any])
 
 
-OBSERVATION_SPACE = spaces.Box(0.0, _observation_high(), dtype=np.float32)
+class Opponent(Protocol):
+    """An opponent played in Python: a `photocore.Agent`, a player, your own agent."""
+
+    def select(self, game: Game, /) -> Move | SupportsIndex | str: ...
 
 
-def opponent_seed(seed, k):
+def opponent_seed(seed: int, k: int) -> int:
     """The seed of opponent k's `photocore.Agent` in an environment reset with `seed`."""
     return stream_seed(seed, k + 1)
 
 
-def _per_seat(opponents, players, is_agent):
+def _per_seat(opponents: object, players: int,
+              is_agent: Callable[[object], bool]) -> list[Any]:
     """The opponents as a list of players - 1, one per other seat (the k-th player after
     the learner); one spec or agent stands for all."""
     if isinstance(opponents, str) or is_agent(opponents):
@@ -61,7 +67,7 @@ def _per_seat(opponents, players, is_agent):
                      f"(one per other seat), got {opponents!r}")
 
 
-def _agent(spec, seed):
+def _agent(spec: str, seed: int) -> Opponent:
     """The agent an opponent's spec names, seeded: the one place that turns spec text into
     an agent. Built-in specs (`random`, `greedy`, `mcts:N`) give a C `photocore.Agent`;
     `py:` and `cmd:` specs (photocore.play.specs) a player reset with `seed`."""
@@ -74,30 +80,37 @@ def _agent(spec, seed):
     return player
 
 
-def _lead(scores, seat):
+def _lead(scores: Sequence[int], seat: int) -> float:
     """The learner's score lead: its score minus the best of the others'."""
     others = [s for p, s in enumerate(scores) if p != seat]
     return float(scores[seat] - max(others))
 
 
-class PhotosynthesisEnv(gymnasium.Env):
+class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
     """Photosynthesis for one learner against opponents (docs/rl.md).
 
     players: 2, 3 or 4. opponents: `random`, `greedy`, `mcts:N` (built-in agents in C,
-    seeded by reset), any other agent spec (`py:...`, `cmd:...`, docs/matches.md), any object with `select(game)` returning a move (a
-    `photocore.Agent`, your own agent; played as given, with its own seeding), or a list of
-    players - 1 of these for the seats after the learner's. seat: the learner's player, or
-    "random" for one drawn each episode. shaping: the weight of the score-lead shaping
-    (0: off). illegal: "forfeit" (an illegal action ends the episode with reward -1) or
-    "raise" (IllegalMoveError).
+    seeded by reset), any other agent spec (`py:...`, `cmd:...`, docs/matches.md), any
+    object with `select(game)` returning a move (a `photocore.Agent`, your own agent;
+    played as given, with its own seeding), or a list of players - 1 of these for the seats
+    after the learner's. seat: the learner's player, or "random" for one drawn each
+    episode. options: the advanced rules, an Options or its text ("fs"). shaping: the
+    weight of the score-lead shaping (0: off). illegal: "forfeit" (an illegal action ends
+    the episode with reward -1) or "raise" (IllegalMoveError).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
-    def __init__(self, players=2, opponents="greedy", seat="random", fourth_revolution=False,
-                 shade_blocks=False, shaping=0.0, illegal="forfeit", render_mode=None):
-        self.config = Game(players, fourth_revolution, shade_blocks)   # checks the options
-        self.players = self.config.players
+    def __init__(self, players: int = 2, opponents: str | Opponent | Sequence[str | Opponent]
+                 = "greedy", seat: int | Literal["random"] = "random",
+                 options: Options | str | None = None, shaping: float = 0.0,
+                 illegal: Literal["forfeit", "raise"] = "forfeit",
+                 render_mode: Literal["ansi", "human"] | None = None,
+                 **flags: object) -> None:
+        # flags: the options' flag keywords of photocore 0.1 (deprecated)
+        self.options = game_options(options, (), flags, "PhotosynthesisEnv")
+        self.config = Game(players, options=self.options)       # checks the player count
+        self.players: int = self.config.players
         self.opponents = _per_seat(opponents, self.players, lambda o: hasattr(o, "select"))
         for spec in self.opponents:
             if isinstance(spec, str):
@@ -105,10 +118,10 @@ class PhotosynthesisEnv(gymnasium.Env):
             elif not callable(getattr(spec, "select", None)):
                 raise ValueError(f"opponents: {spec!r} is neither an agent spec nor an object "
                                  "with select(game)")
-        if not (isinstance(seat, str) and seat == "random"):
-            if isinstance(seat, (bool, np.bool_)) or seat not in range(self.players):
-                raise ValueError(f"seat must be a player from 0 to {self.players - 1} or "
-                                 f"'random', got {seat!r}")
+        if not (isinstance(seat, str) and seat == "random") and (
+                isinstance(seat, (bool, np.bool_)) or seat not in range(self.players)):
+            raise ValueError(f"seat must be a player from 0 to {self.players - 1} or "
+                             f"'random', got {seat!r}")
         if illegal not in ("forfeit", "raise"):
             raise ValueError(f"illegal must be 'forfeit' or 'raise', got {illegal!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -120,34 +133,38 @@ class PhotosynthesisEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.observation_space = OBSERVATION_SPACE
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.agents = None             # who plays each opponent slot, from the first reset
-        self.game = None
-        self.seat = None
-        self._seat_stream = None
+        # who plays each opponent slot, from the first reset
+        self.agents: list[Opponent] | None = None
+        self.game = self.config.copy(history=False)     # a game from the first reset on
+        self.seat: int | None = None
+        self._seat_stream = 0
         self._mask = np.zeros(NUM_ACTIONS, bool)
         self._over = True
         self._lead = 0.0
 
-    def _seed(self, seed):
+    def _seed(self, seed: int) -> None:
         self._seat_stream = stream_seed(seed, 0)
         self._close_made()
         self.agents = [_agent(spec, opponent_seed(seed, k)) if isinstance(spec, str) else spec
                        for k, spec in enumerate(self.opponents)]
 
-    def _close_made(self):
+    def _close_made(self) -> None:
         """Closes the opponents this environment made from specs (an engine's process)."""
         for agent, spec in zip(self.agents or (), self.opponents):
-            if isinstance(spec, str) and callable(getattr(agent, "close", None)):
-                agent.close()
+            close = getattr(agent, "close", None)
+            if isinstance(spec, str) and callable(close):
+                close()
 
-    def close(self):
+    def close(self) -> None:
         self._close_made()
         self.agents = None
         super().close()
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+              ) -> tuple[Observation, dict[str, Any]]:
         """Starts an episode; returns (observation, info). `seed` seeds the built-in
-        opponents and the seat draws; without it they go on from the last seeding."""
+        opponents and the seat draws; without it they go on from the last seeding. (The
+        advanced rules are the environment's `options`: reset takes none.)"""
         super().reset(seed=seed)
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
@@ -155,9 +172,11 @@ class PhotosynthesisEnv(gymnasium.Env):
             seed = int(self.np_random.integers(2**63))
         if seed is not None:
             self._seed(seed)
+        assert self.agents is not None
         for agent in {id(a): a for a in self.agents}.values():
-            if not isinstance(agent, Agent) and callable(getattr(agent, "reset", None)):
-                agent.reset()
+            reset = getattr(agent, "reset", None)
+            if not isinstance(agent, Agent) and callable(reset):
+                reset()
         self.game = self.config.copy(history=False)
         if self.seat_choice == "random":
             self.seat, self._seat_stream = draw_below(self._seat_stream, self.players)
@@ -169,15 +188,16 @@ class PhotosynthesisEnv(gymnasium.Env):
         self._mask = self.game.legal_moves().mask()
         return self.game.observation(self.seat), self._info()
 
-    def step(self, action):
+    def step(self, action: SupportsInt) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         """Plays the learner's action, then the opponents until the learner is to move
         again or the game is over; returns (obs, reward, terminated, truncated, info)."""
-        if self._over:
+        if self._over or self.seat is None:
             raise ValueError("the episode is over: call reset() first")
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action must be in range({NUM_ACTIONS}), got {action}")
-        info = {}
+        info: dict[str, Any] = {}
+        reward: float
         if self.game.is_legal(action):
             self.game.play(action)
             self._opponents_play()
@@ -200,22 +220,22 @@ class PhotosynthesisEnv(gymnasium.Env):
         return (self.game.observation(self.seat), float(reward), terminated, False,
                 self._info() | info)
 
-    def action_masks(self):
+    def action_masks(self) -> npt.NDArray[np.bool_]:
         """The learner's legal actions now (bool, NUM_ACTIONS), as MaskablePPO asks."""
         return self._mask
 
-    def _info(self):
+    def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask, "seat": self.seat}
 
-    def _opponents_play(self):
-        game, seat = self.game, self.seat
-        while not game.is_over and game.current_player != seat:
-            k = (game.current_player - seat - 1) % self.players
-            game.play(self.agents[k].select(game))
+    def _opponents_play(self) -> None:
+        game, seat, agents = self.game, self.seat, self.agents
+        assert seat is not None and agents is not None
+        while (mover := game.current_player) is not None and mover != seat:
+            game.play(agents[(mover - seat - 1) % self.players].select(game))
 
-    def render(self):
+    def render(self) -> str | None:
         """The board and the players as text ("ansi"), or printed ("human")."""
-        if self.render_mode is None or self.game is None:
+        if self.render_mode is None or self.seat is None:
             return None
         text = f"{self.game}\nlearner: player {self.seat}"
         if self.render_mode == "human":
@@ -224,7 +244,8 @@ class PhotosynthesisEnv(gymnasium.Env):
         return text
 
 
-class PhotosynthesisVectorEnv(VectorEnv):
+class PhotosynthesisVectorEnv(
+        VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt.NDArray[Any]]):
     """`num_envs` games of PhotosynthesisEnv in one VecGame: the built-in opponents play
     inside the step in C. Same-step autoreset (docs/rl.md).
 
@@ -237,19 +258,24 @@ class PhotosynthesisVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs=1, players=2, opponents="greedy", seat="random",
-                 fourth_revolution=False, shade_blocks=False, shaping=0.0, copy=True,
-                 threads=1):
-        specs = _per_seat(opponents, Game(players).players, lambda o: not isinstance(
+    def __init__(self, num_envs: int = 1, players: int = 2,
+                 opponents: str | Sequence[str] = "greedy",
+                 seat: int | Literal["random"] = "random", options: Options | str | None = None,
+                 shaping: float = 0.0, copy: bool = True, threads: int = 1,
+                 **flags: object) -> None:
+        # flags: the options' flag keywords of photocore 0.1 (deprecated)
+        self.options = game_options(options, (), flags, "PhotosynthesisVectorEnv")
+        opponent_specs = _per_seat(opponents, Game(players).players, lambda o: not isinstance(
             o, (str, list, tuple)))
-        for spec in specs:
+        for spec in opponent_specs:
             if not isinstance(spec, str):
                 raise ValueError(
-                    f"opponents: the vector environment plays the built-in agents (random, "
-                    f"greedy, mcts:N) in C and takes their specs, got {spec!r}; for agents "
-                    "played in Python use gymnasium.make_vec(..., vectorization_mode='sync')")
-        self.vec = VecGame(num_envs, players, fourth_revolution, shade_blocks,
-                           opponents=specs, seat=seat, threads=threads)
+                    f"opponents: the vector environment plays the built-in agents "
+                    f"({', '.join(specs.BUILTIN_FORMS)}) in C and takes their specs, "
+                    f"got {spec!r}; for agents played in Python use "
+                    "gymnasium.make_vec(..., vectorization_mode='sync')")
+        self.vec = VecGame(num_envs, players, options=self.options, opponents=opponent_specs,
+                           seat=seat, threads=threads)
         n = self.num_envs = self.vec.num_games
         self.players = self.vec.players
         self.shaping = float(shaping)
@@ -273,12 +299,14 @@ class PhotosynthesisVectorEnv(VectorEnv):
         self._no_mask.flags.writeable = False
         self._seeded = False
 
-    def reset(self, *, seed=None, options=None):
+    def reset(self, *, seed: int | list[int | None] | tuple[int | None, ...] | None = None,
+              options: dict[str, Any] | None = None,
+              ) -> tuple[npt.NDArray[np.float32], dict[str, Any]]:
         """Starts every game; returns (obs, info). An int `seed` seeds game i as
         PhotosynthesisEnv.reset(seed=seed + i); a list gives each game's (None: go on)."""
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
-        seeds = None
+        seeds: list[int | None] | tuple[int | None, ...] | None = None
         if isinstance(seed, (list, tuple)):
             seeds, seed = seed, None
         else:
@@ -290,7 +318,9 @@ class PhotosynthesisVectorEnv(VectorEnv):
         self._lead[:] = 0.0
         return self._out(self._obs), self._info()
 
-    def step(self, actions):
+    def step(self, actions: npt.ArrayLike,
+             ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_],
+                        npt.NDArray[np.bool_], dict[str, Any]]:
         """Plays each game's learner action (any integer array of shape (n,) or (n, 1)),
         then its opponents; returns (obs, rewards, terminated, truncated, info)."""
         illegal = self._illegal(actions)
@@ -311,7 +341,7 @@ class PhotosynthesisVectorEnv(VectorEnv):
             final_obs = np.full(self.num_envs, None, object)
             for i in np.flatnonzero(done):
                 final_obs[i] = self._final[i].copy()
-            final_info = {"action_mask": self._no_mask, "_action_mask": done,
+            final_info: dict[str, Any] = {"action_mask": self._no_mask, "_action_mask": done,
                           "seat": np.where(done, seats, 0), "_seat": done}
             if illegal is not None and (illegal & done).any():
                 final_info["illegal_action"] = illegal & done
@@ -320,7 +350,7 @@ class PhotosynthesisVectorEnv(VectorEnv):
                         _final_info=done)
         return self._out(self._obs), rewards, done, np.zeros(self.num_envs, bool), info
 
-    def _illegal(self, actions):
+    def _illegal(self, actions: npt.ArrayLike) -> npt.NDArray[np.bool_] | None:
         """Which games' actions are illegal (they forfeit), from the masks of the last
         step; None where the actions are not a well-formed integer array (step refuses)."""
         try:
@@ -332,20 +362,21 @@ class PhotosynthesisVectorEnv(VectorEnv):
         flat = flat.reshape(self.num_envs)
         if not ((flat >= 0) & (flat < NUM_ACTIONS)).all():
             return None
-        return ~self._flat_mask.take(self._offsets + flat)
+        legal: npt.NDArray[np.bool_] = self._flat_mask.take(self._offsets + flat)
+        return ~legal
 
-    def _info(self):
+    def _info(self) -> dict[str, Any]:
         return {"action_mask": self._out(self._mask), "_action_mask": self._all,
                 "seat": self._seat.copy(), "_seat": self._all}
 
-    def _out(self, array):
+    def _out(self, array: _Array) -> _Array:
         return array.copy() if self.copy else array
 
-    def action_masks(self):
+    def action_masks(self) -> npt.NDArray[np.bool_]:
         """Each game's legal actions for its learner now (bool (n, NUM_ACTIONS))."""
         return self._mask
 
-    def sample_actions(self, logits=None):
+    def sample_actions(self, logits: npt.ArrayLike | None = None) -> npt.NDArray[np.int64]:
         """A legal action per game: uniform, or drawn from the softmax of `logits`
         (float (n, NUM_ACTIONS), numpy or torch) over the legal actions (VecGame)."""
         if logits is None:

@@ -6,19 +6,38 @@
 >>> state.action_to_string(state.legal_actions()[0])
 'place a4'
 
+The game's parameters are `players` and a bool per advanced rule (facts.OPTION_RULES):
+
+>>> list(DEFAULT_PARAMS) == ["players", *Options._fields]
+True
+
 Returns, the length bound, serialisation and undo are explained in docs/engine.md, "OpenSpiel".
 """
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
-from photocore._game import OBSERVATION_SIZE, Game
-from photocore.facts import LIGHT_CAP, Options
-from photocore.notation import MOVE_TEXTS, NUM_ACTIONS
+from photocore._game import Game
+from photocore._kernel import check_players
+from photocore.facts import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ACTIONS,
+    OBSERVATION_SIZE,
+    OPTION_RULES,
+    Options,
+    max_game_moves,
+)
+from photocore.notation import MOVE_TEXTS
 
 SHORT_NAME = "python_photosynthesis"
-DEFAULT_PARAMS = {"players": 2, "fourth_revolution": False, "shade_blocks": False}
+# OpenSpiel's parameters are plain values: the player count, and a bool per advanced rule
+DEFAULT_PARAMS: dict[str, int | bool] = {
+    "players": MIN_PLAYERS, **{rule.name: False for rule in OPTION_RULES}}
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -28,8 +47,8 @@ GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.PERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=2,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=MIN_PLAYERS,
     provides_information_state_string=True,
     provides_information_state_tensor=False,
     provides_observation_string=True,
@@ -38,26 +57,13 @@ GAME_TYPE = pyspiel.GameType(
 )
 
 
-def max_game_length(players, fourth_revolution=False):
-    """A bound on the moves of any game: 2 placements per player, then per turn at most
-    20 paid actions (each costs >= 1 LP, a turn starts with <= 20 LP and earns none) + end.
+class PhotosynthesisGame(pyspiel.Game):  # type: ignore[misc]   # pyspiel has no types
+    """The game for given parameters: players (2-4) and a bool per advanced rule."""
 
-    >>> max_game_length(2), max_game_length(4, fourth_revolution=True)
-    (760, 2024)
-    """
-    rounds = Options(fourth_revolution=fourth_revolution).rounds
-    return 2 * players + rounds * players * (LIGHT_CAP + 1)
-
-
-class PhotosynthesisGame(pyspiel.Game):
-    """The game for given parameters: players (2-4), fourth_revolution, shade_blocks."""
-
-    def __init__(self, params=None):
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**DEFAULT_PARAMS, **(params or {})}
-        players = params["players"]
-        if players not in (2, 3, 4):
-            raise ValueError(f"players must be 2, 3 or 4, got {players}")
-        self.options = Options(bool(params["fourth_revolution"]), bool(params["shade_blocks"]))
+        players = check_players(params["players"])
+        self.options = Options(**{rule.name: bool(params[rule.name]) for rule in OPTION_RULES})
         super().__init__(GAME_TYPE, pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=0,
@@ -65,25 +71,26 @@ class PhotosynthesisGame(pyspiel.Game):
             min_utility=-1.0 / (players - 1),
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=max_game_length(players, self.options.fourth_revolution),
+            max_game_length=max_game_moves(players, self.options),
         ), params)
 
-    def new_initial_state(self):
+    def new_initial_state(self) -> "PhotosynthesisState":
         return PhotosynthesisState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None):
+    def make_py_observer(self, iig_obs_type: Any = None,
+                         params: dict[str, Any] | None = None) -> Any:
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return PhotosynthesisObserver(params)
         return _InformationStateObserver(iig_obs_type, params)
 
 
-class _InformationStateObserver(IIGObserverForPublicInfoGame):
+class _InformationStateObserver(IIGObserverForPublicInfoGame):  # type: ignore[misc]
     """The information state: OpenSpiel's history string for public-information games, and
     no tensor (provides_information_state_tensor is False). OpenSpiel does not check that
     flag for Python games and would return [] (as for its own python_tic_tac_toe): this
     makes information_state_tensor() and its shape raise instead."""
 
-    def set_from(self, state, player):
+    def set_from(self, state: "PhotosynthesisState", player: int) -> None:
         raise pyspiel.SpielError(
             f"{SHORT_NAME} has perfect information and no information state tensor: use "
             "observation_tensor() (the whole position)")
@@ -95,39 +102,39 @@ class _Position:
 
     __slots__ = ("game",)
 
-    def __init__(self, game):
+    def __init__(self, game: Game) -> None:
         self.game = game
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: object) -> "_Position":
         return _Position(self.game.copy())
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type["_Position"], tuple[Game]]:
         return (_Position, (self.game,))    # the Game pickles as its start and its moves
 
 
-class PhotosynthesisState(pyspiel.State):
+class PhotosynthesisState(pyspiel.State):  # type: ignore[misc]
     """A position; the game's moves are its actions (photocore action ids)."""
 
-    def __init__(self, game):
+    def __init__(self, game: PhotosynthesisGame) -> None:
         super().__init__(game)
         self._pos = _Position(Game(game.num_players(), options=game.options))
 
     @property
-    def photocore_game(self):
+    def photocore_game(self) -> Game:
         """The photocore.Game of this state (read it; play through apply_action)."""
         return self._pos.game
 
-    def current_player(self):
+    def current_player(self) -> int:
         player = self._pos.game.current_player
-        return pyspiel.PlayerId.TERMINAL if player is None else player
+        return int(pyspiel.PlayerId.TERMINAL) if player is None else player
 
-    def _legal_actions(self, player):
+    def _legal_actions(self, player: int) -> list[int]:
         return self._pos.game.legal_moves().ids()
 
-    def _apply_action(self, action):
+    def _apply_action(self, action: int) -> None:
         self._pos.game.play(action)
 
-    def undo_action(self, player, action):
+    def undo_action(self, player: int, action: int) -> None:
         """Takes back `action`, the last action played, which `player` played (OpenSpiel's
         State.undo_action): the wrapped game is as it was before it.
 
@@ -146,17 +153,17 @@ class PhotosynthesisState(pyspiel.State):
             game.play(move)
             raise ValueError(f"undo_action({player}, {action}): player {mover} played it")
 
-    def _action_to_string(self, player, action):
+    def _action_to_string(self, player: int, action: int) -> str:
         return MOVE_TEXTS[action]
 
-    def is_terminal(self):
+    def is_terminal(self) -> bool:
         return self._pos.game.is_over
 
-    def returns(self):
+    def returns(self) -> list[float]:
         game = self._pos.game
         return list(game.returns()) if game.is_over else [0.0] * game.players
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self._pos.game.position()
 
 
@@ -164,16 +171,16 @@ class PhotosynthesisObserver:
     """Observation tensor: photocore's Game.observation(player), OBSERVATION_SIZE float32;
     the observation string is the position (the game has perfect information)."""
 
-    def __init__(self, params):
+    def __init__(self, params: dict[str, Any] | None) -> None:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
-        self.tensor = np.zeros(OBSERVATION_SIZE, np.float32)
+        self.tensor: npt.NDArray[np.float32] = np.zeros(OBSERVATION_SIZE, np.float32)
         self.dict = {"observation": self.tensor}
 
-    def set_from(self, state, player):
+    def set_from(self, state: PhotosynthesisState, player: int) -> None:
         state.photocore_game.observation(player, out=self.tensor)
 
-    def string_from(self, state, player):
+    def string_from(self, state: PhotosynthesisState, player: int) -> str:
         return state.photocore_game.position()
 
 

@@ -1,7 +1,7 @@
 """PettingZoo adapter: an AEC environment over photocore.Game.
 
 >>> from photocore.env.pettingzoo import env
->>> e = env(players=3)
+>>> e = env(players=3, options="s")
 >>> e.reset(seed=0)
 >>> e.agent_selection, int(e.last()[0]["action_mask"].sum())
 ('player_0', 18)
@@ -11,49 +11,53 @@ A turn is several moves in a row: `agent_selection` stays on the player to move 
 and every agent terminates. docs/engine.md, "PettingZoo", has the details.
 """
 
+from typing import Any, Literal
+
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from photocore._game import OBSERVATION_SIZE, Game
-from photocore.notation import NUM_ACTIONS
+from photocore._game import Game
+from photocore._kernel import check_players
+from photocore.compat import game_options
+from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, Options
 
-# The observation is in [0, 1] but for token points / 100: at most the 24 tokens of
-# docs/rules.md §6, 366 points, for one player.
-_OBS_HIGH = np.ones(OBSERVATION_SIZE, np.float32)
-_OBS_HIGH[740 + 9:780:10] = 3.66
+_OBS_HIGH = np.array(OBSERVATION_HIGH, np.float32)
+
+RenderMode = Literal["human", "ansi"]
 
 
-def env(players=2, fourth_revolution=False, shade_blocks=False, render_mode=None):
+def env(players: int = 2, options: Options | str | None = None,
+        render_mode: RenderMode | None = None, **flags: object) -> Any:
     """The environment wrapped as PettingZoo's classic games are: an illegal move ends the
-    game with -1 for its player, actions are range-checked and the call order enforced."""
-    wrapped = raw_env(players=players, fourth_revolution=fourth_revolution,
-                      shade_blocks=shade_blocks, render_mode=render_mode)
+    game with -1 for its player, actions are range-checked and the call order enforced.
+    `options`: the advanced rules, an Options or its text ("fs")."""
+    wrapped = raw_env(players=players, options=game_options(options, (), flags, "env"),
+                      render_mode=render_mode)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
 
-class raw_env(AECEnv):
+class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type information
     """Photosynthesis for 2-4 agents `player_0` ...: Discrete(NUM_ACTIONS) actions (photocore
     action ids) and {"observation", "action_mask"} observations."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "photosynthesis_v0",
-                "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "photosynthesis_v0",
+                                "is_parallelizable": False}
 
-    def __init__(self, players=2, fourth_revolution=False, shade_blocks=False,
-                 render_mode=None):
+    def __init__(self, players: int = 2, options: Options | str | None = None,
+                 render_mode: RenderMode | None = None, **flags: object) -> None:
         super().__init__()
-        if players not in (2, 3, 4):
-            raise ValueError(f"players must be 2, 3 or 4, got {players}")
+        self.players = check_players(players)
+        self.options = game_options(options, (), flags, "raw_env")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, "
                              f"got {render_mode!r}")
-        self.options = dict(players=players, fourth_revolution=fourth_revolution,
-                            shade_blocks=shade_blocks)
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{p}" for p in range(players)]
+        self.possible_agents = [f"player_{p}" for p in range(self.players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: spaces.Dict({
             "observation": spaces.Box(0.0, _OBS_HIGH, dtype=np.float32),
@@ -61,49 +65,58 @@ class raw_env(AECEnv):
         }) for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS)
                               for agent in self.possible_agents}
-        self.game = Game(**self.options)
+        self.game = Game(self.players, options=self.options)
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Discrete:
         return self.action_spaces[agent]
 
-    def observe(self, agent):
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        mask: npt.NDArray[np.int8]
         if agent == self.agent_selection and not self.game.is_over:
             mask = self.game.legal_moves().mask().view(np.int8)
         else:
             mask = np.zeros(NUM_ACTIONS, np.int8)
         return {"observation": self.game.observation(self._seat[agent]), "action_mask": mask}
 
-    def reset(self, seed=None, options=None):
-        # the game has no chance: `seed` has nothing to seed
-        self.game = Game(**self.options)
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # the game has no chance: `seed` has nothing to seed (the advanced rules are the
+        # environment's `options`, not reset's)
+        self.game = Game(self.players, options=self.options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.agent_selection = self._agent_to_move()
 
-    def step(self, action):
+    def _agent_to_move(self) -> str:
+        mover = self.game.current_player
+        if mover is None:
+            raise ValueError("the game is over: no agent is to move")
+        return self.possible_agents[mover]
+
+    def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
+        assert action is not None       # None is a finished agent's action only
         self.game.play(int(action))
         if self.game.is_over:
             self.rewards = dict(zip(self.possible_agents, self.game.returns()))
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = self.possible_agents[self.game.current_player]
+            self.agent_selection = self._agent_to_move()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def render(self):
+    def render(self) -> str | None:
         """The position notation, then the scores; printed in "human" mode."""
         if self.render_mode is None:
             return None
@@ -113,5 +126,5 @@ class raw_env(AECEnv):
             return None
         return text
 
-    def close(self):
+    def close(self) -> None:
         pass

@@ -4,6 +4,7 @@
 from libc.math cimport log, sqrt
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, realloc
+from libc.string cimport memset
 
 from photocore._kernel cimport *
 
@@ -14,10 +15,11 @@ cdef double greedy_score(const State* s, int a, const uint64_t* next_shade) noex
     lights, plant on rich soil out of the next sun's shadows, buy only what is used at
     once, end when nothing is worth its light."""
     cdef int p = s.current, left = s.last_round - s.round, cell, bit, size, need, c
+    cdef int kind = action_kind(a)
     cdef uint64_t own = s.owner_bb[p] & ~s.active
-    if a == END_ACTION:
+    if kind == KIND_END:
         return 0.0
-    if a < PLANT_BASE:                               # buy
+    if kind == KIND_BUY:
         c = a - BUY_BASE
         if s.avail[p][c] or left < 2:
             return -1.0
@@ -28,32 +30,31 @@ cdef double greedy_score(const State* s, int a, const uint64_t* next_shade) noex
         if c == 0:
             return 3.0 if own & ~s.size_bb[0] else -1.0
         return 3.0 if own & s.size_bb[c - 1] else -1.0
-    if a < GROW_BASE:                                # plant
+    if kind == KIND_PLANT:
         if left < 3:
             return -1.0
         cell = plant_target(a)
         bit = cell_bit(cell)
-        return 8.0 + 2.0 * richness(cell) + (0.0 if next_shade[1] >> bit & 1 else 4.0)
-    if a < COLLECT_BASE:                             # grow
-        cell = a - GROW_BASE
+        return 8.0 + 2.0 * richness(cell) + (0.0 if next_shade[SEED] >> bit & 1 else 4.0)
+    cell = acted_cell(a)
+    if kind == KIND_GROW:
         bit = cell_bit(cell)
         size = size_at(s, bit) + 1
         if left < 1 and size < 3:
             return -1.0
         return 12.0 + 5.0 * size + (0.0 if next_shade[size] >> bit & 1 else 6.0)
-    cell = a - COLLECT_BASE                          # collect
-    if left > 6:
+    if left > 6:                                     # a collect (no place reaches here)
         return 5.0 + token_for(s, richness(cell)) / 2.0
     return 30.0 + token_for(s, richness(cell))
 
 cdef int greedy_action(const State* s, uint64_t* rng) noexcept nogil:
     cdef uint16_t actions[MAX_LEGAL]
-    cdef uint64_t next_shade[4]
+    cdef uint64_t next_shade[NSIZES]
     cdef int i, n = legal_actions(s, actions), best = 0, ties = 0
     cdef double score, top = -1e9
     if s.phase == PHASE_SETUP:
         return actions[rng_below(rng, n)]
-    shadows_under(s, (sun_of(s) + 1) % 6, next_shade)
+    shadows_under(s, (sun_of(s) + 1) % SUN_POSITIONS, next_shade)
     for i in range(n):
         score = greedy_score(s, actions[i], next_shade)
         if score > top:
@@ -75,7 +76,7 @@ ctypedef struct Node:
     int visits
     uint16_t action          # the action leading here
     uint8_t mover            # the player who chose it
-    double value[4]          # summed returns per player
+    double value[MAX_PLAYERS]    # summed returns per player
 
 ctypedef struct Tree:
     Node* nodes
@@ -109,7 +110,7 @@ cdef int expand(Tree* t, int node, const State* s) noexcept nogil:
         child.visits = 0
         child.action = actions[i]
         child.mover = s.current
-        child.value[0] = child.value[1] = child.value[2] = child.value[3] = 0.0
+        memset(child.value, 0, sizeof(child.value))
     t.nodes[node].first_child = first
     t.nodes[node].children = n
     return 0
@@ -137,7 +138,7 @@ cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
     cdef Tree t
     cdef State s
     cdef int path[MAX_GAME_MOVES + 1]
-    cdef double result[4]
+    cdef double result[MAX_PLAYERS]
     cdef int sim, depth, node, i, best = -1, most = -1, p
     cdef uint16_t only[MAX_LEGAL]
     if legal_actions(root, only) == 1:
@@ -150,7 +151,7 @@ cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
     t.nodes[0].first_child = -1
     t.nodes[0].children = 0
     t.nodes[0].visits = 0
-    t.nodes[0].value[0] = t.nodes[0].value[1] = t.nodes[0].value[2] = t.nodes[0].value[3] = 0.0
+    memset(t.nodes[0].value, 0, sizeof(t.nodes[0].value))
     for sim in range(simulations):
         s = root[0]
         node = 0

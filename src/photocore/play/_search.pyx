@@ -47,7 +47,7 @@ ctypedef struct Edge:
 
 ctypedef struct Node:
     # what a walk reads first (one cache line), then the position
-    double value[4]     # summed values of the simulations through this node, by seat
+    double value[MAX_PLAYERS]   # summed values of the simulations through it, by seat
     int parent          # -1 at the root
     int parent_edge     # the edge leading here, -1 at the root
     int first_edge
@@ -76,7 +76,7 @@ ctypedef struct Tree:
 cdef inline void node_init(Node* n, const State* s, int parent, int parent_edge,
                            int mover) noexcept nogil:
     n.state = s[0]
-    n.value[0] = n.value[1] = n.value[2] = n.value[3] = 0.0
+    memset(n.value, 0, sizeof(n.value))
     n.parent = parent
     n.parent_edge = parent_edge
     n.player = s.current
@@ -437,7 +437,7 @@ cdef class Search:
         cdef Tree* t
         cdef Node* root
         cdef Node* leaf
-        cdef double result[4]
+        cdef double result[MAX_PLAYERS]
         cdef float* obs = <float*><size_t>self.obs_buffer.ctypes.data
         cdef uint8_t* mask = <uint8_t*><size_t>self.mask_buffer.ctypes.data
         cdef int* games = <int*><size_t>self.game_buffer.ctypes.data
@@ -554,7 +554,7 @@ cdef class Search:
         cdef const uint16_t* actions = &self.row_actions[r * MAX_LEGAL]
         cdef int k, n = self.row_count[r], p = node.player
         cdef double top = -INFINITY, total = 0.0, e
-        cdef double seat[4]
+        cdef double seat[MAX_PLAYERS]
         cdef Edge* edge
         for k in range(n):
             if logits[actions[k]] > top:
@@ -667,7 +667,7 @@ cdef class Search:
         out = np.zeros((self.num_games, self.players), np.float32)
         cdef float[:, ::1] view = out
         cdef int g, p
-        cdef double result[4]
+        cdef double result[MAX_PLAYERS]
         cdef Node* root
         for g in range(self.num_games):
             root = &self.trees[g].nodes[0]
