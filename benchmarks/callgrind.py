@@ -32,9 +32,8 @@ LIMITS = {"x86-64-v3": (200, 12, 2.6), "x86-64-v2": (200, 12, 2.6), "native": (2
 PLAY = """
 import sys, photocore
 from photocore import _kernel
-games, players, fourth, shade = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4] == "1"
-r = photocore.random_playouts(games, players=players, seed=1, fourth_revolution=fourth,
-                              shade_blocks=shade)
+games, players, options = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+r = photocore.random_playouts(games, players=players, seed=1, options=options)
 print(r["moves"], _kernel.BUILD, getattr(_kernel, "CODE_PATH", "-"), getattr(_kernel, "SELECT", "-"))
 """
 
@@ -44,7 +43,8 @@ def totals(games, args, folder):
     out = os.path.join(folder, f"callgrind.{games}")
     cmd = ["valgrind", "--tool=callgrind", "--branch-sim=yes", f"--callgrind-out-file={out}",
            sys.executable, "-c", PLAY, str(games), str(args.players),
-           "1" if args.fourth_revolution else "0", "1" if args.shade_blocks else "0"]
+           str(photocore.Options(fourth_revolution=args.fourth_revolution,
+                                 shade_blocks=args.shade_blocks))]
     # one BLAS thread and a fixed hash seed: worker threads and hash order would make the
     # interpreter's own counts vary from run to run
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")

@@ -18,6 +18,7 @@ import pickle
 import pickletools
 import random
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -25,7 +26,7 @@ import photocore
 from photocore.notation import parse_position
 from photocore import (NUM_ACTIONS, OBSERVATION_SIZE, Agent, Game, IllegalMoveError,
                        InvalidMoveError, InvalidPositionError, LegalMoves, Move, RecordError,
-                       VecGame, records, render)
+                       Options, VecGame, records, render)
 
 # every move that the fuzzers' games play is checked against the state's invariants
 photocore.check_invariants(True)
@@ -299,9 +300,10 @@ class VecModel:
     """A VecGame beside the list of Games it must equal."""
 
     def __init__(self, n, players, fourth, shade, seed=0):
-        self.env = VecGame(n, players=players, fourth_revolution=fourth, shade_blocks=shade)
+        options = self.env_options = Options(fourth_revolution=fourth, shade_blocks=shade)
+        self.env = VecGame(n, players=players, options=options)
         self.config = (players, fourth, shade)
-        self.games = [Game(*self.config) for _ in range(n)]
+        self.games = [Game(players, options=options) for _ in range(n)]
         self.obs, self.mask = self.env.reset(seed=seed)
         self.compare()
 
@@ -338,7 +340,7 @@ class VecModel:
             if not np.allclose(rewards[i], expected, atol=1e-6):
                 raise FuzzFailure(f"rewards[{i}] {rewards[i]} != {expected}")
             if game.is_over:
-                self.games[i] = Game(*self.config)
+                self.games[i] = Game(self.config[0], options=self.env_options)
         self.compare()
         for name, array in outputs.items():
             if array is not None and array is not {"obs": self.obs, "mask": self.mask,
@@ -563,15 +565,26 @@ def check_legal_moves_restore(ids):
 # ---- constructors ----------------------------------------------------------------------
 
 def check_constructors(players, fourth, shade, n, games, seed, kind, simulations, exploration):
-    """Game, VecGame, Agent and random_playouts: a clear exception or the right object."""
+    """Game, VecGame, Agent and random_playouts: a clear exception or the right object. The
+    rule flags go in as the deprecated positional flags, which must keep working (quietly
+    here) until photocore.compat.REMOVED."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _check_constructors(players, fourth, shade, n, games, seed, kind, simulations,
+                            exploration)
+
+
+def _check_constructors(players, fourth, shade, n, games, seed, kind, simulations, exploration):
     players_ok = _as_index(players) in (2, 3, 4)
     options_ok = _is_option(fourth) and _is_option(shade)
     ok, game = expect(BAD_INPUT, Game, players, fourth, shade)
     same(ok, players_ok and options_ok, f"Game({players!r}, {fourth!r}, {shade!r})")
     if ok:
         config = (operator.index(players), _option_value(fourth), _option_value(shade))
-        same((game.players, game.fourth_revolution, game.shade_blocks), config, "Game's settings")
-        same(game.position(), Game(*config).position(), "a new game is at the start")
+        same((game.players, game.options.fourth_revolution, game.options.shade_blocks), config,
+             "Game's settings")
+        same(game.position(), Game(config[0], options=Options(fourth_revolution=config[1],
+             shade_blocks=config[2])).position(), "a new game is at the start")
 
     size = _as_index(n)
     if not (size is not None and 64 < size <= 1 << 24):    # valid but big: not on every input

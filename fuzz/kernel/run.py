@@ -165,7 +165,7 @@ def reference_of(game, ReferenceGame):
     """A photoref game set to the position of a photocore Game (photoref has no position
     reader: its fields are set from what the Game shows)."""
     import photoref
-    ref = ReferenceGame(game.players, game.fourth_revolution, game.shade_blocks)
+    ref = ReferenceGame(game.players, game.options.fourth_revolution, game.options.shade_blocks)
     ref.phase, ref.round, ref.sun, ref.first_player = game.phase, game.round, game.sun, game.first_player
     ref.current_player = game.current_player
     ref._board = {photoref._COORD_OF[cell]: piece for cell, piece in game.board().items()}
