@@ -5,11 +5,13 @@ import click
 import photocore
 from photocore.cli.bench import bench
 from photocore.cli.match import match, tournament
+from photocore.cli.play import play
 from photocore.cli.playouts import playouts
 from photocore.cli.records import export, show, stats, verify
 from photocore.cli.repair import repair
 from photocore.cli.replay import replay
 from photocore.cli.selfplay import selfplay
+from photocore.cli.serve import serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,11 +28,12 @@ def main() -> None:
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
     arrays for training, replay writes a game as an HTML page to step through, repair
-    keeps the whole games of a damaged file. Run `photocore COMMAND --help` for each
-    command's options.
+    keeps the whole games of a damaged file. play and serve let a person play against the
+    agents, in the terminal and in the browser (docs/play.md). Run `photocore COMMAND
+    --help` for each command's options.
     """
 
 
 for command in (selfplay, match, tournament, playouts, bench, verify, show, stats, export,
-                replay, repair):
+                replay, repair, play, serve):
     main.add_command(command)

@@ -1,0 +1,374 @@
+"""`photocore play`: a person against agents in the terminal, moves typed in notation."""
+
+import contextlib
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import click
+
+from photocore import records, render
+from photocore._game import Game
+from photocore.cli.output import check_writable, reason, writing
+from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PLAYERS, Options
+from photocore.play import specs
+from photocore.play.player import Player
+from photocore.serve import hints
+
+PERSON = "person"
+HELP = """\
+Type a move in notation (tab completes, arrows recall earlier lines), or a command:
+  moves        the legal moves
+  undo         take back your last move and the agents' moves after it
+  hint         the best moves by flat Monte Carlo, with their value (-1 to +1)
+  save FILE    write the game as a record (.jsonl, or .jsonl.gz)
+  position     the position's notation (photocore play --position starts from it)
+  board        draw the board again
+  help         this text
+  quit         leave (Ctrl-D and Ctrl-C too)
+Moves: place CELL, buy seed|small|medium|large, plant FROM TO, grow CELL, collect CELL, end"""
+COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit")
+
+
+@click.command()
+@click.option("--opponents", default="mcts:1000", show_default=True, metavar="SPEC,...",
+              help="The agents of the other seats: one spec for all of them, or one per "
+                   "seat in order (random, greedy, mcts:N, py:..., cmd:...).")
+@click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
+              help="Number of players.  [default: 2, or the position's or record's]")
+@click.option("--seat", type=click.IntRange(0, MAX_PLAYERS - 1), default=0, show_default=True,
+              help="Your seat (0 moves first).")
+@click.option("--options", "rules", type=click.Choice([str(o) for o in OPTIONS]),
+              default=None, help="The advanced rules: - none, f fourth revolution, s shade "
+                                 "blocks, fs both.  [default: -]")
+@click.option("--position", default=None, metavar="TEXT",
+              help="Start from this position (the notation `position` prints).")
+@click.option("--record", "record_file", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="Continue the game of this record file.")
+@click.option("--game", "line", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --record: the game on line N of the file.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Seeds the agents (default: a random seed).")
+@click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
+              default=hints.DEFAULT_PLAYOUTS, show_default=True,
+              help="Random playouts a hint spends.")
+@click.option("--color/--no-color", default=None,
+              help="Colour the board.  [default: when printing to a terminal]")
+def play(opponents: str, players: int | None, seat: int, rules: str | None,
+         position: str | None, record_file: str | None, line: int, seed: int | None,
+         hint_playouts: int, color: bool | None) -> None:
+    """Play a game against agents in the terminal.
+
+    The board is drawn as text (in colour on a terminal); type moves in notation, with tab
+    completion and a history of the lines typed. `help` lists the commands (moves, undo,
+    hint, save FILE, position, quit). Ctrl-C or Ctrl-D leaves.
+
+    \b
+    Examples:  photocore play --opponents mcts:1000
+               photocore play --players 3 --seat 1 --opponents greedy,mcts:200
+               photocore play --record games.jsonl --game 2 --opponents greedy
+    """
+    game = _start(players, rules, position, record_file, line)
+    try:
+        texts = specs.split(opponents)
+        agents = [specs.parse(text) for text in texts]
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--opponents") from None
+    others = game.players - 1
+    if len(agents) not in (1, others):
+        raise click.BadParameter(f"{len(agents)} agents for {others} other seats: give one "
+                                 f"for all of them or {others}", param_hint="--opponents")
+    if seat >= game.players:
+        raise click.BadParameter(f"a {game.players}-player game has seats 0 to "
+                                 f"{game.players - 1}", param_hint="--seat")
+    seats: list[specs.Spec | None] = [None] * game.players
+    for k, p in enumerate(p for p in range(game.players) if p != seat):
+        seats[p] = agents[k % len(agents)]
+    try:
+        loaded = {p: spec.load() for p, spec in enumerate(seats) if spec is not None}
+    except (ValueError, TypeError, OSError) as e:
+        raise click.BadParameter(str(e), param_hint="--opponents") from None
+    table = Terminal(game, seats, loaded, seed, hint_playouts,
+                     sys.stdout.isatty() if color is None else color)
+    try:
+        code = table.run()
+    finally:
+        for player in loaded.values():
+            with contextlib.suppress(Exception):
+                player.close()
+    sys.exit(code)
+
+
+def _start(players: int | None, rules: str | None, position: str | None,
+           record_file: str | None, line: int) -> Game:
+    if position is not None and record_file is not None:
+        raise click.UsageError("give --position or --record, not both")
+    if position is not None:
+        try:
+            game = Game.from_position(position)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--position") from None
+    elif record_file is not None:
+        try:
+            game = records.from_record(records.read_game(record_file, line))
+        except RecordError as e:
+            raise click.ClickException(str(e.at(record_file, line) if e.path is None else e)) \
+                from None
+    else:
+        return Game(players or PLAYERS[0], options=rules)
+    if players is not None and players != game.players:
+        raise click.BadParameter(f"the game has {game.players} players", param_hint="--players")
+    if rules is not None and Options.parse(rules) != game.options:
+        raise click.BadParameter(f"the game's options are {game.options}",
+                                 param_hint="--options")
+    return game
+
+
+class Terminal:
+    """The game between the person and the agents, at the terminal."""
+
+    def __init__(self, game: Game, seats: Sequence[specs.Spec | None],
+                 players: dict[int, Player], seed: int | None, hint_playouts: int,
+                 color: bool, echo: Callable[[str], None] = click.echo,
+                 read: Callable[[str], str] = input) -> None:
+        self.game = game
+        self.seats = list(seats)
+        self.players = players
+        self.seed = seed
+        self.hint_playouts = hint_playouts
+        self.color = color
+        self.echo = echo
+        self.read = read
+        self.people: list[int] = []     # len(history) after each of the person's moves
+        self.forfeit: tuple[int, str] | None = None
+
+    def names(self) -> list[str]:
+        return [PERSON if spec is None else spec.label for spec in self.seats]
+
+    def run(self) -> int:
+        """Plays until the person leaves; the exit status (130 after Ctrl-C)."""
+        with _completion(self._candidates):
+            try:
+                seats = ", ".join(self._who(p) for p in range(self.game.players))
+                self.echo(f"photocore play: {seats}; type help for the commands")
+                for p, player in self.players.items():
+                    self._agent(p, player.reset, None if self.seed is None else self.seed + p)
+                self._draw()
+                while True:
+                    if self._agents_to_move():
+                        self._agents_move()
+                        self._draw()
+                    if not self._command(self.read(self._prompt()).strip()):
+                        return 0
+            except EOFError:
+                self.echo("")
+                return 0
+            except KeyboardInterrupt:
+                self.echo("\ninterrupted")
+                return 130
+
+    def _who(self, p: int) -> str:
+        return f"player {p} ({'you' if self.seats[p] is None else self.names()[p]})"
+
+    def _over(self) -> bool:
+        return self.forfeit is not None or self.game.is_over
+
+    def _prompt(self) -> str:
+        if self._over():
+            return "game over> "
+        return f"player {self.game.current_player}> "
+
+    def _draw(self) -> None:
+        self.echo(render.text(self.game, color=self.color))
+        if self.forfeit is not None:
+            seat, why = self.forfeit
+            others = [p for p in range(self.game.players) if p != seat]
+            self.echo(f"{self._who(seat)} forfeits ({why}): {render.winners_text(others)}")
+        elif self.game.is_over:
+            scores = ", ".join(f"{self._who(p)} {s}" for p, s in enumerate(self.game.scores()))
+            self.echo(f"game over: {render.winners_text(self.game.winners())} ({scores})")
+
+    def _candidates(self) -> list[str]:
+        moves = [] if self._over() else [str(m) for m in self.game.legal_moves()]
+        return moves + list(COMMANDS)
+
+    # ---- the agents ----
+
+    def _agents_to_move(self) -> bool:
+        return not self._over() and self.seats[self.game.current_player or 0] is not None
+
+    def _agents_move(self) -> None:
+        while self._agents_to_move():
+            seat = self.game.current_player
+            assert seat is not None
+            move = self._agent(seat, self.players[seat].select, self.game.copy())
+            if move is None:
+                return
+            try:
+                self.game.play(move)
+            except (IllegalMoveError, InvalidMoveError) as e:
+                self.forfeit = (seat, f"illegal move {e}")
+                return
+            self.echo(f"{self._who(seat)}: {move}")
+
+    def _agent(self, seat: int, call: Callable[[Any], Any], argument: Any) -> Any:
+        """call(argument) for an agent, in a thread; None when the agent fails (it
+        forfeits the game)."""
+        try:
+            return _in_thread(call, argument)
+        except KeyboardInterrupt:
+            raise
+        except Exception as e:  # noqa: BLE001 (any failure of an agent loses its game)
+            why = e.reason if isinstance(e, specs.Forfeit) else f"{type(e).__name__}: {e}"
+            self.forfeit = (seat, why.splitlines()[0] if why else "failed")
+            return None
+
+    # ---- the person ----
+
+    def _command(self, text: str) -> bool:
+        """Does what `text` says; False to leave."""
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        if not text:
+            return True
+        if word in ("quit", "exit"):
+            return False
+        actions: dict[str, Callable[[], None]] = {
+            "moves": self._moves, "undo": self._undo, "hint": self._hint,
+            "position": self._position, "board": self._draw, "help": self._help}
+        action = actions.get(word)
+        if action is not None and not rest:
+            action()
+        elif word == "save":
+            self._save(rest.strip())
+        else:
+            self._play(text)
+        return True
+
+    def _play(self, text: str) -> None:
+        if self._over():
+            self.echo("the game is over: undo, save FILE or quit")
+            return
+        try:
+            self.game.play(text)
+        except IllegalMoveError as e:
+            self.echo(f"illegal move {e}")
+            return
+        except InvalidMoveError as e:
+            self.echo(f"not a move or a command: {e} (help lists them)")
+            return
+        self.people.append(len(self.game.history))
+        if not self._agents_to_move():          # else the board comes after their moves
+            self._draw()
+
+    def _position(self) -> None:
+        self.echo(self.game.position())
+
+    def _help(self) -> None:
+        self.echo(HELP)
+
+    def _moves(self) -> None:
+        if self._over():
+            self.echo("none: the game is over")
+            return
+        by_kind: dict[str, list[str]] = {}
+        for move in self.game.legal_moves():
+            by_kind.setdefault(move.kind, []).append(str(move))
+        for texts in by_kind.values():
+            self.echo(", ".join(texts))
+
+    def _undo(self) -> None:
+        if self.forfeit is not None or not self.people:
+            self.echo("nothing to undo" if self.forfeit is None else "the game is over")
+            return
+        keep = self.people.pop() - 1
+        taken = []
+        while len(self.game.history) > keep:
+            taken.append(str(self.game.undo()))
+        self.echo(f"taken back: {', '.join(reversed(taken))}")
+        self._draw()
+
+    def _hint(self) -> None:
+        if self._over():
+            self.echo("the game is over")
+            return
+        found = hints.hint(self.game, playouts=self.hint_playouts,
+                           seed=(self.seed or 0) + len(self.game.history))
+        for h in found:
+            self.echo(f"{str(h.move):<16} value {h.value:+.2f} ({h.playouts} playouts)")
+
+    def _save(self, path: str) -> None:
+        if not path:
+            self.echo("save FILE: name the file")
+            return
+        if not self.game.from_start:
+            self.echo("cannot save: a record holds a game from the start position, and this "
+                      "one began from a position")
+            return
+        metadata: dict[str, Any] = {"agents": self.names(), "site": "photocore play"}
+        if self.forfeit is not None:
+            metadata["forfeit"] = {"seat": self.forfeit[0], "reason": self.forfeit[1]}
+        try:
+            check_writable(path)
+            with writing(path):
+                records.write_games(path, [records.to_record(self.game, metadata)])
+        except click.ClickException as e:
+            self.echo(e.format_message())
+            return
+        except OSError as e:
+            self.echo(f"cannot write {path}: {reason(e)}")
+            return
+        self.echo(f"saved {len(self.game.history)} moves to {path}")
+
+
+def _in_thread(call: Callable[[Any], Any], argument: Any) -> Any:
+    """call(argument) in a thread, so that Ctrl-C stops the wait at once."""
+    result: list[Any] = []
+    failure: list[BaseException] = []
+
+    def choose() -> None:
+        try:
+            result.append(call(argument))
+        except BaseException as e:  # noqa: BLE001 (raised again in the main thread)
+            failure.append(e)
+
+    worker = threading.Thread(target=choose, daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
+@contextlib.contextmanager
+def _completion(candidates: Callable[[], list[str]]) -> Iterator[None]:
+    """Tab completion of the whole line over `candidates()` while the block runs (when the
+    readline module is there; its history of lines comes with it)."""
+    try:
+        import readline
+    except ImportError:
+        yield
+        return
+    matches: list[str] = []
+
+    def complete(text: str, state: int) -> str | None:
+        if state == 0:
+            line = readline.get_line_buffer().lower()
+            matches[:] = [c for c in candidates() if c.startswith(line)]
+        return matches[state] if state < len(matches) else None
+
+    old_completer, old_delims = readline.get_completer(), readline.get_completer_delims()
+    readline.set_completer(complete)
+    readline.set_completer_delims("")
+    if "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I rl_complete")
+    else:
+        readline.parse_and_bind("tab: complete")
+    try:
+        yield
+    finally:
+        readline.set_completer(old_completer)
+        readline.set_completer_delims(old_delims)

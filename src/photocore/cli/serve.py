@@ -1,0 +1,97 @@
+"""`photocore serve`: the JSON API and the page to play in the browser (photocore.serve)."""
+
+import contextlib
+import ipaddress
+import socket
+
+import click
+
+from photocore.cli.output import missing
+from photocore.play import specs
+from photocore.serve import hints
+from photocore.serve.games import DEFAULT_EXPIRE, DEFAULT_MAX_GAMES
+
+DEFAULT_AGENTS = "mcts:1000,greedy,random"
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The interface to listen on. Anything but the loopback interface lets "
+                   "other machines play (and use the served agents' CPU).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The TCP port (0: any free port).")
+@click.option("--agents", "agent_specs", default=DEFAULT_AGENTS, show_default=True,
+              metavar="SPEC,...",
+              help="The agents a game can seat, the first the default opponent: random, "
+                   "greedy, mcts:N, py:..., cmd:... (docs/matches.md). Requests choose "
+                   "only among these.")
+@click.option("--max-games", type=click.IntRange(min=1), default=DEFAULT_MAX_GAMES,
+              show_default=True, help="Games held in memory at most.")
+@click.option("--expire", type=click.FloatRange(min=1), default=DEFAULT_EXPIRE / 60,
+              show_default=True, help="Minutes a game is kept after its last request.")
+@click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
+              default=hints.DEFAULT_PLAYOUTS, show_default=True,
+              help="Random playouts a hint spends.")
+def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
+          hint_playouts: int) -> None:
+    """Play in the browser against photocore's agents, and drive games over a JSON API.
+
+    Open the address it prints: a 2-player game against the first of --agents starts
+    at once; the page also starts games of 2 to 4 players with any seats. The API lives
+    under /api/ (its OpenAPI schema: /api/openapi.json; docs/play.md). Ctrl-C stops.
+
+    \b
+    Example:  photocore serve --agents mcts:1000,greedy,random
+    """
+    try:
+        import uvicorn
+
+        from photocore.serve.app import create_app
+    except ImportError as e:
+        raise missing("photocore serve", "serve", e) from None
+    try:
+        loaded = [specs.parse(text) for text in specs.split(agent_specs)]
+        for spec in loaded:
+            spec.check()
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--agents") from None
+    loopback = _is_loopback(host)
+    app = create_app([spec.text for spec in loaded], max_games=max_games,
+                     expire=expire * 60, hint_playouts=hint_playouts,
+                     allowed_hosts=LOOPBACK_NAMES if loopback else None)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so,
+    # and an answer's headers and body are two writes: with Nagle the body waits for the
+    # client's delayed ACK, 40 ms
+    with socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP) as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            listener.bind((host, port))
+            listener.listen(2048)       # connections wait from now on, while uvicorn starts
+        except OSError as e:
+            raise click.ClickException(f"cannot listen on {host}:{port}: "
+                                       f"{e.strerror or e}") from None
+        bound = listener.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        # Ctrl-C: uvicorn stops gracefully, then raises it again (or it comes before)
+        with contextlib.suppress(KeyboardInterrupt):
+            click.echo(f"photocore serve: open http://{shown}:{bound}/ to play "
+                       f"(agents: {', '.join(spec.label for spec in loaded)}); Ctrl-C stops")
+            if not loopback:
+                click.echo(f"warning: listening on {host}, not on the loopback interface: "
+                           "other machines that reach it can play and use the agents' CPU",
+                           err=True)
+            server.run(sockets=[listener])
+    click.echo("photocore serve: stopped")
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

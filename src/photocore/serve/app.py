@@ -1,0 +1,303 @@
+"""The JSON API for games under /api/ and the page to play in (FastAPI on uvicorn).
+
+`create_app(agents)` makes the application; `photocore serve` runs it. docs/play.md has
+every route with an example session. Every refused request is answered with a 4xx status
+and `{"error": "one line"}`; games live in a serve/games.py Store.
+"""
+
+import contextlib
+import importlib.resources
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio.to_thread
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+import photocore
+from photocore.facts import OPTIONS, PLAYERS, SIZES
+from photocore.serve import hints, models
+from photocore.serve.games import (
+    DEFAULT_EXPIRE,
+    DEFAULT_MAX_GAMES,
+    Agents,
+    BadRequest,
+    NotNow,
+    Store,
+    Table,
+    Unavailable,
+    UnknownGame,
+)
+
+MAX_BODY = 256 * 1024               # bytes of a request's body
+MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
+STATIC = importlib.resources.files("photocore.serve").joinpath("static")
+# the page runs only its own script, talks only to this server, and no site may frame it
+PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
+               "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+
+_STATUS = {BadRequest: 400, UnknownGame: 404, NotNow: 409, Unavailable: 503}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": models.Error, "description": "a bad request: the error says what"},
+    404: {"model": models.Error, "description": "no such game"},
+    409: {"model": models.Error, "description": "not possible in the game's state now"},
+}
+
+
+def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX_GAMES,
+               expire: float = DEFAULT_EXPIRE, hint_playouts: int = hints.DEFAULT_PLAYOUTS,
+               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+    """The application: the API over a new Store seating `agents` (specs; the first is
+    the default opponent), and the page at /.
+
+    `allowed_hosts` (host names, without port), when given, are the only Host headers
+    answered: a server on the loopback interface refuses other names, which stops DNS
+    rebinding. Requests from a page of another origin that would change a game are refused.
+    """
+    store = Store(Agents(agents), max_games=max_games, expire=expire,
+                  hint_playouts=hint_playouts)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        store.close()           # the agents stop, engine programs end
+
+    app = FastAPI(title="photocore", version=photocore.__version__,
+                  summary="Play Photosynthesis against photocore's agents",
+                  openapi_url="/api/openapi.json", docs_url=None, redoc_url=None,
+                  lifespan=lifespan)
+    app.state.store = store
+    _errors(app)
+    _routes(app, store)
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts)
+    return app
+
+
+def _json(content: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(content, status_code=status)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _errors(app: FastAPI) -> None:
+    for kind, status in _STATUS.items():
+        app.add_exception_handler(kind, _handler(status))
+
+    async def invalid(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return _error(400, validation_message(exc.errors()))
+
+    async def http(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 404:
+            return _error(404, f"no such page: {request.method} {request.url.path}")
+        if exc.status_code == 405:
+            return _error(405, f"{request.method} is not allowed on {request.url.path}")
+        return _error(exc.status_code, str(exc.detail))
+
+    async def crash(request: Request, exc: Exception) -> Response:
+        return _error(500, f"internal error ({type(exc).__name__}); the server goes on")
+
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(HTTPException, http)
+    app.add_exception_handler(Exception, crash)
+
+
+def _handler(status: int) -> Callable[[Request, Exception], Awaitable[Response]]:
+    async def handle(request: Request, exc: Exception) -> Response:
+        return _error(status, str(exc))
+    return handle
+
+
+def validation_message(errors: Sequence[Any]) -> str:
+    """The first of pydantic's errors in one line, naming the field.
+
+    >>> validation_message([{"type": "less_than_equal", "loc": ("body", "players"),
+    ...                      "msg": "Input should be less than or equal to 4", "input": 7}])
+    'players: input should be less than or equal to 4, got 7'
+    """
+    first = errors[0]
+    kind, where = first.get("type", ""), [str(p) for p in first.get("loc", ())]
+    if kind == "json_invalid":
+        error = first.get("ctx", {}).get("error", "")
+        return f"the body is not valid JSON ({error})" if error else "the body is not valid JSON"
+    if where == ["body"] and kind in ("missing", "model_attributes_type", "dict_type"):
+        return "the body must be a JSON object"
+    field = ".".join(where[1:] if where[:1] in (["body"], ["query"], ["path"]) else where)
+    if kind == "extra_forbidden":
+        return f"unknown field {field!r}"
+    if kind == "missing":
+        return f"missing field {field!r}"
+    message = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+    message = message[:1].lower() + message[1:]
+    got = f", got {first['input']!r}"[:80] if "input" in first else ""
+    return f"{field}: {message}{got}"
+
+
+# ---- the routes --------------------------------------------------------------------------
+
+def _routes(app: FastAPI, store: Store) -> None:
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(str(STATIC.joinpath("index.html")), headers={
+            "Content-Security-Policy": PAGE_POLICY, "Cache-Control": "no-cache"})
+
+    @app.get("/api/info", response_model=models.Info)
+    async def info() -> Response:
+        """The agents a game can seat, the player counts and options, the store's limits."""
+        return _json({
+            "version": photocore.__version__, "rules_version": photocore.RULES_VERSION,
+            "agents": list(store.agents.labels), "players": list(PLAYERS),
+            "columns": list(SIZES),
+            "options": {str(o): o.name for o in OPTIONS},
+            "games": len(store), "max_games": store.max_games,
+            "expire_seconds": store.expire})
+
+    @app.post("/api/games", status_code=201, response_model=models.GameState,
+              responses={**_ERRORS, 503: {"model": models.Error}})
+    async def create(new: models.NewGame | None = None, svg: bool = False) -> Response:
+        """A new game; an agent to move starts thinking at once."""
+        new = new or models.NewGame.model_validate({})
+        table = store.create(players=new.players, options=new.options, seats=new.seats,
+                             position=new.position, moves=new.moves, seed=new.seed)
+        return _json(table.state(svg), 201)
+
+    @app.get("/api/games/{id}", response_model=models.GameState, responses=_ERRORS)
+    async def read(id: str, svg: bool = False,
+                   wait: float = Query(0.0, ge=0, le=MAX_WAIT, description=(
+                       "seconds to wait for the agents to finish their moves"))) -> Response:
+        """The game; with wait=S, answered once no agent is thinking (or after S s)."""
+        table = store.get(id)
+        if wait:
+            await table.wait(wait)
+        return _json(table.state(svg))
+
+    @app.delete("/api/games/{id}", status_code=204, responses=_ERRORS)
+    async def delete(id: str) -> Response:
+        """Forgets the game (its agents stop)."""
+        store.delete(id)
+        return Response(status_code=204)
+
+    @app.post("/api/games/{id}/moves", response_model=models.GameState, responses=_ERRORS)
+    async def play(id: str, move: models.PlayMove, svg: bool = False) -> Response:
+        """A person's move; the agents' reply follows in the background (GET with wait)."""
+        table = store.get(id)
+        table.play(move.move, move.ply)
+        return _json(table.state(svg))
+
+    @app.post("/api/games/{id}/undo", response_model=models.GameState, responses=_ERRORS)
+    async def undo(id: str, svg: bool = False) -> Response:
+        """Takes back a person's last move and the agents' moves after it."""
+        table = store.get(id)
+        table.undo()
+        return _json(table.state(svg))
+
+    @app.post("/api/games/{id}/hint", response_model=models.Hints, responses=_ERRORS)
+    async def hint(id: str, ask: models.AskHint | None = None) -> Response:
+        """The best moves for the person to move, with their value (flat Monte Carlo)."""
+        table = store.get(id)
+        top = (ask or models.AskHint.model_validate({})).top
+        return _json(await anyio.to_thread.run_sync(table.hint, top))
+
+    @app.post("/api/games/{id}/resign", response_model=models.GameState, responses=_ERRORS)
+    async def resign(id: str, who: models.Resign | None = None,
+                     svg: bool = False) -> Response:
+        """A person gives the game up."""
+        table = store.get(id)
+        table.resign(who.player if who else None)
+        return _json(table.state(svg))
+
+    @app.post("/api/games/{id}/stop", response_model=models.GameState, responses=_ERRORS)
+    async def stop(id: str, svg: bool = False) -> Response:
+        """Stops the agent that is thinking; the game waits."""
+        table = store.get(id)
+        table.stop()
+        return _json(table.state(svg))
+
+    @app.post("/api/games/{id}/resume", response_model=models.GameState, responses=_ERRORS)
+    async def resume(id: str, svg: bool = False) -> Response:
+        """Lets stopped agents go on."""
+        table = store.get(id)
+        table.resume()
+        return _json(table.state(svg))
+
+    @app.get("/api/games/{id}/record", responses=_ERRORS)
+    async def record(id: str) -> Response:
+        """The game as a record, one JSON line (docs/records.md), to download."""
+        line = _record_line(store.get(id))
+        return Response(line, media_type="application/x-ndjson", headers={
+            "Content-Disposition": f'attachment; filename="photocore-{id}.jsonl"'})
+
+    @app.get("/api/games/{id}/replay", response_class=HTMLResponse, responses=_ERRORS)
+    async def replay(id: str) -> Response:
+        """The game in the replay viewer: a page to step through."""
+        table = store.get(id)
+        return HTMLResponse(await anyio.to_thread.run_sync(table.replay))
+
+    @app.get("/api/games/{id}/board.svg", responses=_ERRORS)
+    async def board(id: str) -> Response:
+        """The board as SVG."""
+        return Response(store.get(id).state(True)["svg"], media_type="image/svg+xml")
+
+
+def _record_line(table: Table) -> bytes:
+    return json.dumps(table.record(), separators=(",", ":")).encode() + b"\n"
+
+
+# ---- what every request passes -----------------------------------------------------------
+
+class Guard:
+    """ASGI middleware: the Host header among `allowed_hosts` (when given); no request that
+    changes a game from a page of another origin; bodies of at most MAX_BODY bytes."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str] | None = None) -> None:
+        self.app = app
+        self.allowed = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", ())}
+        refusal = self._refusal(scope["method"], headers)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, method: str, headers: dict[str, str]) -> JSONResponse | None:
+        host = headers.get("host", "")
+        if self.allowed is not None and _hostname(host) not in self.allowed:
+            return _error(400, f"host {host[:100]!r} is not served here (only "
+                               f"{', '.join(sorted(self.allowed))}): a guard against DNS "
+                               "rebinding")
+        if method not in ("GET", "HEAD", "OPTIONS"):
+            origin = headers.get("origin")
+            if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+                return _error(403, f"requests from another site ({origin[:100]}) cannot "
+                                   "change games")
+            length = headers.get("content-length")
+            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+                return _error(413, f"the body is over {MAX_BODY // 1024} KiB")
+            if length is None and "transfer-encoding" in headers:
+                return _error(411, "send the body with a Content-Length")
+        return None
+
+
+def _hostname(host: str) -> str:
+    """The name of a Host header, without its port: 127.0.0.1:8000 -> 127.0.0.1,
+    [::1]:8000 -> ::1."""
+    host = host.lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    return host.rpartition(":")[0] if host.count(":") == 1 else host

@@ -1,0 +1,85 @@
+"""Hints for a person: the best moves of a position by flat Monte Carlo.
+
+Every legal move is played, then the game is finished many times by an agent playing
+every seat (the C `random` agent by default); a move's value is the mean return
+(Game.returns(), from -1 to +1) of the player who made it. The budget of playouts is spent
+in rounds of successive halving: the weaker half of the moves is dropped after each round,
+so the best moves get the most playouts.
+
+>>> import photocore
+>>> game = photocore.Game(players=2)
+>>> best = hint(game, top=2, playouts=200, seed=1)
+>>> len(best), all(-1 <= h.value <= 1 and h.playouts > 0 for h in best)
+(2, True)
+>>> best[0].move in game.legal_moves()
+True
+"""
+
+import math
+import time
+from typing import NamedTuple
+
+from photocore._game import Game, Move
+from photocore.play._agents import Agent
+
+DEFAULT_PLAYOUTS = 1000
+MAX_PLAYOUTS = 100_000
+DEFAULT_TOP = 3
+ROLLOUT = "random"          # the agent that finishes the games
+
+
+class Hint(NamedTuple):
+    """A move, its value for the player to move (mean return, -1 to +1) and the playouts
+    that measured it."""
+
+    move: Move
+    value: float
+    playouts: int
+
+
+def hint(game: Game, top: int = DEFAULT_TOP, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
+         seconds: float | None = None) -> list[Hint]:
+    """The `top` best moves of `game` for the player to move, best first.
+
+    `playouts` bounds the work; `seconds`, when given, cuts it short (each round that has
+    begun still ends). ValueError when the game is over or the numbers are out of range.
+    """
+    if game.is_over:
+        raise ValueError("the game is over: there is no move to hint")
+    if top < 1:
+        raise ValueError(f"top must be at least 1, got {top}")
+    if not 1 <= playouts <= MAX_PLAYOUTS:
+        raise ValueError(f"playouts must be from 1 to {MAX_PLAYOUTS:,}, got {playouts}")
+    deadline = None if seconds is None else time.monotonic() + seconds
+    mover = game.current_player
+    assert mover is not None
+    rollout = Agent(ROLLOUT, seed)
+    totals = {move: [0.0, 0] for move in game.legal_moves()}
+    alive = list(totals)
+    rounds = max(1, math.ceil(math.log2(len(alive))))
+    for _ in range(rounds):
+        each = max(1, playouts // (rounds * len(alive)))
+        for move in alive:
+            start = game.copy(history=False)
+            start.play(move)
+            total = totals[move]
+            for _ in range(each):
+                total[0] += _playout(start, rollout)[mover]
+                total[1] += 1
+        alive.sort(key=lambda m: _mean(totals[m]), reverse=True)
+        if len(alive) <= top or (deadline is not None and time.monotonic() > deadline):
+            break
+        alive = alive[:max(top, (len(alive) + 1) // 2)]
+    ranked = sorted(totals, key=lambda m: (totals[m][1], _mean(totals[m])), reverse=True)
+    return [Hint(m, round(_mean(totals[m]), 3), int(totals[m][1])) for m in ranked[:top]]
+
+
+def _playout(start: Game, rollout: Agent) -> tuple[float, ...]:
+    game = start.copy(history=False)
+    while not game.is_over:
+        game.play(rollout.select(game))
+    return game.returns()
+
+
+def _mean(total: list[float]) -> float:
+    return total[0] / total[1] if total[1] else -math.inf

@@ -1,0 +1,151 @@
+"""The shapes of the API's requests and answers (pydantic), which also make its OpenAPI
+schema. Requests are checked here (types, ranges, no unknown field); what needs the game
+(legal moves, served agents, positions) is checked by serve/games.py."""
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr
+
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS
+from photocore.serve.games import MAX_TOP
+
+OPTION_TEXTS = tuple(map(str, OPTIONS))
+
+
+def _move_or_id(value: object) -> object:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError("must be the move in notation (text) or its action id (an integer)")
+    return value
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewGame(Request):
+    """A game to create; every field may be left out."""
+
+    players: Annotated[StrictInt | None, Field(ge=MIN_PLAYERS, le=MAX_PLAYERS)] = Field(
+        None, description=f"{MIN_PLAYERS} to {MAX_PLAYERS} (default: the position's, else 2)")
+    options: Annotated[StrictStr | None, Field(max_length=8)] = Field(
+        None, description=f"the advanced rules: one of {', '.join(OPTION_TEXTS)}")
+    seats: Annotated[list[Annotated[StrictStr, Field(max_length=200)]] | None,
+                     Field(max_length=MAX_PLAYERS)] = Field(
+        None, description="per seat, 'person' or one of the served agents (GET /api/info); "
+                          "default: a person in seat 0, the first served agent elsewhere")
+    position: Annotated[StrictStr | None, Field(max_length=2000)] = Field(
+        None, description="a position to start from (docs/engine.md, position notation)")
+    moves: Annotated[list[Annotated[StrictStr | StrictInt, BeforeValidator(_move_or_id)]]
+                     | None, Field(max_length=2000)] = Field(
+        None, description="moves played first, from the start or the position (a "
+                          "record's moves, to continue it)")
+    seed: Annotated[StrictInt | None, Field(ge=0, lt=2**32)] = Field(
+        None, description="seeds the agents (default: a random one)")
+
+
+class PlayMove(Request):
+    """A person's move."""
+
+    move: Annotated[StrictStr | StrictInt, BeforeValidator(_move_or_id)] = Field(
+        description="the move in notation ('plant d4 e5') or its action id")
+    ply: StrictInt | None = Field(
+        None, description="the number of moves the client saw: a move sent for an older "
+                          "position is refused (409) rather than played")
+
+
+class AskHint(Request):
+    top: Annotated[StrictInt, Field(ge=1, le=MAX_TOP)] = Field(
+        3, description="how many moves to suggest")
+
+
+class Resign(Request):
+    player: Annotated[StrictInt | None, Field(ge=0, lt=MAX_PLAYERS)] = Field(
+        None, description="the person's seat that resigns (needed only with several people)")
+
+
+class Error(BaseModel):
+    error: str = Field(description="what is wrong, in one line")
+
+
+class MoveInfo(BaseModel):
+    move: str
+    id: int
+
+
+class HistoryItem(BaseModel):
+    move: str
+    player: int
+    by: str = Field(description="person, agent, or given (played before the game began here)")
+
+
+class Forfeit(BaseModel):
+    seat: int
+    reason: str
+
+
+class GameState(BaseModel):
+    """A game as the API shows it."""
+
+    id: str
+    version: int = Field(description="grows with every change")
+    players: int
+    options: str
+    seats: list[str] = Field(description="'person' or the agent's label, per seat")
+    position: str = Field(description="the position notation")
+    phase: str
+    round: int
+    last_round: int
+    sun: int
+    first_player: int
+    current_player: int | None
+    to_move: str | None = Field(description="person, agent, or null once the game is over")
+    thinking: bool = Field(description="an agent is choosing its move")
+    thinking_seconds: float
+    stopped: bool = Field(description="the agents were stopped (POST .../resume goes on)")
+    over: bool
+    winners: list[int] | None
+    forfeit: Forfeit | None = Field(description="a seat that resigned or forfeited")
+    status: str = Field(description="the state of the game in words")
+    light: list[int]
+    scores: list[int]
+    available: list[list[int]]
+    player_board: list[list[int]]
+    tokens: list[list[int]]
+    stacks: list[int]
+    board: list[dict[str, Any]] = Field(description="cell, owner, size of each piece")
+    activated: list[str]
+    shaded: list[str]
+    shadows: dict[str, list[str]]
+    legal_moves: list[MoveInfo]
+    history: list[HistoryItem]
+    reply: list[int] = Field(description="indices in history of the agents' moves since "
+                                         "a person's last move")
+    can_undo: bool
+    recordable: bool = Field(description="the game began at the start (a record can hold it)")
+    svg: str | None = Field(None, description="the board as SVG, when asked for (svg=true)")
+
+
+class HintMove(BaseModel):
+    move: str
+    id: int
+    value: float = Field(description="mean return for the player to move, -1 to +1")
+    playouts: int
+
+
+class Hints(BaseModel):
+    ply: int
+    budget: int
+    by: str
+    moves: list[HintMove]
+
+
+class Info(BaseModel):
+    version: str
+    rules_version: str
+    agents: list[str] = Field(description="the agents a game can seat, default first")
+    players: list[int]
+    columns: list[str] = Field(description="the player board's columns, as buy moves name them")
+    options: dict[str, str] = Field(description="each options text and its rules in words")
+    games: int
+    max_games: int
+    expire_seconds: float

@@ -1,0 +1,170 @@
+"""`photocore play`, driven through a pseudo-terminal (pexpect) as a person would: typed
+moves, tab completion, the history of lines, the commands, Ctrl-C and Ctrl-D."""
+
+import os
+import re
+import sys
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+import photocore
+from photocore import records
+from photocore.cli.play import play
+
+pexpect = pytest.importorskip("pexpect")
+
+PROMPT = re.compile(r"(player \d|game over)> ")
+UP = "\x1b[A"
+
+
+def spawn(*args, timeout=30, color=False):
+    code = "from photocore.cli.play import play; play()"
+    colors = [] if color else ["--no-color"]
+    child = pexpect.spawn(sys.executable, ["-c", code, *colors, *args], encoding="utf-8",
+                          timeout=timeout, dimensions=(60, 200),
+                          env={**os.environ, "TERM": "xterm", "INPUTRC": os.devnull})
+    return child
+
+
+def prompt(child):
+    """Waits for the next prompt; the text printed before it."""
+    child.expect(PROMPT)
+    return child.before
+
+
+def say(child, line):
+    """Types `line` and Enter; what the program printed before its next prompt."""
+    child.sendline(line)
+    return prompt(child)
+
+
+def test_moves_commands_completion_and_history(tmp_path):
+    child = spawn("--opponents", "random", "--seed", "1")
+    text = prompt(child)
+    assert "photocore play: player 0 (you), player 1 (random)" in text
+    assert "setup: player 0 places a small tree" in text
+    assert "place a4" in say(child, "moves")
+    child.send("pla\t")                         # completes the common prefix (and rings)
+    child.expect(r"pla\x07?ce ")
+    text = say(child, "a4")
+    assert re.search(r"player 1 \(random\): place \w\d", text)
+    assert "a4           0S" in text             # the board, drawn after the reply
+    child.send("posi\t")                        # a whole command
+    child.expect(r"posi\x07?tion")
+    text = say(child, "")
+    game = photocore.Game.from_position(text.strip().splitlines()[-1].strip())
+    assert game.board()["a4"] == (0, 1) and len(game.board()) == 2
+    assert say(child, UP).strip().splitlines()[-1].strip() == game.position()   # history
+    text = say(child, "collect d4")
+    assert "illegal move collect d4" in text
+    assert "not a move or a command" in say(child, "fly away")
+    assert "help" in say(child, "help") and "save FILE" in child.before
+    hints = say(child, "hint")
+    assert len(re.findall(r"place \w\d +value [+-]\d\.\d\d \(\d+ playouts\)", hints)) == 3
+    say(child, "place g1")
+    text = say(child, "undo")
+    assert re.search(r"taken back: place g1, place \w\d", text)
+    path = tmp_path / "game.jsonl"
+    assert f"saved 2 moves to {path}" in say(child, f"save {path}")
+    assert "cannot write" in say(child, f"save {tmp_path}/no/such/folder.jsonl")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    rec = records.read_game(path, 1)
+    assert rec["moves"][0] == "place a4" and rec["metadata"]["agents"] == ["person", "random"]
+    assert records.from_record(rec).position() == game.position()
+
+
+def test_a_whole_game_then_continue_its_record(tmp_path):
+    child = spawn("--opponents", "greedy", "--seat", "1", "--seed", "2")
+    text = prompt(child)
+    assert "player 0 (greedy): place" in text
+    moves = 0
+    while True:
+        if "game over" in child.after:
+            break
+        phase = say(child, "moves")
+        line = next(m for m in phase.strip().splitlines() if m.startswith(("place", "end")))
+        text = say(child, line.split(",")[0].strip())   # a placement, else end the turn
+        moves += 1
+        assert moves < 100 and "illegal" not in text
+    assert re.search(r"game over: players? [01].* wins? \(player 0 \(greedy\) \d+", text)
+    assert "none: the game is over" in say(child, "moves")
+    path = tmp_path / "whole.jsonl"
+    say(child, f"save {path}")
+    child.sendeof()                              # Ctrl-D leaves
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    result = CliRunner().invoke(photocore.cli.main, ["verify", str(path)])
+    assert result.exit_code == 0, result.output
+    # continue the record from a ply where player 0 (the person by default) is to move
+    rec = records.read_game(path, 1)
+    ply = next(k for k in range(12, len(rec["moves"]))
+               if records.from_record(rec, ply=k).current_player == 0)
+    cut = dict(rec, moves=rec["moves"][:ply], result=None)
+    records.write_games(tmp_path / "cut.jsonl", [cut])
+    child = spawn("--record", str(tmp_path / "cut.jsonl"), "--opponents", "random")
+    prompt(child)
+    text = say(child, "position")
+    assert text.strip().splitlines()[-1].strip() == records.from_record(cut).position()
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+def test_ctrl_c_leaves_cleanly():
+    child = spawn("--opponents", "random")
+    prompt(child)
+    child.sendintr()
+    child.expect("interrupted")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and "Traceback" not in child.before
+
+
+def test_from_a_position():
+    game = photocore.Game()
+    for text in ("place a4", "place g1", "place d1", "place d7"):
+        game.play(text)
+    child = spawn("--position", game.position(), "--opponents", "random", color=True)
+    text = prompt(child)
+    assert "round 1 of 18" in text and "\x1b[31m" in text      # on a terminal, in colour
+    assert "cannot save" in say(child, "save x.jsonl")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+def test_a_failing_agent_forfeits(tmp_path):
+    path = tmp_path / "crash.py"
+    path.write_text(textwrap.dedent("""
+        class Crash:
+            def select(self, game):
+                raise RuntimeError("out of cheese")
+    """))
+    child = spawn("--opponents", f"py:{path}:Crash")
+    prompt(child)
+    text = say(child, "place a4")
+    assert "forfeits (select() raised RuntimeError: out of cheese): player 0 wins" in text
+    assert child.after == "game over> "
+    assert "the game is over" in say(child, "place g1")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--seat", "2"], ["--seat", "seats 0 to 1"]),
+    (["--players", "3", "--opponents", "random,greedy,random"], ["3 agents for 2 other seats"]),
+    (["--opponents", "alphago"], ["unknown agent 'alphago'"]),
+    (["--options", "x"], ["--options"]),
+    (["--position", "nonsense"], ["--position"]),
+    (["--position", "2 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0579", "--players", "3"],
+     ["the game has 2 players"]),
+])
+def test_bad_options(args, words):
+    result = CliRunner().invoke(play, args)
+    assert result.exit_code == 2, result.output
+    for word in words:
+        assert word in result.output

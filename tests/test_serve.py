@@ -1,0 +1,546 @@
+"""The JSON API of `photocore serve` (photocore.serve): every route, every bad input (a 4xx
+with one clear message, never a 500), agents that are slow, crash or cheat, the bounded and
+expiring store, the guards, and the command itself."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+from click.testing import CliRunner  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+import photocore  # noqa: E402
+from photocore import records  # noqa: E402
+from photocore.cli.records import verify  # noqa: E402
+from photocore.serve.app import MAX_BODY, create_app  # noqa: E402
+
+AGENTS = textwrap.dedent("""
+    import os, time
+
+    class Slow:
+        '''Thinks until its gate file exists (20 s at most).'''
+        def __init__(self, gate=""):
+            self.gate = gate
+        def select(self, game):
+            deadline = time.monotonic() + 20
+            while self.gate and not os.path.exists(self.gate) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return game.legal_moves()[0]
+
+    class Crash:
+        def select(self, game):
+            raise RuntimeError("out of cheese")
+
+    class Cheat:
+        def select(self, game):
+            return "collect d4"
+""")
+
+
+@pytest.fixture(scope="module")
+def agents_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("agents") / "agents.py"
+    path.write_text(AGENTS)
+    return path
+
+
+@pytest.fixture(scope="module")
+def served(agents_file):
+    gate = agents_file.parent / "gate"
+    return ["random", "greedy", f"py:{agents_file}:Slow?gate={gate}",
+            f"py:{agents_file}:Crash", f"py:{agents_file}:Cheat"]
+
+
+@pytest.fixture
+def client(served):
+    with TestClient(create_app(served, hint_playouts=200)) as c:
+        yield c
+
+
+@pytest.fixture
+def gate(agents_file):
+    path = agents_file.parent / "gate"
+    path.unlink(missing_ok=True)
+    yield path
+    path.touch()            # no Slow agent waits after the test
+    time.sleep(0.05)
+    path.unlink(missing_ok=True)
+
+
+def refused(response, status, *words):
+    """The response is `status` with one line of error naming `words`."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert list(body) == ["error"] and "\n" not in body["error"], body
+    for word in words:
+        assert word in body["error"], body["error"]
+    return body["error"]
+
+
+def new(client, **body):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def settled(client, game_id):
+    """The game once its agents have moved."""
+    response = client.get(f"/api/games/{game_id}", params={"wait": 10})
+    assert response.status_code == 200, response.text
+    state = response.json()
+    assert not state["thinking"]
+    return state
+
+
+def move(client, game_id, text, **extra):
+    return client.post(f"/api/games/{game_id}/moves", json={"move": text, **extra})
+
+
+def spec(served, name):
+    return next(s for s in served if s.endswith(f":{name}") or f":{name}?" in s)
+
+
+# ---- creating and reading games ----------------------------------------------------------
+
+def test_info(client, served):
+    info = client.get("/api/info").json()
+    assert info["agents"][:2] == ["random", "greedy"] and len(info["agents"]) == len(served)
+    assert info["players"] == list(photocore.facts.PLAYERS)
+    assert info["options"]["fs"] == "fourth revolution + shade blocks"
+    assert info["columns"] == ["seed", "small", "medium", "large"]
+    assert info["games"] == 0 and info["max_games"] >= 1
+
+
+def test_a_new_game_by_default(client):
+    state = new(client)
+    assert state["players"] == 2 and state["options"] == "-"
+    assert state["seats"] == ["person", "random"]           # the first served agent
+    assert state["to_move"] == "person" and state["current_player"] == 0
+    assert state["position"] == photocore.Game().position()
+    assert [m["move"] for m in state["legal_moves"]] == \
+        [str(m) for m in photocore.Game().legal_moves()]
+    assert all(m["id"] == int(photocore.Move.parse(m["move"])) for m in state["legal_moves"])
+    assert state["history"] == [] and state["reply"] == [] and not state["can_undo"]
+    assert state["status"].startswith("player 0 (person) to move")
+    assert "svg" not in state
+    again = client.get(f"/api/games/{state['id']}", params={"svg": "true"}).json()
+    assert again["svg"].startswith("<svg") and again["position"] == state["position"]
+
+
+def test_a_new_game_with_everything(client):
+    state = new(client, players=3, options="fs", seats=["greedy", "person", "person"], seed=5)
+    assert state["seats"] == ["greedy", "person", "person"] and state["options"] == "fs"
+    state = settled(client, state["id"])           # greedy placed its tree first
+    assert state["history"] == [{"move": state["history"][0]["move"], "player": 0,
+                                 "by": "agent"}]
+    assert state["reply"] == [0] and state["current_player"] == 1
+    assert new(client, seats=["Person", "GREEDY"])["seats"] == ["person", "greedy"]
+
+
+def test_a_game_from_a_position_and_moves(client):
+    game = photocore.Game()
+    for text in ("place a4", "place g1", "place d1", "place d7"):
+        game.play(text)
+    state = new(client, position=game.position(), seats=["person", "person"])
+    assert state["position"] == game.position() and state["phase"] == "play"
+    assert not state["recordable"]
+    refused(client.get(f"/api/games/{state['id']}/record"), 409, "start position")
+    state = new(client, moves=["place a4", "place g1", 3], seats=["person", "person"])
+    assert [h["by"] for h in state["history"]] == ["given"] * 3
+    assert [h["player"] for h in state["history"]] == [0, 1, 0]
+    assert state["recordable"] and not state["can_undo"]
+
+
+@pytest.mark.parametrize("body, words", [
+    ('{"players": 2', ["not valid JSON"]),
+    ("[1, 2]", ["JSON object"]),
+    ('"players"', ["JSON object"]),
+    ('{"players": 5}', ["players", "less than or equal to 4", "5"]),
+    ('{"players": 1}', ["players", "greater than or equal to 2"]),
+    ('{"players": "2"}', ["players", "integer"]),
+    ('{"players": true}', ["players", "integer"]),
+    ('{"players": 2.5}', ["players", "integer"]),
+    ('{"options": "x"}', ["options 'x'", "expected -, f, s, fs"]),
+    ('{"colour": "red"}', ["unknown field 'colour'"]),
+    ('{"seats": ["person"]}', ["seats must name 2 players", "got 1"]),
+    ('{"seats": ["person", "human"]}', ["'human' is not served here", "served: random"]),
+    ('{"seats": ["person", "mcts:5000"]}', ["'mcts:5000' is not served here"]),
+    ('{"seats": ["person", "mcts:x"]}', ["budget"]),
+    ('{"seats": ["person", "py:os:system"]}', ["not served", "only the server's --agents"]),
+    ('{"seats": ["person", "cmd:rm -rf /"]}', ["not served", "run code on this machine"]),
+    ('{"seats": ["random", "greedy"]}', ["at least one seat", "person"]),
+    ('{"seats": "person"}', ["seats", "list"]),
+    ('{"position": "garbage"}', ["position:", "players 'garbage'"]),
+    ('{"position": "2 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0579", "players": 3}',
+     ["players 3 disagrees with the position's 2"]),
+    ('{"moves": ["place a4", "place a4"]}', ["moves[1]", "a4 is occupied"]),
+    ('{"moves": ["fly"]}', ["moves[0]", "unknown move 'fly'"]),
+    ('{"moves": [true]}', ["moves.0", "notation"]),
+    ('{"seed": -1}', ["seed", "greater than or equal to 0"]),
+])
+def test_bad_new_games(client, body, words):
+    response = client.post("/api/games", content=body,
+                           headers={"content-type": "application/json"})
+    refused(response, 400, *words)
+
+
+def test_unknown_games_pages_and_methods(client):
+    for method, path in [("GET", "/api/games/nope"), ("DELETE", "/api/games/nope"),
+                         ("POST", "/api/games/nope/undo"), ("POST", "/api/games/nope/hint"),
+                         ("POST", "/api/games/nope/stop"), ("GET", "/api/games/nope/record"),
+                         ("GET", "/api/games/nope/replay"),
+                         ("GET", "/api/games/nope/board.svg")]:
+        refused(client.request(method, path), 404, "no game 'nope'", "expired")
+    refused(move(client, "x" * 500, "end"), 404, "no game 'xxxx")
+    refused(client.get("/api/nothing"), 404, "no such page: GET /api/nothing")
+    refused(client.put("/api/games"), 405, "PUT is not allowed on /api/games")
+    refused(client.get("/api/games/x", params={"wait": 99}), 400, "wait", "30")
+    refused(client.get("/api/games/x", params={"svg": "maybe"}), 400, "svg", "boolean")
+
+
+# ---- playing ---------------------------------------------------------------------------
+
+def test_moves_by_notation_and_id_and_the_reply(client):
+    game_id = new(client, seats=["person", "random"])["id"]
+    response = move(client, game_id, "  Place A4 ")
+    assert response.status_code == 200, response.text
+    state = settled(client, game_id)
+    assert state["history"][0] == {"move": "place a4", "player": 0, "by": "person"}
+    assert state["history"][1]["by"] == "agent" and state["reply"] == [1]
+    assert "random" in state["status"] or state["to_move"] == "person"
+    legal = state["legal_moves"][0]
+    assert move(client, game_id, legal["id"]).status_code == 200
+    state = settled(client, game_id)
+    assert state["history"][2] == {"move": legal["move"], "player": 0, "by": "person"}
+    assert state["reply"] == [3]
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"move": "collect d4"}, 400, ["illegal move collect d4", "place moves"]),
+    ({"move": "place d4"}, 400, ["illegal move place d4"]),
+    ({"move": "fly away"}, 400, ["malformed move 'fly away'", "unknown move 'fly'"]),
+    ({"move": "plant a4"}, 400, ["malformed move", "plant takes 2 arguments"]),
+    ({"move": "grow z9"}, 400, ["'z9' is not a cell"]),
+    ({"move": ""}, 400, ["empty move"]),
+    ({"move": 890}, 400, ["malformed move 890", "0 to 889"]),
+    ({"move": -1}, 400, ["malformed move -1"]),
+    ({"move": True}, 400, ["move:", "notation", "action id"]),
+    ({"move": 1.5}, 400, ["move:", "action id"]),
+    ({"move": ["place a4"]}, 400, ["move:"]),
+    ({"move": None}, 400, ["move:"]),
+    ({}, 400, ["missing field 'move'"]),
+    ({"move": "place a4", "player": 0}, 400, ["unknown field 'player'"]),
+    ({"move": "place a4", "ply": 3}, 409, ["at ply 0, not 3", "reload"]),
+])
+def test_bad_moves(client, body, status, words):
+    state = new(client)
+    response = client.post(f"/api/games/{state['id']}/moves", json=body)
+    refused(response, status, *words)
+    assert client.get(f"/api/games/{state['id']}").json()["position"] == state["position"]
+
+
+def test_bad_bodies(client):
+    game_id = new(client)["id"]
+    url = f"/api/games/{game_id}/moves"
+    refused(client.post(url, content="{", headers={"content-type": "application/json"}),
+            400, "not valid JSON")
+    refused(client.post(url), 400, "JSON object")
+    refused(client.post(url, content=b"\xff\xfe", headers={"content-type": "application/json"}),
+            400, "JSON")
+    refused(client.post(url, content=" " * (MAX_BODY + 1),
+                        headers={"content-type": "application/json"}), 413, "KiB")
+    refused(client.post(f"/api/games/{game_id}/hint", json={"top": 0}), 400, "top")
+    refused(client.post(f"/api/games/{game_id}/hint", json={"top": 11}), 400, "top")
+    refused(client.post(f"/api/games/{game_id}/resign", json={"player": 9}), 400, "player")
+
+
+def test_undo_takes_back_the_person_and_the_reply(client):
+    game_id = new(client, seats=["person", "greedy"])["id"]
+    refused(client.post(f"/api/games/{game_id}/undo"), 409, "nothing to undo")
+    move(client, game_id, "place a4")
+    first = settled(client, game_id)
+    move(client, game_id, first["legal_moves"][0]["move"])
+    second = settled(client, game_id)
+    assert len(second["history"]) == 4 and second["can_undo"]
+    state = client.post(f"/api/games/{game_id}/undo").json()
+    assert state["position"] == first["position"] and len(state["history"]) == 2
+    state = client.post(f"/api/games/{game_id}/undo").json()
+    assert state["history"] == [] and not state["can_undo"]
+    refused(client.post(f"/api/games/{game_id}/undo"), 409, "nothing to undo")
+
+
+def test_hint(client):
+    game_id = new(client)["id"]
+    response = client.post(f"/api/games/{game_id}/hint", json={"top": 4})
+    assert response.status_code == 200, response.text
+    found = response.json()
+    assert found["ply"] == 0 and found["budget"] == 200 and "Monte Carlo" in found["by"]
+    legal = {m["move"] for m in client.get(f"/api/games/{game_id}").json()["legal_moves"]}
+    assert len(found["moves"]) == 4 and {m["move"] for m in found["moves"]} <= legal
+    assert all(-1 <= m["value"] <= 1 and m["playouts"] > 0 for m in found["moves"])
+    assert client.post(f"/api/games/{game_id}/hint").json()["moves"]   # the body is optional
+
+
+def test_resign(client):
+    game_id = new(client, seats=["person", "random"])["id"]
+    refused(client.post(f"/api/games/{game_id}/resign", json={"player": 1}), 400,
+            "player 1 is not a person's seat")
+    state = client.post(f"/api/games/{game_id}/resign").json()
+    assert state["over"] and state["winners"] == [1] and state["to_move"] is None
+    assert state["forfeit"] == {"seat": 0, "reason": "resigned"}
+    assert state["status"] == "Game over: player 0 (person) resigned: player 1 wins"
+    assert state["legal_moves"] == []
+    refused(client.post(f"/api/games/{game_id}/resign"), 409, "game is over", "resigned")
+    refused(move(client, game_id, "place a4"), 409, "cannot play", "resigned")
+    refused(client.post(f"/api/games/{game_id}/undo"), 409, "resigned")
+    refused(client.post(f"/api/games/{game_id}/hint"), 409, "game is over")
+    rec = json.loads(client.get(f"/api/games/{game_id}/record").text)
+    assert rec["metadata"]["forfeit"] == {"seat": 0, "reason": "resigned"}
+    assert rec["result"] is None and records.from_record(rec).history == []
+
+
+def test_a_whole_game_record_and_replay(client, tmp_path):
+    rng = random.Random(3)
+    game_id = new(client, seats=["person", "random"])["id"]
+    while not (state := settled(client, game_id))["over"]:
+        assert state["to_move"] == "person"
+        response = move(client, game_id, rng.choice(state["legal_moves"])["move"],
+                        ply=len(state["history"]))
+        assert response.status_code == 200, response.text
+    winners = state["winners"]
+    assert state["status"].startswith("Game over: " + photocore.render.winners_text(winners))
+    refused(move(client, game_id, "end"), 409, "game is over")
+    refused(client.post(f"/api/games/{game_id}/hint"), 409, "game is over")
+    response = client.get(f"/api/games/{game_id}/record")
+    assert response.headers["content-type"] == "application/x-ndjson"
+    assert "attachment" in response.headers["content-disposition"]
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(response.content)
+    result = CliRunner().invoke(verify, [str(path)])
+    assert result.exit_code == 0 and "0 problems" in result.output, result.output
+    rec = records.read_game(path, 1)
+    game = records.from_record(rec)
+    assert game.position() == state["position"] and list(game.winners()) == winners
+    assert rec["metadata"]["agents"] == ["person", "random"]
+    page = client.get(f"/api/games/{game_id}/replay")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "photocore replay: 2 players" in page.text
+    svg = client.get(f"/api/games/{game_id}/board.svg")
+    assert svg.headers["content-type"] == "image/svg+xml" and svg.text.startswith("<svg")
+    assert client.delete(f"/api/games/{game_id}").status_code == 204
+    refused(client.get(f"/api/games/{game_id}"), 404)
+
+
+# ---- agents that are slow, crash or cheat ------------------------------------------------
+
+def test_a_slow_agent_thinks_can_be_stopped_and_blocks_nobody(client, served, gate):
+    slow = client.post("/api/games", json={"seats": [spec(served, "Slow"), "person"]}).json()
+    assert slow["thinking"] and slow["to_move"] == "agent"
+    assert "is thinking" in slow["status"]
+    refused(move(client, slow["id"], "place a4"), 409, "player 0's turn", "thinking")
+    refused(client.post(f"/api/games/{slow['id']}/hint"), 409, "thinking")
+    refused(client.post(f"/api/games/{slow['id']}/resume"), 409, "not stopped")
+    start = time.monotonic()
+    assert client.get(f"/api/games/{slow['id']}", params={"wait": 0.2}).json()["thinking"]
+    assert 0.15 < time.monotonic() - start < 2
+    # another game goes on meanwhile
+    other = new(client, seats=["person", "random"])["id"]
+    for _ in range(3):
+        start = time.monotonic()
+        state = settled(client, other)
+        move(client, other, state["legal_moves"][0]["move"])
+        assert time.monotonic() - start < 1
+    state = client.post(f"/api/games/{slow['id']}/stop").json()
+    assert state["stopped"] and not state["thinking"] and "stopped" in state["status"]
+    refused(client.post(f"/api/games/{slow['id']}/stop"), 409, "no agent is thinking")
+    refused(move(client, slow["id"], "place a4"), 409, "stopped")
+    gate.touch()                                   # its move comes, and is dropped
+    time.sleep(0.2)
+    assert client.get(f"/api/games/{slow['id']}").json()["history"] == []
+    state = client.post(f"/api/games/{slow['id']}/resume").json()
+    assert not state["stopped"]
+    state = settled(client, slow["id"])
+    assert [h["by"] for h in state["history"]] == ["agent"] and state["to_move"] == "person"
+
+
+@pytest.mark.parametrize("name, reason", [("Crash", "RuntimeError: out of cheese"),
+                                          ("Cheat", "illegal move collect d4")])
+def test_a_failing_agent_forfeits_and_the_server_goes_on(client, served, name, reason):
+    game_id = new(client, seats=["person", spec(served, name)])["id"]
+    move(client, game_id, "place a4")
+    state = settled(client, game_id)
+    assert state["over"] and state["winners"] == [0]
+    assert state["forfeit"]["seat"] == 1 and reason in state["forfeit"]["reason"]
+    assert state["status"].startswith("Game over: player 1") and "player 0 wins" in state["status"]
+    rec = json.loads(client.get(f"/api/games/{game_id}/record").text)
+    assert rec["metadata"]["forfeit"]["seat"] == 1 and rec["moves"] == ["place a4"]
+    records.from_record(rec)
+    assert new(client)["to_move"] == "person"      # the server is still up
+
+
+# ---- the store: bounded, expiring --------------------------------------------------------
+
+def test_games_expire(served):
+    app = create_app(served[:1], expire=60)
+    store = app.state.store
+    now = [1000.0]
+    store.clock = lambda: now[0]
+    with TestClient(app) as client:
+        old = new(client)["id"]
+        now[0] += 30
+        kept = new(client)["id"]
+        now[0] += 40                               # old: 70 s without a request
+        refused(client.get(f"/api/games/{old}"), 404, "expired after 60 s")
+        assert client.get(f"/api/games/{kept}").status_code == 200
+        assert client.get("/api/info").json()["games"] == 1
+        now[0] += 61
+        refused(client.get(f"/api/games/{kept}"), 404)
+        assert len(store) == 0
+
+
+def test_the_store_is_bounded(served):
+    with TestClient(create_app(served[:1], max_games=3)) as client:
+        games = [new(client)["id"] for _ in range(3)]
+        error = refused(client.post("/api/games", json={}), 503, "maximum of 3 games")
+        assert "try again later" in error
+        client.post(f"/api/games/{games[1]}/resign")   # a finished game makes room
+        fresh = new(client)["id"]
+        refused(client.get(f"/api/games/{games[1]}"), 404)
+        assert {client.get(f"/api/games/{g}").status_code for g in (games[0], games[2],
+                                                                     fresh)} == {200}
+        assert client.get("/api/info").json()["games"] == 3
+
+
+def test_store_and_agents_refuse_bad_settings():
+    with pytest.raises(ValueError, match="unknown agent"):
+        create_app(["alphago"])
+    with pytest.raises(ValueError, match="max_games"):
+        create_app(["random"], max_games=0)
+
+
+# ---- the guards ------------------------------------------------------------------------
+
+def test_other_sites_cannot_change_games(client):
+    game_id = new(client)["id"]
+    refused(client.post(f"/api/games/{game_id}/moves", json={"move": "place a4"},
+                        headers={"origin": "http://evil.example"}), 403, "another site")
+    refused(client.post("/api/games", json={}, headers={"origin": "null"}), 403)
+    response = client.post(f"/api/games/{game_id}/moves", json={"move": "place a4"},
+                           headers={"origin": "http://testserver"})
+    assert response.status_code == 200
+    assert client.get(f"/api/games/{game_id}",
+                      headers={"origin": "http://evil.example"}).status_code == 200
+
+
+def test_only_the_served_host_names(served):
+    app = create_app(served[:1], allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://evil.example") as client:
+        refused(client.get("/api/info"), 400, "host 'evil.example'", "DNS rebinding")
+    with TestClient(app, base_url="http://localhost:8000") as client:
+        assert client.get("/api/info").status_code == 200
+
+
+def test_the_page_and_the_schema(client):
+    page = client.get("/")
+    assert page.status_code == 200 and 'data-role="status"' in page.text
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert "http" not in page.text.replace('"http://', "")        # nothing from outside
+    for name in ("play.js", "play.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    schema = client.get("/api/openapi.json").json()
+    assert {"/api/games", "/api/games/{id}", "/api/games/{id}/moves", "/api/games/{id}/undo",
+            "/api/games/{id}/hint", "/api/games/{id}/resign", "/api/games/{id}/stop",
+            "/api/games/{id}/resume", "/api/games/{id}/record", "/api/info"} <= set(
+                schema["paths"])
+    refused(client.get("/docs"), 404)              # Swagger UI would fetch from a CDN
+
+
+def test_concurrent_clients_keep_their_games_apart(client):
+    """Threads playing their own games at once: each game holds its own moves."""
+    errors = []
+
+    def player(seed):
+        rng = random.Random(seed)
+        try:
+            game_id = new(client, seats=["person", "random"])["id"]
+            played = []
+            for _ in range(15):
+                state = settled(client, game_id)
+                text = rng.choice(state["legal_moves"])["move"]
+                assert move(client, game_id, text).status_code == 200
+                played.append(text)
+            mine = [h["move"] for h in settled(client, game_id)["history"] if h["by"] == "person"]
+            assert mine == played
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=player, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+# ---- the command -----------------------------------------------------------------------
+
+def serve_process(*args):
+    code = "from photocore.cli.serve import serve; serve()"
+    return subprocess.Popen([sys.executable, "-c", code, "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def test_the_serve_command(served):
+    import httpx
+    process = serve_process("--agents", "greedy,random")
+    try:
+        line = process.stdout.readline()
+        assert "photocore serve: open http://127.0.0.1:" in line and "greedy, random" in line
+        url = line.split("open ")[1].split()[0]
+        with httpx.Client(base_url=url, timeout=10) as http:
+            assert http.get("api/info").json()["agents"] == ["greedy", "random"]
+            state = http.post("api/games", json={}).json()
+            assert state["seats"] == ["person", "greedy"]
+            assert http.get("api/info", headers={"host": "evil.example"}).status_code == 400
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    assert "Traceback" not in process.stderr.read()
+
+
+def test_the_serve_command_warns_off_loopback():
+    import httpx
+    process = serve_process("--host", "0.0.0.0", "--agents", "random")
+    try:
+        line = process.stdout.readline()
+        assert "http://0.0.0.0:" in line
+        assert "not on the loopback interface" in process.stderr.readline()
+        url = line.split("open ")[1].split()[0].replace("0.0.0.0", "127.0.0.1")
+        # no host check off loopback: any name is answered
+        assert httpx.get(url + "api/info", headers={"host": "example.org"}).status_code == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--agents", "alphago"], ["--agents", "unknown agent 'alphago'"]),
+    (["--agents", "py:nowhere.py:Agent"], ["--agents", "cannot import"]),
+    (["--port", "99999"], ["--port"]),
+])
+def test_the_serve_command_refuses_bad_options(args, words):
+    from photocore.cli.serve import serve
+    result = CliRunner().invoke(serve, args)
+    assert result.exit_code == 2
+    for word in words:
+        assert word in result.output

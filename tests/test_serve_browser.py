@@ -1,0 +1,278 @@
+"""The page of `photocore serve` in headless Chromium (Selenium, as tests/test_viewer.py):
+a whole 2-player game against `random` played by clicking only, with undo, a hint, an
+illegal click refused, the record downloaded and verified, the replay viewer opened, and
+the new-game form. Without Chromium and chromedriver the tests are skipped (CI fails).
+A mid-game screenshot goes to $PHOTOCORE_ARTIFACTS/play.png (default: artifacts/).
+"""
+
+import os
+import pathlib
+import random
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from photocore import records
+from photocore.cli.records import verify
+
+pytest.importorskip("fastapi")
+import httpx  # noqa: E402
+import uvicorn  # noqa: E402
+
+from photocore.serve.app import create_app  # noqa: E402
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    webdriver = None
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+STATUS = '[data-role="status"]'
+
+
+def unavailable(reason):
+    # CI installs the browser (.ci/run): there a missing one is a failure, not a skip
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The app on a free loopback port, in a thread of this process."""
+    app = create_app(["random", "greedy"], hint_playouts=200,
+                     allowed_hosts=["127.0.0.1", "localhost"])
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+    listener.close()
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory):
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def browser(downloads):
+    if webdriver is None:
+        unavailable("selenium is not installed (pip install -e '.[browser]')")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if not (chromium and chromedriver):
+        unavailable("chromium and chromedriver are not installed "
+                    "(apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,860"):
+        options.add_argument(arg)
+    options.binary_location = chromium
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
+    driver = webdriver.Chrome(options=options,
+                              service=webdriver.ChromeService(executable_path=chromedriver))
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                           {"behavior": "allow", "downloadPath": str(downloads)})
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def page(browser, server):
+    browser.get(server + "/")
+    yield browser
+    severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"
+              and "favicon" not in entry["message"]]
+    assert severe == [], "the page logged JavaScript errors"
+
+
+def until(driver, condition, seconds=20):
+    return WebDriverWait(driver, seconds, poll_frequency=0.02).until(lambda d: condition())
+
+
+def status(driver):
+    element = driver.find_element(By.CSS_SELECTOR, STATUS)
+    return {"text": element.text, "turn": element.get_attribute("data-turn"),
+            "ply": int(element.get_attribute("data-ply") or -1),
+            "busy": element.get_attribute("aria-busy")}
+
+
+def settled(driver):
+    """The status once the page waits for nobody: the person's turn or the end."""
+    until(driver, lambda: (s := status(driver))["busy"] == "false"
+          and s["turn"] in ("person", "over"))
+    return status(driver)
+
+
+def game_id(driver):
+    return driver.execute_script("return location.hash").removeprefix("#game=")
+
+
+def api_state(server, driver):
+    return httpx.get(f"{server}/api/games/{game_id(driver)}").json()
+
+
+def clickable(driver):
+    """Every element a click plays from or with: legal moves and plant sources."""
+    return driver.find_elements(By.CSS_SELECTOR, "#board [data-move], #board [data-source], "
+                                                 "#actions button[data-move]")
+
+
+def click_move(driver, rng):
+    """Clicks one legal move (a plant: its source, then a target); the move's text."""
+    choices = clickable(driver)
+    ends = [e for e in choices if e.get_attribute("data-move") == "end"]
+    others = [e for e in choices if e not in ends]
+    element = rng.choice(others) if others and (rng.random() < 0.7 or not ends) else ends[0]
+    source = element.get_attribute("data-source")
+    if source:
+        element.click()
+        until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#board .hit.target"))
+        element = rng.choice(driver.find_elements(By.CSS_SELECTOR, "#board [data-move]"))
+        assert element.get_attribute("data-move").startswith(f"plant {source} ")
+    move = element.get_attribute("data-move")
+    before = status(driver)["ply"]
+    element.click()
+    until(driver, lambda: status(driver)["ply"] > before)
+    return move
+
+
+def test_a_whole_game_by_clicking(page, server, downloads):
+    rng = random.Random(11)
+    state = settled(page)
+    assert state["turn"] == "person" and state["text"].startswith("player 0 (person) to move")
+    api = api_state(server, page)
+    assert api["seats"] == ["person", "random"] and api["players"] == 2
+
+    # an illegal click: an inner cell during the setup has no move; nothing is sent
+    inner = page.find_element(By.CSS_SELECTOR, '#board .hit[data-cell="d4"]')
+    assert inner.get_attribute("data-move") is None
+    inner.click()
+    message = page.find_element(By.CSS_SELECTOR, '[data-role="message"]')
+    assert "d4: no legal move there" in message.text
+    assert "refused" in message.get_attribute("class")
+    assert status(page)["ply"] == 0
+    # only legal moves are clickable, each carrying its notation
+    legal = {m["move"] for m in api["legal_moves"]}
+    shown = {e.get_attribute("data-move") for e in clickable(page)}
+    assert shown == legal and all(m.startswith("place ") for m in shown)
+
+    person_moves = 0
+    undone = hinted = shot = False
+    folder = pathlib.Path(os.environ.get("PHOTOCORE_ARTIFACTS", ROOT / "artifacts"))
+    while (state := settled(page))["turn"] != "over":
+        api = api_state(server, page)
+        assert state["ply"] == len(api["history"]) and api["to_move"] == "person"
+        assert {e.get_attribute("data-move") for e in page.find_elements(
+            By.CSS_SELECTOR, "#board [data-move], #actions button[data-move]")} <= \
+            {m["move"] for m in api["legal_moves"]}
+        if person_moves == 12 and not undone:
+            before = len(api["history"])
+            last_person = max(k for k, h in enumerate(api["history"]) if h["by"] == "person")
+            page.find_element(By.CSS_SELECTOR, '[data-role="undo"]').click()
+            until(page, lambda ply=last_person: status(page)["ply"] == ply)
+            assert before > last_person and len(api_state(server, page)["history"]) == last_person
+            undone = True
+            continue
+        if person_moves == 20 and not hinted:
+            page.find_element(By.CSS_SELECTOR, '[data-role="hint"]').click()
+            until(page, lambda: page.find_elements(By.CSS_SELECTOR, "#hints button[data-move]"))
+            hints = page.find_elements(By.CSS_SELECTOR, "#hints button[data-move]")
+            assert 1 <= len(hints) <= 3
+            move = hints[0].get_attribute("data-move")
+            before = status(page)["ply"]
+            hints[0].click()                    # a hint's move is played by a click
+            until(page, lambda ply=before: status(page)["ply"] > ply)
+            assert api_state(server, page)["history"][before]["move"] == move
+            hinted = True
+            person_moves += 1
+            continue
+        if not shot and api["round"] >= api["last_round"] // 2:     # mid-game
+            badges = page.find_elements(By.CSS_SELECTOR, "#board .badge[data-source]")
+            if badges:                      # a tree chosen to plant from, its targets shown
+                badges[0].click()
+                until(page, lambda: page.find_elements(By.CSS_SELECTOR, "#board .hit.target"))
+            folder.mkdir(parents=True, exist_ok=True)
+            assert page.save_screenshot(str(folder / "play.png"))
+            shot = True
+        click_move(page, rng)
+        person_moves += 1
+        assert person_moves < 400
+    assert undone and hinted and shot
+
+    # the end: the status names the winner, as the engine has it
+    api = api_state(server, page)
+    assert api["over"] and api["winners"]
+    words = ("players " + " and ".join(map(str, api["winners"])) + " win"
+             if len(api["winners"]) > 1 else f"player {api['winners'][0]} wins")
+    assert state["text"].startswith(f"Game over: {words}")
+    assert clickable(page) == []
+
+    # the record, downloaded by a click, verifies and replays to the server's position
+    page.find_element(By.CSS_SELECTOR, '[data-role="record"]').click()
+    path = downloads / f"photocore-{api['id']}.jsonl"
+    until(page, path.exists)
+    until(page, lambda: path.read_bytes().endswith(b"\n"))
+    result = CliRunner().invoke(verify, [str(path)])
+    assert result.exit_code == 0 and "1 game" in result.output, result.output
+    assert records.from_record(records.read_game(path, 1)).position() == api["position"]
+
+    # and opens in the replay viewer
+    page.get(page.find_element(By.CSS_SELECTOR, '[data-role="replay"]').get_attribute("href"))
+    until(page, lambda: page.find_elements(By.ID, "result"))
+    assert words in page.find_element(By.ID, "result").text
+
+
+def test_the_new_game_form_and_reload(page, server):
+    settled(page)
+    first = game_id(page)
+    page.find_element(By.CSS_SELECTOR, '#players option[value="3"]').click()
+    seats = page.find_elements(By.CSS_SELECTOR, "#seats select")
+    assert [s.get_attribute("value") for s in seats] == ["person", "random", "random"]
+    seats[0].find_element(By.CSS_SELECTOR, 'option[value="greedy"]').click()
+    seats[1].find_element(By.CSS_SELECTOR, 'option[value="person"]').click()
+    page.find_element(By.CSS_SELECTOR, '#options option[value="s"]').click()
+    page.find_element(By.CSS_SELECTOR, '[data-role="new-game"] button[type="submit"]').click()
+    until(page, lambda: game_id(page) != first)
+    state = settled(page)
+    api = api_state(server, page)
+    assert api["seats"] == ["greedy", "person", "random"] and api["options"] == "s"
+    assert state["ply"] == 1 and api["history"][0]["by"] == "agent"   # greedy placed first
+    assert "greedy (player 0) played place" in page.find_element(
+        By.CSS_SELECTOR, '[data-role="reply"]').text
+    assert page.find_elements(By.CSS_SELECTOR, "#board polygon.reply")   # outlined
+    # a reload comes back to the same game
+    page.refresh()
+    until(page, lambda: status(page)["turn"] == "person")
+    assert game_id(page) == api["id"] and status(page)["ply"] == 1
+
+
+def test_stop_and_resign_buttons(page, server):
+    settled(page)
+    resign = page.find_element(By.CSS_SELECTOR, '[data-role="resign"]')
+    resign.click()
+    assert "again" in page.find_element(By.CSS_SELECTOR, '[data-role="message"]').text
+    assert status(page)["turn"] == "person"
+    resign.click()
+    until(page, lambda: status(page)["turn"] == "over")
+    assert status(page)["text"] == "Game over: player 0 (person) resigned: player 1 wins"
+    assert page.find_element(By.CSS_SELECTOR, '[data-role="stop"]').is_displayed() is False
+    with pytest.raises(TimeoutException):       # nothing is clickable any more
+        until(page, lambda: clickable(page), seconds=0.3)
