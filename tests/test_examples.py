@@ -34,7 +34,7 @@ def flat_mc(tmp_path_factory):
 
 def test_flat_mc_chooses_legal_moves(flat_mc):
     rng = random.Random(4)
-    game = photocore.Game(players=3, shade_blocks=True)
+    game = photocore.Game(players=3, options="s")
     while not game.is_over:
         before = game.position()
         move = flat_mc.choose(game, 4, seed=len(game.history))

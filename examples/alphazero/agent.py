@@ -1,4 +1,5 @@
-"""A trained checkpoint as an agent: `select(game) -> Move`, `reset()`, `name`.
+"""A trained checkpoint as an agent (a photocore Player): `select(game) -> Move`,
+`reset(seed=None)`, `close()`, `name`.
 
     from agent import AlphaZeroAgent
     agent = AlphaZeroAgent(checkpoint="examples/alphazero/checkpoint.pt", simulations=64)

@@ -20,7 +20,7 @@ import numpy as np
 import photocore
 from photocore._kernel import BUILD
 from photocore.env._vec import VecGame
-from photocore.facts import Options
+from photocore.facts import OPTIONS, PLAYERS, Options
 from photocore.play._agents import Agent, play_games
 from photocore.records import read_games
 from photocore.run.driver import play
@@ -49,8 +49,7 @@ def positions(count: int, seed: int, min_moves: int = 1) -> list[photocore.Game]
     rng = random.Random(seed)
     games: list[photocore.Game] = []
     while len(games) < count:
-        game = photocore.Game(rng.choice((2, 3, 4)),
-                              options=Options(rng.random() < 0.5, rng.random() < 0.5))
+        game = photocore.Game(rng.choice(PLAYERS), options=rng.choice(OPTIONS))
         for _ in range(rng.randrange(10, 120)):
             if not game.is_over:
                 game.play(rng.choice(game.legal_moves()))
@@ -160,7 +159,7 @@ class Verify(Workload[tuple[int, int]]):
         self.folder = tempfile.TemporaryDirectory(prefix="photocore-bench-")
         self.path, self.lines, self.moves = os.path.join(self.folder.name, "games.jsonl"), {}, 0
         with open(self.path, "wb") as out:
-            for players in (2, 3, 4):
+            for players in PLAYERS:
                 lines, tally = Series(self.games, players, ["random"], self.seed).batch(
                     0, self.games)
                 self.lines[players], self.moves = lines, self.moves + tally.moves
