@@ -1,6 +1,6 @@
 # Types of the compiled module _game.pyx (the public Game, Move and LegalMoves).
 from collections.abc import Iterator
-from typing import Any, Literal, SupportsIndex, final, overload
+from typing import Any, Literal, SupportsIndex, TypeAlias, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -12,11 +12,9 @@ OBSERVATION_SIZE: int
 
 def check_invariants(on: bool = True) -> bool: ...
 
-_MoveKind = Literal["place", "buy", "plant", "grow", "collect", "end"]
-_Column = Literal["seed", "small", "medium", "large"]
-_Phase = Literal["setup", "play", "over"]
-# a move as play() accepts it: a Move, an action id or notation text
-_MoveLike = Move | SupportsIndex | str
+_MoveKind: TypeAlias = Literal["place", "buy", "plant", "grow", "collect", "end"]
+_Column: TypeAlias = Literal["seed", "small", "medium", "large"]
+_Phase: TypeAlias = Literal["setup", "play", "over"]
 
 @final
 class Move:
@@ -39,6 +37,9 @@ class Move:
     def __index__(self) -> int: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+# a move as play() accepts it: a Move, an action id or notation text
+_MoveLike: TypeAlias = Move | SupportsIndex | str
 
 @final
 class LegalMoves:

@@ -8,7 +8,8 @@ from photocore.facts import Options
 BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
 SELECT: str   # how the k-th set bit is found: "pdep" (BMI2 where it is fast) or "broadword"
 CODE_PATHS: tuple[str, ...]   # the portable build's code paths, slowest first
-CODE_PATH: str   # which runs: one of CODE_PATHS (the highest the CPU runs, chosen at import) or "native"
+# which runs: one of CODE_PATHS (the highest the CPU runs, chosen at import) or "native"
+CODE_PATH: str
 # the advanced rules: (name, letter, kernel bit, words, help) each (photocore.facts.OPTION_RULES)
 OPTION_TABLE: tuple[tuple[str, str, int, str, str], ...]
 
