@@ -84,9 +84,13 @@ def test_the_old_flags_give_the_same_options_as_the_text(flags, keywords, text):
     (lambda: Game(2, True, options="f"), ValueError, "either as options= or as flags"),
     (lambda: Game(2, shady=True), TypeError, "unexpected keyword argument 'shady'"),
     (lambda: Game(2, True, fourth_revolution=True), TypeError, "multiple values"),
-    (lambda: Game(2, True, True, True), TypeError, "at most 2 option flags"),
+    (lambda: Game(2, *[True] * (len(photocore.facts.OPTION_RULES) + 1)), TypeError,
+     f"at most {len(photocore.facts.OPTION_RULES)} option flags"),
     (lambda: Game(2, "yes"), TypeError, "must be True or False"),
-    (lambda: Game(2, options="x"), ValueError, "options 'x': expected -, f, s, fs"),
+    (lambda: Game(2, options="x"), ValueError, "options 'x': expected - or the letters of "
+                                               r"the rules, each once \(f fourth revolution"),
+    (lambda: Game(2, options="ff"), ValueError, "options 'ff': expected -"),
+    (lambda: Game(2, options=""), ValueError, "options '': expected -"),
     (lambda: Game(2, options=3), TypeError, "options must be an Options or its text"),
 ])
 def test_bad_options_are_refused_naming_them(call, error, match):

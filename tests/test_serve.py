@@ -169,7 +169,7 @@ def test_a_game_from_a_position_and_moves(client):
     ('{"players": "2"}', ["players", "integer"]),
     ('{"players": true}', ["players", "integer"]),
     ('{"players": 2.5}', ["players", "integer"]),
-    ('{"options": "x"}', ["options 'x'", "expected -, f, s, fs"]),
+    ('{"options": "x"}', ["options 'x'", "expected - or the letters of the rules"]),
     ('{"colour": "red"}', ["unknown field 'colour'"]),
     ('{"seats": ["person"]}', ["seats must name 2 players", "got 1"]),
     ('{"seats": ["person", "human"]}', ["'human' is not served here", "served: random"]),

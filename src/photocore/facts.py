@@ -202,11 +202,22 @@ class Options:
 
     @classmethod
     def parse(cls, text: str) -> "Options":
-        """The options written `text` ("-" or the rules' letters in table order);
-        ValueError otherwise."""
+        """The options written `text`: "-", or the rules' letters, each once, in any order
+        (str() writes them in table order); ValueError otherwise.
+
+        >>> Options.parse("sf") == Options.parse("fs")
+        True
+        """
         options = _TEXTS.get(text) if isinstance(text, str) else None
         if options is None:
-            raise ValueError(f"options {text!r}: expected {', '.join(_TEXTS)}")
+            letters = {rule.letter: rule.name for rule in OPTION_RULES}
+            if (not isinstance(text, str) or not text or len(set(text)) != len(text)
+                    or not set(text) <= set(letters)):
+                raise ValueError(
+                    f"options {text!r}: expected - or the letters of the rules, each once ("
+                    + ", ".join(f"{r.letter} {r.words}" for r in OPTION_RULES)
+                    + f"), e.g. {_TEXTS_ALL}")
+            options = cls(**{letters[letter]: True for letter in text})
         return options
 
     @classmethod
@@ -272,6 +283,7 @@ OPTIONS = tuple(Options(*(bool(flags & r.flag) for r in OPTION_RULES))
                 for flags in range(_ALL_FLAGS + 1) if not flags & ~_ALL_FLAGS)
 _OF_FLAGS = {options.flags: options for options in OPTIONS}
 _TEXTS = {str(options): options for options in OPTIONS}
+_TEXTS_ALL = str(OPTIONS[-1])
 
 
 def max_game_moves(players: int, options: Options | str | None = None) -> int:
