@@ -1,26 +1,31 @@
-"""The examples in README.md and in the docstrings run as written."""
+"""The examples in README.md, docs/ and the docstrings run as written: pytest collects them
+itself (pyproject.toml: --doctest-modules, --doctest-cython for the compiled modules,
+--doctest-glob=*.md). This checks that the collection reaches every file with examples."""
 
-import doctest
 import pathlib
-
-import pytest
-
-import photocore
-from photocore import _game, _kernel, facts, notation, records, render, svg
-from photocore.env import _vec
-from photocore.play import _agents
+import re
+import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "photocore"
 
 
-def test_readme_examples():
-    result = doctest.testfile(str(ROOT / "README.md"), module_relative=False,
-                              optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 5 and result.failed == 0
+def with_examples():
+    """The files of the package, README.md and docs/ that hold a `>>>` example."""
+    files = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyx"), ROOT / "README.md",
+             *(ROOT / "docs").glob("*.md")]
+    return {path.relative_to(ROOT).as_posix() for path in files
+            if re.search(r"^\s*>>> ", path.read_text(encoding="utf-8"), re.M)}
 
 
-@pytest.mark.parametrize("module", [photocore, _agents, _game, _kernel, _vec, facts, notation,
-                                    records, render, svg])
-def test_docstring_examples(module):
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
+def test_pytest_collects_the_examples_of_every_file_that_has_some():
+    listed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "src/photocore", "README.md", "docs"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    collected = {line.split("::")[0] for line in listed.stdout.splitlines() if "::" in line}
+    expected = with_examples()
+    assert {"README.md", "src/photocore/_kernel.pyx", "src/photocore/facts.py"} <= expected
+    assert expected <= collected, f"examples not collected: {sorted(expected - collected)}"

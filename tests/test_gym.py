@@ -313,11 +313,3 @@ def test_maskable_ppo_short_run():
     assert wins + ties + losses == 4
 
 
-def test_docs_examples():
-    import doctest
-
-    import photocore.env.gym
-    assert doctest.testmod(photocore.env.gym, optionflags=doctest.ELLIPSIS).failed == 0
-    result = doctest.testfile(str(EXAMPLES.parent / "docs" / "rl.md"), module_relative=False,
-                              optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 8 and result.failed == 0

@@ -1,6 +1,5 @@
 """The PettingZoo adapter: PettingZoo's own api_test and seed_test, and whole games."""
 
-import doctest
 
 import numpy as np
 import pytest
@@ -43,10 +42,6 @@ def test_api_test_raw_env():
 @pytest.mark.parametrize("config", CONFIGS[:3], ids=str)
 def test_seed_test(config):
     seed_test(lambda: env(**config), num_cycles=200)
-
-
-def test_docstring_examples():
-    assert doctest.testmod(photocore.env.pettingzoo).failed == 0
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -396,15 +396,6 @@ def test_the_same_seed_gives_the_same_search():
 
 
 
-@pytest.mark.parametrize("name", ["photocore.play._search", "photocore.play.search",
-                                  "photocore.run.train_data"])
-def test_docstring_examples(name):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 0
-
-
 def test_importing_photocore_loads_no_search():
     import subprocess
     import sys

@@ -220,10 +220,3 @@ def test_players_are_kept_per_process_and_seat_copy():
     assert harness.player(spec, 0) is not harness.player(spec, 1)
 
 
-@pytest.mark.parametrize("module", ["photocore.play.specs", "photocore.play.harness",
-                                    "photocore.play.protocol", "photocore.run.ratings"])
-def test_docstring_examples(module):
-    import doctest
-    import importlib
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
