@@ -6,6 +6,7 @@ from typing import IO, Any
 import click
 
 from photocore import speed
+from photocore.cli.output import needs
 
 
 @click.command()
@@ -18,6 +19,7 @@ def bench(quick: bool, out: IO[str] | None) -> None:
     from an installed package; exits 1 when a result is wrong. The speed-ups over the
     plain-Python reference and CI's floors are the source tree's: benchmarks/bench.py.
     """
+    needs("pyperf", "photocore bench", "bench")
     m = speed.machine()
     report: dict[str, Any] = {"format": "photocore-bench", "version": 3, "machine": m,
                               "timer": "pyperf", "results": []}
