@@ -70,7 +70,7 @@ def same(a, b, what):
 def random_game(players=2, fourth=False, shade=False, plies=0, seed=0):
     """A Game after `plies` uniformly random legal moves (fewer if it ends first)."""
     rng = random.Random(seed)
-    game = Game(players, fourth, shade)
+    game = Game(players, options=Options(fourth_revolution=fourth, shade_blocks=shade))
     for _ in range(plies):
         legal = game.legal_moves()
         if not legal:

@@ -153,6 +153,11 @@ try:
         next(run)           # its worker dies with half a batch in the result pipe
 except RunError as e:
     print(e)
+# the pool's queue feeder may take a moment to see its queue closed; a thread waiting for
+# the rest of a message would wait for ever
+deadline = time.monotonic() + 10
+while threading.active_count() > 1 and time.monotonic() < deadline:
+    time.sleep(0.02)
 print("stopped, threads left:", threading.active_count() - 1)
 """
 

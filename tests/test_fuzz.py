@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import photocore
-from photocore import Agent, Game, LegalMoves, VecGame, records
+from photocore import Agent, Game, LegalMoves, Options, VecGame, records
 
 
 # ---- found by fuzzing ------------------------------------------------------------------
@@ -51,22 +51,24 @@ def test_counts_too_large_for_c_are_value_errors():
 @pytest.mark.parametrize("value", ["no", "", [], [0], None, 1.0, object()])
 def test_options_of_the_wrong_type_are_refused(value):
     # `bint` arguments took any object by its truth: Game(2, "no") played the fourth
-    # revolution
-    for make in (lambda **o: Game(2, **o), lambda **o: VecGame(1, **o),
+    # revolution; the deprecated flag keywords refuse them too, before warning
+    for make in (Options, lambda **o: Game(2, **o), lambda **o: VecGame(1, **o),
                  lambda **o: photocore.random_playouts(1, **o)):
-        for name in ("fourth_revolution", "shade_blocks"):
-            with pytest.raises(TypeError, match=name):
-                make(**{name: value})
+        for rule in photocore.facts.OPTION_RULES:
+            with pytest.raises(TypeError, match=rule.name):
+                make(**{rule.name: value})
 
 
 def test_options_accept_bools_numpy_bools_and_0_1():
-    for on in (True, 1, np.bool_(True), np.int8(1)):
-        assert Game(2, fourth_revolution=on).fourth_revolution is True
-        assert Game(2, shade_blocks=on).shade_blocks is True
-    for off in (False, 0, np.bool_(False)):
-        assert Game(2, fourth_revolution=off, shade_blocks=off).position() == Game(2).position()
-    with pytest.raises(ValueError):
-        Game(2, fourth_revolution=2)
+    for rule in photocore.facts.OPTION_RULES:
+        for on in (True, 1, np.bool_(True), np.int8(1)):
+            assert getattr(Options(**{rule.name: on}), rule.name) is True
+            with pytest.warns(DeprecationWarning, match=f"{rule.name}= is deprecated"):
+                assert getattr(Game(2, **{rule.name: on}).options, rule.name) is True
+        for off in (False, 0, np.bool_(False)):
+            assert Options(**{rule.name: off}) == Options()
+        with pytest.raises(ValueError, match=rule.name):
+            Options(**{rule.name: 2})
 
 
 def test_agent_arguments_of_the_wrong_kind_are_clear_errors():

@@ -84,9 +84,10 @@ def game_options(options: Options | str | None, flags: tuple[object, ...],
         if name in values:
             raise TypeError(f"{where}() got multiple values for argument {name!r}")
     values.update(keywords)
+    options = Options(**values)     # a bad flag fails here, before any warning
     for name in values:
         warn(f"{name}=", stacklevel=2)
-    return Options(**values)
+    return options
 
 
 def option_attribute(options: Options, owner: str, name: str) -> bool:
