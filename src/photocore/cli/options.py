@@ -30,8 +30,13 @@ def builtin_agents() -> str:
     return ", ".join(forms) + budget
 
 
-def _parse_options(ctx: click.Context, param: click.Parameter,
-                   value: str | None) -> Options | None:
+# the rules' letters, for help texts: "f fourth revolution, s shade blocks; e.g. fs"
+RULE_LETTERS = (", ".join(f"{rule.letter} {rule.words}" for rule in OPTION_RULES)
+                + f"; e.g. {OPTIONS[-1]}")
+
+
+def parse_options(ctx: click.Context, param: click.Parameter,
+                  value: str | None) -> Options | None:
     """--options: the advanced rules in their text form ("-", "f", "fs" ...)."""
     try:
         return None if value is None else Options.parse(value)
@@ -49,11 +54,10 @@ def rule_options(command: Command) -> Command:
         given = (options or Options())._replace(**{k: v for k, v in flags.items() if v})
         return command(*args, options=given, **kwargs)
 
-    letters = ", ".join(f"{rule.letter} {rule.words}" for rule in OPTION_RULES)
     with_options = click.option(
-        "--options", default=None, metavar="TEXT", callback=_parse_options,
-        help=f"The advanced rules by letter ({letters}; e.g. {str(OPTIONS[-1])}), or - for "
-             "none: the same as their flags.")(with_options)
+        "--options", default=None, metavar="TEXT", callback=parse_options,
+        help=f"The advanced rules by letter ({RULE_LETTERS}), or - for none: the same as "
+             "their flags.")(with_options)
     for rule in reversed(OPTION_RULES):
         with_options = click.option(f"--{rule.name.replace('_', '-')}", rule.name,
                                     is_flag=True, help=f"Advanced rule: {rule.help}.")(

@@ -10,9 +10,10 @@ import click
 
 from photocore import records, render
 from photocore._game import Game
+from photocore.cli.options import RULE_LETTERS, parse_options
 from photocore.cli.output import check_writable, reason, writing
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, PLAYERS, Options
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, PLAYERS, Options
 from photocore.play import specs
 from photocore.play.player import Player
 from photocore.serve import hints
@@ -40,9 +41,9 @@ COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit
               help="Number of players.  [default: 2, or the position's or record's]")
 @click.option("--seat", type=click.IntRange(0, MAX_PLAYERS - 1), default=0, show_default=True,
               help="Your seat (0 moves first).")
-@click.option("--options", "rules", type=click.Choice([str(o) for o in OPTIONS]),
-              default=None, help="The advanced rules: - none, f fourth revolution, s shade "
-                                 "blocks, fs both.  [default: -]")
+@click.option("--options", "rules", default=None, metavar="TEXT", callback=parse_options,
+              help=f"The advanced rules by letter ({RULE_LETTERS}), or - for none.  "
+                   "[default: -, or the position's or record's]")
 @click.option("--position", default=None, metavar="TEXT",
               help="Start from this position (the notation `position` prints).")
 @click.option("--record", "record_file", type=click.Path(exists=True, dir_okay=False),
@@ -56,7 +57,7 @@ COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit
               help="Random playouts a hint spends.")
 @click.option("--color/--no-color", default=None,
               help="Colour the board.  [default: when printing to a terminal]")
-def play(opponents: str, players: int | None, seat: int, rules: str | None,
+def play(opponents: str, players: int | None, seat: int, rules: Options | None,
          position: str | None, record_file: str | None, line: int, seed: int | None,
          hint_playouts: int, color: bool | None) -> None:
     """Play a game against agents in the terminal.
@@ -101,7 +102,7 @@ def play(opponents: str, players: int | None, seat: int, rules: str | None,
     sys.exit(code)
 
 
-def _start(players: int | None, rules: str | None, position: str | None,
+def _start(players: int | None, rules: Options | None, position: str | None,
            record_file: str | None, line: int) -> Game:
     if position is not None and record_file is not None:
         raise click.UsageError("give --position or --record, not both")
@@ -120,7 +121,7 @@ def _start(players: int | None, rules: str | None, position: str | None,
         return Game(players or PLAYERS[0], options=rules)
     if players is not None and players != game.players:
         raise click.BadParameter(f"the game has {game.players} players", param_hint="--players")
-    if rules is not None and Options.parse(rules) != game.options:
+    if rules is not None and rules != game.options:
         raise click.BadParameter(f"the game's options are {game.options}",
                                  param_hint="--options")
     return game
