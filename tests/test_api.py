@@ -317,8 +317,10 @@ def test_options_in_each_form():
             Options.from_flags(flags)
     with pytest.raises(ValueError, match="not both"):
         Game(2, True, options="f")
-    with pytest.raises(ValueError):
-        Game(2, options="sf")
+    assert Game(2, options="sf").options == Options.parse("fs")     # any order, written "fs"
+    for text in ("ss", "", "f-", "F"):
+        with pytest.raises(ValueError, match="expected - or the letters"):
+            Game(2, options=text)
     with pytest.raises(TypeError):
         Game(2, options=3)
 

@@ -40,7 +40,13 @@ WRITERS = {
     "replay --html": lambda out: ["replay", GOLDEN, "--html", out],
     "stats --plot": lambda out: ["stats", GOLDEN, "--plot", out],
     "repair --out": lambda out: ["repair", GOLDEN, "--out", out],
+    "match --out": lambda out: ["match", "greedy", "random", "--games", 2, "--no-progress",
+                                "--out", out],
+    "tournament --out": lambda out: ["tournament", "greedy", "random", "mcts:2", "--games", 2,
+                                     "--no-progress", "--out", out],
 }
+# the commands that write game records: OUT must be named .jsonl or .jsonl.gz
+RECORD_WRITERS = {"selfplay --out", "match --out", "tournament --out"}
 
 
 @pytest.mark.parametrize("command", sorted(WRITERS))
@@ -48,16 +54,17 @@ def test_every_command_that_writes_says_in_one_line_why_it_cannot(tmp_path, comm
     if command == "stats --plot":
         pytest.importorskip("matplotlib")
     (tmp_path / "file").write_text("a file")
-    for out, why in [(tmp_path / "missing" / "out", f"the folder {tmp_path / 'missing'} "
-                                                    "does not exist"),
-                     (tmp_path / "file" / "out", f"{tmp_path / 'file'} is not a folder")]:
+    name = "out.jsonl" if command in RECORD_WRITERS else "out"
+    for out, why in [(tmp_path / "missing" / name, f"the folder {tmp_path / 'missing'} "
+                                                   "does not exist"),
+                     (tmp_path / "file" / name, f"{tmp_path / 'file'} is not a folder")]:
         result = cli(*WRITERS[command](out))
         assert result.exit_code == 1, result.output
         assert one_line_error(result.output) == f"Error: cannot write {out}: {why}"
         assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
-@pytest.mark.parametrize("command", sorted(set(WRITERS) - {"selfplay --out"}))
+@pytest.mark.parametrize("command", sorted(set(WRITERS) - RECORD_WRITERS))
 def test_a_write_that_fails_is_one_line_and_leaves_nothing(tmp_path, command, monkeypatch):
     if command == "stats --plot":
         pytest.importorskip("matplotlib")
@@ -75,6 +82,18 @@ def test_a_write_that_fails_is_one_line_and_leaves_nothing(tmp_path, command, mo
     else:
         assert one_line_error(result.output) == error
     assert list(tmp_path.iterdir()) == []                     # its temporary file removed
+
+
+@pytest.mark.parametrize("command", sorted(RECORD_WRITERS))
+def test_game_records_are_written_to_jsonl_or_jsonl_gz_only(tmp_path, command):
+    for name in ["a.txt", "a.json", "a.gz", "a.JSONL", "a.jsonl.zip"]:
+        out = tmp_path / name
+        result = cli(*WRITERS[command](out))
+        assert result.exit_code == 2, result.output
+        assert (f"Invalid value for '--out': {out}: game records are written to a .jsonl "
+                "file (or .jsonl.gz, compressed)") in result.output
+        assert result.output.startswith("Usage: ") and "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---- the smaller things --------------------------------------------------------------------
@@ -105,6 +124,16 @@ def test_what_the_readme_writes_into_the_checkout_is_ignored_by_git():
     for name in sorted(written):
         done = subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT)
         assert done.returncode == 0, f"{name} (written by the README's commands) is not ignored"
+
+
+def test_the_readme_says_how_long_the_set_up_takes_and_how_to_stop_ray():
+    readme = (ROOT / "README.md").read_text()
+    setup = readme[readme.index("## Set-up"):readme.index("## A short tour")]
+    install, tests = setup.split("Run the tests")
+    assert re.search(r"`pip install \.` takes about \d+ minutes", install), "install time"
+    assert re.search(r"about \d+(-\d+)? minutes on 2 cores", tests), "test time"
+    ray = readme[readme.index("ray start --head"):]
+    assert "ray stop" in ray and "every Ray process" in ray
 
 
 # ---- options and help from the tables ------------------------------------------------------

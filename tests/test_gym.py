@@ -285,6 +285,30 @@ def test_vector_env_equals_single_envs(kwargs):
     assert ended > forfeits
 
 
+@pytest.mark.parametrize("copy", [True, False])
+def test_vector_env_copy_keeps_what_it_returned(copy):
+    # copy=True (the default): what a step returned stays as it was through the next steps,
+    # written into new arrays rather than copied; copy=False: the same arrays, refilled
+    envs = PhotosynthesisVectorEnv(8, opponents="random", copy=copy)
+    obs, info = envs.reset(seed=0)
+    returned = [(obs, info["action_mask"], info["seat"])]
+    kept = [tuple(a.copy() for a in returned[0])]          # their values when returned
+    ended = 0
+    for _ in range(80):
+        assert envs.action_masks() is info["action_mask"]
+        obs, rewards, terminated, truncated, info = envs.step(envs.sample_actions())
+        returned.append((obs, info["action_mask"], info["seat"], rewards, terminated))
+        kept.append(tuple(a.copy() for a in returned[-1]))
+        ended += terminated.sum()
+    assert ended
+    if copy:
+        for arrays, values in zip(returned, kept):
+            assert all(np.array_equal(a, b) for a, b in zip(arrays, values))
+        assert len({id(r[0]) for r in returned}) == len(returned)
+    else:
+        assert all(r[0] is obs and r[1] is info["action_mask"] for r in returned)
+
+
 def test_vector_env_reset_seeds():
     vec = PhotosynthesisVectorEnv(3, opponents="random")
     single = PhotosynthesisEnv(opponents="random")

@@ -143,6 +143,24 @@ def test_three_agents_and_a_tournament(tmp_path):
     assert recs[0]["moves"][:2] == recs[4]["moves"][:2] == recs[8]["moves"][:2]
 
 
+QUITTER = textwrap.dedent('''
+    class Quitter:
+        def select(self, game):
+            raise RuntimeError("I give up")
+''')
+
+
+def test_a_match_without_wins_or_losses_gives_a_bound_not_infinity(tmp_path):
+    (tmp_path / "quitter.py").write_text(QUITTER)
+    quitter = f"py:{tmp_path / 'quitter.py'}:Quitter"
+    for agents, told in [((quitter, "greedy"), "no wins or ties: Elo below -"),
+                         (("greedy", quitter), "no losses or ties: Elo above +")]:
+        result = run("match", *agents, "--games", 12, "--workers", 1, "--no-progress")
+        assert result.exit_code == 0, result.output
+        assert told in result.output and "(95% one-sided bound)" in result.output
+        assert "inf" not in result.output.replace("info", ""), result.output
+
+
 def test_usage_errors():
     assert "between 2 to 4 agents" in run("match", "greedy").output
     assert "the SPRT needs two agents" in run("match", "greedy", "random", "mcts",
@@ -195,17 +213,49 @@ def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
         assert result.exit_code == 0, result.output
         recs = list(records.read_games(out, verify=True))
         assert len(recs) == 4
+        label = "crasher" if agent == crasher else agent
         for rec in recs:
             meta = rec["metadata"]
             assert rec["result"] is None
-            assert meta["forfeit"] == {"seat": meta["agents"].index(agent), "reason": reason}
+            assert meta["forfeit"] == {"seat": meta["agents"].index(label), "reason": reason}
             if agent == crasher:      # its info lines, by the ply of each of its moves
-                seat = meta["agents"].index(agent)
+                seat = meta["agents"].index(label)
                 assert meta["info"] and all(v == ["thinking"] for v in meta["info"].values())
                 assert all(mover(rec, int(ply)) == seat for ply in meta["info"])
         # the log says who forfeited why, with the traceback or the engine's last words
         assert f"forfeits: {reason}" in result.output and log in result.output
         assert "; forfeits: " in result.output and "0 wins, 4 losses" in result.output
+
+
+def test_an_engine_is_labelled_by_the_name_it_announces(tmp_path):
+    # tables and records name an engine by its `ready name=...` (made unique), or by a short
+    # form of its command when it announces none; the record keeps every seat's full spec
+    (tmp_path / "crasher.py").write_text(CRASHER)
+    (tmp_path / "nameless.py").write_text(CRASHER.replace("ready name=crasher", "ready"))
+    crasher = f'cmd:"{shlex.join([sys.executable, str(tmp_path / "crasher.py")])}"'
+    twin = f'cmd:"{shlex.join([sys.executable, str(tmp_path / "crasher.py"), "--twin"])}"'
+    nameless = f'cmd:"{shlex.join([sys.executable, str(tmp_path / "nameless.py")])}"'
+    python = os.path.basename(sys.executable)
+    for agents, labels in [((crasher, "greedy"), ["crasher", "greedy"]),
+                           ((crasher, twin), ["crasher", "crasher#2"]),
+                           ((nameless, "greedy"), [f"{python} nameless.py", "greedy"])]:
+        out = tmp_path / "m.jsonl"
+        result = run("match", *agents, "--games", 2, "--workers", 1, "--movetime", 200,
+                     "--out", out, "--no-progress")
+        assert result.exit_code == 0, result.output
+        assert result.output.startswith(f"{labels[0]} vs {labels[1]}: 2 games"), result.output
+        assert f"{labels[0]} vs {labels[1]}: 2 games, {labels[0]} " in result.output
+        assert "cmd:" not in result.output and str(tmp_path) not in result.output.split(
+            "forfeits:")[0]
+        for rec in games_of(out):
+            meta = rec["metadata"]
+            assert sorted(meta["agents"]) == sorted(labels)
+            assert [agents[labels.index(a)] for a in meta["agents"]] == meta["specs"]
+        out.unlink()
+    plan = Match([crasher, "greedy"])
+    assert plan.labels == [f"{python} crasher.py", "greedy"]        # before check()
+    plan.check()
+    assert plan.labels == ["crasher", "greedy"]
 
 
 def mover(rec, ply):

@@ -286,6 +286,25 @@ def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
     assert not _alive(engine_pid)
 
 
+def test_a_harness_that_exits_with_an_engine_running_says_nothing(tmp_path):
+    # an engine still running at exit (a match's worker ends so) is killed quietly: no
+    # "Exception ignored in Engine.__del__" on stderr after the summary
+    script = tmp_path / "harness.py"
+    script.write_text(textwrap.dedent(f'''
+        import photocore
+        from photocore.play import harness, specs
+        spec = specs.parse("cmd:{shlex.join([sys.executable, str(ENGINES / "simple_engine.py")])}")
+        engine = harness.player(spec)               # kept by the harness, as in a worker
+        engine.select(photocore.Game())
+        print(engine._process.pid, engine.name, engine.announced, flush=True)
+    '''))
+    done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
+    pid, name, announced = done.stdout.split()
+    assert name == announced == "simple-python"
+    assert not _alive(int(pid))
+
+
 def test_select_before_reset_starts_the_engine(c_engine):
     engine = Engine([c_engine])
     try:

@@ -53,6 +53,20 @@ def test_estimate_of_nothing_and_of_a_sweep():
     assert sweep.elo == math.inf and sweep.los == 1.0
 
 
+@pytest.mark.parametrize("n", [1, 10, 50, 1000])
+def test_a_sweep_has_a_one_sided_bound(n):
+    # n scores of 0: the mean score p is below 1 - 0.05 ** (1 / n) at 95% (whatever the
+    # scores' distribution in 0..1, all n are 0 with probability at most (1 - p) ** n);
+    # n scores of 1 mirror it
+    bound = 1 - 0.05 ** (1 / n)
+    lost, won = estimate({0.0: n}), estimate({1.0: n})
+    assert lost.elo == lost.low == -math.inf and won.elo == won.high == math.inf
+    assert lost.high == pytest.approx(ratings.elo(bound)) == -won.low
+    assert math.isfinite(lost.high) and (lost.high < 0) == (n >= 5)   # 0.05 ** (1/5) > 1/2
+    assert (1 - bound) ** n == pytest.approx(0.05)
+    assert estimate({0.0: n}, confidence=0.99).high > lost.high
+
+
 # The logistic-Elo GSPRT examples of fastchess's tests/sprt_test.cpp (the numbers fishtest's
 # LLR_logistic gives): trinomial (wins, losses, draws) and pentanomial (LL, LD, WL, DD, WD, WW).
 @pytest.mark.parametrize("counts,elo0,elo1,expected", [

@@ -670,6 +670,23 @@ def test_stats_counts_and_rates(tmp_path):
     assert "options: fourth revolution: " in out
 
 
+def test_stats_of_a_file_that_holds_no_game_is_an_error(tmp_path, games_file):
+    # a README, random bytes or an empty file: exit status 1 and one line, nothing summed up
+    text = write_lines(tmp_path / "README.md", ["# Title", "", "Some words."])
+    noise = tmp_path / "noise.bin"
+    noise.write_bytes(random.Random(0).randbytes(3000))
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    for path, why in [(text, "2 bad lines"), (noise, "bad line"), (empty, "it is empty")]:
+        for files in ([path], [games_file, path]):
+            result = invoke("stats", *files)
+            assert result.exit_code == 1, result.output
+            lines = result.output.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith(f"Error: {path} holds no game: "), \
+                result.output
+            assert why in lines[0]
+
+
 def test_export_and_back(games_file, tmp_path):
     out = tmp_path / "g.npz"
     result = invoke("export", games_file, "--npz", out)

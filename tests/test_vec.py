@@ -142,9 +142,11 @@ def test_forfeit_ends_the_game_of_an_illegal_action():
     actions = env.random_actions()
     actions[1] = photocore.Move.parse("end").id       # not legal during setup
     final = np.zeros((3, OBSERVATION_SIZE), np.float32)
+    forfeited = np.ones(3, bool)
     start = env.game(1).observation(0)
-    obs, mask, rewards, done = env.step(actions, final_obs=final, forfeit=True)
-    assert done.tolist() == [False, True, False]
+    obs, mask, rewards, done = env.step(actions, final_obs=final, forfeit=True,
+                                        forfeited=forfeited)
+    assert done.tolist() == [False, True, False] and forfeited.tolist() == done.tolist()
     assert rewards[1].tolist() == [-1.0, 0.0] and not rewards[[0, 2]].any()
     assert np.array_equal(final[1], start) and env.episodes == 1
     assert env.game(1).position() == photocore.Game().position()

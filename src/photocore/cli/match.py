@@ -11,13 +11,13 @@ import click
 from tqdm import tqdm
 
 from photocore.cli.options import RULE_FLAGS, Command, builtin_agents, rule_options
-from photocore.cli.output import resume_from, run_output
+from photocore.cli.output import record_file, resume_from, run_output
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME
 from photocore.records import Record
 from photocore.run.driver import drive
 from photocore.run.match import Match, MatchBatch, Outcome, Standings, outcome_of
-from photocore.run.ratings import SPRT
+from photocore.run.ratings import SPRT, Estimate
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
@@ -47,6 +47,7 @@ def _common(command: Command) -> Command:
                      help="Random plies from the start that open each game, every opening "
                           "played from every seat  [default: one per player]"),
         click.option("--out", type=click.Path(dir_okay=False), default=None,
+                     callback=record_file,
                      help="Write every game as a record to this .jsonl or .jsonl.gz file."),
         click.option("--resume", is_flag=True,
                      help="Finish a stopped match: keep the games in --out, play the rest."),
@@ -158,7 +159,9 @@ def _tell_forfeit(plan: Match, index: int, outcome: Outcome) -> None:
 def _live(plan: Match, standings: Standings) -> str:
     if len(plan.pairings) == 1 and len(plan.labels) == 2:
         e = standings.estimate()
-        text = f"{plan.labels[0]} {_percent(e.score)} Elo {_elo(e.elo)} ±{_size(e.error)}"
+        text = f"{plan.labels[0]} {_percent(e.score)} Elo " + (
+            f"< {_elo(e.high)}" if e.score == 0 else f"> {_elo(e.low)}" if e.score == 1
+            else f"{_elo(e.elo)} ±{_size(e.error)}")
         if standings.sprt is not None:
             text += (f" LLR {standings.llr:.2f} ({standings.sprt.lower:.2f}, "
                      f"{standings.sprt.upper:.2f})")
@@ -188,14 +191,30 @@ def _pair_summary(plan: Match, standings: Standings) -> None:
                f"{losses} losses, {ties} ties{_forfeits(plan, standings)}")
     e = standings.estimate()
     if e.n:
-        spread = f" ± {_size(e.error)}" if math.isfinite(e.error) else ""
-        click.echo(f"score {_percent(e.score)} over {e.n} whole openings: Elo {_elo(e.elo)}"
-                   f"{spread} (95% CI {_elo(e.low)} .. {_elo(e.high)}), LOS {_percent(e.los)}")
+        click.echo(f"score {_percent(e.score)} over {e.n} whole openings: {_rating(e)}, "
+                   f"LOS {_percent(e.los)}")
     if standings.sprt is not None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}
         click.echo(f"{standings.sprt}: LLR {standings.llr:.2f} (bounds "
                    f"{standings.sprt.lower:.2f} .. {standings.sprt.upper:.2f}): "
                    f"{verdict[standings.decision]} after {standings.games} games")
+
+
+def _rating(e: Estimate) -> str:
+    """The Elo estimate in words: with its 95% interval, or, when every game was won (or
+    every game lost), what is known: a one-sided bound."""
+    if e.score == 0:
+        return f"no wins or ties: Elo below {_elo(e.high)} (95% one-sided bound)"
+    if e.score == 1:
+        return f"no losses or ties: Elo above {_elo(e.low)} (95% one-sided bound)"
+    if math.isinf(e.low) and math.isinf(e.high):
+        interval = "not bounded yet"
+    elif math.isinf(e.low) or math.isinf(e.high):  # the normal interval passes a score of 0 or 1
+        interval = f"below {_elo(e.high)}" if math.isinf(e.low) else f"above {_elo(e.low)}"
+    else:
+        interval = f"{_elo(e.low)} .. {_elo(e.high)}"
+    spread = f" ± {_size(e.error)}" if math.isfinite(e.error) else ""
+    return f"Elo {_elo(e.elo)}{spread} (95% CI {interval})"
 
 
 def _table(plan: Match, standings: Standings) -> None:

@@ -15,6 +15,19 @@ from photocore.errors import RecordError
 from photocore.records import Record, RecordWriter
 from photocore.run.driver import Played, Resumable, ResumeError, RunError, resumed
 
+# what a file of game records is named: the writers compress by the name (photocore.records)
+RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
+
+
+def record_file(ctx: click.Context, param: click.Parameter, path: str | None) -> str | None:
+    """The click callback of an option naming a game-record file to write: refuses any
+    name but .jsonl or .jsonl.gz, which the help of every record command promises (the
+    name alone decides compression: a.gz would be gzip, a.txt plain JSON lines)."""
+    if path is not None and not path.endswith(RECORD_SUFFIXES):
+        raise click.BadParameter(f"{path}: game records are written to a .jsonl file (or "
+                                 ".jsonl.gz, compressed)", ctx, param)
+    return path
+
 
 def check_writable(path: str, append: bool = False) -> None:
     """Raises a one-line ClickException unless `path` can be written: its folder exists and

@@ -98,10 +98,11 @@ def show(file: str, line: int, ply: int | None, color: bool | None) -> None:
 def stats(files: tuple[str, ...], plot: str | None) -> None:
     """Summarise the games of FILES: lengths, scores and wins by seat and by agent.
 
-    Bad lines are skipped and counted (run `photocore verify` to see why). Scores and wins
-    count finished games only; tied winners share the win (two winners: half a win each),
-    as in `photocore selfplay`'s summary. With --plot
-    every game is replayed (for its light), so games with an illegal move are skipped too.
+    Bad lines are skipped and counted (run `photocore verify` to see why); a file without
+    a single game is an error. Scores and wins count finished games only; tied winners
+    share the win (two winners: half a win each), as in `photocore selfplay`'s summary.
+    With --plot every game is replayed (for its light), so games with an illegal move are
+    skipped too.
 
     \b
     Example:  photocore stats seeds/golden.jsonl --plot golden.png
@@ -118,6 +119,8 @@ def stats(files: tuple[str, ...], plot: str | None) -> None:
             tally.add(rec)
             if charts:
                 charts.add(rec)
+        if not reader.games:
+            raise click.ClickException(_no_games(path, reader.skipped))
         skipped += reader.skipped
     click.echo("\n".join(tally.lines(len(files), skipped)))
     if charts and plot:
@@ -220,6 +223,14 @@ def export(files: tuple[str, ...], out: str, skip_bad: bool) -> None:
                + per_move)
     for error in itertools.chain.from_iterable(r.errors for r in readers):
         click.echo(f"skipped {error}")
+
+
+def _no_games(path: str, bad: int) -> str:
+    """Why a file that gave stats no game is not summed up: not game records at all."""
+    if not bad:
+        return f"{path} holds no game: it is empty"
+    return (f"{path} holds no game: {_count(bad, 'bad line')}, none a game record "
+            f"(`photocore verify {path}` says why)")
 
 
 def _count(n: int, noun: str) -> str:

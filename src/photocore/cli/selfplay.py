@@ -5,7 +5,7 @@ import time
 import click
 
 from photocore.cli.options import RULE_FLAGS, builtin_agents, game_options
-from photocore.cli.output import missing, resume_from, run_output
+from photocore.cli.output import missing, record_file, resume_from, run_output
 from photocore.facts import Options
 from photocore.play.specs import split as split_specs
 from photocore.run.driver import BACKENDS, drive
@@ -32,7 +32,7 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The same seed gives the same games, whatever --workers and --backend.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
-              help="Output records: .jsonl or .jsonl.gz.")
+              callback=record_file, help="Output records: .jsonl or .jsonl.gz.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run: keep the games already in --out and play "
                    "the rest. Refused unless they are this run's (same players, options, "

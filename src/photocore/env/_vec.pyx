@@ -29,6 +29,7 @@ ctypedef struct Batch:
     float* rewards
     uint8_t* done
     float* final
+    uint8_t* forfeited
     bint relative
     bint forfeit
 
@@ -193,6 +194,8 @@ cdef class VecGame:
                     if self.learning:
                         self._opponents_play(i)
                 b.done[i] = lost or s.phase == PHASE_OVER
+                if b.forfeited != NULL:
+                    b.forfeited[i] = lost
                 rew = &b.rewards[i * players]
                 for p in range(players):
                     rew[p] = 0.0
@@ -287,14 +290,15 @@ cdef class VecGame:
         return obs, mask
 
     def step(self, actions, obs=None, mask=None, rewards=None, done=None, *, final_obs=None,
-             player=None, relative=False, forfeit=False):
+             player=None, relative=False, forfeit=False, forfeited=None):
         """Plays actions[i] in game i; returns (obs, mask, rewards, done).
 
         `actions` holds a legal action id per game: any integer array of shape (n,) or
         (n, 1) (numpy, a CPU torch tensor, a list ...). If any is illegal nothing is played
         and ValueError names the game; with `forfeit=True` an illegal action (in
         range(NUM_ACTIONS)) instead ends its game as lost by its player: -1 to it, 0 to the
-        others. With opponents, the opponents then play until the learner is to move.
+        others, and `forfeited` (bool (n,)), if given, marks those games. With opponents,
+        the opponents then play until the learner is to move.
 
         The outputs may be given as arrays to fill, numpy or any object with the array
         interface or DLPack (torch tensors are filled in place): float32 (n,
@@ -315,14 +319,20 @@ cdef class VecGame:
         final_v, final_obs = _output(final_obs, (self.num_games, OBS_SIZE), np.float32,
                                      "final_obs", True)
         player_v, player = _output(player, (self.num_games,), np.int64, "player", True)
+        lost_v, forfeited = _output(forfeited, (self.num_games,), np.bool_, "forfeited", True)
         cdef float[:, ::1] rew = rew_v
         cdef uint8_t[::1] fin = done_v.view(np.uint8)
         cdef float[:, ::1] final_view
+        cdef uint8_t[::1] lost
         self._point(obs_v, mask_v, player_v)
         self.batch.final = NULL
         if final_v is not None:
             final_view = final_v
             self.batch.final = &final_view[0, 0]
+        self.batch.forfeited = NULL
+        if lost_v is not None:
+            lost = lost_v.view(np.uint8)
+            self.batch.forfeited = &lost[0]
         self.batch.rewards = &rew[0, 0]
         self.batch.done = &fin[0]
         self.batch.relative = relative

@@ -17,7 +17,7 @@ docs/rl.md has the details: observations, masks, rewards, shaping, seeding, auto
 """
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol, SupportsIndex, SupportsInt, TypeVar
+from typing import Any, Literal, Protocol, SupportsIndex, SupportsInt
 
 import gymnasium
 import numpy as np
@@ -41,7 +41,6 @@ FORFEIT_REWARD = -1.0
 OBSERVATION_SPACE = spaces.Box(0.0, np.array(OBSERVATION_HIGH, np.float32), dtype=np.float32)
 
 Observation = npt.NDArray[np.float32]
-_Array = TypeVar("_Array", bound=npt.NDArray[Any])
 
 
 class Opponent(Protocol):
@@ -247,7 +246,9 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
 class PhotosynthesisVectorEnv(
         VectorEnv[npt.NDArray[np.float32], npt.NDArray[np.int64], npt.NDArray[Any]]):
     """`num_envs` games of PhotosynthesisEnv in one VecGame: the built-in opponents play
-    inside the step in C. Same-step autoreset (docs/rl.md).
+    inside the step in C. Same-step autoreset (docs/rl.md). With `copy` (the default) each
+    step writes into new arrays, so what a step returned is never overwritten; without it
+    the same observation and mask arrays are refilled.
 
     >>> envs = PhotosynthesisVectorEnv(4, opponents="random")
     >>> obs, info = envs.reset(seed=0)
@@ -288,12 +289,10 @@ class PhotosynthesisVectorEnv(
         self._final = np.zeros((n, OBSERVATION_SIZE), np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), bool)
         self._rewards = np.zeros((n, self.players), np.float32)
-        self._done = np.zeros(n, bool)
+        self._forfeited = np.zeros(n, bool)
         self._seat = np.zeros(n, np.int64)
         self._lead = np.zeros(n)
         self._rows = np.arange(n)
-        self._flat_mask = self._mask.reshape(-1)               # a view: mask[i, a] at i * 890 + a
-        self._offsets = self._rows * NUM_ACTIONS
         self._all = np.ones(n, bool)
         self._no_mask = np.zeros((n, NUM_ACTIONS), bool)
         self._no_mask.flags.writeable = False
@@ -314,20 +313,23 @@ class PhotosynthesisVectorEnv(
             if seed is None and not self._seeded:
                 seed = int(self.np_random.integers(2**63))
         self._seeded = True
-        self.vec.reset(seed, self._obs, self._mask, seeds=seeds, player=self._seat)
+        obs, mask = self._outputs()
+        self.vec.reset(seed, obs, mask, seeds=seeds, player=self._seat)
+        self._mask = mask
         self._lead[:] = 0.0
-        return self._out(self._obs), self._info()
+        return obs, self._info()
 
     def step(self, actions: npt.ArrayLike,
              ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64], npt.NDArray[np.bool_],
                         npt.NDArray[np.bool_], dict[str, Any]]:
         """Plays each game's learner action (any integer array of shape (n,) or (n, 1)),
         then its opponents; returns (obs, rewards, terminated, truncated, info)."""
-        illegal = self._illegal(actions)
         seats = self._seat.copy()
-        self.vec.step(actions, self._obs, self._mask, self._rewards, self._done,
-                      final_obs=self._final, player=self._seat, relative=True, forfeit=True)
-        done = self._done.copy()
+        obs, mask = self._outputs()
+        done = np.empty(self.num_envs, bool)
+        self.vec.step(actions, obs, mask, self._rewards, done, final_obs=self._final,
+                      player=self._seat, relative=True, forfeit=True, forfeited=self._forfeited)
+        self._mask = mask
         rewards = self._rewards[:, 0].astype(np.float64)
         if self.shaping:
             scores = self.vec.scores()
@@ -338,39 +340,30 @@ class PhotosynthesisVectorEnv(
             self._lead = lead
         info = self._info()
         if done.any():
+            ended = np.flatnonzero(done)
             final_obs = np.full(self.num_envs, None, object)
-            for i in np.flatnonzero(done):
-                final_obs[i] = self._final[i].copy()
+            for i, row in zip(ended.tolist(), self._final[ended]):
+                final_obs[i] = row
             final_info: dict[str, Any] = {"action_mask": self._no_mask, "_action_mask": done,
-                          "seat": np.where(done, seats, 0), "_seat": done}
-            if illegal is not None and (illegal & done).any():
-                final_info["illegal_action"] = illegal & done
-                final_info["_illegal_action"] = illegal & done
+                                          "seat": np.where(done, seats, 0), "_seat": done}
+            if self._forfeited.any():
+                final_info["illegal_action"] = final_info["_illegal_action"] = (
+                    self._forfeited.copy())
             info.update(final_obs=final_obs, _final_obs=done, final_info=final_info,
                         _final_info=done)
-        return self._out(self._obs), rewards, done, np.zeros(self.num_envs, bool), info
+        return obs, rewards, done, np.zeros(self.num_envs, bool), info
 
-    def _illegal(self, actions: npt.ArrayLike) -> npt.NDArray[np.bool_] | None:
-        """Which games' actions are illegal (they forfeit), from the masks of the last
-        step; None where the actions are not a well-formed integer array (step refuses)."""
-        try:
-            flat = np.asarray(actions)
-        except (TypeError, ValueError, RuntimeError):
-            return None
-        if flat.shape not in ((self.num_envs,), (self.num_envs, 1)) or flat.dtype.kind not in "iu":
-            return None
-        flat = flat.reshape(self.num_envs)
-        if not ((flat >= 0) & (flat < NUM_ACTIONS)).all():
-            return None
-        legal: npt.NDArray[np.bool_] = self._flat_mask.take(self._offsets + flat)
-        return ~legal
+    def _outputs(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+        """The arrays that the next observations and masks are written to: new ones with
+        `copy` (those returned before stay as they were), else the same ones each time."""
+        if not self.copy:
+            return self._obs, self._mask
+        return (np.empty((self.num_envs, OBSERVATION_SIZE), np.float32),
+                np.empty((self.num_envs, NUM_ACTIONS), bool))
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self._out(self._mask), "_action_mask": self._all,
+        return {"action_mask": self._mask, "_action_mask": self._all,
                 "seat": self._seat.copy(), "_seat": self._all}
-
-    def _out(self, array: _Array) -> _Array:
-        return array.copy() if self.copy else array
 
     def action_masks(self) -> npt.NDArray[np.bool_]:
         """Each game's legal actions for its learner now (bool (n, NUM_ACTIONS))."""

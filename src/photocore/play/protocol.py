@@ -63,7 +63,7 @@ class Engine(Player):
         self.argv = [str(a) for a in argv]
         self.cwd = cwd or None
         self.label = label or " ".join(self.argv)
-        self._name = self.label
+        self.announced: str | None = None     # the name given in `ready name=...`
         self.startup = float(startup)
         self.movetime = int(movetime)
         self.grace = int(grace)
@@ -79,7 +79,7 @@ class Engine(Player):
     @property
     def name(self) -> str:
         """The name the program gave in `ready name=...`, else its label."""
-        return self._name
+        return self.announced or self.label
 
     # ---- the player interface ----
 
@@ -114,7 +114,7 @@ class Engine(Player):
             if word == "ready":
                 name = rest.strip()
                 if name.startswith("name=") and name[5:].strip():
-                    self._name = name[5:].strip()
+                    self.announced = name[5:].strip()
                 return
             if word != "info":
                 self._fail(f"protocol error: {_quote(word, rest)} before 'ready'")
@@ -306,9 +306,10 @@ def _kill(process: "subprocess.Popen[bytes]") -> None:
 
 
 def close_all() -> None:
-    """Kills every engine program this process started that is still running."""
+    """Kills every engine program this process started that is still running (and forgets
+    it: at exit, an Engine's __del__ may run after this module is torn down)."""
     for engine in list(_LIVE):
-        process = engine._process
+        process, engine._process = engine._process, None
         if process is not None:
             _kill(process)
 

@@ -28,6 +28,7 @@ import dataclasses
 import importlib
 import importlib.util
 import inspect
+import itertools
 import operator
 import os
 import re
@@ -120,12 +121,22 @@ class Spec:
 
     @property
     def label(self) -> str:
-        """The name records and summaries give the agent: `mcts:200` for a built-in agent
-        with a budget, its name for the other built-in ones, the spec as written else."""
+        """The name that tells the agent apart: `mcts:200` for a built-in agent with a
+        budget, its name for the other built-in ones, the spec as written else."""
         agent = self.builtin_agent
         if agent is None:
             return self.text
         return f"{agent.name}:{self.simulations}" if agent.budget else agent.name
+
+    @property
+    def short(self) -> str:
+        """The label in a table when no better name is known: a cmd agent's command with
+        the folders of its paths left out (`python3 engine.py --fast` for
+        `cmd:"/usr/bin/python3 /home/me/engine.py --fast"`), the label else."""
+        if self.kind != "cmd":
+            return self.label
+        return " ".join(os.path.basename(arg.rstrip(os.sep)) or arg if os.sep in arg else arg
+                        for arg in self.argv)
 
     def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
@@ -155,10 +166,11 @@ class Spec:
             raise ValueError(f"agent {self.text!r}: {self.target} has no {self.cls}")
         return cast(Callable[..., PythonAgent], cls)
 
-    def check(self) -> None:
+    def check(self) -> str | None:
         """Fails early, with a clear ValueError, on what would fail in every game: a py
         class that does not import or does not take the options, a cmd program that does
-        not start or does not answer the greeting."""
+        not start or does not answer the greeting. Returns the name a cmd program
+        announced (`ready name=...`), else None."""
         if self.kind == "py":
             cls = self.python_class()
             try:
@@ -172,10 +184,12 @@ class Spec:
             engine = self._engine()
             try:
                 engine.start()
+                return engine.announced
             except Forfeit as e:
                 raise ValueError(f"agent {self.text!r}: {e.reason}") from None
             finally:
                 engine.close()
+        return None
 
     def _engine(self) -> "Engine":
         from photocore.play.protocol import Engine
@@ -229,13 +243,21 @@ def load(spec: str | Spec) -> Player:
     return (spec if isinstance(spec, Spec) else parse(spec)).load()
 
 
-def labels(specs: Iterable[Spec]) -> list[str]:
-    """Each spec's label, made unique with #2, #3 ... where the same one comes back."""
+def labels(specs: Iterable[Spec], names: Iterable[str | None] = ()) -> list[str]:
+    """What tables and records call each agent: the name it announced (`names`, by spec;
+    None or none given: its short form), made unique with #2, #3 ... where the same one
+    comes back.
+
+    >>> labels([parse("cmd:/opt/bin/engine --fast"), parse("greedy"), parse("cmd:./engine")],
+    ...        [None, None, "greedy"])
+    ['engine --fast', 'greedy', 'greedy#2']
+    """
     seen: dict[str, int] = {}
     out = []
-    for spec in specs:
-        seen[spec.label] = seen.get(spec.label, 0) + 1
-        out.append(spec.label if seen[spec.label] == 1 else f"{spec.label}#{seen[spec.label]}")
+    for spec, name in itertools.zip_longest(specs, names):
+        label = name or spec.short
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
     return out
 
 

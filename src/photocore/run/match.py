@@ -49,6 +49,8 @@ class Match:
                  options: Options | str | None = None,
                  pairings: Sequence[Sequence[int]] | None = None, **flags: object) -> None:
         self.specs = [a if isinstance(a, specs.Spec) else specs.parse(a) for a in agents]
+        # what tables and records call the agents: engines by the names they announce
+        # once check() has started them, short forms of the specs till then
         self.labels = specs.labels(self.specs)
         self.pairings = [tuple(p) for p in (pairings or [range(len(self.specs))])]
         size = len(self.pairings[0])
@@ -110,8 +112,10 @@ class Match:
                 players.append(player)
             played = harness.play_game(game, players, [harness.seed_for(self.seed, index, s)
                                                        for s in range(self.players)])
-            rec = to_record(game, {"agents": [self.labels[a] for a in seats], "seed": self.seed,
-                                  "game": index, "opening": self.openings, **played.metadata()})
+            rec = to_record(game, {"agents": [self.labels[a] for a in seats],
+                                  "specs": [self.specs[a].text for a in seats],
+                                  "seed": self.seed, "game": index, "opening": self.openings,
+                                  **played.metadata()})
             lines.append(record_line(rec))
             outcome = outcome_of(rec, self.labels)
             if played.forfeit is not None:
@@ -132,9 +136,10 @@ class Match:
                 "agents": [self.labels[a] for a in seats]}
 
     def check(self) -> None:
-        """Fails early (ValueError) on an agent that would fail in every game."""
-        for spec in dict.fromkeys(self.specs):
-            spec.check()
+        """Fails early (ValueError) on an agent that would fail in every game, and labels
+        each engine by the name it announces (specs.labels)."""
+        names = {spec: spec.check() for spec in dict.fromkeys(self.specs)}
+        self.labels = specs.labels(self.specs, [names[spec] for spec in self.specs])
 
     def describe(self) -> str:
         """One line: who plays, how many games, from which openings."""

@@ -75,11 +75,23 @@ def estimate(counts: Counts, confidence: float = 0.95) -> Estimate:
     >>> e = estimate({1.0: 0, 0.0: 36, 0.5: 14})      # 36 losses and 14 ties in 50 games
     >>> round(e.elo, 1), round(e.error, 1)
     (-315.3, 95.6)
+
+    Every score 0 (or every score 1) leaves no spread to go by: the interval is then the
+    one-sided bound of `sweep_bound`, from -inf (or to +inf).
+
+    >>> e = estimate({0.0: 50})                        # 50 losses
+    >>> e.elo, e.low, round(e.high, 1)
+    (-inf, -inf, -483.8)
     """
     n = sum(counts.values())
     if n == 0:
         return Estimate(0, math.nan, math.nan, -math.inf, math.inf, math.nan)
     mean = sum(v * c for v, c in counts.items()) / n
+    if mean in (0.0, 1.0):
+        bound = sweep_bound(n, confidence)
+        if mean == 0.0:
+            return Estimate(n, mean, -math.inf, -math.inf, -bound, 0.0)
+        return Estimate(n, mean, math.inf, bound, math.inf, 1.0)
     variance = sum(c * (v - mean) ** 2 for v, c in counts.items()) / n
     error = math.sqrt(variance / n)
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
@@ -88,6 +100,20 @@ def estimate(counts: Counts, confidence: float = 0.95) -> Estimate:
     else:
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
     return Estimate(n, mean, elo(mean), elo(mean - z * error), elo(mean + z * error), los)
+
+
+def sweep_bound(n: int, confidence: float = 0.95) -> float:
+    """The Elo difference that an agent which scored 1 in each of n observations is above,
+    at this confidence (a one-sided bound; below 0 for n < 5 at 95%: too few to tell it is
+    the stronger): elo(alpha ** (1/n)), alpha = 1 - confidence. Whatever the distribution
+    of scores in 0..1 with mean p, all n are 1 with probability at most p ** n, which is
+    alpha at that mean (the rule of three's exact form: alpha ** (1/n) is about 1 - 3/n at
+    95%). A score of 0 in each mirrors it.
+
+    >>> round(sweep_bound(50), 1), round(sweep_bound(1000), 1)
+    (483.8, 1009.1)
+    """
+    return elo((1 - confidence) ** (1 / n))
 
 
 # ---- the sequential probability ratio test ---------------------------------------------
