@@ -457,9 +457,16 @@ cdef class Game:
         """The advanced rules of this game, as an Options."""
         return _OPTIONS_OF_FLAGS[self.st.options]
 
-    def __getattr__(self, name):
-        # each rule's flag as an attribute, as photocore 0.1 had them (deprecated)
-        return option_attribute(self.options, "Game", name)
+    # each rule's flag as an attribute, as photocore 0.1 had them (deprecated, going in 0.3).
+    # Properties, not a __getattr__: a type with its own attribute hook loses CPython's
+    # method-call fast path, and every g.legal_moves() got 28 ns slower.
+    @property
+    def fourth_revolution(self):
+        return option_attribute(self.options, "Game", "fourth_revolution")
+
+    @property
+    def shade_blocks(self):
+        return option_attribute(self.options, "Game", "shade_blocks")
 
     @property
     def last_round(self):
