@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 
+from photocore import Options
+
 # per random move, 2 players: instructions, branches, mispredicted branches
 LIMITS = {"x86-64-v3": (200, 12, 2.6), "x86-64-v2": (200, 12, 2.6), "native": (200, 12, 2.6), "baseline": (300, 12, 2.6)}
 
@@ -43,8 +45,8 @@ def totals(games, args, folder):
     out = os.path.join(folder, f"callgrind.{games}")
     cmd = ["valgrind", "--tool=callgrind", "--branch-sim=yes", f"--callgrind-out-file={out}",
            sys.executable, "-c", PLAY, str(games), str(args.players),
-           str(photocore.Options(fourth_revolution=args.fourth_revolution,
-                                 shade_blocks=args.shade_blocks))]
+           str(Options(fourth_revolution=args.fourth_revolution,
+                       shade_blocks=args.shade_blocks))]
     # one BLAS thread and a fixed hash seed: worker threads and hash order would make the
     # interpreter's own counts vary from run to run
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
