@@ -40,19 +40,20 @@ RULES_VERSION = "1"
 _LAZY = {
     "Agent": "photocore.play._agents",
     "VecGame": "photocore.env._vec",
+    "analyse": "photocore.analysis",
     "RecordWriter": "photocore.records",
     "Search": "photocore.play._search",
     "read_games": "photocore.records",
     "write_games": "photocore.records",
 }
 # satellite modules, imported on first use as attributes (photocore.svg.board(game))
-_SUBMODULES = ("svg", "render", "records", "notation", "npz", "viewer", "plots")
+_SUBMODULES = ("svg", "render", "records", "notation", "npz", "viewer", "plots", "analysis")
 
 __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
     "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "__version__",
-    "check_invariants", "random_playouts", "read_games", "write_games",
+    "analyse", "check_invariants", "random_playouts", "read_games", "write_games",
 ]
 
 

@@ -1,4 +1,5 @@
-"""Charts of many recorded games for `photocore stats --plot`: scores and light at a glance.
+"""Charts of many recorded games for `photocore stats --plot`: scores and light at a glance;
+and the evaluation chart of an analysed game (evaluations).
 
 Needs matplotlib (pip install 'photocore[plot]'); draws with the Agg backend, no display.
 """
@@ -10,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from photocore import records
+from photocore import analysis, records
 from photocore._game import Game
 from photocore.facts import Options
 from photocore.records import FilePath, Record
@@ -105,3 +106,35 @@ def _finish(axes: Axes, title: str, ylabel: str) -> None:
     axes.set_title(title)
     axes.set_ylabel(ylabel)
     axes.grid(axis="y", alpha=0.3)
+
+
+MARK_COLOURS = {"inaccuracy": "#d4a000", "mistake": "#f07000", "blunder": "#d00000"}
+
+
+def evaluations(result: "analysis.GameAnalysis", path: FilePath | None = None) -> Figure:
+    """The evaluation chart of an analysed game (photocore.analyse): each player's win
+    chance by ply, its inaccuracies, mistakes and blunders marked on the mover's line.
+    Written as a PNG to `path` when given; returned as a matplotlib Figure (which a
+    notebook shows)."""
+    figure = Figure(figsize=(10, 3.2), dpi=100, layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots()
+    players = result.players
+    chances = [[analysis.win_chance(v, players) for v in values] for values in result.values]
+    for p in range(players):
+        axes.plot(range(len(chances)), [c[p] for c in chances], color=PLAYER_COLOURS[p],
+                  label=f"player {p}" + (f" (accuracy {result.accuracy[p]:.1f})"
+                                         if result.accuracy[p] is not None else ""))
+    for label, colour in MARK_COLOURS.items():
+        marked = [ply for ply in result.plies if ply.label == label]
+        axes.scatter([ply.ply for ply in marked],
+                     [chances[ply.ply][ply.player] for ply in marked], color=colour, s=22,
+                     zorder=3, label=f"{label} ({len(marked)})")
+    axes.set_xlabel("ply")
+    axes.set_ylim(0, 1)
+    axes.legend(fontsize="small", ncol=3)
+    _finish(axes, f"win chance by ply ({result.engine})", "win chance")
+    if path is not None:
+        with records._atomic(path) as f:
+            figure.savefig(f, format="png")
+    return figure

@@ -3,23 +3,33 @@
 Everything is computed here and embedded: the SVG board of each position (photocore.svg),
 the numbers shown beside it as JSON, and the charts; the page's script only switches between
 them, so the file opens offline from file:// with no network access.
+
+A record that holds an analysis (photocore analyze, docs/analysis.md) adds an evaluation
+chart under the board (each player's win chance by ply; a click jumps there), its
+inaccuracies, mistakes and blunders marked on the chart and the move list, the engine's
+better move outlined on the board beside the move played, and each player's accuracy.
 """
 
 import html
 import json
 import string
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
-from photocore import records
+from photocore import analysis, records
 from photocore._game import Game
 from photocore.facts import LIGHT_CAP, Options
 from photocore.records import FilePath, Record
 from photocore.render import winners_text
-from photocore.svg import PLAYER_COLOURS, board
+from photocore.svg import HIGHLIGHT, PLAYER_COLOURS, board
 
 BOARD_PX = 560
 CHART_W, CHART_H, CHART_PAD = 360, 120, 26
+EVAL_H = 150
+# the classes of moves (analysis.LABELS): colour on the chart and the board, mark in the list
+MARKS = {"inaccuracy": ("#d4a000", "?!"), "mistake": ("#f07000", "?"),
+         "blunder": ("#d00000", "??")}
+BETTER = "#00995c"          # the engine's better move, outlined on the board
 
 
 class _Frame(TypedDict):
@@ -29,6 +39,7 @@ class _Frame(TypedDict):
     scores: list[int]
     light: list[int]
     status: str
+    note: NotRequired[str]       # the analysis of the move that led here
 
 
 def write_html(rec: Record, path: FilePath) -> None:
@@ -45,27 +56,34 @@ def page(rec: Record) -> str:
     """The viewer of record `rec` as HTML text."""
     games = list(records.positions(rec))
     players = rec["players"]
+    judged = analysis.of_record(rec)
     # successive boards share most of their SVG lines: each distinct line is stored once
     lines: dict[str, int] = {}
     frames: list[_Frame] = [{
         "board": [lines.setdefault(line, len(lines))
-                  for line in board(game, size=BOARD_PX).split("\n")],
+                  for line in _board(games, ply, judged).split("\n")],
         "scores": list(game.scores()),
         "light": list(game.light),
         "status": _status(game, ply, len(games) - 1),
     } for ply, game in enumerate(games)]
+    if judged is not None:
+        for frame, ply in zip(frames[1:], judged.plies):
+            frame["note"] = _note(ply, players)
     data = json.dumps({"lines": list(lines), "frames": frames}, separators=(",", ":"))
     data = data.replace("<", "\\u003c")     # no "</script>" inside the script element
     agents = rec["metadata"]["agents"]
     return PAGE.substitute(
         title=html.escape(_title(rec)),
         last=len(games) - 1,
-        moves=_moves(rec, games),
+        accuracy=_accuracy(judged, agents),
+        evaluation=_evaluation(judged, players),
+        moves=_moves(rec, games, judged),
         scores=_scores_table(players, agents, frames[0]),
         score_chart=_chart("score", [f["scores"] for f in frames], players),
         light_chart=_chart("light", [f["light"] for f in frames], players, top=LIGHT_CAP),
         result=_result(games[-1], agents),
         data=data,
+        **{label: colour for label, (colour, _) in MARKS.items()},
     )
 
 
@@ -81,8 +99,99 @@ def _status(game: Game, ply: int, last: int) -> str:
     return f"ply {ply} of {last} \u00b7 {where} \u00b7 {who}"
 
 
-def _moves(rec: Record, games: Sequence[Game]) -> str:
-    """The move list, a heading before each round; item k is the move that leads to ply k."""
+def _board(games: Sequence[Game], ply: int, judged: analysis.GameAnalysis | None) -> str:
+    """The board at `ply`; after a move the analysis classed, with the engine's better move
+    outlined beside the move played (its outline as the board draws a last move, in
+    BETTER's colour, dashed)."""
+    picture = str(board(games[ply], size=BOARD_PX))
+    move = judged.plies[ply - 1] if judged is not None and ply else None
+    if move is None or move.label is None or move.best == move.move:
+        return picture
+    instead = games[ply - 1].copy()
+    instead.play(move.best)
+    drawn = str(board(instead, size=BOARD_PX)).split("\n")
+    if '<g class="last-move">' not in drawn:
+        return picture                  # a buy or an end: no cell to show
+    first = drawn.index('<g class="last-move">')
+    outline = drawn[first:drawn.index("</g>", first) + 1]
+    outline[0] = (f'<g class="better-move" data-move="{html.escape(move.best)}" '
+                  'stroke-dasharray="6 4" opacity="0.9">')
+    outline = [line.replace(HIGHLIGHT, BETTER) for line in outline]
+    head, end = picture.rsplit("\n", 1)
+    return "\n".join([head, *outline, end])
+
+
+def _note(ply: analysis.PlyAnalysis, players: int) -> str:
+    """What the analysis says of move `ply`, for the line under the board."""
+    if ply.forced:
+        return f"{ply.ply}. {ply.move}: forced"
+    said = f"{ply.ply}. {ply.move}: {ply.label or 'good'}"
+    if ply.move == ply.best:
+        return f"{said} (the engine's choice)"
+    return (f"{said}, loses {ply.win_loss:.1%} of a win; the engine prefers {ply.best} "
+            f"(win chance {analysis.win_chance(ply.best_value, players):.0%})")
+
+
+def _accuracy(judged: analysis.GameAnalysis | None, agents: Sequence[str]) -> str:
+    """Each player's accuracy, for the header (nothing without an analysis)."""
+    if judged is None:
+        return ""
+    parts = [f'<span data-player="{p}"><span class="dot" style="background:'
+             f'{PLAYER_COLOURS[p]}"></span>{html.escape(str(agents[p]))}: '
+             f'<span class="accuracy">{"-" if a is None else f"{a:.1f}"}</span></span>'
+             for p, a in enumerate(judged.accuracy)]
+    return (f'<div id="accuracy">accuracy ({html.escape(judged.engine)}): '
+            + " \u00b7 ".join(parts) + "</div>")
+
+
+def _evaluation(judged: analysis.GameAnalysis | None, players: int) -> str:
+    """Under the board: each player's win chance by ply, the classed moves marked on their
+    mover's line, a cursor; and the line telling the current move's analysis."""
+    if judged is None:
+        return ""
+    chances = [[analysis.win_chance(v, players) for v in values] for values in judged.values]
+    last = len(chances) - 1
+    pad, width, height = CHART_PAD, BOARD_PX - 2 * CHART_PAD, EVAL_H - 2 * CHART_PAD
+
+    def x(ply: int) -> float:
+        return pad + width * ply / max(last, 1)
+
+    def y(chance: float) -> float:
+        return pad + height * (1 - min(1.0, max(0.0, chance)))
+
+    lines = [f'<polyline data-player="{p}" fill="none" stroke="{PLAYER_COLOURS[p]}" '
+             'stroke-width="1.8" points="'
+             + " ".join(f"{x(k):.1f},{y(c[p]):.1f}" for k, c in enumerate(chances)) + '"/>'
+             for p in range(players)]
+    marks = [f'<circle class="mark {p.label}" data-ply="{p.ply}" data-player="{p.player}" '
+             f'cx="{x(p.ply):.1f}" cy="{y(chances[p.ply][p.player]):.1f}" r="4.5" '
+             f'fill="{MARKS[p.label][0]}" stroke="#fff"><title>{p.ply}. {html.escape(p.move)}: '
+             f'{p.label}, better {html.escape(p.best)}</title></circle>'
+             for p in judged.plies if p.label is not None]
+    middle = y(0.5)
+    return (f'<div id="evaluation"><svg xmlns="http://www.w3.org/2000/svg" id="eval-chart" '
+            f'class="chart" viewBox="0 0 {BOARD_PX} {EVAL_H}" width="{BOARD_PX}" '
+            f'height="{EVAL_H}" font-size="11" font-family="sans-serif">'
+            f'<text x="{pad}" y="15" font-weight="bold">win chance by ply '
+            f'({html.escape(judged.engine)})</text>'
+            f'<rect x="{pad}" y="{pad}" width="{width}" height="{height}" fill="#fff" '
+            'stroke="#bbb"/>'
+            f'<line x1="{pad}" x2="{pad + width}" y1="{middle:.1f}" y2="{middle:.1f}" '
+            'stroke="#ddd"/>'
+            f'<text x="{pad - 4}" y="{pad + 4}" text-anchor="end">1</text>'
+            f'<text x="{pad - 4}" y="{pad + height + 4}" text-anchor="end">0</text>'
+            f'<text x="{pad + width}" y="{EVAL_H - 8}" text-anchor="end">{last}</text>'
+            + "".join(lines) + "".join(marks)
+            + f'<line class="cursor" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{pad}" '
+            f'y2="{pad + height}" stroke="#e6007e" stroke-width="1.5" '
+            f'data-x0="{pad}" data-step="{width / max(last, 1):.4f}"/></svg>'
+            '<div id="verdict"></div></div>')
+
+
+def _moves(rec: Record, games: Sequence[Game],
+           judged: analysis.GameAnalysis | None = None) -> str:
+    """The move list, a heading before each round; item k is the move that leads to ply k
+    (with its class and mark when the analysis classed it)."""
     items = ['<li data-ply="0" class="move">start position</li>']
     shown_round = 0
     for ply, move in enumerate(rec["moves"], 1):
@@ -92,9 +201,12 @@ def _moves(rec: Record, games: Sequence[Game]) -> str:
             items.append(f'<li class="round">round {shown_round}</li>')
         player = before.current_player
         assert player is not None       # a move was played there, so a player was to move
-        items.append(f'<li data-ply="{ply}" class="move"><span class="dot" '
+        label = judged.plies[ply - 1].label if judged is not None else None
+        kind, mark = (f"move {label}", f' <span class="mark">{MARKS[label][1]}</span>'
+                      ) if label else ("move", "")
+        items.append(f'<li data-ply="{ply}" class="{kind}"><span class="dot" '
                      f'style="background:{PLAYER_COLOURS[player]}"></span>{ply}. '
-                     f'{html.escape(move)}</li>')
+                     f'{html.escape(move)}{mark}</li>')
     return "\n".join(items)
 
 
@@ -183,10 +295,18 @@ table { border-collapse: collapse; font-size: 14px; }
 td, th { padding: 2px 8px; text-align: left; }
 #result { font-size: 14px; }
 #result ul { margin: 4px 0; padding-left: 18px; }
+#accuracy { font-size: 14px; margin: -4px 0 8px; }
+#eval-chart { display: block; cursor: pointer; max-width: 100%; height: auto; }
+#verdict { font-size: 13px; min-height: 1.3em; }
+#moves li.inaccuracy .mark { color: ${inaccuracy}; font-weight: bold; }
+#moves li.mistake .mark { color: ${mistake}; font-weight: bold; }
+#moves li.blunder .mark { color: ${blunder}; font-weight: bold; }
+#moves li.current .mark { color: #fff; }
 </style>
 </head>
 <body>
 <h1>$title</h1>
+$accuracy
 <div id="main">
  <div>
   <div id="ply"></div>
@@ -198,6 +318,7 @@ td, th { padding: 2px 8px; text-align: left; }
    <button id="next" title="next move (right arrow)">&#x25B6;</button>
    <button id="last" title="last position (End)">&#x25B6;|</button>
   </div>
+$evaluation
  </div>
  <ol id="moves">
 $moves
@@ -238,7 +359,9 @@ function show(k) {
     row.querySelector(".score").textContent = frame.scores[p];
     row.querySelector(".light").textContent = frame.light[p];
   }
-  for (const cursor of document.querySelectorAll("#charts line.cursor")) {
+  const verdict = document.getElementById("verdict");
+  if (verdict) verdict.textContent = frame.note || "";
+  for (const cursor of document.querySelectorAll("svg.chart line.cursor")) {
     const x = Number(cursor.dataset.x0) + Number(cursor.dataset.step) * ply;
     cursor.setAttribute("x1", x);
     cursor.setAttribute("x2", x);
@@ -254,6 +377,18 @@ moves.addEventListener("click", (event) => {
   const item = event.target.closest("li[data-ply]");
   if (item) show(Number(item.dataset.ply));
 });
+const evaluation = document.getElementById("eval-chart");
+if (evaluation) {
+  evaluation.addEventListener("click", (event) => {
+    const mark = event.target.closest("[data-ply]");
+    if (mark) return show(Number(mark.dataset.ply));
+    // the click's x in the chart's own units: the ply under it
+    const cursor = evaluation.querySelector("line.cursor");
+    const box = evaluation.getBoundingClientRect();
+    const x = (event.clientX - box.left) * evaluation.viewBox.baseVal.width / box.width;
+    show(Math.round((x - Number(cursor.dataset.x0)) / Number(cursor.dataset.step)));
+  });
+}
 document.addEventListener("keydown", (event) => {
   if (event.altKey || event.ctrlKey || event.metaKey) return;
   // handled here even on the focused slider, so one key press is always one move

@@ -3,6 +3,7 @@
 import click
 
 import photocore
+from photocore.cli.analyze import analyze
 from photocore.cli.bench import bench
 from photocore.cli.match import match, tournament
 from photocore.cli.play import play
@@ -28,12 +29,13 @@ def main() -> None:
     Game records are JSON Lines files, one game per line (docs/records.md): verify replays
     and checks them, show draws a position, stats summarises them, export writes numpy
     arrays for training, replay writes a game as an HTML page to step through, repair
-    keeps the whole games of a damaged file. play and serve let a person play against the
-    agents, in the terminal and in the browser (docs/play.md). Run `photocore COMMAND
-    --help` for each command's options.
+    keeps the whole games of a damaged file. analyze evaluates every move of recorded games
+    with an engine and marks the mistakes (docs/analysis.md). play and serve let a person
+    play against the agents, in the terminal and in the browser (docs/play.md). Run
+    `photocore COMMAND --help` for each command's options.
     """
 
 
 for command in (selfplay, match, tournament, playouts, bench, verify, show, stats, export,
-                replay, repair, play, serve):
+                replay, repair, analyze, play, serve):
     main.add_command(command)

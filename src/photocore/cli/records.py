@@ -96,7 +96,8 @@ def show(file: str, line: int, ply: int | None, color: bool | None) -> None:
                    "round, into this PNG file (needs matplotlib: pip install "
                    "'photocore[plot]').")
 def stats(files: tuple[str, ...], plot: str | None) -> None:
-    """Summarise the games of FILES: lengths, scores and wins by seat and by agent.
+    """Summarise the games of FILES: lengths, scores and wins by seat and by agent, and,
+    for analysed games (`photocore analyze`), each agent's accuracy and mistakes.
 
     Bad lines are skipped and counted (run `photocore verify` to see why); a file without
     a single game is an error. Scores and wins count finished games only; tied winners
@@ -113,16 +114,26 @@ def stats(files: tuple[str, ...], plot: str | None) -> None:
                              if plot else None)
     tally = _Tally()
     skipped = 0
+    analysed: list[Record] = []
     for path in files:
         reader = records.read_games(path, on_error="skip", verify=bool(plot))
         for rec in reader:
             tally.add(rec)
+            if "analysis" in (rec.get("metadata") or {}):
+                analysed.append(rec)
             if charts:
                 charts.add(rec)
         if not reader.games:
             raise click.ClickException(_no_games(path, reader.skipped))
         skipped += reader.skipped
     click.echo("\n".join(tally.lines(len(files), skipped)))
+    if analysed:
+        from photocore import analysis
+        for name, row in analysis.summarise(analysed).items():
+            click.echo(f"analysis, {name}: {row['moves']:,} moves, accuracy "
+                       f"{row['accuracy']:.1f}, loss {row['win_loss']:.2%} of a win a move, "
+                       f"{row['inaccuracy']} inaccuracies, {row['mistake']} mistakes, "
+                       f"{row['blunder']} blunders")
     if charts and plot:
         with writing(plot):
             charts.save(plot, title=f"{', '.join(map(os.path.basename, files))}: "

@@ -26,5 +26,16 @@ class Agent:
     def name(self) -> str: ...
     def select(self, game: Game) -> Move: ...
 
+class RootStats(NamedTuple):
+    actions: list[int]
+    visits: list[int]
+    values: list[tuple[float, ...]]
+    root_visits: int
+    root_values: tuple[float, ...]
+    principal: list[int]
+
+def search_root(game: Game, simulations: SupportsIndex = 200, seed: SupportsIndex = 0,
+                exploration: float = 1.0) -> RootStats: ...
+
 def play_games(agents: list[tuple[str, int]], players: int, options: int, seed: int,
                start: int, count: int) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int64]]: ...

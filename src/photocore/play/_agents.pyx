@@ -132,22 +132,19 @@ cdef int select_child(const Tree* t, int node, double exploration, uint64_t* rng
             best = parent.first_child + (start + i) % parent.children
     return best
 
-cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
+cdef int mcts_search(Tree* t, const State* root, uint64_t* rng, int simulations,
                      double exploration) noexcept nogil:
-    """UCT with uniformly random playouts in C; the most visited root move."""
-    cdef Tree t
+    """UCT with uniformly random playouts in C, into tree `t` (its node 0 the root, its
+    children expanded); -1 when memory runs out before the root could be expanded."""
     cdef State s
     cdef int path[MAX_GAME_MOVES + 1]
     cdef double result[MAX_PLAYERS]
-    cdef int sim, depth, node, i, best = -1, most = -1, p
-    cdef uint16_t only[MAX_LEGAL]
-    if legal_actions(root, only) == 1:
-        return only[0]
+    cdef int sim, depth, node, i, p
     t.nodes = NULL
     t.size = 0
     t.capacity = 0
-    if tree_add(&t, 1) < 0:
-        return END_ACTION
+    if tree_add(t, 1) < 0:
+        return -1
     t.nodes[0].first_child = -1
     t.nodes[0].children = 0
     t.nodes[0].visits = 0
@@ -158,16 +155,16 @@ cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
         depth = 0
         path[0] = 0
         while t.nodes[node].first_child >= 0 and s.phase != PHASE_OVER:
-            node = select_child(&t, node, exploration, rng)
+            node = select_child(t, node, exploration, rng)
             apply_action(&s, t.nodes[node].action)
             depth += 1
             path[depth] = node
             if t.nodes[node].visits == 0:
                 break
         if t.nodes[node].visits > 0 and s.phase != PHASE_OVER:
-            if expand(&t, node, &s) < 0:
+            if expand(t, node, &s) < 0:
                 break
-            node = select_child(&t, node, exploration, rng)
+            node = select_child(t, node, exploration, rng)
             apply_action(&s, t.nodes[node].action)
             depth += 1
             path[depth] = node
@@ -177,14 +174,35 @@ cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
             t.nodes[path[i]].visits += 1
             for p in range(s.players):
                 t.nodes[path[i]].value[p] += result[p]
-    if t.nodes[0].first_child < 0:
-        expand(&t, 0, root)
-    for i in range(t.nodes[0].children):
-        if t.nodes[t.nodes[0].first_child + i].visits > most:
-            most = t.nodes[t.nodes[0].first_child + i].visits
-            best = t.nodes[t.nodes[0].first_child + i].action
+    if t.nodes[0].first_child < 0 and root.phase != PHASE_OVER:
+        if expand(t, 0, root) < 0:
+            return -1
+    return 0
+
+cdef int most_visited(const Tree* t, int node) noexcept nogil:
+    """The index of the most visited child of `node` (the first of equals); -1 if none."""
+    cdef int i, best = -1, most = -1
+    for i in range(t.nodes[node].children):
+        if t.nodes[t.nodes[node].first_child + i].visits > most:
+            most = t.nodes[t.nodes[node].first_child + i].visits
+            best = t.nodes[node].first_child + i
+    return best
+
+cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
+                     double exploration) noexcept nogil:
+    """UCT with uniformly random playouts in C; the most visited root move."""
+    cdef Tree t
+    cdef int best
+    cdef uint16_t only[MAX_LEGAL]
+    if legal_actions(root, only) == 1:
+        return only[0]
+    if mcts_search(&t, root, rng, simulations, exploration) < 0:
+        free(t.nodes)
+        return END_ACTION
+    best = most_visited(&t, 0)
+    best = t.nodes[best].action if best >= 0 else END_ACTION
     free(t.nodes)
-    return best if best >= 0 else END_ACTION
+    return best
 
 # ---- matches --------------------------------------------------------------------------
 
@@ -293,6 +311,63 @@ cdef class Agent:
 
     def __repr__(self):
         return f"Agent({self.name!r})"
+
+
+class RootStats(_NamedTuple):
+    """What one UCT search found at its root (search_root): per legal move, in ascending
+    id order, its visits and its mean return for every player (NaN before a visit); the
+    root's visits and mean returns by player; and the principal line, the most visited
+    move from the root down while its node was visited."""
+
+    actions: list           # the legal action ids
+    visits: list            # visits of each
+    values: list            # tuple of mean returns by player, of each
+    root_visits: int
+    root_values: tuple      # mean return by player of the position
+    principal: list         # action ids
+
+
+def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
+                exploration=1.0):
+    """The root statistics of the search `Agent("mcts", seed, simulations, exploration)`
+    makes in `game` (the same code; a position with one legal move is searched too, where
+    the agent plays it at once), as RootStats. The root's first visit expands it, so its
+    moves share one visit fewer than it has.
+
+    >>> import photocore
+    >>> stats = search_root(photocore.Game(), simulations=50, seed=1)
+    >>> sum(stats.visits), stats.root_visits, len(stats.actions)
+    (49, 50, 18)
+    """
+    if game.st.phase == PHASE_OVER:
+        raise ValueError("the game is over: there is no move to search")
+    cdef Agent agent = Agent("mcts", seed, simulations, exploration)   # checks the settings
+    cdef Tree t
+    cdef int failed, i, k, node, players = game.st.players
+    with nogil:
+        failed = mcts_search(&t, &game.st, &agent.rng, agent.spec.simulations,
+                             agent.spec.exploration)
+    try:
+        if failed < 0:
+            raise MemoryError("search_root: out of memory for the search tree")
+        actions, visits, values, principal = [], [], [], []
+        nan = float("nan")
+        for i in range(t.nodes[0].children):
+            node = t.nodes[0].first_child + i
+            actions.append(t.nodes[node].action)
+            visits.append(t.nodes[node].visits)
+            values.append(tuple(t.nodes[node].value[k] / t.nodes[node].visits
+                                if t.nodes[node].visits else nan for k in range(players)))
+        node = most_visited(&t, 0)
+        while node >= 0 and t.nodes[node].visits > 0:
+            principal.append(t.nodes[node].action)
+            node = most_visited(&t, node)
+        root_visits = t.nodes[0].visits
+        root_values = tuple(t.nodes[0].value[k] / root_visits if root_visits else nan
+                            for k in range(players))
+    finally:
+        free(t.nodes)
+    return RootStats(actions, visits, values, root_visits, root_values, principal)
 
 
 def play_games(agents, int players, int options, unsigned long long seed, long long start,

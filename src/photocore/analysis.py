@@ -1,0 +1,553 @@
+"""Analysis: every move of a game evaluated by an engine, its loss told and classified.
+
+An engine values a position for every player, on the scale of `Game.returns()` (a win +1,
+a loss -1 with two players), and each legal move it looks at for the player to move
+(docs/analysis.md). Engines:
+
+- `mcts` / `mcts:N`: the built-in UCT search (N playouts, default 1000), its root
+  statistics (`photocore.play._agents.search_root`): a move's value is its mean return.
+- `py:...` naming a `photocore.play.search.SearchAgent` (the AlphaZero checkpoint of
+  examples/alphazero): `photocore.Search` at the root for the visits and the position's
+  value, and over the positions after each legal move for the moves' values.
+- `py:...` (or an object) with `analyse(game) -> {move: value for the player to move}`.
+
+A move's loss is the best move's value minus the played move's, for the mover, never
+below 0: in value units, and as a win probability (a value v of n players is a win
+chance of (v * (n - 1) + 1) / n). A move the engine barely looked at is valued by the
+position it leads to instead. Losses from THRESHOLDS up are inaccuracies, mistakes and
+blunders; a forced move (the only legal one) loses nothing. A player's accuracy is the mean
+over their unforced moves of lichess's curve 103.1668 e^(-0.04354 d) - 3.1669 (d: the win
+chance lost, in percent), clipped to 0..100.
+
+>>> import photocore
+>>> game = photocore.Game()
+>>> for _ in range(6):
+...     game.play(game.legal_moves()[0])
+>>> result = analyse(game, engine="mcts:50", seed=1)
+>>> len(result.plies), result.engine, result.plies[0].forced
+(6, 'mcts:50', False)
+>>> data = result.to_json()
+>>> GameAnalysis.from_json(data, 2, [str(m) for m in game.history]).to_json() == data
+True
+"""
+
+import hashlib
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from photocore._game import Game, Move
+from photocore.errors import RecordError
+from photocore.play._agents import MAX_SIMULATIONS, search_root
+from photocore.play.specs import Forfeit, as_move
+from photocore.play.specs import parse as parse_spec
+from photocore.records import Record, check_record, from_record
+
+VERSION = 1                     # of the `analysis` field of a record (metadata.analysis)
+DEFAULT_BUDGET = 1000           # mcts playouts a position when no budget is given
+# a move with fewer visits is valued by the position it leads to, not by its own mean
+MIN_VISITS = 50
+LABELS = ("inaccuracy", "mistake", "blunder")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The win chance (0..1) a move must lose to be an inaccuracy, a mistake, a blunder.
+
+    The defaults were measured (docs/analysis.md): mcts:1000 judging 200 games of greedy
+    against mcts:1000 (seed 21), they are about the 97.5th, 99.7th and 99.9th percentiles
+    of the losses it finds in mcts:1000's own moves (its noise, and its own slips), which
+    greedy's moves reach 4, 9 and 8 times as often.
+    """
+
+    inaccuracy: float = 0.10
+    mistake: float = 0.15
+    blunder: float = 0.20
+
+    def label(self, win_loss: float) -> str | None:
+        """The class of a move that loses `win_loss` (None: a good move).
+
+        >>> Thresholds().label(0.16), Thresholds().label(0.05)
+        ('mistake', None)
+        """
+        for name, bound in zip(reversed(LABELS), (self.blunder, self.mistake,
+                                                  self.inaccuracy)):
+            if win_loss >= bound:
+                return name
+        return None
+
+
+THRESHOLDS = Thresholds()
+
+
+def win_chance(value: float, players: int) -> float:
+    """The win probability a value on the returns' scale stands for.
+
+    >>> win_chance(0.0, 2), win_chance(1.0, 3), win_chance(-0.5, 3)
+    (0.5, 1.0, 0.0)
+    """
+    return (value * (players - 1) + 1) / players
+
+
+def move_accuracy(win_loss: float) -> float:
+    """lichess's accuracy of a move that loses `win_loss` (0..1) of a win, 0..100.
+
+    >>> round(move_accuracy(0.0)), round(move_accuracy(0.1)), round(move_accuracy(0.5))
+    (100, 64, 9)
+    """
+    return min(100.0, max(0.0, 103.1668 * math.exp(-4.354 * win_loss) - 3.1669))
+
+
+# ---- one position ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Evaluation:
+    """An engine's view of one position: `values` by player, the moves it valued (move
+    text -> value for the player to move) and their `visits` (empty for an engine that
+    does not count them), its `best` move and `principal` line."""
+
+    player: int
+    values: tuple[float, ...]
+    moves: dict[str, float]
+    visits: dict[str, int]
+    best: str
+    principal: tuple[str, ...]
+
+    @property
+    def best_value(self) -> float:
+        return self.moves[self.best]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "values": _rounded(self.values),
+                "moves": {m: _round(v) for m, v in self.moves.items()},
+                "visits": self.visits, "best": self.best, "principal": list(self.principal)}
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """Values positions: `evaluate(game, seed)` for a game still going on."""
+
+    @property
+    def name(self) -> str: ...
+
+    def evaluate(self, game: Game, seed: int) -> Evaluation: ...
+
+
+class MctsEngine:
+    """The built-in UCT search, `simulations` random playouts a position."""
+
+    def __init__(self, simulations: int = DEFAULT_BUDGET, exploration: float = 1.0) -> None:
+        if not 1 <= simulations <= MAX_SIMULATIONS:
+            raise ValueError(f"mcts engine: simulations must be from 1 to "
+                             f"{MAX_SIMULATIONS:,}, got {simulations}")
+        self.simulations, self.exploration = simulations, exploration
+
+    @property
+    def name(self) -> str:
+        return f"mcts:{self.simulations}"
+
+    def evaluate(self, game: Game, seed: int) -> Evaluation:
+        stats = search_root(game, self.simulations, seed, self.exploration)
+        player = _to_move(game)
+        texts = [str(Move(a)) for a in stats.actions]
+        moves = {t: v[player] for t, v, n in zip(texts, stats.values, stats.visits) if n}
+        visits = dict(zip(texts, stats.visits))
+        # the move the agent plays: the most visited, the lowest id among equals
+        best = texts[max(range(len(texts)), key=lambda i: (stats.visits[i], -i))]
+        return Evaluation(player, tuple(stats.root_values), moves, visits, best,
+                          tuple(str(Move(a)) for a in stats.principal))
+
+
+class SearchEngine:
+    """A network's PUCT search (photocore.Search; `evaluate(obs, mask) -> (logits,
+    values)` as docs/search.md has it): `simulations` visits at the root give the visits,
+    the best move and the position's value; a search of simulations / (legal moves)
+    visits (at least 2) after each legal move gives that move's value."""
+
+    def __init__(self, evaluate: Callable[..., Any], simulations: int,
+                 name: str = "search") -> None:
+        if simulations < 2:
+            raise ValueError(f"search engine: simulations must be at least 2, got {simulations}")
+        self.network, self.simulations, self.label = evaluate, simulations, name
+
+    @property
+    def name(self) -> str:
+        return f"{self.label}:{self.simulations}"
+
+    def evaluate(self, game: Game, seed: int) -> Evaluation:
+        import numpy as np
+
+        from photocore.play._search import Search
+
+        player = _to_move(game)
+        root = Search([game], simulations=self.simulations, seed=seed, dirichlet_fraction=0.0)
+        root.run(self.network)
+        legal = game.legal_moves().ids()
+        counts = root.visits()[0]
+        visits = {str(Move(a)): int(counts[a]) for a in legal}
+        values = tuple(float(v) for v in root.root_values()[0])
+        best_id = max(legal, key=lambda a: (int(counts[a]), -a))
+        children = []
+        for a in legal:
+            child = game.copy()
+            child.play(a)
+            children.append(child)
+        each = Search(children, simulations=max(2, self.simulations // len(legal)), seed=seed,
+                      dirichlet_fraction=0.0)
+        each.run(self.network)
+        child_values = each.root_values()
+        moves = {str(Move(a)): float(child_values[i, player]) for i, a in enumerate(legal)}
+        principal = []
+        while True:     # down the most visited moves, the root's search moved along them
+            counts = root.visits()[0]
+            if int(counts.sum()) == 0:
+                break
+            step = int(np.argmax(counts))
+            principal.append(str(Move(step)))
+            root.advance(np.array([step]))
+            if root.game(0).is_over:
+                break
+        return Evaluation(player, values, moves, visits, str(Move(best_id)), tuple(principal))
+
+
+class AgentEngine:
+    """A user's agent with `analyse(game) -> {move: value}` (a Move, an action id or move
+    text -> its value for the player to move, on the returns' scale). The position is
+    worth the best move's value to the mover; the others share the rest of the zero sum."""
+
+    def __init__(self, agent: Any, name: str = "agent") -> None:
+        if not callable(getattr(agent, "analyse", None)):
+            raise ValueError(f"engine {name!r}: {type(agent).__name__} has no "
+                             "analyse(game) method")
+        self.agent, self._name = agent, name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def evaluate(self, game: Game, seed: int) -> Evaluation:
+        answer = self.agent.analyse(game.copy())
+        if not isinstance(answer, Mapping) or not answer:
+            raise ValueError(f"engine {self.name!r}: analyse() must return a non-empty "
+                             f"dict {{move: value}}, got {answer!r:.80}")
+        legal = game.legal_moves()
+        moves: dict[str, float] = {}
+        for key, value in answer.items():
+            try:
+                move = as_move(key)
+            except Forfeit as e:
+                raise ValueError(f"engine {self.name!r}: analyse() {e.reason}") from None
+            if move not in legal:
+                raise ValueError(f"engine {self.name!r}: analyse() valued {move}, not a "
+                                 "legal move")
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value):
+                raise ValueError(f"engine {self.name!r}: the value of {move} must be a "
+                                 f"finite number, got {value!r}")
+            moves[str(move)] = float(value)
+        player = _to_move(game)
+        best = max(moves, key=lambda m: moves[m])
+        share = -moves[best] / (game.players - 1)
+        values = tuple(moves[best] if p == player else share for p in range(game.players))
+        return Evaluation(player, values, moves, {}, best, (best,))
+
+
+_ENGINES: dict[tuple[str, int | None], Engine] = {}
+
+
+def engine(spec: "str | Engine | object", budget: int | None = None) -> Engine:
+    """The engine of `spec`: `mcts` or `mcts:N`, a `py:` agent spec (docs/matches.md)
+    whose class is a SearchAgent or has `analyse`, an Engine, or an object with
+    `analyse`. `budget` overrides the simulations of mcts and of a SearchAgent. Engines
+    made from text are kept for the process (a checkpoint loads once).
+
+    >>> engine("mcts:300").name, engine("mcts", budget=80).name
+    ('mcts:300', 'mcts:80')
+    """
+    if not isinstance(spec, str):
+        return _engine_of_object(spec, budget, getattr(spec, "name", type(spec).__name__))
+    key = (spec, budget)
+    if key not in _ENGINES:
+        parsed = parse_spec(spec)
+        if parsed.kind == "mcts":
+            _ENGINES[key] = MctsEngine(budget or (parsed.simulations if ":" in spec
+                                                  else DEFAULT_BUDGET))
+        elif parsed.kind == "py":
+            agent = parsed.python_class()(**dict(parsed.options))
+            _ENGINES[key] = _engine_of_object(agent, budget, spec)
+        else:
+            raise ValueError(f"engine {spec!r} cannot evaluate positions: use mcts:N, or a "
+                             "py: agent that is a SearchAgent or has analyse(game)")
+    return _ENGINES[key]
+
+
+def _engine_of_object(agent: object, budget: int | None, name: str) -> Engine:
+    from photocore.play.search import SearchAgent
+
+    if isinstance(agent, SearchAgent):
+        label = agent.name.rsplit(":", 1)[0]
+        return SearchEngine(agent.evaluate, budget or agent.simulations, label)
+    if callable(getattr(agent, "analyse", None)):
+        return AgentEngine(agent, str(getattr(agent, "name", name)))
+    if isinstance(agent, Engine):
+        return agent
+    raise ValueError(f"engine {name!r} cannot evaluate positions: it is no SearchAgent and "
+                     "has no analyse(game) method")
+
+
+def position_seed(seed: int, game: int, ply: int) -> int:
+    """The seed of the search of position `ply` of game `game` in a run seeded `seed`."""
+    digest = hashlib.blake2b(f"analysis {seed} {game} {ply}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def _to_move(game: Game) -> int:
+    player = game.current_player
+    if player is None:
+        raise ValueError("the game is over: there is no move to evaluate")
+    return player
+
+
+# ---- one game -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlyAnalysis:
+    """Move `ply` (1 is the first) as the engine saw it: the position's values by player
+    before it, the best move and its value, the move played, its value and its loss for
+    the mover (value units; `win_loss` as a win chance) and its class (None, or one of
+    LABELS). A `forced` move was the only legal one."""
+
+    ply: int
+    player: int
+    move: str
+    values: tuple[float, ...]
+    best: str
+    best_value: float
+    played_value: float
+    loss: float
+    win_loss: float
+    label: str | None
+    forced: bool
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    """A game analysed: each move (`plies`), the values by player of every position
+    (`values`: before each move, then the end), and each player's accuracy (None for a
+    player who made no unforced move). `positions` keeps each position's Evaluation
+    (None for a forced move) when the analysis was made here, not read from a record."""
+
+    engine: str
+    seed: int
+    thresholds: Thresholds
+    plies: tuple[PlyAnalysis, ...]
+    values: tuple[tuple[float, ...], ...]
+    accuracy: tuple[float | None, ...]
+    positions: tuple[Evaluation | None, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def players(self) -> int:
+        return len(self.accuracy)
+
+    def mistakes(self, at_least: str = "inaccuracy") -> list[PlyAnalysis]:
+        """The moves classed `at_least` that bad (an inaccuracy, a mistake or a blunder)."""
+        worse = LABELS[LABELS.index(at_least):]
+        return [p for p in self.plies if p.label in worse]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `analysis` field of a record (metadata.analysis; docs/records.md)."""
+        return {
+            "version": VERSION, "engine": self.engine, "seed": self.seed,
+            "thresholds": {name: getattr(self.thresholds, name) for name in LABELS},
+            "values": [_rounded(v) for v in self.values],
+            "player": [p.player for p in self.plies],
+            "best": [p.best for p in self.plies],
+            "best_value": [_round(p.best_value) for p in self.plies],
+            "played_value": [_round(p.played_value) for p in self.plies],
+            "loss": [_round(p.loss) for p in self.plies],
+            "labels": [p.label for p in self.plies],
+            "forced": [p.forced for p in self.plies],
+            "accuracy": [None if a is None else round(a, 2) for a in self.accuracy],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], players: int,
+                  moves: Sequence[str] | None = None) -> "GameAnalysis":
+        """The analysis a record holds (to_json's dict), for a game of `players` whose
+        moves were `moves` (the record's; None: the best moves stand in for them)."""
+        if data.get("version") != VERSION:
+            raise ValueError(f"analysis version {data.get('version')!r}: this photocore "
+                             f"reads version {VERSION}")
+        values = tuple(tuple(float(x) for x in v) for v in data["values"])
+        played = list(moves) if moves is not None else list(data["best"])
+        plies = tuple(PlyAnalysis(
+            ply=k + 1, player=data["player"][k], move=played[k], values=values[k],
+            best=data["best"][k], best_value=data["best_value"][k],
+            played_value=data["played_value"][k], loss=data["loss"][k],
+            win_loss=data["loss"][k] * (players - 1) / players, label=data["labels"][k],
+            forced=data["forced"][k]) for k in range(len(data["best"])))
+        return cls(data["engine"], data["seed"], Thresholds(**data["thresholds"]), plies,
+                   values, tuple(data["accuracy"]))
+
+
+def analyse(game: Game | Record, engine: "str | Engine | object" = "mcts",
+            budget: int | None = None, seed: int = 0,
+            thresholds: Thresholds = THRESHOLDS, index: int = 0) -> GameAnalysis:
+    """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
+    by `engine` (see engine()) with `budget`, as a GameAnalysis. The same seed (and
+    `index`, the game's number in a run) gives the same analysis.
+    """
+    if isinstance(game, dict):
+        game = from_record(game)
+    if not isinstance(game, Game):
+        raise TypeError(f"game must be a photocore.Game or a record dict, got "
+                        f"{type(game).__name__}")
+    judge = _as_engine(engine, budget)
+    position = game.root()
+    history = [int(m) for m in game.history]
+    games = []
+    for action in history:
+        games.append(position.copy(history=False))
+        position.play(action)
+    # after the last move: the result, or (an unfinished game) the engine's view
+    final = (position.returns() if position.is_over
+             else judge.evaluate(position, position_seed(seed, index, len(history))).values)
+    evaluations: list[Evaluation | None] = [
+        None if len(g.legal_moves()) == 1 else judge.evaluate(g, position_seed(seed, index, k))
+        for k, g in enumerate(games)]
+    return judged(games, history, evaluations, final, judge.name, seed, thresholds)
+
+
+def judged(games: Sequence[Game], history: Sequence[int],
+           evaluations: Sequence[Evaluation | None], final: tuple[float, ...],
+           engine_name: str, seed: int, thresholds: Thresholds = THRESHOLDS) -> GameAnalysis:
+    """The analysis of the moves `history` played from `games` (the position before each)
+    from the engine's `evaluations` of them (None where the move was forced) and the
+    values of the position after the last move, `final`."""
+    n = len(history)
+    players = len(final)
+    # a forced position is worth what the next is
+    values: list[tuple[float, ...]] = [()] * (n + 1)
+    values[n] = final
+    for k in range(n - 1, -1, -1):
+        evaluation = evaluations[k]
+        values[k] = evaluation.values if evaluation is not None else values[k + 1]
+    plies = []
+    for k, action in enumerate(history):
+        player, move = _to_move(games[k]), str(Move(action))
+        evaluation = evaluations[k]
+        after = values[k + 1][player]
+        if evaluation is None:
+            plies.append(PlyAnalysis(k + 1, player, move, values[k], move, after, after,
+                                     0.0, 0.0, None, True))
+            continue
+        counted = evaluation.visits.get(move, MIN_VISITS) >= MIN_VISITS
+        played = evaluation.moves[move] if counted and move in evaluation.moves else after
+        best, best_value = evaluation.best, evaluation.best_value
+        loss = 0.0 if move == best else max(0.0, best_value - played)
+        win_loss = loss * (players - 1) / players
+        plies.append(PlyAnalysis(k + 1, player, move, values[k], best, best_value, played,
+                                 loss, win_loss, thresholds.label(win_loss), False))
+    accuracy = tuple(_accuracy([p.win_loss for p in plies if p.player == q and not p.forced])
+                     for q in range(players))
+    return GameAnalysis(engine_name, seed, thresholds, tuple(plies), tuple(values), accuracy,
+                        tuple(evaluations))
+
+
+def _accuracy(losses: Sequence[float]) -> float | None:
+    return sum(map(move_accuracy, losses)) / len(losses) if losses else None
+
+
+def evaluate(game: Game, engine: "str | Engine | object" = "mcts", budget: int | None = None,
+             seed: int = 0) -> Evaluation:
+    """One position evaluated by `engine` (see engine()), as an Evaluation."""
+    return _as_engine(engine, budget).evaluate(game, seed)
+
+
+def _as_engine(spec: "str | Engine | object", budget: int | None) -> Engine:
+    if isinstance(spec, MctsEngine | SearchEngine | AgentEngine):
+        return spec
+    return engine(spec, budget)
+
+
+def _round(value: float) -> float:
+    return round(value, 4)
+
+
+def _rounded(values: Iterable[float]) -> list[float]:
+    return [round(v, 4) for v in values]
+
+
+# ---- records --------------------------------------------------------------------------
+
+def with_analysis(rec: Record, analysis: GameAnalysis) -> Record:
+    """A copy of record `rec` holding `analysis` (metadata.analysis), checked."""
+    out = dict(rec, metadata={**rec["metadata"], "analysis": analysis.to_json()})
+    check_record(out)
+    return out
+
+
+def of_record(rec: Record) -> GameAnalysis | None:
+    """The analysis a record holds (None if it has none); RecordError if it is not of
+    this game (another number of moves) or of an unknown version."""
+    data = rec["metadata"].get("analysis")
+    if data is None:
+        return None
+    if data.get("version") != VERSION:
+        raise RecordError(f"analysis version {data.get('version')!r}: this photocore reads "
+                          f"version {VERSION}")
+    if len(data["best"]) != len(rec["moves"]):
+        raise RecordError(f"the analysis covers {len(data['best'])} moves, the game has "
+                          f"{len(rec['moves'])}")
+    return GameAnalysis.from_json(data, rec["players"], rec["moves"])
+
+
+# ---- summaries ------------------------------------------------------------------------
+
+@dataclass
+class AgentSummary:
+    """One agent's moves across analysed games: how many (unforced), their mean loss (value
+    units and win chance), mean accuracy, and how many of each class."""
+
+    games: int = 0
+    moves: int = 0
+    loss: float = 0.0
+    win_loss: float = 0.0
+    accuracy: float = 0.0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
+
+    def as_row(self) -> dict[str, float | int]:
+        moves = max(self.moves, 1)
+        return {"games": self.games, "moves": self.moves, "loss": self.loss / moves,
+                "win_loss": self.win_loss / moves, "accuracy": self.accuracy / moves,
+                **{name: self.counts[name] for name in LABELS}}
+
+
+def summarise(records: Iterable[Record]) -> dict[str, dict[str, float | int]]:
+    """Per agent (metadata.agents), over the analysed games of `records` (the others are
+    passed over): games, unforced moves, mean loss per move (value units and win chance),
+    mean accuracy and the counts of inaccuracies, mistakes and blunders.
+
+    >>> summarise([])
+    {}
+    """
+    agents: dict[str, AgentSummary] = {}
+    for rec in records:
+        analysis = of_record(rec)
+        if analysis is None:
+            continue
+        names = rec["metadata"]["agents"]
+        for name in set(names):
+            agents.setdefault(name, AgentSummary()).games += 1
+        for ply in analysis.plies:
+            if ply.forced:
+                continue
+            summary = agents[names[ply.player]]
+            summary.moves += 1
+            summary.loss += ply.loss
+            summary.win_loss += ply.win_loss
+            summary.accuracy += move_accuracy(ply.win_loss)
+            if ply.label is not None:
+                summary.counts[ply.label] += 1
+    return {name: s.as_row() for name, s in sorted(agents.items())}

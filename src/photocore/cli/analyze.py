@@ -1,0 +1,290 @@
+"""`photocore analyze`: every move of recorded games evaluated by an engine, written back as
+records that hold their analysis (metadata.analysis, docs/analysis.md); with --serve, an
+analysis engine for tools: JSON-line queries on standard input, answers on standard output.
+"""
+
+import gzip
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, NamedTuple
+
+import click
+
+from photocore import analysis
+from photocore._game import Game
+from photocore.cli.output import record_file, resume_from, run_output
+from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
+from photocore.play._agents import MAX_SIMULATIONS
+from photocore.records import Record, check_record, read_games, record_line
+from photocore.run.driver import ResumeError, drive
+
+# the option that sets each field a resumed game must match
+SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
+          "agents": "GAMES", "moves": "GAMES", "engine": "--engine", "seed": "--seed"}
+
+
+class AnalysisBatch(NamedTuple):
+    """A batch of analysed games: their record lines, in order, and the positions valued."""
+
+    lines: list[bytes]
+    positions: int
+
+
+class AnalysisRun:
+    """The games of the record file `path` analysed by `engine` (a spec, see
+    photocore.analysis.engine; `budget` its simulations), seeded `seed`: a Plan of
+    photocore.run.driver. Game i's analysis depends only on the game, the engine and
+    (seed, i). Reading the file checks every record (RecordError)."""
+
+    def __init__(self, path: str, engine: str, budget: int | None = None, seed: int = 0,
+                 thresholds: analysis.Thresholds = analysis.THRESHOLDS) -> None:
+        self.path, self.spec, self.budget, self.seed = path, engine, budget, seed
+        self.thresholds = thresholds
+        self.engine_name = analysis.engine(engine, budget).name     # fails early
+        self.offsets: list[int] | None = None if path.endswith(".gz") else []
+        self._defining: list[dict[str, object]] = []
+        for offset, rec in _records(path):
+            if self.offsets is not None:
+                self.offsets.append(offset)
+            self._defining.append({
+                "rules_version": rec["rules_version"], "players": rec["players"],
+                "options": rec["options"], "agents": rec["metadata"]["agents"]})
+        self.games = len(self._defining)
+
+    @property
+    def searches(self) -> bool:
+        return True
+
+    def __getstate__(self) -> dict[str, object]:
+        # the batches need not the identities of every game, which only resuming reads
+        return dict(self.__dict__, _defining=[])
+
+    def batch(self, start: int, count: int) -> AnalysisBatch:
+        judge = analysis.engine(self.spec, self.budget)
+        lines, positions = [], 0
+        for index, rec in enumerate(self._read(start, count), start):
+            result = analysis.analyse(rec, judge, seed=self.seed, thresholds=self.thresholds,
+                                      index=index)
+            positions += len(result.plies)
+            lines.append(record_line(analysis.with_analysis(rec, result)))
+        return AnalysisBatch(lines, positions)
+
+    def defining(self, index: int) -> dict[str, object]:
+        """What game `index` of the output is defined by (the input's game): the fields
+        a resumed run checks (the moves, engine and seed: `check_resumed`)."""
+        return self._defining[index]
+
+    def check_resumed(self, index: int, rec: Record) -> None:
+        """ResumeError unless the output's game `index` is the analysis this run makes."""
+        data = rec["metadata"].get("analysis") or {}
+        expected = {"engine": self.engine_name, "seed": self.seed}
+        for name, value in expected.items():
+            if data.get(name) != value:
+                raise ResumeError(f"cannot resume: game {index:,} of the output was analysed "
+                                  f"with {name} {data.get(name)!r}, this run's is {value!r} "
+                                  f"(set by {SET_BY[name]})")
+
+    def _read(self, start: int, count: int) -> Iterator[Record]:
+        if self.offsets is not None:
+            with open(self.path, "rb") as f:
+                for index in range(start, start + count):
+                    f.seek(self.offsets[index])
+                    yield json.loads(f.readline())
+            return
+        for index, (_, rec) in enumerate(_records(self.path)):
+            if index >= start + count:
+                return
+            if index >= start:
+                yield rec
+
+
+def _records(path: str) -> Iterator[tuple[int, Record]]:
+    """(byte offset of its line, record) of every game of a file, checked (RecordError
+    naming the line); the offsets of a .gz are those in its uncompressed text."""
+    offset = 0
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
+        for line, data in enumerate(f, 1):
+            if not data.isspace():
+                try:
+                    rec = json.loads(data)
+                    check_record(rec)
+                except ValueError as e:   # RecordError, or malformed JSON
+                    raise RecordError(str(e) if isinstance(e, RecordError)
+                                      else f"malformed JSON: {e}", path, line) from None
+                yield offset, rec
+            offset += len(data)
+
+
+@click.command()
+@click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--engine", default="mcts:1000", show_default=True,
+              help="The engine: mcts:N (UCT, N playouts a position), or a py: agent spec "
+                   "whose class is a SearchAgent (the AlphaZero checkpoint: "
+                   "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) or has "
+                   "analyse(game).")
+@click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
+              help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
+                   ".analysed before its suffix]")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes (with --serve: threads) analysing  [default: this machine's "
+                   "cores]")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The same seed gives the same analysis, whatever --workers.")
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted run: keep the games already in --out.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar  [default: when stderr is a terminal]")
+@click.option("--serve", is_flag=True,
+              help="Answer JSON-line queries on standard input instead (docs/analysis.md).")
+def analyze(games: str | None, engine: str, out: str | None, workers: int | None, seed: int,
+            resume: bool, progress: bool | None, serve: bool) -> None:
+    """Evaluate every move of the games in GAMES and write them, with their analysis, to
+    OUT: each position's value for every player, the engine's best move, the loss of the
+    move played, inaccuracies, mistakes and blunders, and each player's accuracy
+    (docs/analysis.md). `photocore replay` shows them; `photocore stats` sums them up by
+    agent. Ctrl-C keeps every finished game in OUT, and --resume finishes the run.
+
+    \b
+    Example:  photocore analyze games.jsonl --engine mcts:1000 --out analysed.jsonl
+              photocore analyze --serve --engine mcts:1000 < queries.jsonl
+    """
+    if serve:
+        if games is not None or out is not None or resume:
+            raise click.UsageError("--serve reads queries on standard input: no GAMES, "
+                                   "--out or --resume")
+        try:
+            analysis.engine(engine)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--engine") from None
+        serve_queries(sys.stdin, sys.stdout, engine, workers or os.cpu_count() or 1, seed)
+        return
+    if games is None:
+        raise click.UsageError("Missing argument 'GAMES' (or --serve).")
+    out = out or _analysed_name(games)
+    try:
+        run = AnalysisRun(games, engine, seed=seed)
+    except RecordError as e:
+        raise click.ClickException(str(e)) from None
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--engine") from None
+    skip = resume_from(out, resume, run, SET_BY, run.check_resumed)
+    if skip == run.games:
+        click.echo(f"{out} already holds all {run.games:,} games: nothing to analyse")
+        return
+    positions = 0
+    start = time.perf_counter()
+
+    def take(first: int, played: AnalysisBatch) -> None:
+        nonlocal positions
+        positions += played.positions
+
+    def speed() -> str:
+        return f"{positions / max(time.perf_counter() - start, 1e-9):,.1f} positions/s"
+
+    with run_output("analyze", out, resume, skip) as writer:
+        drive(run, take, writer, skip=skip, workers=workers, progress=progress, status=speed)
+    seconds = time.perf_counter() - start
+    click.echo(f"{run.games - skip:,} games, {positions:,} moves analysed by "
+               f"{run.engine_name} in {seconds:.1f} s ({speed()}) -> {out}")
+    _print_summary(analysis.summarise(read_games(out)))
+
+
+def _analysed_name(path: str) -> str:
+    """games.jsonl.gz -> games.analysed.jsonl.gz"""
+    for suffix in (".jsonl.gz", ".jsonl"):
+        if path.endswith(suffix):
+            return path[:-len(suffix)] + ".analysed" + suffix
+    return path + ".analysed.jsonl"
+
+
+def _print_summary(rows: dict[str, dict[str, float | int]]) -> None:
+    for name, row in rows.items():
+        click.echo(f"{name}: {row['moves']:,} moves, accuracy {row['accuracy']:.1f}, loss "
+                   f"{row['win_loss']:.2%} of a win a move, {row['inaccuracy']} inaccuracies, "
+                   f"{row['mistake']} mistakes, {row['blunder']} blunders")
+
+
+# ---- --serve ----------------------------------------------------------------------------
+
+class QueryError(ValueError):
+    """A query that cannot be answered: the message says why."""
+
+
+def answer(query: object, engine: str, seed: int) -> dict[str, Any]:
+    """The answer to one query (a parsed JSON object, see docs/analysis.md)."""
+    if not isinstance(query, dict):
+        raise QueryError(f"a query is a JSON object, not {type(query).__name__}")
+    unknown = set(query) - {"id", "position", "moves", "engine", "visits", "seed"}
+    if unknown:
+        raise QueryError(f"unknown field {sorted(unknown)[0]!r}")
+    game = _game(query)
+    spec = query.get("engine", engine)
+    visits = query.get("visits")
+    if not isinstance(spec, str):
+        raise QueryError(f"engine must be a string, got {spec!r}")
+    if visits is not None and (type(visits) is not int or not 1 <= visits <= MAX_SIMULATIONS):
+        raise QueryError(f"visits must be an integer from 1 to {MAX_SIMULATIONS:,}, got "
+                         f"{visits!r}")
+    query_seed = query.get("seed", seed)
+    if type(query_seed) is not int:
+        raise QueryError(f"seed must be an integer, got {query_seed!r}")
+    if game.is_over:
+        raise QueryError("the game is over: there is no move to evaluate")
+    judge = analysis.engine(spec, visits)
+    evaluation = judge.evaluate(game, query_seed)
+    return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
+
+
+def _game(query: dict[str, Any]) -> Game:
+    position, moves = query.get("position"), query.get("moves", [])
+    if position is not None and not isinstance(position, str):
+        raise QueryError(f"position must be position text, got {position!r}")
+    if not isinstance(moves, list):
+        raise QueryError(f"moves must be a list of move texts, got {moves!r}")
+    try:
+        game = Game() if position is None else Game.from_position(position)
+    except InvalidPositionError as e:
+        raise QueryError(f"bad position: {e}") from None
+    for ply, move in enumerate(moves, 1):
+        try:
+            game.play(move)
+        except (InvalidMoveError, ValueError, TypeError) as e:
+            raise QueryError(f"move {ply} ({move!r}): {e}") from None
+    return game
+
+
+def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int) -> None:
+    """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
+    (out of order), `workers` at a time; a bad query gets {"id", "error"} and the rest
+    go on. Returns at the end of `source`, once every query is answered."""
+    lock = threading.Lock()
+
+    def send(message: dict[str, Any]) -> None:
+        line = json.dumps(message, separators=(",", ":"))
+        with lock:
+            sink.write(line + "\n")
+            sink.flush()
+
+    def run(query: Any) -> None:
+        ident = query.get("id") if isinstance(query, dict) else None
+        try:
+            send(answer(query, engine, seed))
+        except Exception as e:  # noqa: BLE001 (a bad query, or the engine's error: said, not fatal)
+            send({"id": ident, "error": str(e) if isinstance(e, ValueError)
+                  else f"{type(e).__name__}: {e}"})
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:   # waits for every answer
+        for line in source:
+            if not line.strip():
+                continue
+            try:
+                query = json.loads(line)
+            except ValueError as e:
+                send({"id": None, "error": f"malformed JSON: {e}"})
+                continue
+            pool.submit(run, query)

@@ -1,0 +1,301 @@
+"""Analysis (photocore.analysis, `photocore analyze`): known answers, the record field, the
+engines, determinism, the command with --resume, and the JSON-lines engine of --serve."""
+
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import photocore
+from photocore import analysis, records
+from photocore.cli.analyze import analyze, serve_queries
+from photocore.play._agents import Agent, search_root
+from photocore.play.search import SearchAgent
+from photocore.run.selfplay import Series
+
+# the last round, player 0 to move with light for one collect: collecting a4 wins the game,
+# anything else loses it (every random continuation ends so: found by a scan of games of
+# greedy against mcts:1000)
+ONE_WINNING_COLLECT = (
+    "2 - 18 5 1 0 d6,e5,f5 a4:0:3,a5:1:1,a7:0:0,b4:1:1,b6:0:1,b7:0:0,c3:1:1,c4:1:0,c5:1:1,"
+    "c6:0:1,d3:1:1,d5:1:0,d6:0:1,e2:1:0,e3:1:1,e5:0:0,f3:0:1,f4:0:1,g4:0:0 6/0000/0031/"
+    "14.14.13 3/0000/1132/13.13.19 0474")
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    """A file of three games of greedy against random."""
+    path = tmp_path_factory.mktemp("analysis") / "games.jsonl"
+    lines, _ = Series(3, agents=["greedy", "random"], seed=3).batch(0, 3)
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def first_game(path):
+    return next(iter(records.read_games(path)))
+
+
+# ---- the search's root statistics --------------------------------------------------------
+
+def test_search_root_is_the_agents_search():
+    game = photocore.Game()
+    greedy = Agent("greedy", seed=2)
+    for _ in range(40):
+        game.play(greedy.select(game))
+    stats = search_root(game, simulations=300, seed=9)
+    assert stats.actions == game.legal_moves().ids()
+    assert sum(stats.visits) == stats.root_visits - 1 == 299
+    best = max(range(len(stats.actions)), key=lambda i: (stats.visits[i], -i))
+    assert stats.actions[best] == int(Agent("mcts", 9, 300).select(game))
+    assert stats.principal[0] == stats.actions[best]
+    assert all(math.isclose(sum(v), 0, abs_tol=1e-9) for v in stats.values if v[0] == v[0])
+    with pytest.raises(ValueError, match="simulations"):
+        search_root(game, simulations=0)
+
+
+# ---- known answers ---------------------------------------------------------------------
+
+def test_the_one_winning_collect_is_best_and_the_rest_are_mistakes():
+    game = photocore.Game.from_position(ONE_WINNING_COLLECT)
+    evaluation = analysis.evaluate(game, "mcts:2000", seed=1)
+    assert evaluation.best == "collect a4" and evaluation.player == 0
+    assert evaluation.moves["collect a4"] > 0.9 and evaluation.values[0] > 0
+    for move in game.legal_moves():
+        played = game.copy()
+        played.play(move)
+        (ply,) = analysis.analyse(played, "mcts:2000", seed=1).plies
+        assert ply.best == "collect a4"
+        if str(move) == "collect a4":
+            assert ply.loss == 0 and ply.label is None
+        else:
+            assert ply.loss > 1.5 and ply.win_loss > 0.75 and ply.label == "blunder"
+
+
+def test_a_forced_move_loses_nothing(games):
+    rec = first_game(games)
+    game = records.from_record(rec, ply=6)
+    assert len(records.from_record(rec, ply=5).legal_moves()) == 1      # move 6 is forced
+    result = analysis.analyse(game, "mcts:50", seed=0)
+    forced = result.plies[5]
+    assert forced.forced and forced.loss == 0 and forced.label is None
+    assert forced.best == forced.move == rec["moves"][5]
+    assert result.values[5] == result.values[6]          # worth what the next position is
+    assert len(result.values) == len(result.plies) + 1 == 7
+
+
+def test_a_finished_game_ends_on_its_returns(games):
+    rec = first_game(games)
+    result = analysis.analyse(rec, "mcts:20", seed=0)
+    final = records.from_record(rec)
+    assert result.values[-1] == final.returns()
+    assert all(0 <= a <= 100 for a in result.accuracy)
+    assert [p.ply for p in result.plies] == list(range(1, len(rec["moves"]) + 1))
+
+
+def test_the_same_seed_gives_the_same_analysis(games):
+    rec = first_game(games)
+    rec = dict(rec, moves=rec["moves"][:30], result=None)
+    one = analysis.analyse(rec, "mcts:60", seed=5)
+    assert one == analysis.analyse(rec, "mcts:60", seed=5)
+    assert one != analysis.analyse(rec, "mcts:60", seed=6)
+
+
+def test_thresholds_and_accuracy():
+    assert [analysis.THRESHOLDS.label(x) for x in (0, 0.099, 0.1, 0.15, 0.2, 1)] == [
+        None, None, "inaccuracy", "mistake", "blunder", "blunder"]
+    assert analysis.move_accuracy(0) == pytest.approx(100, abs=0.01)
+    assert analysis.move_accuracy(1) == 0
+    assert analysis.win_chance(1, 4) == 1 and analysis.win_chance(-1 / 3, 4) == 0
+
+
+# ---- engines ---------------------------------------------------------------------------
+
+class Collector:
+    """A user's engine: values collects, the rest nothing."""
+
+    def analyse(self, game):
+        return {move: (1.0 if move.kind == "collect" else 0.0) for move in game.legal_moves()}
+
+
+def test_an_agent_with_analyse_is_an_engine():
+    game = photocore.Game.from_position(ONE_WINNING_COLLECT)
+    evaluation = analysis.evaluate(game, Collector())
+    assert evaluation.best == "collect a4" and evaluation.values == (1.0, -1.0)
+    assert evaluation.visits == {}
+
+    class Bad:
+        def __init__(self, answer):
+            self.answer = answer
+
+        def analyse(self, game):
+            return self.answer
+
+    for answer, reason in (({}, "non-empty"), ({"collect a4": math.nan}, "finite"),
+                           ({"collect g4": 1.0}, "not a legal move"),
+                           ({"grow nowhere": 1.0}, "malformed")):
+        with pytest.raises(ValueError, match=reason):
+            analysis.evaluate(game, Bad(answer))
+    with pytest.raises(ValueError, match="cannot evaluate"):
+        analysis.engine("greedy")
+    with pytest.raises(ValueError, match="cannot evaluate"):
+        analysis.engine(object())
+
+
+def uniform(obs, mask):
+    return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+
+
+def test_a_search_agent_is_an_engine():
+    judge = analysis.engine(SearchAgent(uniform, simulations=40, name="uniform"))
+    assert judge.name == "uniform:40"
+    game = photocore.Game.from_position(ONE_WINNING_COLLECT)
+    evaluation = judge.evaluate(game, seed=0)
+    assert set(evaluation.moves) == {str(m) for m in game.legal_moves()}
+    # the positions after each move searched: a uniform network finds the win and losses
+    assert max(evaluation.moves, key=evaluation.moves.get) == "collect a4"
+    assert evaluation.moves["collect a4"] > 0.5 and evaluation.moves["end"] == -1
+    assert sum(evaluation.visits.values()) == 39
+    assert evaluation == judge.evaluate(game, seed=0)
+
+
+def test_the_alphazero_checkpoint_is_an_engine():
+    pytest.importorskip("torch")
+    spec = "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=24"
+    judge = analysis.engine(spec)
+    assert judge.name == "alphazero:24"
+    game = photocore.Game.from_position(ONE_WINNING_COLLECT)
+    assert judge.evaluate(game, seed=0).best in {str(m) for m in game.legal_moves()}
+
+
+# ---- records ---------------------------------------------------------------------------
+
+def test_the_record_field_round_trips(games, tmp_path):
+    rec = first_game(games)
+    assert analysis.of_record(rec) is None                  # records without one still read
+    result = analysis.analyse(rec, "mcts:20", seed=2)
+    analysed = analysis.with_analysis(rec, result)
+    path = tmp_path / "a.jsonl"
+    records.write_games(path, [analysed])
+    (back,) = records.read_games(path, verify=True)
+    assert back == analysed
+    again = analysis.of_record(back)
+    assert again.to_json() == result.to_json()
+    assert again.plies[10].move == rec["moves"][10]
+    assert [p.player for p in again.plies] == [p.player for p in result.plies]
+
+
+def test_the_record_field_is_checked_and_versioned(games):
+    rec = analysis.with_analysis(first_game(games),
+                                 analysis.analyse(first_game(games), "mcts:10", seed=0))
+    data = rec["metadata"]["analysis"]
+    for change, field in (({"loss": [-1.0] + data["loss"][1:]}, "loss[0]"),
+                          ({"labels": ["dubious"] + data["labels"][1:]}, "labels[0]"),
+                          ({"extra": 1}, "extra")):
+        bad = dict(rec, metadata=dict(rec["metadata"], analysis=dict(data, **change)))
+        with pytest.raises(photocore.RecordError, match=field.split("[")[0]):
+            records.check_record(bad)
+    later = dict(rec, metadata=dict(rec["metadata"], analysis={"version": 2, "new": []}))
+    records.check_record(later)                 # a later version reads as a record...
+    with pytest.raises(photocore.RecordError, match="version 2"):
+        analysis.of_record(later)               # ...whose analysis this one cannot read
+    short = dict(rec, moves=rec["moves"][:-1], result=None)
+    with pytest.raises(photocore.RecordError, match="covers"):
+        analysis.of_record(short)
+
+
+def test_summarise_by_agent(games):
+    recs = [analysis.with_analysis(r, analysis.analyse(r, "mcts:10", seed=0))
+            for r in records.read_games(games)]
+    rows = analysis.summarise(recs + [first_game(games)])     # the unanalysed one passes
+    assert set(rows) == {"greedy", "random"}
+    assert rows["greedy"]["games"] == 3
+    assert rows["greedy"]["moves"] + rows["random"]["moves"] == sum(
+        not p for r in recs for p in r["metadata"]["analysis"]["forced"])
+    assert 0 <= rows["random"]["accuracy"] <= 100
+
+
+def test_the_evaluation_plot(games, tmp_path):
+    pytest.importorskip("matplotlib")
+    from photocore import plots
+    result = analysis.analyse(first_game(games), "mcts:10", seed=0)
+    figure = plots.evaluations(result, tmp_path / "e.png")
+    assert (tmp_path / "e.png").stat().st_size > 10_000 and figure.axes
+
+
+# ---- the command -----------------------------------------------------------------------
+
+def run(*args):
+    return CliRunner().invoke(analyze, [str(a) for a in args])
+
+
+def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_path):
+    out = tmp_path / "out.jsonl"
+    result = run(games, "--engine", "mcts:30", "--workers", "1", "--seed", "4", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "3 games" in result.output and "greedy:" in result.output
+    analysed = list(records.read_games(out, verify=True))
+    assert [r["moves"] for r in analysed] == [r["moves"] for r in records.read_games(games)]
+    second = list(records.read_games(games))[1]
+    assert analysed[1]["metadata"]["analysis"] == analysis.analyse(
+        second, "mcts:30", seed=4, index=1).to_json()
+    # a run stopped after its first game, resumed: the same file
+    part = tmp_path / "part.jsonl"
+    part.write_bytes(out.read_bytes().split(b"\n", 1)[0] + b"\n")
+    result = run(games, "--engine", "mcts:30", "--workers", "1", "--seed", "4", "--out", part,
+                 "--resume")
+    assert result.exit_code == 0, result.output
+    assert part.read_bytes() == out.read_bytes()
+    # another engine or seed is another run
+    result = run(games, "--engine", "mcts:31", "--seed", "4", "--out", part, "--resume")
+    assert result.exit_code == 1 and "engine" in result.output
+    result = run(games, "--engine", "mcts:30", "--out", out)
+    assert result.exit_code == 2 and "exists" in result.output
+    result = run(games, "--engine", "greedy", "--out", tmp_path / "x.jsonl")
+    assert result.exit_code == 2 and "cannot evaluate" in result.output
+
+
+# ---- --serve ---------------------------------------------------------------------------
+
+def serve(*queries, workers=2, engine="mcts:50"):
+    source = io.StringIO("".join((q if isinstance(q, str) else json.dumps(q)) + "\n"
+                                 for q in queries))
+    sink = io.StringIO()
+    serve_queries(source, sink, engine, workers, seed=0)
+    return [json.loads(line) for line in sink.getvalue().splitlines()]
+
+
+def test_serve_answers_good_queries():
+    game = photocore.Game()
+    (answer,) = serve({"id": "a", "moves": ["place a4", "place g1"], "visits": 100})
+    game.play("place a4")
+    game.play("place g1")
+    assert answer["id"] == "a" and answer["engine"] == "mcts:100"
+    assert set(answer["moves"]) == {str(m) for m in game.legal_moves()}
+    assert sum(answer["visits"].values()) == 99 and len(answer["values"]) == 2
+    assert answer["best"] == answer["principal"][0]
+    (collect,) = serve({"id": 7, "position": ONE_WINNING_COLLECT, "visits": 2000})
+    assert collect["best"] == "collect a4" and collect["player"] == 0
+
+
+def test_serve_answers_bad_queries_with_an_error_and_goes_on():
+    answers = serve('{"id": 1, "moves": [', [1, 2], {"id": 2, "moves": ["grow a4"]},
+                    {"id": 3, "moves": ["place q9"]}, {"id": 4, "engine": "greedy"},
+                    {"id": 5, "visits": 0}, {"id": 6, "colour": "red"},
+                    {"id": 7, "position": "nonsense"}, {"id": 8, "visits": 20})
+    by_id = {a["id"]: a for a in answers if a["id"] is not None}
+    assert [a for a in answers if a["id"] is None][0]["error"].startswith("malformed JSON")
+    assert sum(a["id"] is None for a in answers) == 2            # the bad line, the array
+    for ident, reason in ((2, "move 1"), (3, "move 1"), (4, "cannot evaluate"),
+                          (5, "visits"), (6, "unknown field"), (7, "position")):
+        assert reason in by_id[ident]["error"], by_id[ident]
+    assert "error" not in by_id[8] and by_id[8]["engine"] == "mcts:20"
+
+
+def test_serve_answers_out_of_order_as_queries_finish():
+    answers = serve({"id": "slow", "visits": 400_000}, {"id": "quick", "visits": 10})
+    assert [a["id"] for a in answers] == ["quick", "slow"]
+    assert serve({"id": "x", "visits": 30, "seed": 3}) == serve({"id": "x", "visits": 30,
+                                                                 "seed": 3})
