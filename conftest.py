@@ -7,6 +7,7 @@ _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py"],
            "pettingzoo": ["src/photocore/env/pettingzoo.py"],
            "pyspiel": ["src/photocore/env/openspiel.py"],
            "ray": ["src/photocore/run/ray_backend.py"],
+           "stable_baselines3": ["src/photocore/env/sb3.py"],
            "matplotlib": ["src/photocore/plots.py"],
            "scipy": ["src/photocore/run/ratings.py"]}
 

@@ -1,2 +1,32 @@
 """Environments for learners: VecGame (n games in one C array), the Gymnasium environments
-(gym.py) and the adapters for OpenSpiel and PettingZoo."""
+(gym.py), Stable-Baselines3's vector env (sb3.py), the adapters for OpenSpiel and
+PettingZoo, and `evaluate` (evaluation.py), which measures a policy against any agents.
+
+`evaluate`, `Evaluation` and SB3's `Deadline` callback load their module on first use, so
+importing this package needs none of the optional frameworks.
+"""
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from photocore.env.evaluation import Evaluation, evaluate
+    from photocore.env.sb3 import Deadline
+
+__all__ = ["Deadline", "Evaluation", "evaluate"]
+
+# public names, loaded with their module on first use (sb3 needs stable-baselines3)
+_LAZY = {"evaluate": "photocore.env.evaluation", "Evaluation": "photocore.env.evaluation",
+         "Deadline": "photocore.env.sb3"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'photocore.env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
