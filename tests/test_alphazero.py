@@ -1,11 +1,16 @@
 """examples/alphazero: one short iteration of the loop (bootstrap, self-play, training,
-evaluation, checkpoint, curve), then the checkpoint as an agent and in the scripts.
-Needs PyTorch (pip install "photocore[alphazero]"); skipped without it."""
+evaluation, checkpoint, curve), then the checkpoint as an agent and in the scripts; no
+subnormal weights (trained, shipped, loaded, flushed). Needs PyTorch
+(pip install "photocore[alphazero]"); skipped without it."""
 
+import importlib.util
 import json
 import pathlib
+import pickle
 import sys
+import types
 
+import numpy as np
 import pytest
 
 import photocore
@@ -20,16 +25,19 @@ def example():
     sys.path.insert(0, str(FOLDER))
     import agent
     import evaluate
+    import flush
+    import net
     import play
     import selfplay_data
     import train
-    yield train, agent, evaluate, play, selfplay_data
+    yield types.SimpleNamespace(train=train, agent=agent, evaluate=evaluate, flush=flush,
+                                net=net, play=play, selfplay_data=selfplay_data)
     sys.path.remove(str(FOLDER))
 
 
 @pytest.fixture(scope="module")
 def trained(example, tmp_path_factory):
-    train = example[0]
+    train = example.train
     out = tmp_path_factory.mktemp("az")
     threads = torch.get_num_threads()
     try:
@@ -55,7 +63,7 @@ def test_one_short_iteration_logs_checkpoints_and_a_curve(trained):
 
 
 def test_the_checkpoint_is_an_agent(example, trained):
-    agent_module = example[1]
+    agent_module = example.agent
     agent = agent_module.AlphaZeroAgent(checkpoint=str(trained / "final.pt"), simulations=8,
                                         seed=1)
     assert agent.name == "alphazero:8"
@@ -70,7 +78,7 @@ def test_the_checkpoint_is_an_agent(example, trained):
 
 
 def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
-    _, _, evaluate, play, _ = example
+    evaluate, play = example.evaluate, example.play
     evaluate.main(["--checkpoint", str(trained / "final.pt"), "--games", "2",
                    "--opponents", "random", "--simulations", "4",
                    "--json", str(tmp_path / "e.json")])
@@ -83,7 +91,7 @@ def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
 
 
 def test_training_data_from_the_checkpoint(example, trained, tmp_path):
-    selfplay_data = example[4]
+    selfplay_data = example.selfplay_data
     selfplay_data.main(["--checkpoint", str(trained / "final.pt"), "--games", "3",
                         "--per-search", "2", "--simulations", "6", "--workers", "0",
                         "--out", str(tmp_path / "data"), "--records", str(tmp_path / "g.jsonl")])
@@ -112,14 +120,14 @@ def test_the_checkpoint_plays_in_photocore_match(trained, tmp_path):
 
 @pytest.mark.parametrize("rate", [0.0, 0.5, 0.995, 1.0])
 def test_the_win_rate_interval_holds_the_rate_and_stays_within_0_and_1(example, rate):
-    low, high = example[2].wilson(rate, 400)
+    low, high = example.evaluate.wilson(rate, 400)
     assert 0.0 <= low <= rate <= high <= 1.0
     assert high - low < 0.1
     assert (low < rate < high) == (0.0 < rate < 1.0)
 
 
 def test_the_shipped_checkpoint_is_the_agents_default_and_plays(example):
-    agent = example[1].AlphaZeroAgent(simulations=8)      # examples/alphazero/checkpoint.pt
+    agent = example.agent.AlphaZeroAgent(simulations=8)      # examples/alphazero/checkpoint.pt
     assert (agent.players, agent.checkpoint["hidden"]) == (2, 256)
     game = photocore.Game()
     for _ in range(12):
@@ -130,4 +138,124 @@ def test_the_shipped_checkpoint_is_the_agents_default_and_plays(example):
 
 def test_a_missing_checkpoint_is_named(example, tmp_path):
     with pytest.raises(FileNotFoundError, match="nothing.pt"):
-        example[1].AlphaZeroAgent(checkpoint=str(tmp_path / "nothing.pt"))
+        example.agent.AlphaZeroAgent(checkpoint=str(tmp_path / "nothing.pt"))
+
+
+# ---- no subnormal weights (net.py says why) --------------------------------------------
+
+def flushing():
+    """Whether this thread reads and writes subnormal floats as zero."""
+    return sys.float_info.min / 2 == 0.0
+
+
+def test_the_shipped_checkpoint_has_no_subnormal_weight(example):
+    net, _ = example.net.load(example.agent.CHECKPOINT, flush=False)       # as the file has it
+    assert example.net.subnormals(net) == 0
+
+
+def test_a_trained_checkpoint_has_no_subnormal_weight(example, trained):
+    for name in ("bootstrap.pt", "final.pt"):
+        net, _ = example.net.load(str(trained / name), flush=False)
+        assert example.net.subnormals(net) == 0
+
+
+def test_the_examples_optimiser_makes_no_subnormal_weight_where_coupled_decay_does(example):
+    # weights that get no gradient (input features of 4 greedy games that never occur,
+    # actions never legal there) decay into subnormals under Adam's coupled weight decay
+    # in ~1,400 steps; AdamW's decoupled decay leaves them normal. Denormals not flushed
+    # here, so that only the optimiser is tested.
+    train, net_module = example.train, example.net
+    assert not flushing()
+    buffer = train.Buffer(1000, 2)
+    buffer.add(*train.greedy_rows(0, 4, 2, 0, 20.0))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    counts = {}
+    try:
+        for name, optimiser in [
+                ("coupled", lambda net: torch.optim.Adam(net.parameters(), lr=1e-3,
+                                                         weight_decay=train.WEIGHT_DECAY)),
+                ("example", lambda net: train.new_optimiser(net, 1e-3, train.WEIGHT_DECAY))]:
+            torch.manual_seed(0)
+            net = net_module.Net(2, hidden=4, margin_weight=0.25)
+            train.train_steps(net, optimiser(net), buffer, 2000, 16, np.random.default_rng(0))
+            counts[name] = net_module.subnormals(net)
+    finally:
+        torch.set_num_threads(threads)
+    assert counts["coupled"] > 0 and counts["example"] == 0, counts
+
+
+@pytest.fixture
+def subnormal_checkpoint(example, tmp_path):
+    """A small checkpoint with 20 subnormal weights, as Adam's coupled decay left them."""
+    net_module = example.net
+    torch.manual_seed(0)
+    net = net_module.Net(2, hidden=8, margin_weight=0.25)
+    with torch.no_grad():
+        net.body[0].weight[0, :10] = 1e-40
+        net.policy.weight[3:5, :5] = -3e-39
+    path = tmp_path / "subnormal.pt"
+    net_module.save(net, path, iteration=7)
+    return path
+
+
+def test_loading_a_checkpoint_flushes_its_subnormal_weights(example, subnormal_checkpoint):
+    agent_module, net_module = example.agent, example.net
+    kept, _ = net_module.load(subnormal_checkpoint, flush=False)
+    assert net_module.subnormals(kept) == 20
+    net, checkpoint = net_module.load(subnormal_checkpoint)
+    assert net_module.subnormals(net) == 0 and checkpoint["iteration"] == 7
+    agent = agent_module.AlphaZeroAgent(checkpoint=str(subnormal_checkpoint), simulations=4)
+    assert net_module.subnormals(agent.evaluate.net) == 0
+    unpickled = pickle.loads(pickle.dumps(net_module.Evaluator(kept)))    # as in a worker
+    assert net_module.subnormals(unpickled.net) == 0
+
+
+def test_the_network_runs_with_denormals_flushed_and_restores_the_setting(example):
+    net_module = example.net
+    assert not flushing()
+    with net_module.denormals_flushed():
+        assert flushing()
+        with net_module.denormals_flushed():
+            assert flushing()
+        assert flushing()                  # a nested block keeps the outer one's setting
+    assert not flushing()
+
+    seen = []
+
+    class Probe(torch.nn.Module):
+        def forward(self, obs):
+            seen.append(flushing())
+            return torch.zeros(len(obs), 3), torch.zeros(len(obs), 2)
+
+    evaluator = net_module.Evaluator(Probe())
+    evaluator(np.zeros((2, photocore.OBSERVATION_SIZE), np.float32), None)
+    assert seen == [True] and not flushing()
+
+
+def test_flush_rewrites_a_checkpoint_that_plays_the_same(example, subnormal_checkpoint,
+                                                         tmp_path, capsys):
+    flush, net_module = example.flush, example.net
+    out = tmp_path / "flushed.pt"
+    flush.main([str(subnormal_checkpoint), "--out", str(out), "--games", "1",
+                "--simulations", "8"])
+    assert "20 of " in capsys.readouterr().out
+    net, checkpoint = net_module.load(out, flush=False)
+    assert net_module.subnormals(net) == 0 and checkpoint["iteration"] == 7
+    with pytest.raises(SystemExit, match="plays differently"):     # nothing can pass this
+        flush.main([str(subnormal_checkpoint), "--out", str(tmp_path / "no.pt"),
+                    "--games", "1", "--simulations", "8", "--tolerance", "-1"])
+    assert not (tmp_path / "no.pt").exists()
+
+
+def test_the_forward_pass_benchmark_runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))          # the benchmark adds to it
+    spec = importlib.util.spec_from_file_location(
+        "alphazero_forward", FOLDER.parent.parent / "benchmarks" / "alphazero_forward.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    benchmark.main(["--rounds", "1", "--passes", "1", "--positions", "8", "--old", "none",
+                    "--json", str(tmp_path / "forward.json")])
+    sides = json.loads((tmp_path / "forward.json").read_text())["sides"]
+    assert set(sides) == {"untrained", "shipped"}
+    assert sides["shipped"]["subnormal_weights"] == 0 and sides["untrained"]["ms"] > 0

@@ -8,6 +8,9 @@
 Built from keyword arguments with defaults, so an agent spec such as
 `py:examples/alphazero/agent.py:AlphaZeroAgent` (with `simulations=...`, `seed=...`)
 constructs it.
+
+The checkpoint's subnormal weights are set to zero as it loads and the network runs with
+denormals flushed (net.py): a checkpoint trained before train.py used AdamW is as fast.
 """
 
 import os
@@ -28,8 +31,8 @@ class AlphaZeroAgent(SearchAgent):
     """The network of `checkpoint` guiding photocore.Search, `simulations` visits a move;
     the most visited move is played (temperature 0, no root noise)."""
 
-    def __init__(self, checkpoint=CHECKPOINT, simulations=64, seed=0, c_puct=1.25,
-                 temperature=0.0, threads=1):
+    def __init__(self, checkpoint: str = CHECKPOINT, simulations: int = 64, seed: int = 0,
+                 c_puct: float = 1.25, temperature: float = 0.0, threads: int = 1) -> None:
         if not os.path.isfile(checkpoint):
             raise FileNotFoundError(f"checkpoint {checkpoint!r}: no such file (train.py "
                                     "writes final.pt and best.pt in its --out folder)")

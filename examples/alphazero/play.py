@@ -13,11 +13,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import photocore  # noqa: E402
-import photocore.records  # noqa: E402
-
 from agent import CHECKPOINT, AlphaZeroAgent  # noqa: E402
 from arena import parse_opponent  # noqa: E402
+
+import photocore  # noqa: E402
+import photocore.records  # noqa: E402
 
 
 def main(argv=None):

@@ -14,7 +14,8 @@ from matplotlib.figure import Figure
 
 def plot(log, out, title=None):
     """Draws the evaluations of `log` (train.py's log.jsonl) as win rate vs minutes."""
-    points = [json.loads(line) for line in open(log)]
+    with open(log) as lines:
+        points = [json.loads(line) for line in lines]
     points = [p for p in points if "eval" in p]
     figure = Figure(figsize=(7, 4.2))
     FigureCanvasAgg(figure)

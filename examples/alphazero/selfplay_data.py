@@ -16,10 +16,10 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from photocore.run.train_data import DataSeries, write_data  # noqa: E402
-
 from agent import CHECKPOINT  # noqa: E402
 from net import Evaluator, load  # noqa: E402
+
+from photocore.run.train_data import DataSeries, write_data  # noqa: E402
 
 
 def main(argv=None):

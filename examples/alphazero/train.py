@@ -16,6 +16,9 @@
    before quoting its strength), and the curve to OUT/curve.png.
 
 Training time counts bootstrap, self-play and gradient steps, not the evaluations.
+
+No subnormal floats: AdamW's decoupled weight decay (new_optimiser()) and denormals flushed
+while it trains (net.denormals_flushed), as net.py says why.
 """
 
 import argparse
@@ -33,14 +36,15 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from arena import play_matches  # noqa: E402
+from net import Evaluator, Net, denormals_flushed, save  # noqa: E402
+
 import photocore  # noqa: E402
 from photocore.play._agents import play_games  # noqa: E402
 from photocore.run.train_data import DataSeries, play_block, value_targets  # noqa: E402
 
-from arena import play_matches  # noqa: E402
-from net import Evaluator, Net, save  # noqa: E402
-
 OPPONENTS = ("random", "greedy", "mcts:100")
+WEIGHT_DECAY = 1e-4
 
 
 class Buffer:
@@ -114,6 +118,15 @@ def greedy_rows(start, count, players, seed, scale):
             np.concatenate(values).astype(np.float32), np.concatenate(margins))
 
 
+def new_optimiser(net, lr, weight_decay):
+    """AdamW: weight decay shrinks every weight by lr * weight_decay a step, apart from
+    Adam's normalised step. Adam's own weight_decay adds the decay to the gradient instead,
+    and a weight that gets no gradient (an input feature that never occurs, an action that
+    is never legal) is then driven by its own decay, step-normalised, into subnormal floats
+    that slow every forward pass (net.py)."""
+    return torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
+
+
 def train_steps(net, optimiser, buffer, steps, batch, rng):
     """`steps` gradient steps on samples of the buffer; mean (policy, value) losses."""
     net.train()
@@ -160,7 +173,8 @@ def main(argv=None):
     parser.add_argument("--minutes", type=float, default=60.0, help="training time")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--hidden", type=int, default=256, help="width of the network")
-    parser.add_argument("--simulations", type=int, default=64, help="per move, self-play and evaluation")
+    parser.add_argument("--simulations", type=int, default=64,
+                        help="per move, self-play and evaluation")
     parser.add_argument("--bootstrap-games", type=int, default=8000,
                         help="greedy games to learn from first (0: start from a random network)")
     parser.add_argument("--bootstrap-epochs", type=int, default=2)
@@ -172,6 +186,8 @@ def main(argv=None):
     parser.add_argument("--replay", type=float, default=4.0,
                         help="gradient-step samples per new self-play row")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--weight-decay", type=float, default=WEIGHT_DECAY,
+                        help="AdamW's decoupled weight decay")
     parser.add_argument("--margin-weight", type=float, default=0.25,
                         help="share of the score-margin head in the values the search sees "
                              "(0: win/loss values only, no margin head)")
@@ -188,16 +204,25 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=None,
                         help="stop after this many self-play iterations (smoke runs)")
     args = parser.parse_args(argv)
-
     os.makedirs(args.out, exist_ok=True)
+    with denormals_flushed(), open(os.path.join(args.out, "log.jsonl"), "w") as log:
+        run(args, log)
+    try:
+        from plot import plot
+        plot(os.path.join(args.out, "log.jsonl"), os.path.join(args.out, "curve.png"))
+    except ImportError:      # matplotlib is optional
+        pass
+
+
+def run(args, log):
+    """The loop of main(), on its parsed arguments, logging to the file `log`."""
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
     net = Net(args.players, args.hidden, args.margin_weight)
     net.eval()
-    optimiser = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    optimiser = new_optimiser(net, args.lr, args.weight_decay)
     buffer = Buffer(args.buffer, args.players)
-    log = open(os.path.join(args.out, "log.jsonl"), "w")
     clock = Clock()
     worker_cpu = 0.0
     totals = {"games": 0, "rows": 0, "steps": 0}
@@ -225,7 +250,7 @@ def main(argv=None):
     losses = (0.0, 0.0)
     with clock:
         chunk = 1000
-        for epoch in range(args.bootstrap_epochs if args.bootstrap_games else 0):
+        for _ in range(args.bootstrap_epochs if args.bootstrap_games else 0):
             for start in range(0, args.bootstrap_games, chunk):
                 rows = greedy_rows(start, min(chunk, args.bootstrap_games - start),
                                    args.players, args.seed, args.margin_scale)
@@ -300,12 +325,6 @@ def main(argv=None):
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     checkpoint("final.pt", iteration=iteration)
-    log.close()
-    try:
-        from plot import plot
-        plot(os.path.join(args.out, "log.jsonl"), os.path.join(args.out, "curve.png"))
-    except ImportError:      # matplotlib is optional
-        pass
 
 
 class Clock:

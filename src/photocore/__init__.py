@@ -18,6 +18,7 @@ import importlib.util
 import sys
 import types
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from photocore._game import Game, LegalMoves, Move, check_invariants
 from photocore._kernel import random_playouts
@@ -29,6 +30,21 @@ from photocore.errors import (
     RecordError,
 )
 from photocore.facts import CELLS, NUM_ACTIONS, OBSERVATION_SIZE, Options
+
+if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
+    from photocore import analysis as analysis
+    from photocore import notation as notation
+    from photocore import npz as npz
+    from photocore import plots as plots
+    from photocore import records as records
+    from photocore import render as render
+    from photocore import svg as svg
+    from photocore import viewer as viewer
+    from photocore.analysis import analyse
+    from photocore.env._vec import VecGame
+    from photocore.play._agents import Agent
+    from photocore.play._search import Search
+    from photocore.records import RecordWriter, read_games, write_games
 
 __version__: str = importlib.metadata.version("photocore")
 
