@@ -299,3 +299,19 @@ def test_serve_answers_out_of_order_as_queries_finish():
     assert [a["id"] for a in answers] == ["quick", "slow"]
     assert serve({"id": "x", "visits": 30, "seed": 3}) == serve({"id": "x", "visits": 30,
                                                                  "seed": 3})
+
+
+def test_analyze_on_ray_gives_the_analysis_of_local_workers(ray_instance, tmp_path):
+    from photocore.run.selfplay import Series
+    games = tmp_path / "g.jsonl"
+    lines, _ = Series(4, agents=["greedy", "random"], seed=3).batch(0, 4)
+    games.write_bytes(b"".join(lines))
+    outs = {}
+    for backend, extra in (("local", ["--workers", "2"]), ("ray", [])):
+        out = tmp_path / f"{backend}.jsonl"
+        result = CliRunner().invoke(analyze, [str(games), "--engine", "mcts:30", "--out",
+                                              str(out), "--backend", backend, "--seed", "5",
+                                              *extra])
+        assert result.exit_code == 0, result.output
+        outs[backend] = out.read_bytes()
+    assert outs["ray"] == outs["local"] and outs["local"].count(b"\n") == 4

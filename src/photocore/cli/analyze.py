@@ -17,6 +17,7 @@ import click
 
 from photocore import analysis
 from photocore._game import Game
+from photocore.cli.options import backend_options, check_backend, connect_backend
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.play._agents import MAX_SIMULATIONS
@@ -134,15 +135,17 @@ def _records(path: str) -> Iterator[tuple[int, Record]]:
               help="Processes (with --serve: threads) analysing  [default: this machine's "
                    "cores]")
 @click.option("--seed", type=int, default=0, show_default=True,
-              help="The same seed gives the same analysis, whatever --workers.")
+              help="The same seed gives the same analysis, whatever --workers and --backend.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run: keep the games already in --out.")
+@backend_options
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar  [default: when stderr is a terminal]")
 @click.option("--serve", is_flag=True,
               help="Answer JSON-line queries on standard input instead (docs/analysis.md).")
 def analyze(games: str | None, engine: str, out: str | None, workers: int | None, seed: int,
-            resume: bool, progress: bool | None, serve: bool) -> None:
+            resume: bool, backend: str, address: str | None, connect_timeout: float,
+            progress: bool | None, serve: bool) -> None:
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
     OUT: each position's value for every player, the engine's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
@@ -153,10 +156,11 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
     Example:  photocore analyze games.jsonl --engine mcts:1000 --out analysed.jsonl
               photocore analyze --serve --engine mcts:1000 < queries.jsonl
     """
+    check_backend(backend)
     if serve:
-        if games is not None or out is not None or resume:
+        if games is not None or out is not None or resume or backend != "local":
             raise click.UsageError("--serve reads queries on standard input: no GAMES, "
-                                   "--out or --resume")
+                                   "--out, --resume or --backend ray")
         try:
             analysis.engine(engine)
         except ValueError as e:
@@ -176,6 +180,7 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
     if skip == run.games:
         click.echo(f"{out} already holds all {run.games:,} games: nothing to analyse")
         return
+    connect_backend("analyze", backend, address, connect_timeout)
     positions = 0
     start = time.perf_counter()
 
@@ -187,7 +192,8 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
         return f"{positions / max(time.perf_counter() - start, 1e-9):,.1f} positions/s"
 
     with run_output("analyze", out, resume, skip) as writer:
-        drive(run, take, writer, skip=skip, workers=workers, progress=progress, status=speed)
+        drive(run, take, writer, skip=skip, workers=workers, backend=backend, address=address,
+              progress=progress, status=speed)
     seconds = time.perf_counter() - start
     click.echo(f"{run.games - skip:,} games, {positions:,} moves analysed by "
                f"{run.engine_name} in {seconds:.1f} s ({speed()}) -> {out}")

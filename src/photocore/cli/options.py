@@ -8,8 +8,11 @@ from typing import Any
 
 import click
 
+from photocore.cli.output import missing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options
 from photocore.play._agents import BUILTIN_AGENTS, DEFAULT_SIMULATIONS
+from photocore.run.driver import BACKENDS
+from photocore.run.ray_backend import CONNECT_TIMEOUT
 
 Command = Callable[..., Any]
 
@@ -70,3 +73,52 @@ def game_options(command: Command) -> Command:
     command = rule_options(command)
     return click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
                         show_default=True, help="Number of players.")(command)
+
+
+def backend_options(command: Command) -> Command:
+    """--backend, --address and --connect-timeout: where a run's batches are played (local
+    worker processes or Ray tasks); check_backend() and connect_backend() use them."""
+    for option in reversed((
+            click.option("--backend", type=click.Choice(BACKENDS), default="local",
+                         show_default=True, help="local worker processes, or Ray tasks "
+                                                 "(pip install 'photocore[ray]')."),
+            click.option("--address", default=None,
+                         help="Ray cluster address, HOST:PORT of its head (ray backend)  "
+                              "[default: RAY_ADDRESS, else a new local Ray instance]"),
+            click.option("--connect-timeout", type=click.FloatRange(min=1),
+                         default=CONNECT_TIMEOUT, show_default=True, metavar="SECONDS",
+                         help="Give up on the Ray cluster at --address if it has not "
+                              "answered by then."))):
+        command = option(command)
+    return command
+
+
+def check_backend(backend: str) -> None:
+    """Refuses an option of the other backend: --address without --backend ray, --workers
+    with it."""
+    ctx = click.get_current_context()
+    for name, backend_of in (("address", "ray"), ("connect_timeout", "ray"),
+                             ("workers", "local")):
+        given = ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        if given and backend != backend_of:
+            raise click.BadParameter(f"it is for --backend {backend_of}, not {backend}",
+                                     param_hint=f"--{name.replace('_', '-')}")
+
+
+def connect_backend(command: str, backend: str, address: str | None,
+                    connect_timeout: float) -> None:
+    """Connects to Ray for --backend ray, before the command opens its output: a failure
+    leaves no file behind."""
+    if backend != "ray":
+        return
+    try:
+        from photocore.run.ray_backend import connect
+        connect(address, connect_timeout)
+    except ImportError as e:
+        raise missing("--backend ray", "ray", e) from None
+    except ConnectionError as e:      # RayConnectError, or Ray's own
+        raise click.ClickException((str(e).strip().splitlines() or [repr(e)])[-1]) from None
+    except KeyboardInterrupt:
+        click.echo(f"\nphotocore {command}: interrupted while connecting to Ray; nothing "
+                   "written", err=True)
+        raise click.exceptions.Exit(130) from None

@@ -4,12 +4,18 @@ import time
 
 import click
 
-from photocore.cli.options import RULE_FLAGS, builtin_agents, game_options
-from photocore.cli.output import missing, record_file, resume_from, run_output
+from photocore.cli.options import (
+    RULE_FLAGS,
+    backend_options,
+    builtin_agents,
+    check_backend,
+    connect_backend,
+    game_options,
+)
+from photocore.cli.output import record_file, resume_from, run_output
 from photocore.facts import Options
 from photocore.play.specs import split as split_specs
-from photocore.run.driver import BACKENDS, drive
-from photocore.run.ray_backend import CONNECT_TIMEOUT
+from photocore.run.driver import drive
 from photocore.run.selfplay import SelfPlayBatch, Series, Summary, Tally
 
 # the option that sets each field a resumed game must match
@@ -37,14 +43,7 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
               help="Continue an interrupted run: keep the games already in --out and play "
                    "the rest. Refused unless they are this run's (same players, options, "
                    "--seed, --agents, order).")
-@click.option("--backend", type=click.Choice(BACKENDS), default="local", show_default=True,
-              help="local worker processes, or Ray tasks (pip install 'photocore[ray]').")
-@click.option("--address", default=None,
-              help="Ray cluster address, HOST:PORT of its head (ray backend)  [default: "
-                   "RAY_ADDRESS, else a new local Ray instance]")
-@click.option("--connect-timeout", type=click.FloatRange(min=1), default=CONNECT_TIMEOUT,
-              show_default=True, metavar="SECONDS",
-              help="Give up on the Ray cluster at --address if it has not answered by then.")
+@backend_options
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Games per task  [default: chosen from the agents and workers]")
 @click.option("--progress/--no-progress", default=None,
@@ -65,12 +64,7 @@ def selfplay(games: int, players: int, options: Options, agents: str, workers: i
     \b
     Example:  photocore selfplay --games 1000 --agents mcts:100,greedy --out games.jsonl.gz
     """
-    ctx = click.get_current_context()
-    for name, backend_of in (("address", "ray"), ("connect_timeout", "ray"), ("workers", "local")):
-        given = ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
-        if given and backend != backend_of:
-            raise click.BadParameter(f"it is for --backend {backend_of}, not {backend}",
-                                     param_hint=f"--{name.replace('_', '-')}")
+    check_backend(backend)
     try:
         series = Series(games, players, split_specs(agents), seed, options=options)
         series.check()      # a py class that does not import, an engine that does not start
@@ -80,8 +74,7 @@ def selfplay(games: int, players: int, options: Options, agents: str, workers: i
     if skip == games:
         click.echo(f"{out} already holds all {games:,} games of this run: nothing to play")
         return
-    if backend == "ray":
-        _connect(address, connect_timeout)
+    connect_backend("selfplay", backend, address, connect_timeout)
     tally = Tally(players)
     start = time.perf_counter()
 
@@ -95,21 +88,6 @@ def selfplay(games: int, players: int, options: Options, agents: str, workers: i
         drive(series, take, writer, skip=skip, workers=workers, batch=batch, backend=backend,
               address=address, progress=progress, status=speed)
     _print_summary(tally.summary(), time.perf_counter() - start, out, skip)
-
-
-def _connect(address: str | None, timeout: float) -> None:
-    """Connects to Ray before OUT is opened: a failure leaves no file behind."""
-    try:
-        from photocore.run.ray_backend import connect
-        connect(address, timeout)
-    except ImportError as e:
-        raise missing("--backend ray", "ray", e) from None
-    except ConnectionError as e:      # RayConnectError, or Ray's own
-        raise click.ClickException((str(e).strip().splitlines() or [repr(e)])[-1]) from None
-    except KeyboardInterrupt:
-        click.echo("\nphotocore selfplay: interrupted while connecting to Ray; nothing "
-                   "written", err=True)
-        raise click.exceptions.Exit(130) from None
 
 
 def _print_summary(summary: Summary, seconds: float, out: str, skip: int) -> None:
