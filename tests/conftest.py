@@ -14,3 +14,4 @@ def ray_instance():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
+

@@ -8,12 +8,12 @@ A mid-game screenshot goes to $PHOTOCORE_ARTIFACTS/play.png (default: artifacts/
 import os
 import pathlib
 import random
-import shutil
 import socket
 import threading
 import time
 
 import pytest
+from browser import chromium
 from click.testing import CliRunner
 
 from photocore import records
@@ -26,22 +26,14 @@ import uvicorn  # noqa: E402
 from photocore.serve.app import create_app  # noqa: E402
 
 try:
-    from selenium import webdriver
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    webdriver = None
+except ImportError:      # browser.chromium() skips (or fails in CI)
+    pass
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STATUS = '[data-role="status"]'
-
-
-def unavailable(reason):
-    # CI installs the browser (.ci/run): there a missing one is a failure, not a skip
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -71,25 +63,7 @@ def downloads(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(downloads):
-    if webdriver is None:
-        unavailable("selenium is not installed (pip install -e '.[browser]')")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if not (chromium and chromedriver):
-        unavailable("chromium and chromedriver are not installed "
-                    "(apt-get install chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,860"):
-        options.add_argument(arg)
-    options.binary_location = chromium
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
-                                              "download.prompt_for_download": False})
-    driver = webdriver.Chrome(options=options,
-                              service=webdriver.ChromeService(executable_path=chromedriver))
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
-                           {"behavior": "allow", "downloadPath": str(downloads)})
+    driver = chromium(downloads=downloads)
     yield driver
     driver.quit()
 

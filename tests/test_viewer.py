@@ -9,9 +9,9 @@ import json
 import os
 import pathlib
 import re
-import shutil
 
 import pytest
+from browser import chromium
 from click.testing import CliRunner
 
 import photocore
@@ -20,12 +20,11 @@ from photocore import records, viewer
 from photocore.cli import main
 
 try:
-    from selenium import webdriver
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-except ImportError:
-    webdriver = None
+except ImportError:      # browser.chromium() skips (or fails in CI)
+    pass
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "seeds" / "golden.jsonl"
@@ -94,30 +93,9 @@ def test_a_bad_record_writes_nothing(tmp_path):
 
 # ---- the page in a browser -------------------------------------------------------------
 
-def unavailable(reason):
-    # CI installs the browser (.ci/run): there a missing one is a failure, not a skip
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def browser():
-    if webdriver is None:
-        unavailable("selenium is not installed (pip install -e '.[browser]')")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if not (chromium and chromedriver):
-        unavailable("chromium and chromedriver are not installed "
-                    "(apt-get install chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,860"):
-        options.add_argument(arg)
-    options.binary_location = chromium
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options,
-                              service=webdriver.ChromeService(executable_path=chromedriver))
+    driver = chromium()
     yield driver
     driver.quit()
 
@@ -260,24 +238,11 @@ def test_the_light_chart_has_a_tick_at_whole_rounds_only():
 @pytest.mark.parametrize("width", [1200, 1100])
 def test_the_replay_page_at_1200_pixels_puts_the_scores_beside_the_board(tmp_path, width):
     # at 1200 the old layout fitted only without a scrollbar: 1100 shows it for sure
-    webdriver = pytest.importorskip("selenium.webdriver")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if not (chromium and chromedriver):
-        if os.environ.get("CI") == "true":      # CI installs them (.ci/run)
-            pytest.fail("chromium and chromedriver are not installed")
-        pytest.skip("chromium and chromedriver are not installed")
     page = tmp_path / "game.html"
     result = CliRunner().invoke(main, ["replay", str(GOLDEN), "--game", "13", "--html",
                                        str(page)])
     assert result.exit_code == 0, result.output
-    options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={width},900"):
-        options.add_argument(arg)
-    options.binary_location = chromium
-    driver = webdriver.Chrome(options=options,
-                              service=webdriver.ChromeService(executable_path=chromedriver))
+    driver = chromium(width, 900)
     try:
         driver.get(page.as_uri())
         inner, board, scores = driver.execute_script("""

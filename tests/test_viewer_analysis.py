@@ -6,19 +6,18 @@ failure in CI). Saves a screenshot to $PHOTOCORE_ARTIFACTS/analysis.png."""
 import json
 import os
 import pathlib
-import shutil
 
 import pytest
+from browser import chromium
 
 from photocore import analysis, viewer
 from photocore.run.selfplay import Series
 
 try:
-    from selenium import webdriver
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
-except ImportError:
-    webdriver = None
+except ImportError:      # browser.chromium() skips (or fails in CI)
+    pass
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -61,25 +60,7 @@ def test_only_an_analysed_record_gets_the_chart(analysed, judged):
 
 @pytest.fixture(scope="module")
 def browser():
-    reason = None
-    if webdriver is None:
-        reason = "selenium is not installed (pip install -e '.[browser]')"
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver")
-    if reason is None and not (chromium and chromedriver):
-        reason = "chromium and chromedriver are not installed"
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1280,1000"):
-        options.add_argument(arg)
-    options.binary_location = chromium
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options,
-                              service=webdriver.ChromeService(executable_path=chromedriver))
+    driver = chromium(1280, 1000)
     yield driver
     driver.quit()
 
