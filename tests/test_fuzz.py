@@ -59,9 +59,20 @@ def test_options_of_the_wrong_type_are_refused(value):
                 make(**{rule.name: value})
 
 
+class Whole:
+    """A whole number that is no int: operator.index gives it (found by the fuzzer)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+
 def test_options_accept_bools_numpy_bools_and_0_1():
     for rule in photocore.facts.OPTION_RULES:
-        for on in (True, 1, np.bool_(True), np.int8(1)):
+        assert Options(**{rule.name: Whole(0)}) == Options()
+        for on in (True, 1, np.bool_(True), np.int8(1), Whole(1)):
             assert getattr(Options(**{rule.name: on}), rule.name) is True
             with pytest.warns(DeprecationWarning, match=f"{rule.name}= is deprecated"):
                 assert getattr(Game(2, **{rule.name: on}).options, rule.name) is True

@@ -15,7 +15,7 @@ tokens, limits and options (docs/rules.md §1–§8). Every other module takes t
 ('f', 'fourth revolution + shade blocks')
 """
 
-import numbers
+import operator
 from typing import Any, NamedTuple
 
 import numpy
@@ -142,13 +142,19 @@ _ALL_FLAGS = sum(rule.flag for rule in OPTION_RULES)
 
 
 def _as_bool(value: object, name: str) -> bool:
+    """A rule's value: True or False (numpy's too), or a whole number (anything with
+    __index__) 0 or 1; TypeError for any other type, as "no" must not count as True."""
     if value is True or value is False:
         return value
-    if isinstance(value, (numbers.Integral, numpy.bool_)):   # 0 and 1 too, numpy's as well
-        if value in (0, 1):
-            return bool(value)
-        raise ValueError(f"option {name} must be True or False, got {value!r}")
-    raise TypeError(f"option {name} must be True or False, got {value!r}")
+    if isinstance(value, numpy.bool_):
+        return bool(value)
+    try:
+        number = operator.index(value)      # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"option {name} must be True or False, got {value!r}") from None
+    if number not in (0, 1):
+        raise ValueError(f"option {name} must be True or False (or 0 or 1), got {value!r}")
+    return number == 1
 
 
 class Options:
