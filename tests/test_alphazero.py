@@ -42,6 +42,7 @@ def trained(example, tmp_path_factory):
     threads = torch.get_num_threads()
     try:
         train.main(["--out", str(out), "--workers", "1", "--iterations", "1", "--hidden", "32",
+                    "--minutes", "0.5",
                     "--bootstrap-games", "12", "--bootstrap-epochs", "1",
                     "--games-per-iteration", "2", "--per-search", "2", "--simulations", "8",
                     "--batch", "64", "--eval-games", "2", "--buffer", "5000"])
@@ -53,13 +54,27 @@ def trained(example, tmp_path_factory):
 def test_one_short_iteration_logs_checkpoints_and_a_curve(trained):
     log = [json.loads(line) for line in (trained / "log.jsonl").read_text().splitlines()]
     assert [entry["phase"] for entry in log] == ["start", "bootstrap", "self-play"]
-    assert all(set(entry["eval"]) == {"random", "greedy", "mcts:100"} for entry in log)
+    assert all(set(entry["eval"]) == {"random", "greedy", "mcts:100", "mcts:1000"}
+               for entry in log)
+    for entry in log:
+        for opponent, (low, high) in entry["interval"].items():
+            assert 0 <= low <= entry["eval"][opponent] <= high <= 1
     assert log[-1]["games"] == 2 and log[-1]["rows"] > 100 and log[-1]["steps"] > 0
     assert log[0]["train_seconds"] == 0 and log[-1]["train_seconds"] > 0
-    for name in ("bootstrap.pt", "best.pt", "latest.pt", "final.pt"):
+    assert log[0]["lr"] == 1e-3 >= log[-1]["lr"]
+    for name in ("bootstrap.pt", "latest.pt", "final.pt"):
         assert (trained / name).stat().st_size > 0
     pytest.importorskip("matplotlib")
     assert (trained / "curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_learning_rate_falls_along_a_cosine_to_its_final_share(example):
+    rate = example.train.cosine_rate
+    assert rate(1e-3, 0.05, 0.0) == 1e-3
+    assert rate(1e-3, 0.05, 0.5) == pytest.approx(0.525e-3)
+    assert rate(1e-3, 0.05, 1.0) == rate(1e-3, 0.05, 3.0) == pytest.approx(0.05e-3)
+    shares = np.linspace(0, 1, 50)
+    assert np.all(np.diff([rate(1e-3, 0.05, x) for x in shares]) < 0)
 
 
 def test_the_checkpoint_is_an_agent(example, trained):

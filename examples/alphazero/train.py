@@ -9,13 +9,16 @@
 2. Then, until --minutes of training have passed: self-play games searched with the
    current network (photocore.run.train_data, in --workers processes), their visit counts
    and results into a replay buffer, and gradient steps on samples of it.
-3. Every --eval-every seconds of training: matches against random, greedy and mcts:100
-   (examples/alphazero/arena.py), logged to OUT/log.jsonl with the training time; the
-   checkpoint goes to OUT/latest.pt (OUT/final.pt at the end), the one with the best mean
-   win rate so far to OUT/best.pt (chosen on those games: evaluate it again on other seeds
-   before quoting its strength), and the curve to OUT/curve.png.
+3. Every --eval-every seconds of training: matches against --opponents
+   (examples/alphazero/arena.py) on the same seed each time, so that two points of the
+   curve differ by the network only, logged to OUT/log.jsonl with the training time and
+   95% intervals; the checkpoint goes to OUT/latest.pt (OUT/final.pt at the end) and the
+   curve to OUT/curve.png.
 
-Training time counts bootstrap, self-play and gradient steps, not the evaluations.
+The learning rate falls from --lr to --lr * --lr-final along a cosine over the training
+time, so the last network is the settled one: the run ends on final.pt, not on the best of
+a noisy sample of evaluations. Training time counts bootstrap, self-play and gradient
+steps, not the evaluations.
 
 No subnormal floats: AdamW's decoupled weight decay (new_optimiser()) and denormals flushed
 while it trains (net.denormals_flushed), as net.py says why.
@@ -24,6 +27,7 @@ while it trains (net.denormals_flushed), as net.py says why.
 import argparse
 import concurrent.futures
 import json
+import math
 import multiprocessing
 import os
 import resource
@@ -37,13 +41,18 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from arena import play_matches  # noqa: E402
+from evaluate import wilson  # noqa: E402
 from net import Evaluator, Net, denormals_flushed, save  # noqa: E402
 
 import photocore  # noqa: E402
 from photocore.play._agents import play_games  # noqa: E402
 from photocore.run.train_data import DataSeries, play_block, value_targets  # noqa: E402
 
-OPPONENTS = ("random", "greedy", "mcts:100")
+# the fixed opponents of the curve, per number of players: beaten by a margin at first,
+# then the one that is not (mcts:1000 with 2 players; mcts:100 fills the other seats of 3-
+# and 4-player games, where the fair share is 1/3 or 1/4)
+OPPONENTS = {2: "random,greedy,mcts:100,mcts:1000", 3: "random,greedy,mcts:100",
+             4: "random,greedy,mcts:100"}
 WEIGHT_DECAY = 1e-4
 
 
@@ -127,8 +136,23 @@ def new_optimiser(net, lr, weight_decay):
     return torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
 
 
-def train_steps(net, optimiser, buffer, steps, batch, rng):
-    """`steps` gradient steps on samples of the buffer; mean (policy, value) losses."""
+def cosine_rate(lr, final, done):
+    """The learning rate after the share `done` (0..1) of the training time: lr at 0,
+    lr * final at 1, along half a cosine.
+
+    >>> cosine_rate(1e-3, 0.05, 0.0), round(cosine_rate(1e-3, 0.05, 0.5), 6), cosine_rate(1e-3, 0.05, 2.0)
+    (0.001, 0.000525, 5e-05)
+    """
+    done = min(max(done, 0.0), 1.0)
+    return lr * (final + (1 - final) * (1 + math.cos(math.pi * done)) / 2)
+
+
+def train_steps(net, optimiser, buffer, steps, batch, rng, lr=None):
+    """`steps` gradient steps on samples of the buffer (at learning rate `lr` if given);
+    mean (policy, value) losses."""
+    if lr is not None:
+        for group in optimiser.param_groups:
+            group["lr"] = lr
     net.train()
     total_policy = total_value = 0.0
     for _ in range(steps):
@@ -161,10 +185,15 @@ def selfplay_task(series, start, count):
     return shard, tally.games, time.process_time() - begin
 
 
-def evaluate(net, games, simulations, seed):
+def evaluate(net, opponents, games, simulations, seed):
+    """{opponent: win share} and {opponent: its 95% interval} of `games` games against
+    each opponent in the other seats, seats rotated."""
     evaluator = Evaluator(net)
-    return {opponent: play_matches(evaluator, opponent, games=games, simulations=simulations,
-                                   seed=seed)["win_rate"] for opponent in OPPONENTS}
+    rates = {opponent: play_matches(evaluator, opponent, games=games, simulations=simulations,
+                                    players=net.players, seed=seed)["win_rate"]
+             for opponent in opponents}
+    return rates, {opponent: [round(x, 3) for x in wilson(rate, games)]
+                   for opponent, rate in rates.items()}
 
 
 def main(argv=None):
@@ -186,6 +215,8 @@ def main(argv=None):
     parser.add_argument("--replay", type=float, default=4.0,
                         help="gradient-step samples per new self-play row")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--lr-final", type=float, default=0.05,
+                        help="the learning rate at the end, a share of --lr (cosine decay)")
     parser.add_argument("--weight-decay", type=float, default=WEIGHT_DECAY,
                         help="AdamW's decoupled weight decay")
     parser.add_argument("--margin-weight", type=float, default=0.25,
@@ -196,6 +227,11 @@ def main(argv=None):
     parser.add_argument("--eval-every", type=float, default=300.0,
                         help="seconds of training between evaluations")
     parser.add_argument("--eval-games", type=int, default=100)
+    parser.add_argument("--opponents", default=None,
+                        help="built-in agents to evaluate against, comma separated "
+                             f"(default: {OPPONENTS})")
+    parser.add_argument("--eval-seed", type=int, default=999,
+                        help="the seed of every evaluation (self-play never uses it)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--threads", type=int, default=1,
                         help="PyTorch threads in this process (gradient steps, evaluation); "
@@ -204,6 +240,9 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=None,
                         help="stop after this many self-play iterations (smoke runs)")
     args = parser.parse_args(argv)
+    if args.players not in OPPONENTS:
+        parser.error(f"--players: 2, 3 or 4, got {args.players}")
+    args.opponents = (args.opponents or OPPONENTS[args.players]).split(",")
     os.makedirs(args.out, exist_ok=True)
     with denormals_flushed(), open(os.path.join(args.out, "log.jsonl"), "w") as log:
         run(args, log)
@@ -230,20 +269,27 @@ def run(args, log):
     def checkpoint(name, **extra):
         save(net, os.path.join(args.out, name), train_seconds=clock.seconds, **extra)
 
+    def lr():
+        return cosine_rate(args.lr, args.lr_final, clock.seconds / (args.minutes * 60))
+
+    def assess():
+        return evaluate(net, args.opponents, args.eval_games, args.simulations, args.eval_seed)
+
     def report(phase, iteration, losses, evaluation=None):
         entry = {"phase": phase, "iteration": iteration,
                  "train_seconds": round(clock.seconds, 1),
                  "wall_seconds": round(time.perf_counter() - clock.begin, 1),
                  "cpu_seconds": round(cpu_seconds() + worker_cpu, 1), **totals,
+                 "lr": float(f"{lr():.3g}"),
                  "loss_policy": round(losses[0], 4), "loss_value": round(losses[1], 4)}
         if evaluation is not None:
-            entry["eval"] = evaluation
+            entry["eval"], entry["interval"] = evaluation
         log.write(json.dumps(entry) + "\n")
         log.flush()
         print(json.dumps(entry), flush=True)
 
     # 0. the untrained network, for the start of the curve
-    report("start", 0, (0.0, 0.0), evaluate(net, args.eval_games, args.simulations, args.seed))
+    report("start", 0, (0.0, 0.0), assess())
 
     # 1. bootstrap from greedy games, a chunk of games at a time (regenerated each epoch:
     # playing them is cheaper than keeping their observations)
@@ -256,23 +302,11 @@ def run(args, log):
                                    args.players, args.seed, args.margin_scale)
                 buffer.add(*rows)
                 steps = len(rows[0]) // args.batch
-                losses = train_steps(net, optimiser, buffer, steps, args.batch, rng)
+                losses = train_steps(net, optimiser, buffer, steps, args.batch, rng, lr())
                 totals["steps"] += steps
-    best = -1.0
-
-    def keep_best(evaluation, iteration):
-        # the best mean win rate so far, for OUT/best.pt; its rates are those of the games
-        # it was chosen on, so they are biased up: evaluate it again on other seeds
-        nonlocal best
-        if np.mean(list(evaluation.values())) > best:
-            best = np.mean(list(evaluation.values()))
-            checkpoint("best.pt", iteration=iteration, eval=evaluation)
-
     if args.bootstrap_games:
-        evaluation = evaluate(net, args.eval_games, args.simulations, args.seed)
-        report("bootstrap", 0, losses, evaluation)
+        report("bootstrap", 0, losses, assess())
         checkpoint("bootstrap.pt")
-        keep_best(evaluation, 0)
     last_eval = clock.seconds
 
     # 2. self-play -> train, evaluating now and then
@@ -309,18 +343,16 @@ def run(args, log):
                     new_rows += len(shard["obs"])
                 totals["rows"] += new_rows
                 steps = max(1, int(new_rows * args.replay / args.batch))
-                losses = train_steps(net, optimiser, buffer, steps, args.batch, rng)
+                losses = train_steps(net, optimiser, buffer, steps, args.batch, rng, lr())
                 totals["steps"] += steps
             last = (clock.seconds >= args.minutes * 60
                     or (args.iterations is not None and iteration >= args.iterations))
             evaluation = None
             if last or clock.seconds - last_eval >= args.eval_every:
-                evaluation = evaluate(net, args.eval_games, args.simulations, args.seed + iteration)
+                evaluation = assess()
                 last_eval = clock.seconds
             report("self-play", iteration, losses, evaluation)
             checkpoint("latest.pt", iteration=iteration)
-            if evaluation is not None:
-                keep_best(evaluation, iteration)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
