@@ -28,10 +28,12 @@ def example():
     import flush
     import net
     import play
+    import ratings
     import selfplay_data
     import train
     yield types.SimpleNamespace(train=train, agent=agent, evaluate=evaluate, flush=flush,
-                                net=net, play=play, selfplay_data=selfplay_data)
+                                net=net, play=play, selfplay_data=selfplay_data,
+                                ratings=ratings)
     sys.path.remove(str(FOLDER))
 
 
@@ -103,6 +105,38 @@ def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
     assert "alphazero:4 against mcts:5" in capsys.readouterr().out
     (record,) = photocore.read_games(tmp_path / "g.jsonl", verify=True)
     assert record["metadata"]["agents"][0] == "alphazero:4"
+
+
+def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_path, capsys):
+    # docs/ratings.md's command, small: 2 players, a tiny checkpoint, 2 games a pairing
+    page = tmp_path / "ratings.md"
+    example.ratings.main(["--players", "2", "--mcts", "5", "--simulations", "2,6",
+                          "--checkpoint", str(trained / "final.pt"), "--games", "2",
+                          "--workers", "2", "--folder", str(tmp_path), "--out", str(page)])
+    summary = json.loads((tmp_path / "2p.json").read_text())
+    assert summary["games"] == 2 * 10 and summary["anchor"] == "random"
+    text = page.read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "rank" not in line]
+    names = sorted(line.split("`")[1] for line in rows)
+    assert names == ["alphazero:2", "alphazero:6", "greedy", "mcts:5", "random"]
+    assert "| `random` | +0 | anchor |" in text
+    # strongest first, each Elo inside its interval, a time per move for every agent
+    elos = [int(line.split("|")[3]) for line in rows]
+    assert elos == sorted(elos, reverse=True)
+    for line in rows:
+        cells = [c.strip() for c in line.split("|")]
+        if cells[4] != "anchor":
+            low, high = (int(x) for x in cells[4].split(" .. "))
+            assert low <= int(cells[3]) <= high
+        assert float(cells[7]) >= 0
+    assert "python examples/alphazero/ratings.py --players 2" in text
+    assert "photocore tournament random greedy mcts:5 'py:" in text
+
+
+def test_the_checkpoint_refuses_a_game_of_other_players(example, trained):
+    agent = example.agent.AlphaZeroAgent(checkpoint=str(trained / "final.pt"), simulations=4)
+    with pytest.raises(ValueError, match="final.pt plays 2 players, the game has 3"):
+        agent.select(photocore.Game(3))
 
 
 def test_training_data_from_the_checkpoint(example, trained, tmp_path):

@@ -150,6 +150,42 @@ QUITTER = textwrap.dedent('''
 ''')
 
 
+def test_a_tournament_of_groups_anchored_with_times_in_its_summary(tmp_path):
+    summary = tmp_path / "t.json"
+    result = run("tournament", "random", "greedy", "mcts:5", "mcts:20", "--group", 3,
+                 "--games", 3, "--anchor", "random", "--summary", summary, "--workers", 2,
+                 "--out", tmp_path / "t.jsonl", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "round robin of 4 agents: 4 groups of 3 of 3 games of 3 players" in result.output
+    assert "ratings from random = 0" in result.output
+    data = json.loads(summary.read_text())
+    assert (data["players"], data["group"], data["games"], data["anchor"]) == (3, 3, 12, "random")
+    agents = {a["name"]: a for a in data["agents"]}
+    # each agent sits in 3 of the 4 groups, 3 games each; a win is a point, shared
+    assert [a["games"] for a in data["agents"]] == [9] * 4
+    assert sum(a["points"] for a in data["agents"]) == pytest.approx(12)
+    assert agents["random"]["elo"] == agents["random"]["error"] == 0
+    for a in data["agents"]:
+        assert a["low"] <= a["elo"] <= a["high"]
+        assert a["moves_timed"] > 0 and a["seconds_per_move"] > 0
+    # mcts:20 searches four times as many playouts a move as mcts:5
+    assert agents["mcts:20"]["seconds_per_move"] > agents["mcts:5"]["seconds_per_move"]
+    recs = games_of(tmp_path / "t.jsonl")
+    assert len(recs) == 12 and all(r["players"] == 3 for r in recs)
+    assert {len(set(r["metadata"]["agents"])) for r in recs} == {3}
+    # a cell: the row's pairwise wins-losses-ties against the column, between their seats
+    row = next(line for line in result.output.splitlines() if line.startswith("1 random"))
+    assert row.count("-") >= 3
+
+
+def test_a_tournament_refuses_a_bad_group_or_anchor(tmp_path):
+    assert "needs 4 agents" in run("tournament", "random", "greedy", "mcts:5", "--group", 3).output
+    out = run("tournament", "random", "greedy", "mcts:5", "--anchor", "mcts:9").output
+    assert "'mcts:9' is not one of the AGENTS" in out
+    out = run("tournament", "random", "greedy", "mcts:5", "--summary", tmp_path / "no" / "s.json")
+    assert "the folder" in out.output and "does not exist" in out.output
+
+
 def test_a_match_without_wins_or_losses_gives_a_bound_not_infinity(tmp_path):
     (tmp_path / "quitter.py").write_text(QUITTER)
     quitter = f"py:{tmp_path / 'quitter.py'}:Quitter"

@@ -113,6 +113,25 @@ def test_bradley_terry_by_hand():
                                          rel=1e-3)
 
 
+def test_bradley_terry_anchored_moves_the_scale_and_measures_errors_from_the_anchor():
+    points = [[0, 6, 9, 7], [4, 0, 6, 5], [1, 4, 0, 6], [3, 5, 4, 0]]
+    centred = bradley_terry(points)
+    anchored = bradley_terry(points, anchor=2)
+    assert anchored.elo[2] == anchored.error[2] == 0
+    # the same differences, shifted
+    for k in range(4):
+        assert anchored.elo[k] == pytest.approx(centred.elo[k] - centred.elo[2], abs=1e-9)
+    # two agents: the error of the difference is twice each centred error (r0 = -r1)
+    two = bradley_terry([[0, 3], [1, 0]], prior=0)
+    assert bradley_terry([[0, 3], [1, 0]], prior=0, anchor=1).error[0] == pytest.approx(
+        2 * two.error[0], rel=1e-6)
+    low, high = anchored.interval(0)
+    assert high - anchored.elo[0] == pytest.approx(anchored.elo[0] - low)
+    assert high - low == pytest.approx(2 * 1.959964 * anchored.error[0], rel=1e-5)
+    with pytest.raises(ValueError, match="anchor must be an agent's index, 0 to 3, got 4"):
+        bradley_terry(points, anchor=4)
+
+
 def test_bradley_terry_prior_keeps_a_sweep_finite():
     fit = bradley_terry([[0, 10, 10], [0, 0, 7], [0, 3, 0]])
     assert all(math.isfinite(x) for x in fit.elo + fit.error)

@@ -7,7 +7,8 @@
 
 Built from keyword arguments with defaults, so an agent spec such as
 `py:examples/alphazero/agent.py:AlphaZeroAgent` (with `simulations=...`, `seed=...`)
-constructs it.
+constructs it. Without a `checkpoint` it plays the shipped network of the game's number of
+players (CHECKPOINTS: 2, 3 or 4), loaded when it first sees such a game.
 
 The checkpoint's subnormal weights are set to zero as it loads and the network runs with
 denormals flushed (net.py): a checkpoint trained before train.py used AdamW is as fast.
@@ -24,20 +25,46 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # net.py, when 
 from net import Evaluator, load  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CHECKPOINT = os.path.join(HERE, "checkpoint.pt")
+# the shipped networks, by number of players
+CHECKPOINTS = {2: os.path.join(HERE, "checkpoint.pt"),
+               3: os.path.join(HERE, "checkpoint-3p.pt"),
+               4: os.path.join(HERE, "checkpoint-4p.pt")}
+CHECKPOINT = CHECKPOINTS[2]
 
 
 class AlphaZeroAgent(SearchAgent):
-    """The network of `checkpoint` guiding photocore.Search, `simulations` visits a move;
-    the most visited move is played (temperature 0, no root noise)."""
+    """The network of `checkpoint` (default: the shipped one for the game's players)
+    guiding photocore.Search, `simulations` visits a move; the most visited move is played
+    (temperature 0, no root noise)."""
 
-    def __init__(self, checkpoint: str = CHECKPOINT, simulations: int = 64, seed: int = 0,
+    def __init__(self, checkpoint: str | None = None, simulations: int = 64, seed: int = 0,
                  c_puct: float = 1.25, temperature: float = 0.0, threads: int = 1) -> None:
-        if not os.path.isfile(checkpoint):
-            raise FileNotFoundError(f"checkpoint {checkpoint!r}: no such file (train.py "
-                                    "writes final.pt and best.pt in its --out folder)")
         torch.set_num_threads(threads)
-        net, self.checkpoint = load(checkpoint)
+        self.fixed = checkpoint is not None
+        self.path = checkpoint or CHECKPOINT
+        self.evaluators = {}
+        net, self.checkpoint = self._load(self.path)
         super().__init__(Evaluator(net), simulations=simulations, seed=seed, c_puct=c_puct,
                          temperature=temperature, name="alphazero")
         self.players = net.players
+        self.evaluators[net.players] = (self.evaluate, self.checkpoint)
+
+    @staticmethod
+    def _load(path):
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"checkpoint {path!r}: no such file (train.py writes "
+                                    "latest.pt and final.pt in its --out folder)")
+        return load(path)
+
+    def select(self, game):
+        if game.players != self.players:
+            if self.fixed:
+                raise ValueError(f"the checkpoint {self.path} plays {self.players} players, "
+                                 f"the game has {game.players}")
+            if game.players not in self.evaluators:
+                net, checkpoint = self._load(CHECKPOINTS[game.players])
+                self.evaluators[game.players] = (Evaluator(net), checkpoint)
+            self.evaluate, self.checkpoint = self.evaluators[game.players]
+            self.players, self.path = game.players, CHECKPOINTS[game.players]
+            self.reset()
+        return super().select(game)

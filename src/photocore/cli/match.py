@@ -2,6 +2,7 @@
 the results come out as ratings with their error (docs/matches.md)."""
 
 import itertools
+import json
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -10,8 +11,9 @@ from typing import Any
 import click
 from tqdm import tqdm
 
+from photocore import records
 from photocore.cli.options import RULE_FLAGS, Command, builtin_agents, rule_options
-from photocore.cli.output import record_file, resume_from, run_output
+from photocore.cli.output import check_writable, record_file, resume_from, run_output, writing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME
 from photocore.records import Record
@@ -97,21 +99,40 @@ def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
 @click.command()
 @click.argument("agents", nargs=-1, required=True)
 @click.option("--games", type=click.IntRange(min=1), default=20, show_default=True,
-              help="Games per pairing, rounded up to whole openings.")
+              help="Games per pairing (or group), rounded up to whole openings.")
+@click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
+              show_default=True,
+              help="Agents in each game: every group of this many AGENTS plays a match "
+                   "(with --players the group's size unless given).")
+@click.option("--anchor", default=None, metavar="AGENT",
+              help="Rate this agent (as written in AGENTS) 0, the others from it  "
+                   "[default: ratings centred on 0]")
+@click.option("--summary", type=click.Path(dir_okay=False), default=None,
+              help="Write the standings as JSON to this file: each agent's games, points, "
+                   "rating with its 95% interval and time per move.")
 @_common
-def tournament(agents: tuple[str, ...], games: int, **settings: Any) -> None:
-    """A round robin: every pair of AGENTS plays a match (the same openings for all), then
-    a cross table of scores and Bradley-Terry ratings from all the games."""
-    if len(agents) < 3:
-        raise click.UsageError("a tournament needs 3 agents or more (photocore match plays 2)")
-    _play(agents, games, list(itertools.combinations(range(len(agents)), 2)), None,
-          **settings)
+def tournament(agents: tuple[str, ...], games: int, group: int, anchor: str | None,
+               summary: str | None, **settings: Any) -> None:
+    """A round robin: every pair (or --group of 3 or 4) of AGENTS plays a match (the same
+    openings for all), then a cross table of scores and Bradley-Terry ratings from all the
+    games, with each agent's time per move."""
+    if len(agents) <= group:
+        raise click.UsageError(f"a tournament of groups of {group} needs {group + 1} agents "
+                               f"or more (photocore match plays {group})")
+    if anchor is not None and anchor not in agents:
+        raise click.BadParameter(f"{anchor!r} is not one of the AGENTS", param_hint="--anchor")
+    if summary is not None:
+        check_writable(summary)
+    _play(agents, games, list(itertools.combinations(range(len(agents)), group)), None,
+          **settings, anchor=None if anchor is None else agents.index(anchor),
+          summary=summary)
 
 
-def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, int]] | None,
+def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | None,
           sprt: SPRT | None, players: int | None, options: Options, workers: int | None,
           seed: int, movetime: int, grace: int, openings: int | None, out: str | None,
-          resume: bool, progress: bool | None) -> None:
+          resume: bool, progress: bool | None, anchor: int | None = None,
+          summary: str | None = None) -> None:
     try:
         plan = Match(agents, games, players, seed, openings, movetime, grace,
                      options=options, pairings=pairings)
@@ -129,7 +150,9 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, int]] | N
     click.echo(plan.describe() + (" (at most: the SPRT stops it)" if sprt else ""))
     if skip == plan.games or standings.decision:
         click.echo(f"{out} already holds the whole match ({skip} games)", err=True)
-        _summary(plan, standings)
+        _summary(plan, standings, anchor)
+        if summary is not None:
+            _write_summary(summary, plan, standings, anchor)
         return
 
     def take(start: int, played: MatchBatch) -> int | None:
@@ -141,10 +164,12 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, int]] | N
         return None
 
     with run_output("match" if pairings is None else "tournament", out, resume, skip,
-                    interrupted=lambda: _summary(plan, standings)) as writer:
+                    interrupted=lambda: _summary(plan, standings, anchor)) as writer:
         drive(plan, take, writer, skip=skip, workers=workers, progress=progress,
               status=lambda: _live(plan, standings))
-    _summary(plan, standings)
+    _summary(plan, standings, anchor)
+    if summary is not None:
+        _write_summary(summary, plan, standings, anchor)
 
 
 def _tell_forfeit(plan: Match, index: int, outcome: Outcome) -> None:
@@ -172,12 +197,12 @@ def _live(plan: Match, standings: Standings) -> str:
     return text + (f", {forfeits} forfeits" if forfeits else "")
 
 
-def _summary(plan: Match, standings: Standings) -> None:
+def _summary(plan: Match, standings: Standings, anchor: int | None = None) -> None:
     if standings.games == 0:
         click.echo("no games played")
         return
     if len(plan.pairings) > 1:
-        _cross_table(plan, standings)
+        _cross_table(plan, standings, anchor)
     elif len(plan.labels) == 2:
         _pair_summary(plan, standings)
     else:
@@ -230,13 +255,13 @@ def _table(plan: Match, standings: Standings) -> None:
                "point, shared by co-winners; ratings from every pairwise result in the games")
 
 
-def _cross_table(plan: Match, standings: Standings) -> None:
-    fit = standings.bradley_terry()
+def _cross_table(plan: Match, standings: Standings, anchor: int | None) -> None:
+    fit = standings.bradley_terry(anchor)
     names = [f"{k + 1} {label}" for k, label in enumerate(plan.labels)]
     width = max(len(name) for name in names)
     cells = 16
     click.echo(" " * width + "  " + "".join(f"{k + 1:>{cells}}" for k in range(len(names)))
-               + "   points  Bradley-Terry Elo")
+               + "   points  Bradley-Terry Elo  ms/move")
     for i, label in enumerate(names):
         row = []
         for j in range(len(plan.labels)):
@@ -244,16 +269,50 @@ def _cross_table(plan: Match, standings: Standings) -> None:
             if i == j or not meetings:
                 row.append(f"{'-':>{cells}}")
                 continue
-            pairing = (i, j) if (i, j) in standings.record else (j, i)
-            won, lost, tied = standings.record.get(pairing, [0, 0, 0])
-            if pairing != (i, j):
-                won, lost = lost, won
+            won, lost, tied = _versus(standings, i, j)
             row.append(f"{_percent(standings.versus[i][j] / meetings)} {won}-{lost}-{tied}"
                        .rjust(cells))
         click.echo(f"{label:<{width}}  {''.join(row)}   {standings.points[i]:6.1f}  "
-                   f"{_elo(fit.elo[i]):>7} ± {_size(fit.error[i])}")
+                   f"{_elo(fit.elo[i]):>7} ± {_size(fit.error[i]):<5}  "
+                   f"{_milliseconds(standings.time_per_move(i)):>7}")
+    groups = len(plan.pairings[0]) > 2
     click.echo(f"{standings.games} games{_forfeits(plan, standings)}; a cell is the row's "
-               "score against the column, then its wins-losses-ties")
+               f"score against the column, then its wins-losses-ties"
+               f"{' between their seats' * groups}; ratings"
+               f"{f' from {plan.labels[anchor]} = 0' if anchor is not None else ''}"
+               " ± a standard error; ms/move: time per chosen move (forced ones left out)")
+
+
+def _versus(standings: Standings, i: int, j: int) -> list[int]:
+    """Wins, losses, ties of agent i against agent j: of their games in a pairing of two
+    (each game's score), or of their seats' pairwise results in groups of 3 or 4."""
+    pairing = (i, j) if (i, j) in standings.record else (j, i)
+    if pairing not in standings.record:
+        return standings.pairwise[i][j]
+    won, lost, tied = standings.record[pairing]
+    return [lost, won, tied] if pairing != (i, j) else [won, lost, tied]
+
+
+def _write_summary(path: str, plan: Match, standings: Standings, anchor: int | None) -> None:
+    """The standings as JSON, written to a temporary file and renamed: never half written."""
+    fit = standings.bradley_terry(anchor)
+    agents = []
+    for k, label in enumerate(plan.labels):
+        low, high = fit.interval(k)
+        seconds = standings.time_per_move(k)
+        agents.append({"name": label, "spec": plan.specs[k].text,
+                       "games": standings.played[k], "points": standings.points[k],
+                       "elo": fit.elo[k], "error": fit.error[k], "low": low, "high": high,
+                       "seconds_per_move": None if math.isnan(seconds) else seconds,
+                       "moves_timed": standings.choices[k]})
+    data = {"format": "photocore-tournament", "players": plan.players,
+            "group": len(plan.pairings[0]), "options": str(plan.options), "seed": plan.seed,
+            "openings": plan.openings, "games": standings.games,
+            "games_per_group": plan.per_pairing, "forfeits": sum(standings.forfeits),
+            "anchor": None if anchor is None else plan.labels[anchor],
+            "confidence": 0.95, "agents": agents}
+    with writing(path), records._atomic(path) as f:
+        f.write((json.dumps(data, indent=1) + "\n").encode())
 
 
 def _forfeits(plan: Match, standings: Standings) -> str:
@@ -271,6 +330,10 @@ def _elo(value: float) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return f"{round(value, 1) + 0.0:+.1f}"      # + 0.0: no -0.0
+
+
+def _milliseconds(seconds: float) -> str:
+    return "n/a" if math.isnan(seconds) else f"{1000 * seconds:.2f}"
 
 
 def _size(value: float) -> str:

@@ -10,6 +10,7 @@ game ends or one of them forfeits.
 """
 
 import hashlib
+import time
 from collections.abc import Hashable, Sequence
 
 from photocore._game import Game
@@ -22,14 +23,18 @@ _PLAYERS: dict[tuple[Spec, Hashable], Player] = {}
 
 
 class Played:
-    """How a game went beyond its moves: `forfeit` is None or (seat, reason, detail), and
-    `info` maps the 1-based number of a move to the info lines its engine sent."""
+    """How a game went beyond its moves: `forfeit` is None or (seat, reason, detail),
+    `info` maps the 1-based number of a move to the info lines its engine sent, and
+    `seconds` and `choices` are each seat's time in `select` and number of moves chosen
+    where there was more than one legal move (a forced move is not timed)."""
 
-    __slots__ = ("forfeit", "info")
+    __slots__ = ("forfeit", "info", "seconds", "choices")
 
-    def __init__(self) -> None:
+    def __init__(self, players: int = 0) -> None:
         self.forfeit: tuple[int, str, str] | None = None
         self.info: dict[int, list[str]] = {}
+        self.seconds = [0.0] * players
+        self.choices = [0] * players
 
     def metadata(self) -> dict[str, object]:
         """The record metadata of a forfeit and of info lines (docs/matches.md)."""
@@ -54,14 +59,19 @@ def play_game(game: Game, players: Sequence[Player],
     Each player is first reset (with seeds[p] when given). A player that raises Forfeit,
     or whose move is illegal, loses the game there: the game stays unfinished.
     """
-    played = Played()
+    played = Played(game.players)
     seat = 0                  # the seat a Forfeit is charged to
     try:
         for seat, player in enumerate(players):
             player.reset(None if seeds is None else seeds[seat])
         while (current := game.current_player) is not None:    # None once the game is over
             seat, player = current, players[current]
+            forced = len(game.legal_moves()) == 1
+            start = time.perf_counter()
             move = player.select(game)
+            if not forced:
+                played.seconds[seat] += time.perf_counter() - start
+                played.choices[seat] += 1
             try:
                 game.play(move)
             except IllegalMoveError as e:

@@ -9,6 +9,7 @@ A tournament is a match of several pairings, each playing the same openings.
 """
 
 import itertools
+import math
 import random
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
@@ -120,6 +121,7 @@ class Match:
             outcome = outcome_of(rec, self.labels)
             if played.forfeit is not None:
                 outcome.detail = played.forfeit[2]
+            outcome.seconds, outcome.choices = played.seconds, played.choices
             outcomes.append(outcome)
         return MatchBatch(lines, outcomes)
 
@@ -146,7 +148,9 @@ class Match:
         if len(self.pairings) == 1:
             who = " vs ".join(self.labels) + f": {self.games} games"
         else:
-            who = (f"round robin of {len(self.labels)} agents: {len(self.pairings)} pairings "
+            size = len(self.pairings[0])
+            kind = "pairings" if size == 2 else f"groups of {size}"
+            who = (f"round robin of {len(self.labels)} agents: {len(self.pairings)} {kind} "
                    f"of {self.per_pairing} games")
         return (f"{who} of {self.players} players, {self.per_pairing // self.rotations} "
                 f"openings of {self.openings} random plies each played from every seat, "
@@ -155,15 +159,20 @@ class Match:
 
 class Outcome:
     """What the ratings need of one game: the agent of each seat, the winners, the scores
-    (None for a forfeited game) and the seat that forfeited (None if none) with why."""
+    (None for a forfeited game) and the seat that forfeited (None if none) with why; for a
+    game played in this run (not one read back from a record), each seat's seconds in
+    `select` and its number of chosen moves (harness.Played)."""
 
-    __slots__ = ("seats", "winners", "scores", "forfeit", "reason", "detail")
+    __slots__ = ("seats", "winners", "scores", "forfeit", "reason", "detail", "seconds",
+                 "choices")
 
     def __init__(self, seats: Sequence[int], winners: Sequence[int],
                  scores: Sequence[int] | None, forfeit: int | None = None, reason: str = "",
                  detail: str = "") -> None:
         self.seats, self.winners, self.scores = seats, winners, scores
         self.forfeit, self.reason, self.detail = forfeit, reason, detail
+        self.seconds: Sequence[float] = ()
+        self.choices: Sequence[int] = ()
 
     def result(self, a: int, b: int) -> float:
         """Seat a's result against seat b: 1, 1/2 or 0.
@@ -213,6 +222,10 @@ class Standings:
         self.forfeits = [0] * n
         self.versus = [[0.0] * n for _ in range(n)]   # pairwise points of i against j
         self.meetings = [[0] * n for _ in range(n)]   # pairwise meetings of i and j
+        # pairwise [wins, losses, ties] of i against j (a tournament of groups of 3 or 4)
+        self.pairwise = [[[0, 0, 0] for _ in range(n)] for _ in range(n)]
+        self.seconds = [0.0] * n                 # time in select on chosen moves, per agent
+        self.choices = [0] * n                   # moves chosen (not forced), per agent
         # pairing -> [wins, losses, ties] of its first agent
         self.record: dict[tuple[int, ...], list[int]] = {}
         self.paired: dict[tuple[int, ...], dict[float, int]] = {}  # -> {opening score: count}
@@ -233,10 +246,16 @@ class Standings:
                 self.points[agent] += 1 / len(outcome.winners)
         if outcome.forfeit is not None:
             self.forfeits[seats[outcome.forfeit]] += 1
+        for seat, (seconds, choices) in enumerate(zip(outcome.seconds, outcome.choices)):
+            self.seconds[seats[seat]] += seconds
+            self.choices[seats[seat]] += choices
         for a, b in itertools.permutations(range(players), 2):
             if seats[a] != seats[b]:
-                self.versus[seats[a]][seats[b]] += outcome.result(a, b)
+                result = outcome.result(a, b)
+                self.versus[seats[a]][seats[b]] += result
                 self.meetings[seats[a]][seats[b]] += 1
+                self.pairwise[seats[a]][seats[b]][0 if result > 0.5 else 1 if result < 0.5
+                                                  else 2] += 1
         pairing = self.match.pairings[index // self.match.per_pairing]
         if len(pairing) == 2:
             return self._add_pair(pairing, index, outcome)
@@ -272,9 +291,15 @@ class Standings:
         pairing = pairing or self.match.pairings[0]
         return ratings.estimate(self.paired.get(tuple(pairing), {}))
 
-    def bradley_terry(self) -> ratings.Ratings:
-        """Bradley–Terry ratings of all agents from every pairwise result."""
-        return ratings.bradley_terry(self.versus)
+    def bradley_terry(self, anchor: int | None = None) -> ratings.Ratings:
+        """Bradley–Terry ratings of all agents from every pairwise result, centred on 0 or,
+        with `anchor`, with that agent at 0."""
+        return ratings.bradley_terry(self.versus, anchor=anchor)
+
+    def time_per_move(self, agent: int) -> float:
+        """An agent's mean seconds in `select` per move it chose (forced moves left out),
+        over the games played in this run; nan if none."""
+        return self.seconds[agent] / self.choices[agent] if self.choices[agent] else math.nan
 
 
 class _Opening:

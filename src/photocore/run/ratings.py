@@ -233,16 +233,22 @@ class SPRT:
 # ---- Bradley–Terry ---------------------------------------------------------------------
 
 class Ratings(NamedTuple):
-    """Bradley–Terry ratings in Elo, centred on their mean, with standard errors."""
+    """Bradley–Terry ratings in Elo, centred on their mean (or with an anchor at 0), with
+    standard errors (of each rating's difference from the anchor, when there is one)."""
     elo: list[float]
     error: list[float]
+
+    def interval(self, k: int, confidence: float = 0.95) -> tuple[float, float]:
+        """The normal interval of agent k's rating at this confidence."""
+        z = NormalDist().inv_cdf(0.5 + confidence / 2)
+        return self.elo[k] - z * self.error[k], self.elo[k] + z * self.error[k]
 
 
 _Vector: TypeAlias = npt.NDArray[np.float64]
 
 
 def bradley_terry(points: Sequence[Sequence[float]], prior: float = 1.0,
-                  ridge: float = 1e-6) -> Ratings:
+                  ridge: float = 1e-6, anchor: int | None = None) -> Ratings:
     """Bradley–Terry ratings from pairwise results: points[i][j] is what agent i scored
     against agent j over their meetings (1 a win, 1/2 a tie).
 
@@ -251,12 +257,16 @@ def bradley_terry(points: Sequence[Sequence[float]], prior: float = 1.0,
     ties between every two agents that met (as BayesElo's prior of virtual draws does):
     without it an agent that won every meeting would be rated infinitely strong. A tiny
     ridge penalty keeps prior=0 finite too. Errors are from the inverse of the observed
-    information, for ratings summing to 0. It needs scipy (pip install 'photocore[ratings]'),
-    ImportError without it.
+    information, for ratings summing to 0. With `anchor`, agent `anchor` is rated 0 and
+    each error is that of the agent's difference from it (the anchor's own is 0). It needs
+    scipy (pip install 'photocore[ratings]'), ImportError without it.
 
     >>> r = bradley_terry([[0, 2, 4], [1, 0, 2], [1, 1, 0]], prior=0)   # 2:1, 2:1 and 4:1
     >>> [round(x, 1) + 0.0 for x in r.elo]
     [120.4, 0.0, -120.4]
+    >>> [round(x, 1) + 0.0 for x in bradley_terry([[0, 2, 4], [1, 0, 2], [1, 1, 0]], prior=0,
+    ...                                          anchor=2).elo]
+    [240.8, 120.4, 0.0]
     """
     try:
         from scipy.optimize import minimize
@@ -292,6 +302,12 @@ def bradley_terry(points: Sequence[Sequence[float]], prior: float = 1.0,
                    hess=lambda r: information(r) + 2 * ridge * np.eye(n), method="trust-exact")
     r = fit.x - fit.x.mean()
     covariance = np.linalg.pinv(information(r))    # the pseudo-inverse: ratings summing to 0
-    errors = np.sqrt(np.clip(np.diag(covariance), 0, None))
+    variance = np.diag(covariance)
+    if anchor is not None:
+        if not 0 <= anchor < n:
+            raise ValueError(f"anchor must be an agent's index, 0 to {n - 1}, got {anchor}")
+        variance = variance + covariance[anchor, anchor] - 2 * covariance[:, anchor]
+        r = r - r[anchor]
+    errors = np.sqrt(np.clip(variance, 0, None))
     return Ratings([float(x) * ELO_PER_LOGIT for x in r],
                    [float(x) * ELO_PER_LOGIT for x in errors])

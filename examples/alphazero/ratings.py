@@ -1,0 +1,156 @@
+"""The rating list: a `photocore tournament` for each number of players between the
+built-in agents and the shipped checkpoints, written as one Markdown page.
+
+    python examples/alphazero/ratings.py                   # docs/ratings.md, as shipped
+
+For each number of players P (--players), every group of P of the agents plays a match
+(`photocore tournament --group P`): random, greedy, mcts:N for each N of --mcts, and the
+shipped checkpoint for P players (agent.py) at each of --simulations. Ratings are
+Bradley-Terry from every pairwise result, anchored at random = 0, with 95% intervals;
+each agent's time per move is measured in the same games. The tournaments' summaries and
+game records are kept in --folder; the page says how it was made.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+AGENT = os.path.relpath(os.path.join(HERE, "agent.py"), ROOT)
+
+
+def agents(players, mcts, simulations, checkpoint=None):
+    """The specs of one tournament: random, greedy, mcts:N for each N, and the checkpoint
+    (the shipped one for `players` unless given) at each number of simulations."""
+    where = f"checkpoint={checkpoint}&" if checkpoint else ""
+    return (["random", "greedy"] + [f"mcts:{n}" for n in mcts]
+            + [f"py:{AGENT}:AlphaZeroAgent?{where}simulations={n}" for n in simulations])
+
+
+def tournament(players, specs, games, seed, workers, folder):
+    """Runs `photocore tournament` for `players` (as a user would, in a subprocess) and
+    returns (its command line, its summary)."""
+    summary = os.path.join(folder, f"{players}p.json")
+    command = (["photocore", "tournament", *specs, "--group", str(players),
+                "--games", str(games), "--seed", str(seed), "--anchor", "random",
+                "--summary", summary, "--out", os.path.join(folder, f"{players}p.jsonl.gz"),
+                "--no-progress"] + (["--workers", str(workers)] if workers else []))
+    print("$", shlex.join(command), flush=True)
+    subprocess.run([sys.executable, "-m", "photocore", *command[1:]], check=True, cwd=ROOT)
+    with open(summary) as f:
+        return command, json.load(f)
+
+
+def label(agent):
+    """A short name for the table: alphazero:64 for the checkpoint at 64 simulations."""
+    spec = agent["spec"]
+    if ":AlphaZeroAgent" in spec:
+        return "alphazero:" + spec.rsplit("simulations=", 1)[1]
+    return agent["name"]
+
+
+def table(summary):
+    """The rating list of one tournament as Markdown rows, strongest first."""
+    rows = ["| rank | agent | Elo | 95% interval | games | win share | ms a move |",
+            "|---:|---|---:|---|---:|---:|---:|"]
+    ranked = sorted(summary["agents"], key=lambda a: -a["elo"])
+    for rank, agent in enumerate(ranked, 1):
+        interval = ("anchor" if agent["name"] == summary["anchor"]
+                    else f"{agent['low']:+.0f} .. {agent['high']:+.0f}")
+        seconds = agent["seconds_per_move"]
+        rows.append(f"| {rank} | `{label(agent)}` | {agent['elo']:+.0f} | {interval} | "
+                    f"{agent['games']} | {agent['points'] / agent['games']:.1%} | "
+                    f"{'n/a' if seconds is None else f'{1000 * seconds:.3g}'} |")
+    return rows
+
+
+def page(results, argv):
+    """docs/ratings.md from [(players, command, summary)]."""
+    lines = ["# Rating list", "",
+             "Every built-in agent and every shipped AlphaZero checkpoint "
+             "(examples/alphazero) on one Bradley-Terry scale per number of players, "
+             "anchored at `random` = 0 Elo. Made by one command:", "",
+             "```", shlex.join(["python", "examples/alphazero/ratings.py", *argv]), "```", "",
+             "which runs, for each number of players P, a `photocore tournament --group P`:"
+             " every group of P agents plays the same random openings (one random ply per "
+             "player) from every seat. A rating comes from every pairwise result in the "
+             "games (a winner beats a non-winner, winners tie, two non-winners compare "
+             "scores; docs/matches.md), and its interval is ±1.96 standard errors of its "
+             "difference from `random`. *ms a move* is the mean wall-clock time an agent "
+             "took to choose a move where it had a choice (forced moves left out), one "
+             "thread in each of the tournament's worker processes. `alphazero:N` is the "
+             "shipped checkpoint for that number of players with N simulations a move "
+             "(`py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=N`).", "",
+             f"Measured on {machine()}, {datetime.date.today().isoformat()}, "
+             f"photocore commit {commit()}.", ""]
+    for players, command, summary in results:
+        lines += [f"## {players} players", "",
+                  f"{summary['games']} games: {summary['games_per_group']} for each group "
+                  f"of {summary['group']}, seed {summary['seed']}, "
+                  f"{summary['forfeits']} forfeits.", "", *table(summary), "",
+                  "```", shlex.join(command), "```", ""]
+    return "\n".join(lines)
+
+
+def machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{cpu} ({os.cpu_count()} cores), {platform.system()}, Python {platform.python_version()}"
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", default="2,3,4", help="numbers of players, one list each")
+    parser.add_argument("--mcts", default="100,1000,10000", help="simulations of the mcts agents")
+    parser.add_argument("--simulations", default="64,800",
+                        help="simulations of the checkpoint, one entry each")
+    parser.add_argument("--checkpoint", default=None,
+                        help="a checkpoint instead of the shipped ones (one number of players)")
+    parser.add_argument("--games", default="40,12,12",
+                        help="games for each group, per number of players")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--folder", default="runs/ratings",
+                        help="the tournaments' summaries and games")
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "ratings.md"))
+    args = parser.parse_args(argv)
+    players = [int(p) for p in args.players.split(",")]
+    games = [int(g) for g in args.games.split(",")]
+    if len(games) != len(players):
+        parser.error(f"--games: one number per number of players ({args.players}), "
+                     f"got {args.games}")
+    os.makedirs(args.folder, exist_ok=True)
+    results = []
+    for p, g in zip(players, games):
+        specs = agents(p, [int(n) for n in args.mcts.split(",")],
+                       [int(n) for n in args.simulations.split(",")], args.checkpoint)
+        results.append((p, *tournament(p, specs, g, args.seed, args.workers,
+                                       os.path.abspath(args.folder))))
+    text = page(results, argv)
+    with open(args.out + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(args.out + ".tmp", args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
