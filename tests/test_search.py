@@ -259,6 +259,8 @@ def test_an_evaluator_that_raises_leaves_the_search_usable():
     ({"c_puct": "1"}, TypeError, "c_puct must be a number"),
     ({"dirichlet_alpha": 0.0}, ValueError, "dirichlet_alpha must be a finite number > 0"),
     ({"dirichlet_fraction": 1.5}, ValueError, "dirichlet_fraction must be .* <= 1"),
+    ({"rollout_weight": 1.5}, ValueError, "rollout_weight must be .* <= 1"),
+    ({"rollout_weight": -0.1}, ValueError, "rollout_weight must be a finite number >= 0"),
 ])
 def test_bad_parameters(kwargs, error, message):
     with pytest.raises(error, match=message):
@@ -394,6 +396,46 @@ def test_the_same_seed_gives_the_same_search():
     assert all(np.array_equal(a, b) for a, b in zip(first, again))
     assert not np.array_equal(first[0], other[0])
 
+
+
+def constant(value, players=2):
+    """An evaluator with uniform priors and `value` for the player to move, the others
+    sharing its opposite."""
+
+    def evaluate(obs, mask):
+        values = np.full((len(obs), players), -value / (players - 1), np.float32)
+        values[:, 0] = value
+        return np.zeros(mask.shape, np.float32), values
+
+    return evaluate
+
+
+def test_a_rollout_weight_mixes_one_random_games_returns_into_the_leaf_value():
+    # one simulation: the root's own evaluation, (1 - w) * network + w * a random game's
+    # returns, which are +1/-1 or 0/0 with two players
+    for seed in range(6):
+        search = photocore.Search([midgame(plies=30)], simulations=1, seed=seed,
+                                  rollout_weight=0.25)
+        search.run(constant(0.4))
+        played = (search.root_values()[0] - 0.75 * np.array([0.4, -0.4])) / 0.25
+        assert np.round(played, 5).tolist() in ([1, -1], [-1, 1], [0, 0])
+
+
+def test_a_rollout_weight_of_one_ignores_the_networks_values():
+    game = midgame(plies=42)           # 26 legal moves
+
+    def searched(value, weight, seed=3):
+        search = photocore.Search([game], simulations=200, seed=seed, rollout_weight=weight)
+        return search.run(constant(value)), search.root_values()[0]
+
+    (visits, values), (same, same_values) = searched(0.9, 1.0), searched(-0.9, 1.0)
+    assert np.array_equal(visits, same) and np.array_equal(values, same_values)
+    # the returns of random games are zero-sum, and the same seed plays the same ones
+    assert values.sum() == pytest.approx(0, abs=1e-9)
+    assert np.array_equal(searched(0.9, 1.0)[0], visits)
+    assert not np.array_equal(searched(0.9, 1.0, seed=4)[0], visits)
+    # without rollouts the network's +0.9 for every mover is what the root holds
+    assert not np.array_equal(searched(0.9, 0.0)[0], visits)
 
 
 def test_importing_photocore_loads_no_search():

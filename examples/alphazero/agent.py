@@ -35,19 +35,29 @@ CHECKPOINT = CHECKPOINTS[2]
 class AlphaZeroAgent(SearchAgent):
     """The network of `checkpoint` (default: the shipped one for the game's players)
     guiding photocore.Search, `simulations` visits a move; the most visited move is played
-    (temperature 0, no root noise)."""
+    (temperature 0, no root noise). `rollout_weight`: the share of a random game's result
+    in each leaf's value (default: the checkpoint's, as it was trained)."""
 
     def __init__(self, checkpoint: str | None = None, simulations: int = 64, seed: int = 0,
-                 c_puct: float = 1.25, temperature: float = 0.0, threads: int = 1) -> None:
+                 c_puct: float = 1.25, temperature: float = 0.0, threads: int = 1,
+                 rollout_weight: float | None = None) -> None:
         torch.set_num_threads(threads)
         self.fixed = checkpoint is not None
         self.path = checkpoint or CHECKPOINT
         self.evaluators = {}
         net, self.checkpoint = self._load(self.path)
+        self.rollout_weight = rollout_weight
         super().__init__(Evaluator(net), simulations=simulations, seed=seed, c_puct=c_puct,
-                         temperature=temperature, name="alphazero")
+                         temperature=temperature, name="alphazero",
+                         rollout_weight=self._weight(self.checkpoint))
         self.players = net.players
         self.evaluators[net.players] = (self.evaluate, self.checkpoint)
+
+    def _weight(self, checkpoint):
+        # the checkpoint says how its search mixes random games into leaf values, unless told
+        if self.rollout_weight is None:
+            return checkpoint.get("rollout_weight", 0.0)
+        return self.rollout_weight
 
     @staticmethod
     def _load(path):
@@ -66,5 +76,6 @@ class AlphaZeroAgent(SearchAgent):
                 self.evaluators[game.players] = (Evaluator(net), checkpoint)
             self.evaluate, self.checkpoint = self.evaluators[game.players]
             self.players, self.path = game.players, CHECKPOINTS[game.players]
+            self._rollout = self._weight(self.checkpoint)
             self.reset()
         return super().select(game)

@@ -22,9 +22,9 @@ def parse_opponent(text):
 
 
 def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players=2, seed=0,
-                 c_puct=1.25, in_flight=1):
-    """Plays `games` games of the searched network against `opponent` in the other seats;
-    returns {"games", "win_rate" (the network's share of the wins, ties shared), "score"
+                 c_puct=1.25, in_flight=1, rollout_weight=0.0):
+    """Plays `games` games of the searched network (its values mixed with random games' by
+    `rollout_weight`, photocore.Search) against `opponent` in the other seats; returns {"games", "win_rate" (the network's share of the wins, ties shared), "score"
     (its mean score), "opponent_score", "moves"}."""
     kind, budget = parse_opponent(opponent)
     boards = [photocore.Game(players) for _ in range(games)]
@@ -32,7 +32,8 @@ def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players
     agents = [photocore.Agent(kind, seed=seed * 1_000_003 + i, simulations=budget)
               for i in range(games)]
     search = photocore.Search(boards, simulations, seed=seed, c_puct=c_puct,
-                              dirichlet_fraction=0.0, in_flight=in_flight)
+                              dirichlet_fraction=0.0, in_flight=in_flight,
+                              rollout_weight=rollout_weight)
 
     def play(moves):
         search.advance(moves)

@@ -40,6 +40,8 @@ def main(argv=None):
     parser.add_argument("--opponents", default="random,greedy,mcts:100")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--simulations", type=int, default=64)
+    parser.add_argument("--rollout-weight", type=float, default=0.0,
+                        help="share of a random game's result in each leaf's value")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)
@@ -51,7 +53,7 @@ def main(argv=None):
         start = time.perf_counter()
         result = play_matches(Evaluator(net), opponent, games=args.games,
                               simulations=args.simulations, players=net.players,
-                              seed=args.seed)
+                              seed=args.seed, rollout_weight=args.rollout_weight)
         rate = result["win_rate"]
         low, high = wilson(rate, args.games)
         result.update(seconds=round(time.perf_counter() - start, 1),

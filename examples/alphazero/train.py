@@ -185,12 +185,13 @@ def selfplay_task(series, start, count):
     return shard, tally.games, time.process_time() - begin
 
 
-def evaluate(net, opponents, games, simulations, seed):
+def evaluate(net, opponents, games, simulations, seed, rollout_weight=0.0):
     """{opponent: win share} and {opponent: its 95% interval} of `games` games against
     each opponent in the other seats, seats rotated."""
     evaluator = Evaluator(net)
     rates = {opponent: play_matches(evaluator, opponent, games=games, simulations=simulations,
-                                    players=net.players, seed=seed)["win_rate"]
+                                    players=net.players, seed=seed,
+                                    rollout_weight=rollout_weight)["win_rate"]
              for opponent in opponents}
     return rates, {opponent: [round(x, 3) for x in wilson(rate, games)]
                    for opponent, rate in rates.items()}
@@ -210,6 +211,10 @@ def main(argv=None):
     parser.add_argument("--games-per-iteration", type=int, default=128)
     parser.add_argument("--per-search", type=int, default=64, help="games searched together")
     parser.add_argument("--explore-plies", type=int, default=30)
+    parser.add_argument("--rollout-weight", type=float, default=0.0,
+                        help="share of a random game's result in each leaf's value, in "
+                             "self-play and evaluation (photocore.Search); kept in the "
+                             "checkpoints, whose agent plays with it")
     parser.add_argument("--buffer", type=int, default=250_000, help="rows kept for training")
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--replay", type=float, default=4.0,
@@ -267,13 +272,15 @@ def run(args, log):
     totals = {"games": 0, "rows": 0, "steps": 0}
 
     def checkpoint(name, **extra):
-        save(net, os.path.join(args.out, name), train_seconds=clock.seconds, **extra)
+        save(net, os.path.join(args.out, name), train_seconds=clock.seconds,
+             rollout_weight=args.rollout_weight, **extra)
 
     def lr():
         return cosine_rate(args.lr, args.lr_final, clock.seconds / (args.minutes * 60))
 
     def assess():
-        return evaluate(net, args.opponents, args.eval_games, args.simulations, args.eval_seed)
+        return evaluate(net, args.opponents, args.eval_games, args.simulations, args.eval_seed,
+                        args.rollout_weight)
 
     def report(phase, iteration, losses, evaluation=None):
         entry = {"phase": phase, "iteration": iteration,
@@ -324,7 +331,8 @@ def run(args, log):
                 series = DataSeries(Evaluator(net), games=args.games_per_iteration,
                                     players=args.players, seed=args.seed * 100_003 + iteration,
                                     simulations=args.simulations, per_search=args.per_search,
-                                    explore_plies=args.explore_plies)
+                                    explore_plies=args.explore_plies,
+                                    rollout_weight=args.rollout_weight)
                 blocks = [(start, min(args.per_search, series.games - start))
                           for start in range(0, series.games, args.per_search)]
                 if pool is None:      # in this process (its CPU time is counted already)

@@ -287,7 +287,9 @@ cdef class Search:
     `games` are Games of the same players and options (their positions are copied; finished
     games get no simulations). Each run() gives every root `simulations` visits, counting
     visits kept by advance(); the first is the root's own evaluation. `in_flight` leaves per
-    game go out in each batch, spread by virtual loss. docs/search.md has the details.
+    game go out in each batch, spread by virtual loss. With `rollout_weight` w > 0 a leaf's
+    value is (1 - w) times the network's plus w times the returns of one uniformly random
+    game played from it in C (AlphaGo's mixed evaluation). docs/search.md has the details.
     """
     cdef Tree* trees
     cdef readonly int num_games
@@ -296,7 +298,7 @@ cdef class Search:
     cdef readonly int max_nodes
     cdef int options
     cdef int _simulations
-    cdef double c_puct, alpha, fraction, worst
+    cdef double c_puct, alpha, fraction, worst, rollout
     cdef uint64_t seed
     cdef bint busy
     # the batch handed out by ask(), waiting for tell()
@@ -312,7 +314,7 @@ cdef class Search:
         self.num_games = 0
 
     def __init__(self, games, simulations=100, seed=0, c_puct=1.25, dirichlet_alpha=0.3,
-                 dirichlet_fraction=0.25, in_flight=1, max_nodes=65536):
+                 dirichlet_fraction=0.25, in_flight=1, max_nodes=65536, rollout_weight=0.0):
         if self.trees != NULL:
             raise RuntimeError("Search.__init__ called twice")
         games = list(games)
@@ -335,6 +337,7 @@ cdef class Search:
         self.c_puct = _parameter(c_puct, "c_puct", 0.0, 1e300)
         self.alpha = _parameter(dirichlet_alpha, "dirichlet_alpha", 0.0, 1e300, open_low=True)
         self.fraction = _parameter(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
+        self.rollout = _parameter(rollout_weight, "rollout_weight", 0.0, 1.0)
         self.seed = index(seed) & 0xFFFFFFFFFFFFFFFF
         self.num_games = len(games)
         self.players = first.st.players
@@ -555,6 +558,8 @@ cdef class Search:
         cdef int k, n = self.row_count[r], p = node.player
         cdef double top = -INFINITY, total = 0.0, e
         cdef double seat[MAX_PLAYERS]
+        cdef double played[MAX_PLAYERS]
+        cdef State end
         cdef Edge* edge
         for k in range(n):
             if logits[actions[k]] > top:
@@ -579,6 +584,13 @@ cdef class Search:
             add_noise(t, self.alpha, self.fraction)
         for k in range(self.players):
             seat[(p + k) % self.players] = values[k]
+        if self.rollout > 0.0:
+            # a random game from the leaf, its returns mixed into the network's values
+            end = node.state
+            play_random_game(&end, &t.rng)
+            returns(&end, played)
+            for k in range(self.players):
+                seat[k] = (1.0 - self.rollout) * seat[k] + self.rollout * played[k]
         backup(t, self.row_node[r], seat, self.players, 1)
 
     cdef _checked(self, array, str name, int width):

@@ -31,19 +31,20 @@ class SearchAgent(Player):
     moves played since (the agent's own and the others'), their subtree is searched on
     instead of a fresh one. `temperature` > 0 draws the move in proportion to
     visits ** (1 / temperature); `dirichlet_fraction` > 0 adds root noise (both off by
-    default: an agent plays its best). The same seed and calls give the same moves.
+    default: an agent plays its best); `rollout_weight` > 0 mixes a random game's result
+    into each leaf's value (Search). The same seed and calls give the same moves.
     """
 
     def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
                  c_puct: float = 1.25, temperature: float = 0.0, dirichlet_alpha: float = 0.3,
                  dirichlet_fraction: float = 0.0, in_flight: int = 1,
-                 name: str = "search") -> None:
+                 name: str = "search", rollout_weight: float = 0.0) -> None:
         self.evaluate = evaluate
         self.seed = seed
         self.temperature = temperature
         self._name = name
         self.simulations = simulations
-        self._c_puct, self._in_flight = c_puct, in_flight
+        self._c_puct, self._in_flight, self._rollout = c_puct, in_flight, rollout_weight
         self._dirichlet = (dirichlet_alpha, dirichlet_fraction)
         self._searches = 0
         self._search: Search | None = None
@@ -89,7 +90,7 @@ class SearchAgent(Player):
         alpha, fraction = self._dirichlet
         return Search([game], simulations=self.simulations, seed=seed, c_puct=self._c_puct,
                       dirichlet_alpha=alpha, dirichlet_fraction=fraction,
-                      in_flight=self._in_flight)
+                      in_flight=self._in_flight, rollout_weight=self._rollout)
 
     def _reused(self, game: Game) -> Search | None:
         """The kept search moved on to `game`'s position, or None if it does not lead there."""

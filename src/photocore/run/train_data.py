@@ -101,7 +101,8 @@ class DataSeries:
 
     The first `explore_plies` moves of each game are drawn in proportion to their visits
     (temperature 1), the later ones are the most visited; `reuse` keeps the subtree of the
-    move played (visits kept count toward `simulations`). Root noise as in Search.
+    move played (visits kept count toward `simulations`). Root noise and `rollout_weight`
+    as in Search.
     """
 
     evaluate: Evaluate
@@ -115,6 +116,7 @@ class DataSeries:
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
     in_flight: int = 1
+    rollout_weight: float = 0.0
     reuse: bool = True
     records: bool = False
     name: str = "search"
@@ -131,7 +133,7 @@ class DataSeries:
         Game(self.players)        # checks players
         # checks the search's parameters at once, not in a worker
         Search([Game(self.players)], self.simulations, 0, self.c_puct, self.dirichlet_alpha,
-               self.dirichlet_fraction, self.in_flight)
+               self.dirichlet_fraction, self.in_flight, rollout_weight=self.rollout_weight)
 
     searches = True       # for the driver: it searches every move
 
@@ -146,7 +148,8 @@ def play_block(series: DataSeries, start: int, count: int) -> Block:
     games = [Game(series.players, options=series.options) for _ in range(count)]
     # one stream per block, from (seed, first game): the block's games, whoever plays them
     search = Search(games, series.simulations, _block_seed(series.seed, start), series.c_puct,
-                    series.dirichlet_alpha, series.dirichlet_fraction, series.in_flight)
+                    series.dirichlet_alpha, series.dirichlet_fraction, series.in_flight,
+                    rollout_weight=series.rollout_weight)
     rows: dict[str, list[object]] = {
         name: [] for name in ("obs", "mask", "policy", "to_move", "game", "ply", "searched")}
     visits_log: list[list[dict[str, int]]] = [[] for _ in range(count)]
