@@ -96,10 +96,13 @@ def test_the_checkpoint_is_an_agent(example, trained):
 
 def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
     evaluate, play = example.evaluate, example.play
-    evaluate.main(["--checkpoint", str(trained / "final.pt"), "--games", "2",
-                   "--opponents", "random", "--simulations", "4",
+    evaluate.main(["--checkpoint", str(trained / "final.pt"), "--games", "4",
+                   "--opponents", "random", "--simulations", "4", "--baseline", "mcts:50",
                    "--json", str(tmp_path / "e.json")])
-    assert json.loads((tmp_path / "e.json").read_text())["results"]["random"]["games"] == 2
+    result = json.loads((tmp_path / "e.json").read_text())["results"]["random"]
+    assert result["games"] == 4
+    # the baseline in the same seats: mcts:50 beats random
+    assert result["baseline"]["mcts:50"]["win_rate"] >= 0.75
     play.main(["--checkpoint", str(trained / "final.pt"), "--games", "1", "--simulations", "4",
                "--opponent", "mcts:5", "--out", str(tmp_path / "g.jsonl")])
     assert "alphazero:4 against mcts:5" in capsys.readouterr().out

@@ -21,6 +21,23 @@ def parse_opponent(text):
     return spec.kind, spec.simulations or DEFAULT_SIMULATIONS   # unused by random, greedy
 
 
+def builtin_matches(agent="mcts:1000", opponent="mcts:100", games=400, players=2, seed=0):
+    """The same seating with a built-in agent in the network's place, played in C
+    (photocore.play._agents.play_games: in game i the agent sits in seat i % players):
+    what a checkpoint's win rate is to be compared with. Returns {"games", "win_rate"}."""
+    from photocore.play._agents import play_games
+    moves, offsets = play_games([parse_opponent(agent)] + [parse_opponent(opponent)]
+                                * (players - 1), players, 0, seed, 0, games)
+    share = []
+    for i in range(games):
+        game = photocore.Game(players)
+        for move in moves[offsets[i]:offsets[i + 1]].tolist():
+            game.play(move)
+        winners = game.winners()
+        share.append(1 / len(winners) if i % players in winners else 0.0)
+    return {"games": games, "win_rate": float(np.mean(share))}
+
+
 def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players=2, seed=0,
                  c_puct=1.25, in_flight=1, rollout_weight=0.0):
     """Plays `games` games of the searched network (its values mixed with random games' by

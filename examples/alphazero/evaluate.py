@@ -2,7 +2,9 @@
 
     python examples/alphazero/evaluate.py --games 400 --opponents random,greedy,mcts:100
 
-Prints each win rate (ties shared) with its 95% interval, seats rotated.
+Prints each win rate (ties shared) with its 95% interval, seats rotated; with --baseline
+(mcts:1000, say), also the win rate of that built-in agent in the same seats against the
+same opponents.
 """
 
 import argparse
@@ -17,7 +19,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from agent import CHECKPOINT  # noqa: E402
-from arena import play_matches  # noqa: E402
+from arena import builtin_matches, play_matches  # noqa: E402
 from net import Evaluator, load  # noqa: E402
 
 
@@ -40,14 +42,19 @@ def main(argv=None):
     parser.add_argument("--opponents", default="random,greedy,mcts:100")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--simulations", type=int, default=64)
-    parser.add_argument("--rollout-weight", type=float, default=0.0,
-                        help="share of a random game's result in each leaf's value")
+    parser.add_argument("--rollout-weight", type=float, default=None,
+                        help="share of a random game's result in each leaf's value "
+                             "(default: the checkpoint's)")
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--baseline", default=None,
+                        help="a built-in agent to play in the checkpoint's seats too")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(1)
-    net, _ = load(args.checkpoint)
+    net, checkpoint = load(args.checkpoint)
+    if args.rollout_weight is None:
+        args.rollout_weight = checkpoint.get("rollout_weight", 0.0)
     results = {}
     for opponent in args.opponents.split(","):
         start = time.perf_counter()
@@ -62,9 +69,17 @@ def main(argv=None):
         print(f"against {opponent}: {rate:.1%} (95% interval {low:.1%} .. "
               f"{high:.1%}) of {args.games} games, mean score {result['score']:.1f} "
               f"vs {result['opponent_score']:.1f}, {result['seconds']:.0f} s", flush=True)
+        if args.baseline:
+            base = builtin_matches(args.baseline, opponent, args.games, net.players, args.seed)
+            low, high = wilson(base["win_rate"], args.games)
+            base["interval"] = [round(low, 3), round(high, 3)]
+            result["baseline"] = {args.baseline: base}
+            print(f"  {args.baseline} in the same seats: {base['win_rate']:.1%} (95% interval "
+                  f"{low:.1%} .. {high:.1%})", flush=True)
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"checkpoint": args.checkpoint, "simulations": args.simulations,
+                       "rollout_weight": args.rollout_weight, "seed": args.seed,
                        "games": args.games, "results": results}, out, indent=1)
 
 
