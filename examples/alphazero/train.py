@@ -283,7 +283,7 @@ def run(args, log):
                         args.rollout_weight)
 
     def report(phase, iteration, losses, evaluation=None):
-        entry = {"phase": phase, "iteration": iteration,
+        entry = {"phase": phase, "iteration": iteration, "players": args.players,
                  "train_seconds": round(clock.seconds, 1),
                  "wall_seconds": round(time.perf_counter() - clock.begin, 1),
                  "cpu_seconds": round(cpu_seconds() + worker_cpu, 1), **totals,

@@ -31,8 +31,8 @@ def _common(command: Command) -> Command:
     """The options match and tournament share."""
     options: list[Callable[[Command], Command]] = [
         click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
-                     help="Seats per game: the number of agents (a tournament: 2), or a "
-                          "multiple of it.  [default: the number of agents]"),
+                     help="Seats per game: the number of agents (a tournament: --group), "
+                          "or a multiple of it.  [default: the number of agents]"),
         rule_options,
         click.option("--workers", type=click.IntRange(min=1), default=None,
                      help="Processes playing games, each with its own engines  "
@@ -103,7 +103,7 @@ def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
 @click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
               show_default=True,
               help="Agents in each game: every group of this many AGENTS plays a match "
-                   "(with --players the group's size unless given).")
+                   "(--players defaults to it).")
 @click.option("--anchor", default=None, metavar="AGENT",
               help="Rate this agent (as written in AGENTS) 0, the others from it  "
                    "[default: ratings centred on 0]")
