@@ -178,14 +178,20 @@ def test_the_win_rate_interval_holds_the_rate_and_stays_within_0_and_1(example, 
     assert (low < rate < high) == (0.0 < rate < 1.0)
 
 
-def test_the_shipped_checkpoint_is_the_agents_default_and_plays(example):
+def test_the_shipped_checkpoints_are_the_agents_default_for_each_number_of_players(example):
     agent = example.agent.AlphaZeroAgent(simulations=8)      # examples/alphazero/checkpoint.pt
     assert (agent.players, agent.checkpoint["hidden"]) == (2, 256)
-    game = photocore.Game()
-    for _ in range(12):
-        move = agent.select(game)
-        assert move in game.legal_moves()
-        game.play(move)
+    # the checkpoint of the game's players is loaded when the agent first sees one, and the
+    # search mixes random games in as that checkpoint was trained
+    for players in (2, 3, 4, 2):
+        game = photocore.Game(players)
+        for _ in range(12):
+            move = agent.select(game)
+            assert move in game.legal_moves()
+            game.play(move)
+        assert agent.players == agent.checkpoint["players"] == players
+        assert agent.path == example.agent.CHECKPOINTS[players]
+        assert agent._rollout == agent.checkpoint.get("rollout_weight", 0.0)
 
 
 def test_a_missing_checkpoint_is_named(example, tmp_path):
@@ -200,9 +206,11 @@ def flushing():
     return sys.float_info.min / 2 == 0.0
 
 
-def test_the_shipped_checkpoint_has_no_subnormal_weight(example):
-    net, _ = example.net.load(example.agent.CHECKPOINT, flush=False)       # as the file has it
-    assert example.net.subnormals(net) == 0
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_shipped_checkpoints_have_no_subnormal_weight(example, players):
+    path = example.agent.CHECKPOINTS[players]
+    net, checkpoint = example.net.load(path, flush=False)       # as the file has it
+    assert example.net.subnormals(net) == 0 and net.players == players
 
 
 def test_a_trained_checkpoint_has_no_subnormal_weight(example, trained):

@@ -18,7 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agent import CHECKPOINT  # noqa: E402
+from agent import CHECKPOINTS  # noqa: E402
 from arena import builtin_matches, play_matches  # noqa: E402
 from net import Evaluator, load  # noqa: E402
 
@@ -38,7 +38,10 @@ def wilson(rate, games, z=1.96):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default=CHECKPOINT)
+    parser.add_argument("--checkpoint", default=None,
+                        help="default: the shipped checkpoint for --players")
+    parser.add_argument("--players", type=int, choices=sorted(CHECKPOINTS), default=2,
+                        help="whose shipped checkpoint, when --checkpoint is not given")
     parser.add_argument("--opponents", default="random,greedy,mcts:100")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--simulations", type=int, default=64)
@@ -50,6 +53,7 @@ def main(argv=None):
                         help="a built-in agent to play in the checkpoint's seats too")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)
+    args.checkpoint = args.checkpoint or CHECKPOINTS[args.players]
 
     torch.set_num_threads(1)
     net, checkpoint = load(args.checkpoint)

@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agent import CHECKPOINT, AlphaZeroAgent  # noqa: E402
+from agent import CHECKPOINTS, AlphaZeroAgent  # noqa: E402
 from arena import parse_opponent  # noqa: E402
 
 import photocore  # noqa: E402
@@ -22,13 +22,17 @@ import photocore.records  # noqa: E402
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default=CHECKPOINT)
+    parser.add_argument("--checkpoint", default=None,
+                        help="default: the shipped checkpoint for --players")
+    parser.add_argument("--players", type=int, choices=sorted(CHECKPOINTS), default=2,
+                        help="whose shipped checkpoint, when --checkpoint is not given")
     parser.add_argument("--opponent", default="greedy", help="random, greedy, mcts or mcts:N")
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--simulations", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="records of the games (.jsonl or .jsonl.gz)")
     args = parser.parse_args(argv)
+    args.checkpoint = args.checkpoint or CHECKPOINTS[args.players]
 
     agent = AlphaZeroAgent(checkpoint=args.checkpoint, simulations=args.simulations,
                            seed=args.seed)
