@@ -113,9 +113,10 @@ def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
 def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_path, capsys):
     # docs/ratings.md's command, small: 2 players, a tiny checkpoint, 2 games a pairing
     page = tmp_path / "ratings.md"
-    example.ratings.main(["--players", "2", "--mcts", "5", "--simulations", "2,6",
-                          "--checkpoint", str(trained / "final.pt"), "--games", "2",
-                          "--workers", "2", "--folder", str(tmp_path), "--out", str(page)])
+    command = ["--players", "2", "--mcts", "5", "--simulations", "2,6", "--checkpoint",
+               str(trained / "final.pt"), "--games", "2", "--workers", "2",
+               "--folder", str(tmp_path), "--out", str(page)]
+    example.ratings.main(command)
     summary = json.loads((tmp_path / "2p.json").read_text())
     assert summary["games"] == 2 * 10 and summary["anchor"] == "random"
     text = page.read_text()
@@ -134,6 +135,11 @@ def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_pa
         assert float(cells[7]) >= 0
     assert "python examples/alphazero/ratings.py --players 2" in text
     assert "photocore tournament random greedy mcts:5 'py:" in text
+    # --render writes the same page from the summaries, playing nothing
+    (tmp_path / "2p.jsonl.gz").unlink()
+    page.unlink()
+    example.ratings.main(command + ["--render"])
+    assert page.read_text() == text and not (tmp_path / "2p.jsonl.gz").exists()
 
 
 def test_the_checkpoint_refuses_a_game_of_other_players(example, trained):

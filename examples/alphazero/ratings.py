@@ -33,17 +33,19 @@ def agents(players, mcts, simulations, checkpoint=None):
             + [f"py:{AGENT}:AlphaZeroAgent?{where}simulations={n}" for n in simulations])
 
 
-def tournament(players, specs, games, seed, workers, folder):
-    """Runs `photocore tournament` for `players` (as a user would, in a subprocess) and
-    returns (its command line, its summary)."""
+def tournament(players, specs, games, seed, workers, folder, play=True):
+    """Runs `photocore tournament` for `players` (as a user would, in a subprocess, in the
+    repository's folder; `folder` relative to it) unless `play` is false, and returns (its
+    command line, its summary)."""
     summary = os.path.join(folder, f"{players}p.json")
     command = (["photocore", "tournament", *specs, "--group", str(players),
                 "--games", str(games), "--seed", str(seed), "--anchor", "random",
                 "--summary", summary, "--out", os.path.join(folder, f"{players}p.jsonl.gz"),
                 "--no-progress"] + (["--workers", str(workers)] if workers else []))
-    print("$", shlex.join(command), flush=True)
-    subprocess.run([sys.executable, "-m", "photocore", *command[1:]], check=True, cwd=ROOT)
-    with open(summary) as f:
+    if play:
+        print("$", shlex.join(command), flush=True)
+        subprocess.run([sys.executable, "-m", "photocore", *command[1:]], check=True, cwd=ROOT)
+    with open(os.path.join(ROOT, summary)) as f:
         return command, json.load(f)
 
 
@@ -132,7 +134,11 @@ def main(argv=None):
     parser.add_argument("--folder", default="runs/ratings",
                         help="the tournaments' summaries and games")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "ratings.md"))
+    parser.add_argument("--render", action="store_true",
+                        help="write the page from the summaries already in --folder, "
+                             "playing nothing")
     args = parser.parse_args(argv)
+    folder = os.path.relpath(os.path.abspath(args.folder), ROOT)
     players = [int(p) for p in args.players.split(",")]
     games = [int(g) for g in args.games.split(",")]
     if len(games) != len(players):
@@ -143,9 +149,9 @@ def main(argv=None):
     for p, g in zip(players, games):
         specs = agents(p, [int(n) for n in args.mcts.split(",")],
                        [int(n) for n in args.simulations.split(",")], args.checkpoint)
-        results.append((p, *tournament(p, specs, g, args.seed, args.workers,
-                                       os.path.abspath(args.folder))))
-    text = page(results, argv)
+        results.append((p, *tournament(p, specs, g, args.seed, args.workers, folder,
+                                       play=not args.render)))
+    text = page(results, [a for a in argv if a != "--render"])
     with open(args.out + ".tmp", "w") as f:
         f.write(text)
     os.replace(args.out + ".tmp", args.out)
