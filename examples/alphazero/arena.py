@@ -41,7 +41,8 @@ def builtin_matches(agent="mcts:1000", opponent="mcts:100", games=400, players=2
 def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players=2, seed=0,
                  c_puct=1.25, in_flight=1, rollout_weight=0.0):
     """Plays `games` games of the searched network (its values mixed with random games' by
-    `rollout_weight`, photocore.Search) against `opponent` in the other seats; returns {"games", "win_rate" (the network's share of the wins, ties shared), "score"
+    `rollout_weight`, photocore.Search) against `opponent` in the other seats; returns
+    {"games", "win_rate" (the network's share of the wins, ties shared), "score"
     (its mean score), "opponent_score", "moves"}."""
     kind, budget = parse_opponent(opponent)
     boards = [photocore.Game(players) for _ in range(games)]
