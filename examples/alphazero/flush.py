@@ -3,7 +3,7 @@ same: the same policy and values within --tolerance and the same searched moves 
 of a few games.
 
     python examples/alphazero/flush.py examples/alphazero/checkpoint.pt     # in place
-    python examples/alphazero/flush.py runs/az/best.pt --out runs/az/best-flushed.pt
+    python examples/alphazero/flush.py runs/az/final.pt --out runs/az/final-flushed.pt
 
 A checkpoint trained before train.py used AdamW can have a quarter of its weights subnormal
 (net.py says why that is slow). Loading one already flushes it (net.load); this writes the
