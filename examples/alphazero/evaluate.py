@@ -9,12 +9,13 @@ same opponents.
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
 
 import torch
+
+from photocore.env import evaluation
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -23,17 +24,14 @@ from arena import builtin_matches, play_matches  # noqa: E402
 from net import Evaluator, load  # noqa: E402
 
 
-def wilson(rate, games, z=1.96):
-    """The 95% Wilson score interval of a win rate: inside [0, 1] even at 0% or 100%,
-    where the normal approximation's would leave it.
+def wilson(rate, games):
+    """The 95% Wilson score interval of a win rate (ties shared, so wins may be fractional):
+    photocore.env.evaluation.wilson's, inside [0, 1] even at 0% or 100%.
 
     >>> [round(x, 3) for x in wilson(1.0, 400)]
     [0.99, 1.0]
     """
-    scale = 1 + z * z / games
-    centre = (rate + z * z / (2 * games)) / scale
-    half = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games)) / scale
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return evaluation.wilson(rate * games, games)
 
 
 def main(argv=None):

@@ -102,7 +102,9 @@ def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, floa
     rate, spread = wins / games, z * z / games
     centre = (rate + spread / 2) / (1 + spread)
     half = z * math.sqrt(rate * (1 - rate) / games + spread / (4 * games)) / (1 + spread)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # at no wins (every win) the bound is exactly 0 (1): rounding would leave it a hair off
+    return (0.0 if wins <= 0 else max(0.0, centre - half),
+            1.0 if wins >= games else min(1.0, centre + half))
 
 
 def evaluate(policy: Policy | _Model, opponents: str | object | Sequence[str | object],
