@@ -288,10 +288,64 @@ def test_serve_answers_bad_queries_with_an_error_and_goes_on():
     by_id = {a["id"]: a for a in answers if a["id"] is not None}
     assert [a for a in answers if a["id"] is None][0]["error"].startswith("malformed JSON")
     assert sum(a["id"] is None for a in answers) == 2            # the bad line, the array
-    for ident, reason in ((2, "move 1"), (3, "move 1"), (4, "cannot evaluate"),
+    for ident, reason in ((2, "move 1"), (3, "move 1"), (4, "not allowed"),
                           (5, "visits"), (6, "unknown field"), (7, "position")):
         assert reason in by_id[ident]["error"], by_id[ident]
     assert "error" not in by_id[8] and by_id[8]["engine"] == "mcts:20"
+
+
+def test_serve_queries_choose_only_among_the_operators_engines(tmp_path, monkeypatch):
+    # a query naming code to run is refused before anything is imported or run
+    monkeypatch.chdir(tmp_path)
+    payload = tmp_path / "payload.py"
+    payload.write_text("open('imported.txt', 'w').close()\nclass X:\n    pass\n")
+    queries = "".join(json.dumps(q) + "\n" for q in (
+        {"id": 1, "engine": 'py:subprocess:getoutput?cmd="id > pwned.txt"'},
+        {"id": 2, "engine": f"py:{payload}:X"},
+        {"id": 3, "engine": "cmd:touch pwned.txt"},
+        {"id": 4, "engine": "mcts:70", "visits": 50},
+        {"id": 5, "engine": "mcts:2000"},
+        {"id": 6, "visits": 2001}))
+    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--workers", "1",
+                                          "--max-visits", "2000"], input=queries)
+    assert result.exit_code == 0, result.output
+    by_id = {a["id"]: a for a in map(json.loads, result.output.splitlines())}
+    for ident in (1, 2, 3):
+        assert "not allowed here" in by_id[ident]["error"]
+        assert "run code" in by_id[ident]["error"]
+    assert not (tmp_path / "pwned.txt").exists() and not (tmp_path / "imported.txt").exists()
+    assert by_id[4]["engine"] == "mcts:50" and sum(by_id[4]["visits"].values()) == 49
+    assert by_id[5]["engine"] == "mcts:2000"
+    assert "from 1 to 2,000" in by_id[6]["error"]
+    # an engine the operator allows by name is there to choose; its label is the key
+    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--max-visits", "60",
+                                          "--allow", "mcts:100"], input=json.dumps(
+                                              {"id": 1, "engine": "mcts:100"}) + "\n")
+    assert json.loads(result.output)["engine"] == "mcts:100"
+    result = CliRunner().invoke(analyze, ["--serve", "--allow", "py:nowhere:X"], input="")
+    assert result.exit_code == 2 and "--allow" in result.output
+    payload.write_text("")
+    result = CliRunner().invoke(analyze, [str(payload), "--allow", "mcts:100"])
+    assert result.exit_code == 2 and "only with --serve" in result.output
+
+
+def test_serve_refuses_json_constants_and_answers_valid_json():
+    (answer,) = serve('{"id": NaN, "visits": 10}')
+    assert answer["id"] is None and "NaN is not JSON" in answer["error"]
+    (answer,) = serve('{"id": 1, "visits": Infinity}')
+    assert "malformed JSON" in answer["error"]
+
+
+def test_serve_on_ctrl_c_answers_the_queries_under_way_only():
+    def source():
+        yield json.dumps({"id": "slow", "visits": 300_000}) + "\n"
+        yield from (json.dumps({"id": i, "visits": 10}) + "\n" for i in range(3))
+        raise KeyboardInterrupt
+
+    sink = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        serve_queries(source(), sink, "mcts:50", 1, seed=0)
+    assert [json.loads(line)["id"] for line in sink.getvalue().splitlines()] == ["slow"]
 
 
 def test_serve_answers_out_of_order_as_queries_finish():

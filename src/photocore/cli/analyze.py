@@ -21,8 +21,11 @@ from photocore.cli.options import backend_options, check_backend, connect_backen
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.play._agents import MAX_SIMULATIONS
+from photocore.play.specs import Allowed, split
 from photocore.records import Record, check_record, read_games, record_line
 from photocore.run.driver import ResumeError, drive
+
+MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless --max-visits says otherwise
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
@@ -143,9 +146,16 @@ def _records(path: str) -> Iterator[tuple[int, Record]]:
               help="Progress bar  [default: when stderr is a terminal]")
 @click.option("--serve", is_flag=True,
               help="Answer JSON-line queries on standard input instead (docs/analysis.md).")
+@click.option("--allow", metavar="SPECS", default=None,
+              help="With --serve: further engines a query may name (comma-separated specs). "
+                   "A query may name --engine, these, and the built-in ones among them at "
+                   "any budget up to --max-visits; nothing else.")
+@click.option("--max-visits", type=click.IntRange(1, MAX_SIMULATIONS),
+              default=MAX_QUERY_VISITS, show_default=True,
+              help="With --serve: the most visits a query may ask for.")
 def analyze(games: str | None, engine: str, out: str | None, workers: int | None, seed: int,
             resume: bool, backend: str, address: str | None, connect_timeout: float,
-            progress: bool | None, serve: bool) -> None:
+            progress: bool | None, serve: bool, allow: str | None, max_visits: int) -> None:
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
     OUT: each position's value for every player, the engine's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
@@ -157,6 +167,8 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
               photocore analyze --serve --engine mcts:1000 < queries.jsonl
     """
     check_backend(backend)
+    if not serve and allow is not None:
+        raise click.UsageError("--allow names the engines queries may choose: only with --serve")
     if serve:
         if games is not None or out is not None or resume or backend != "local":
             raise click.UsageError("--serve reads queries on standard input: no GAMES, "
@@ -165,7 +177,17 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
             analysis.engine(engine)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--engine") from None
-        serve_queries(sys.stdin, sys.stdout, engine, workers or os.cpu_count() or 1, seed)
+        try:
+            engines = Allowed([engine, *split(allow)] if allow else [engine], max_visits)
+            for spec in engines.by_label.values():
+                analysis.engine(spec.text)          # each loads once, and fails now
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--allow") from None
+        try:
+            serve_queries(sys.stdin, sys.stdout, engine, workers or os.cpu_count() or 1,
+                          seed, engines)
+        except KeyboardInterrupt:
+            raise SystemExit(130) from None
         return
     if games is None:
         raise click.UsageError("Missing argument 'GAMES' (or --serve).")
@@ -221,27 +243,29 @@ class QueryError(ValueError):
     """A query that cannot be answered: the message says why."""
 
 
-def answer(query: object, engine: str, seed: int) -> dict[str, Any]:
-    """The answer to one query (a parsed JSON object, see docs/analysis.md)."""
+def answer(query: object, engines: Allowed, engine: str, seed: int) -> dict[str, Any]:
+    """The answer to one query (a parsed JSON object, see docs/analysis.md): by `engine`
+    unless it names another of `engines`, the only ones a query may choose."""
     if not isinstance(query, dict):
         raise QueryError(f"a query is a JSON object, not {type(query).__name__}")
     unknown = set(query) - {"id", "position", "moves", "engine", "visits", "seed"}
     if unknown:
         raise QueryError(f"unknown field {sorted(unknown)[0]!r}")
-    game = _game(query)
     spec = query.get("engine", engine)
     visits = query.get("visits")
     if not isinstance(spec, str):
         raise QueryError(f"engine must be a string, got {spec!r}")
-    if visits is not None and (type(visits) is not int or not 1 <= visits <= MAX_SIMULATIONS):
-        raise QueryError(f"visits must be an integer from 1 to {MAX_SIMULATIONS:,}, got "
-                         f"{visits!r}")
+    chosen = engines.find(spec)      # before anything is loaded
+    limit = engines.max_simulations or MAX_SIMULATIONS
+    if visits is not None and (type(visits) is not int or not 1 <= visits <= limit):
+        raise QueryError(f"visits must be an integer from 1 to {limit:,}, got {visits!r}")
     query_seed = query.get("seed", seed)
     if type(query_seed) is not int:
         raise QueryError(f"seed must be an integer, got {query_seed!r}")
+    game = _game(query)
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
-    judge = analysis.engine(spec, visits)
+    judge = analysis.engine(chosen.text, visits)
     evaluation = judge.evaluate(game, query_seed)
     return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
 
@@ -264,14 +288,18 @@ def _game(query: dict[str, Any]) -> Game:
     return game
 
 
-def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int) -> None:
+def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int,
+                  engines: Allowed | None = None) -> None:
     """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
-    (out of order), `workers` at a time; a bad query gets {"id", "error"} and the rest
-    go on. Returns at the end of `source`, once every query is answered."""
+    (out of order), `workers` at a time, by `engine` or another of `engines` (default:
+    `engine` alone, built-ins up to MAX_QUERY_VISITS); a bad query gets {"id", "error"}
+    and the rest go on. Returns at the end of `source`, once every query is answered; on
+    Ctrl-C, once the queries being answered are, without starting the others."""
+    engines = engines or Allowed([engine], MAX_QUERY_VISITS)
     lock = threading.Lock()
 
     def send(message: dict[str, Any]) -> None:
-        line = json.dumps(message, separators=(",", ":"))
+        line = json.dumps(message, separators=(",", ":"), allow_nan=False)
         with lock:
             sink.write(line + "\n")
             sink.flush()
@@ -279,18 +307,30 @@ def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int) 
     def run(query: Any) -> None:
         ident = query.get("id") if isinstance(query, dict) else None
         try:
-            send(answer(query, engine, seed))
+            send(answer(query, engines, engine, seed))
         except Exception as e:  # noqa: BLE001 (a bad query, or the engine's error: said, not fatal)
             send({"id": ident, "error": str(e) if isinstance(e, ValueError)
                   else f"{type(e).__name__}: {e}"})
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:   # waits for every answer
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         for line in source:
             if not line.strip():
                 continue
             try:
-                query = json.loads(line)
+                query = json.loads(line, parse_constant=_no_constant)
             except ValueError as e:
                 send({"id": None, "error": f"malformed JSON: {e}"})
                 continue
             pool.submit(run, query)
+    except BaseException:
+        # Ctrl-C (or a broken input): the queries under way are answered, no other starts
+        pool.shutdown(cancel_futures=True)
+        raise
+    pool.shutdown()     # every query answered
+
+
+def _no_constant(name: str) -> None:
+    # JSON has no NaN or Infinity: Python's parser takes them, and its writer would echo
+    # them back as invalid JSON
+    raise ValueError(f"{name} is not JSON")

@@ -19,7 +19,7 @@ take it now); serve/app.py turns them into status codes.
 >>> store.create(seats=["person", "py:evil.py:Agent"])
 Traceback (most recent call last):
 ...
-photocore.serve.games.BadRequest: agent 'py:evil.py:Agent' is not served here (served: random); ...
+photocore.serve.games.BadRequest: agent 'py:evil.py:Agent' is not allowed here (allowed: ...
 """
 
 import asyncio
@@ -28,16 +28,15 @@ import contextlib
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from photocore import records, render, svg, viewer
 from photocore._game import Game, Move
 from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
 from photocore.facts import MAX_PLAYERS, NUM_ACTIONS, PLAYERS, Options
-from photocore.play._agents import BUILTIN_AGENTS
 from photocore.play.player import Player
-from photocore.play.specs import Forfeit, Spec, parse
+from photocore.play.specs import Allowed, Forfeit, Spec
 from photocore.serve import hints
 
 PERSON = "person"                   # a seat a person plays, in requests and records
@@ -68,8 +67,9 @@ class Unavailable(RuntimeError):
 
 # ---- the agents a server plays with ------------------------------------------------------
 
-class Agents:
-    """The agents a server was started with, by label: the only ones a request can seat.
+class Agents(Allowed):
+    """The agents a server was started with, by label: the only ones a request can seat
+    (the rule of photocore.play.specs.Allowed, refusals as BadRequest).
 
     >>> agents = Agents(["mcts:50", "greedy"])
     >>> agents.labels, agents.find("greedy").label, agents.find("MCTS:50").label
@@ -77,35 +77,14 @@ class Agents:
     >>> agents.find("mcts:60")
     Traceback (most recent call last):
     ...
-    photocore.serve.games.BadRequest: agent 'mcts:60' is not served here (served: mcts:50, greedy)
+    photocore.serve.games.BadRequest: agent 'mcts:60' is not allowed here (allowed: mcts:50, greedy)
     """
 
-    def __init__(self, specs: Iterable[str | Spec]) -> None:
-        by_label: dict[str, Spec] = {}
-        for text in specs:
-            spec = text if isinstance(text, Spec) else parse(text)
-            by_label.setdefault(spec.label, spec)
-        self.by_label = by_label
-        self.labels = tuple(by_label)
-
     def find(self, text: str) -> Spec:
-        """The served agent `text` names (its label, or a built-in spec of the same label)."""
-        text = text.strip()
-        found = self.by_label.get(text)
-        kind = text.partition(":")[0].lower()
-        if found is None and kind in BUILTIN_AGENTS:
-            try:
-                found = self.by_label.get(parse(text).label)
-            except ValueError as e:
-                raise BadRequest(str(e)) from None
-        if found is not None:
-            return found
-        served = ", ".join(self.labels) or "none"
-        why = f"agent {text[:200]!r} is not served here (served: {served})"
-        if kind in ("py", "cmd"):
-            why += ("; py: and cmd: agents run code on this machine: only the server's "
-                    "--agents can name them")
-        raise BadRequest(why)
+        try:
+            return super().find(text)
+        except ValueError as e:         # not allowed, or a malformed built-in spec
+            raise BadRequest(str(e)) from None
 
 
 # ---- one game ----------------------------------------------------------------------------
