@@ -1,9 +1,11 @@
 """Analysis (photocore.analysis, `photocore analyze`): known answers, the record field, the
 engines, determinism, the command with --resume, and the JSON-lines engine of --serve."""
 
+import copy
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ from click.testing import CliRunner
 
 import photocore
 from photocore import analysis, records
+from photocore.cli import main
 from photocore.cli.analyze import analyze, serve_queries
 from photocore.play._agents import Agent, search_root
 from photocore.play.search import SearchAgent
@@ -206,6 +209,106 @@ def test_the_record_field_is_checked_and_versioned(games):
         analysis.of_record(short)
 
 
+@pytest.fixture(scope="module")
+def analysed(games):
+    """The first game of `games` with its analysis, as a JSON line's record."""
+    rec = first_game(games)
+    return json.loads(records.record_line(
+        analysis.with_analysis(rec, analysis.analyse(rec, "mcts:10", seed=0))))
+
+
+def changed_analysis(rec, change):
+    rec = copy.deepcopy(rec)
+    change(rec["metadata"]["analysis"])
+    return rec
+
+
+def _set(array, k, value):
+    def change(data):
+        data[array][k] = value
+    return change
+
+
+# an analysis (version 1) that is not of its record: (the change, whether only a replay
+# finds it, the error after "FILE:1: ")
+NOT_OF_ITS_RECORD = {
+    "a move short": (lambda data: data["player"].pop(), False,
+                     r"field 'metadata.analysis.player' covers \d+ moves, the game has \d+"),
+    "a position short": (lambda data: data["values"].pop(), False,
+                         r"field 'metadata.analysis.values' must hold \d+ values, one per "
+                         r"position \(the moves \+ 1\), got \d+"),
+    "a position of one player": (_set("values", 2, [0.5]), False,
+                                 r"field 'metadata.analysis.values\[2\]' must hold 2 values, "
+                                 r"one per player, got 1"),
+    "an accuracy too many": (lambda data: data["accuracy"].append(50.0), False,
+                             r"field 'metadata.analysis.accuracy' must hold 2 values, one per "
+                             r"player, got 3"),
+    "player 3 of 2": (_set("player", 3, 3), False,
+                      r"ply 4: field 'metadata.analysis.player\[3\]' must be at most 1, got 3"),
+    "a malformed best move": (_set("best", 3, "grow z9"), False,
+                              r"ply 4: field 'metadata.analysis.best\[3\]': malformed move "
+                              r"'grow z9'"),
+    "another mover": (_set("player", 0, 1), True,
+                      r"ply 1: field 'metadata.analysis.player\[0\]' says player 1 made this "
+                      r"move, the replay says player 0"),
+    "an illegal best move": (_set("best", 0, "grow a4"), True,
+                             r"ply 1: field 'metadata.analysis.best\[0\]': grow a4 is not a "
+                             r"legal move there"),
+}
+
+
+@pytest.mark.parametrize("case", list(NOT_OF_ITS_RECORD))
+def test_an_analysis_not_of_its_record_is_refused_by_every_command(analysed, tmp_path, case):
+    change, needs_replay, message = NOT_OF_ITS_RECORD[case]
+    bad = changed_analysis(analysed, change)
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(bad) + "\n")
+    if needs_replay:       # sound in form: only a replay tells
+        records.check_record(copy.deepcopy(bad))
+        with pytest.raises(photocore.RecordError, match=message):
+            list(records.positions(bad))
+    else:
+        with pytest.raises(photocore.RecordError, match=message):
+            records.check_record(copy.deepcopy(bad))
+    with pytest.raises(photocore.RecordError, match=f"^{re.escape(str(path))}:1: {message}"):
+        list(records.read_games(path, verify=True))
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    assert result.exit_code == 1 and re.match(f"{re.escape(str(path))}:1: {message}",
+                                              result.output), result.output
+    # refused in one line, each; stats (which replays nothing) passes the record over or,
+    # sound in form, sums it up
+    for command in (["replay", path, "--html", tmp_path / "g.html"], ["show", path],
+                    ["export", path, "--npz", tmp_path / "g.npz"], ["stats", path]):
+        result = CliRunner().invoke(main, [str(a) for a in command])
+        assert isinstance(result.exception, SystemExit | None), result.exception
+        if command[0] != "stats":
+            assert result.exit_code == 1
+            assert re.match(f"Error: {re.escape(str(path))}:1: {message}", result.output)
+    assert not (tmp_path / "g.html").exists() and not (tmp_path / "g.npz").exists()
+
+
+def test_an_analysis_read_with_whole_floats_or_of_a_later_version(analysed, tmp_path):
+    """Its players written 1.0 read as ints; a later version's passes as data, left out of
+    the sums of stats and refused by replay, in words."""
+    floats = changed_analysis(analysed, lambda data: data.update(
+        player=[float(p) for p in data["player"]], seed=0.0))
+    later = changed_analysis(analysed, lambda data: data.update(version=2))
+    for rec, name in ((analysed, "ints"), (floats, "floats"), (later, "later")):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(rec) + "\n")
+    said = {}
+    for name in ("ints", "floats", "later"):
+        path = tmp_path / f"{name}.jsonl"
+        for command in (["stats", path], ["replay", path, "--html", tmp_path / f"{name}.html"]):
+            result = CliRunner().invoke(main, [str(a) for a in command])
+            assert isinstance(result.exception, SystemExit | None), result.exception
+            said[name, command[0]] = result.output.replace(str(tmp_path / name), "FILE")
+    assert said["floats", "stats"] == said["ints", "stats"]
+    assert said["floats", "replay"] == said["ints", "replay"]
+    assert "analysis, greedy:" in said["ints", "stats"]
+    assert said["later", "stats"] == said["ints", "stats"].split("\nanalysis, ")[0] + "\n"
+    assert said["later", "replay"].startswith("Error: FILE.jsonl:1: analysis version 2")
+
+
 def test_summarise_by_agent(games):
     recs = [analysis.with_analysis(r, analysis.analyse(r, "mcts:10", seed=0))
             for r in records.read_games(games)]
@@ -255,6 +358,33 @@ def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_p
     assert result.exit_code == 2 and "exists" in result.output
     result = run(games, "--engine", "greedy", "--out", tmp_path / "x.jsonl")
     assert result.exit_code == 2 and "cannot evaluate" in result.output
+
+
+def test_the_command_tells_a_bad_game_before_it_starts(games, tmp_path):
+    """Read as `photocore verify` reads them, every game replayed: a game with an illegal
+    move (or a damaged file) stops the run before any worker starts, naming the file, the
+    line and the ply, and says how to go on; not with --resume, which would fail alike."""
+    good = games.read_text().splitlines()[0]
+    bad = json.loads(good)
+    bad["moves"][6] = "collect d4"
+    illegal = tmp_path / "illegal.jsonl"
+    illegal.write_text(f"{good}\n{json.dumps(bad)}\n")
+    cut = tmp_path / "cut.jsonl.gz"
+    records.write_games(cut, records.read_games(games))
+    cut.write_bytes(cut.read_bytes()[:-40])
+    for path, where, fix in (
+            (illegal, ":2: ply 7: illegal move collect d4",
+             f"`photocore verify {illegal}` lists every bad game; leave them out of {illegal} "
+             "(or mend them)"),
+            (cut, ":3: the compressed stream is damaged",
+             f"`photocore repair {cut}` keeps its whole games and drops the rest")):
+        out = tmp_path / "out.jsonl"
+        result = run(path, "--engine", "mcts:5", "--workers", "1", "--out", out)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+        (line,) = result.output.splitlines()
+        assert line.startswith(f"Error: {path}{where}"), line
+        assert line.endswith(f"No game was analysed: {fix}, and run again"), line
+        assert "--resume" not in line and not out.exists()
 
 
 # ---- --serve ---------------------------------------------------------------------------

@@ -489,17 +489,16 @@ def with_analysis(rec: Record, analysis: GameAnalysis) -> Record:
 
 
 def of_record(rec: Record) -> GameAnalysis | None:
-    """The analysis a record holds (None if it has none); RecordError if it is not of
-    this game (another number of moves) or of an unknown version."""
+    """The analysis a record holds (None if it has none); RecordError if the record does
+    not pass check_record (an analysis not of this game: another number of moves...) or
+    its analysis is of an unknown version."""
+    check_record(rec)
     data = rec["metadata"].get("analysis")
     if data is None:
         return None
-    if data.get("version") != VERSION:
-        raise RecordError(f"analysis version {data.get('version')!r}: this photocore reads "
+    if data["version"] != VERSION:
+        raise RecordError(f"analysis version {data['version']!r}: this photocore reads "
                           f"version {VERSION}")
-    if len(data["best"]) != len(rec["moves"]):
-        raise RecordError(f"the analysis covers {len(data['best'])} moves, the game has "
-                          f"{len(rec['moves'])}")
     return GameAnalysis.from_json(data, rec["players"], rec["moves"])
 
 
@@ -525,16 +524,18 @@ class AgentSummary:
 
 
 def summarise(records: Iterable[Record]) -> dict[str, dict[str, float | int]]:
-    """Per agent (metadata.agents), over the analysed games of `records` (the others are
-    passed over): games, unforced moves, mean loss per move (value units and win chance),
-    mean accuracy and the counts of inaccuracies, mistakes and blunders.
+    """Per agent (metadata.agents), over the analysed games of `records` (the others, and
+    those analysed by a version this photocore does not read, are passed over): games,
+    unforced moves, mean loss per move (value units and win chance), mean accuracy and the
+    counts of inaccuracies, mistakes and blunders.
 
     >>> summarise([])
     {}
     """
     agents: dict[str, AgentSummary] = {}
     for rec in records:
-        analysis = of_record(rec)
+        data = rec["metadata"].get("analysis")
+        analysis = of_record(rec) if data is not None and data["version"] == VERSION else None
         if analysis is None:
             continue
         names = rec["metadata"]["agents"]

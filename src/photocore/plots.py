@@ -25,9 +25,10 @@ def light_by_round(rec: Record) -> list[tuple[int, ...]]:
 
     That is just after the round's photosynthesis, when the round number changes.
     """
+    actions = records.check_record(rec)     # first: it makes a players of 2.0 the int 2
     game = Game(rec["players"], options=Options(**rec["options"]))
     light: list[tuple[int, ...]] = []
-    for action in records.check_record(rec):
+    for action in actions:
         game.play(action)
         if game.round > len(light):
             light.append(game.light)

@@ -3,7 +3,6 @@ records that hold their analysis (metadata.analysis, docs/analysis.md); with --s
 analysis engine for tools: JSON-line queries on standard input, answers on standard output.
 """
 
-import gzip
 import json
 import os
 import sys
@@ -43,22 +42,27 @@ class AnalysisRun:
     """The games of the record file `path` analysed by `engine` (a spec, see
     photocore.analysis.engine; `budget` its simulations), seeded `seed`: a Plan of
     photocore.run.driver. Game i's analysis depends only on the game, the engine and
-    (seed, i). Reading the file checks every record (RecordError)."""
+    (seed, i). The file is read first as `photocore verify` reads it, every game replayed:
+    a bad game stops the run before it starts (RecordError naming its line and ply)."""
 
     def __init__(self, path: str, engine: str, budget: int | None = None, seed: int = 0,
                  thresholds: analysis.Thresholds = analysis.THRESHOLDS) -> None:
         self.path, self.spec, self.budget, self.seed = path, engine, budget, seed
         self.thresholds = thresholds
         self.engine_name = analysis.engine(engine, budget).name     # fails early
-        self.offsets: list[int] | None = None if path.endswith(".gz") else []
         self._defining: list[dict[str, object]] = []
-        for offset, rec in _records(path):
-            if self.offsets is not None:
-                self.offsets.append(offset)
+        lines = []
+        # replayed here, not first in a worker, whose failure would only repeat on --resume
+        reader = read_games(path, verify=True)
+        for rec in reader:
+            lines.append(reader.line)
             self._defining.append({
                 "rules_version": rec["rules_version"], "players": rec["players"],
                 "options": rec["options"], "agents": rec["metadata"]["agents"]})
         self.games = len(self._defining)
+        # where each game's line starts, for the batches to read it (a .gz: read through)
+        starts = None if path.endswith(".gz") else _line_starts(path)
+        self.offsets = None if starts is None else [starts[line - 1] for line in lines]
 
     @property
     def searches(self) -> bool:
@@ -98,30 +102,26 @@ class AnalysisRun:
             with open(self.path, "rb") as f:
                 for index in range(start, start + count):
                     f.seek(self.offsets[index])
-                    yield json.loads(f.readline())
+                    rec = json.loads(f.readline())
+                    check_record(rec)       # read as every reader reads it (2.0 -> 2)
+                    yield rec
             return
-        for index, (_, rec) in enumerate(_records(self.path)):
+        for index, rec in enumerate(read_games(self.path)):
             if index >= start + count:
                 return
             if index >= start:
                 yield rec
 
 
-def _records(path: str) -> Iterator[tuple[int, Record]]:
-    """(byte offset of its line, record) of every game of a file, checked (RecordError
-    naming the line); the offsets of a .gz are those in its uncompressed text."""
-    offset = 0
-    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
-        for line, data in enumerate(f, 1):
-            if not data.isspace():
-                try:
-                    rec = json.loads(data)
-                    check_record(rec)
-                except ValueError as e:   # RecordError, or malformed JSON
-                    raise RecordError(str(e) if isinstance(e, RecordError)
-                                      else f"malformed JSON: {e}", path, line) from None
-                yield offset, rec
+def _line_starts(path: str) -> list[int]:
+    """The byte offset of each line of a file (line n at index n - 1), as read_games
+    numbers them."""
+    starts, offset = [], 0
+    with open(path, "rb") as f:
+        for data in f:
+            starts.append(offset)
             offset += len(data)
+    return starts
 
 
 @click.command()
@@ -194,8 +194,13 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
     out = out or _analysed_name(games)
     try:
         run = AnalysisRun(games, engine, seed=seed)
-    except RecordError as e:
-        raise click.ClickException(str(e)) from None
+    except RecordError as e:   # told now, not by a worker: --resume would not get past it
+        fix = (f"`photocore repair {games}` keeps its whole games and drops the rest"
+               if e.ply is None else      # a damaged line, which repair drops
+               f"`photocore verify {games}` lists every bad game; leave them out of {games} "
+               "(or mend them)")
+        raise click.ClickException(f"{e}. No game was analysed: {fix}, and run again") \
+            from None
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--engine") from None
     skip = resume_from(out, resume, run, SET_BY, run.check_resumed)

@@ -283,14 +283,26 @@ class Guard:
                                "rebinding")
         if method not in ("GET", "HEAD", "OPTIONS"):
             origin = headers.get("origin")
-            if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+            if origin is not None and _netloc(origin) != host.lower():
                 return _error(403, f"requests from another site ({origin[:100]}) cannot "
                                    "change games")
             length = headers.get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            # isascii: str.isdigit takes "²" too, which int() does not
+            if length is not None and not (length.isascii() and length.isdigit()):
+                return _error(400, f"Content-Length {length[:20]!r} is not a number of bytes")
+            if length is not None and int(length) > MAX_BODY:
                 return _error(413, f"the body is over {MAX_BODY // 1024} KiB")
             if length is None and "transfer-encoding" in headers:
                 return _error(411, "send the body with a Content-Length")
+        return None
+
+
+def _netloc(url: str) -> str | None:
+    """The host and port of an Origin header, lower case; None for one that is not a URL
+    (http://[ ...), which is no origin of this server."""
+    try:
+        return urlsplit(url).netloc.lower()
+    except ValueError:
         return None
 
 

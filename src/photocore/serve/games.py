@@ -25,10 +25,11 @@ photocore.serve.games.BadRequest: agent 'py:evil.py:Agent' is not allowed here (
 import asyncio
 import collections
 import contextlib
+import math
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from photocore import records, render, svg, viewer
@@ -93,7 +94,8 @@ class Table:
     """A game being played on the server: its seats, the agents' players, who played each
     move, and the worker thread that moves for the agents.
 
-    Every change happens under `lock` and bumps `version`; the agents choose on a copy of
+    Every change goes through `_changing` (under `lock`, refused once the game is over: a
+    finished game never changes again) and bumps `version`; the agents choose on a copy of
     the game outside the lock, and their move is played only if the game did not change
     meanwhile (`moved` counts the moves played and taken back).
     """
@@ -113,7 +115,7 @@ class Table:
         # who played each move of game.history, and the seat to move before it
         self.by: list[By] = ["given"] * given
         self.movers: list[int] = []
-        self.forfeit: tuple[int, str] | None = None
+        self.forfeit: tuple[int, str, int] | None = None    # seat, reason, ply
         self.worker: threading.Thread | None = None
         self.stopped = False                # the agents were stopped; the game waits
         self.closed = False
@@ -180,18 +182,23 @@ class Table:
             "history": [{"move": str(m), "player": p, "by": b}
                         for m, p, b in zip(history, movers, by)],
             "reply": reply,
-            "can_undo": forfeit is None and PERSON in by,
+            "can_undo": not over and PERSON in by,
             "recordable": game.from_start,
         }
         if with_svg:
             state["svg"] = str(svg.board(game, size=SVG_SIZE))
         return state
 
-    def _thinking(self) -> bool:
-        return (self.worker is not None and not self.stopped and self.forfeit is None
-                and not self.game.is_over)
+    def _over(self) -> bool:
+        return self.forfeit is not None or self.game.is_over
 
-    def _status(self, game: Game, forfeit: tuple[int, str] | None, thinking: bool,
+    def _thinking(self) -> bool:
+        """Under the lock: an agent is to move and a worker chooses for it (a worker still
+        finishing a move that was taken back is not thinking for a person's turn)."""
+        return (self.worker is not None and not self.stopped and not self._over()
+                and self.seats[self.game.current_player or 0] is not None)
+
+    def _status(self, game: Game, forfeit: tuple[int, str, int] | None, thinking: bool,
                 stopped: bool, since: float | None) -> str:
         names = self.names()
 
@@ -199,7 +206,7 @@ class Table:
             return f"player {p} ({names[p]})"
 
         if forfeit is not None:
-            seat, reason = forfeit
+            seat, reason, _ = forfeit
             what = "resigned" if reason == "resigned" else f"forfeited ({reason})"
             winners = self._winners(game, forfeit)
             return f"Game over: {who(seat)} {what}: {render.winners_text(winners)}"
@@ -220,7 +227,7 @@ class Table:
                 f"{game.light[p]} light")
 
     @staticmethod
-    def _winners(game: Game, forfeit: tuple[int, str] | None) -> tuple[int, ...]:
+    def _winners(game: Game, forfeit: tuple[int, str, int] | None) -> tuple[int, ...]:
         if forfeit is None:
             return game.winners()
         return tuple(p for p in range(game.players) if p != forfeit[0])
@@ -230,7 +237,7 @@ class Table:
     def play(self, move: str | int, ply: int | None = None) -> None:
         """A person's move (notation or action id); `ply`, when given, is the number of
         moves the client saw, so a stale click is refused rather than misplayed."""
-        with self.lock:
+        with self._changing("play"):
             seat = self._person_to_move("play")
             if ply is not None and ply != len(self.game.history):
                 raise NotNow(f"the game is at ply {len(self.game.history)}, not {ply}: "
@@ -252,9 +259,7 @@ class Table:
     def undo(self) -> None:
         """Takes back a person's last move and the agents' moves after it (stopping an
         agent that is thinking)."""
-        with self.lock:
-            if self.forfeit is not None:
-                raise NotNow(self._over_reason())
+        with self._changing("undo"):
             if PERSON not in self.by:
                 raise NotNow("nothing to undo: no person has moved yet")
             keep = len(self.by) - 1 - self.by[::-1].index(PERSON)
@@ -268,9 +273,7 @@ class Table:
 
     def resign(self, player: int | None = None) -> None:
         """A person's seat gives the game up: the others win."""
-        with self.lock:
-            if self.forfeit is not None or self.game.is_over:
-                raise NotNow(self._over_reason())
+        with self._changing("resign"):
             people = [p for p, spec in enumerate(self.seats) if spec is None]
             if player is None:
                 current = self.game.current_player
@@ -284,13 +287,13 @@ class Table:
             if player not in people:
                 raise BadRequest(f"player {player} is not a person's seat (people: "
                                  f"{', '.join(map(str, people))})")
-            self.forfeit = (player, "resigned")
+            self.forfeit = (player, "resigned", len(self.game.history))
             self._changed()
 
     def stop(self) -> None:
         """Stops the agent that is thinking: its move, when it comes, is dropped, and the
         game waits (undo, resign, or resume)."""
-        with self.lock:
+        with self._changing("stop"):
             if not self._thinking():
                 raise NotNow("no agent is thinking")
             self.stopped = True
@@ -298,7 +301,7 @@ class Table:
 
     def resume(self) -> None:
         """Lets stopped agents go on."""
-        with self.lock:
+        with self._changing("resume"):
             if not self.stopped:
                 raise NotNow("the agents are not stopped")
             self.stopped = False
@@ -329,7 +332,7 @@ class Table:
                          "from a position")
         metadata: dict[str, Any] = {"agents": self.names(), "site": "photocore serve"}
         if forfeit is not None:
-            metadata["forfeit"] = {"seat": forfeit[0], "reason": forfeit[1]}
+            metadata["forfeit"] = {"seat": forfeit[0], "reason": forfeit[1], "ply": forfeit[2]}
         rec: dict[str, Any] = records.to_record(game, metadata)
         return rec
 
@@ -337,9 +340,22 @@ class Table:
         """The record as the replay viewer's page (photocore.viewer)."""
         return str(viewer.page(self.record()))
 
-    def _person_to_move(self, what: str) -> int:
-        if self.forfeit is not None or self.game.is_over:
+    @contextlib.contextmanager
+    def _changing(self, what: str) -> Iterator[None]:
+        """The lock, held for a change to the game: every change (a person's move, undo,
+        resign, stop, resume, the agents' moves and forfeits) goes through here, and once the
+        game is over (by its end, a forfeit or a resignation) it is refused, NotNow: a
+        finished game never changes again."""
+        with self.lock:
+            self._refuse_if_over(what)
+            yield
+
+    def _refuse_if_over(self, what: str) -> None:
+        if self._over():
             raise NotNow(f"cannot {what}: {self._over_reason()}")
+
+    def _person_to_move(self, what: str) -> int:
+        self._refuse_if_over(what)
         seat = self.game.current_player
         assert seat is not None
         spec = self.seats[seat]
@@ -350,7 +366,7 @@ class Table:
 
     def _over_reason(self) -> str:
         if self.forfeit is not None:
-            seat, reason = self.forfeit
+            seat, reason, _ = self.forfeit
             return (f"the game is over: player {seat} "
                     + ("resigned" if reason == "resigned" else f"forfeited ({reason})"))
         return "the game is over"
@@ -388,9 +404,7 @@ class Table:
     def _start_agents(self) -> None:
         """Under the lock: a worker thread for the agents if one is to move (one at most:
         a worker still finishing a dropped move goes on with the new position)."""
-        if self.worker is not None or self.stopped or self.closed:
-            return
-        if self.forfeit is not None or self.game.is_over:
+        if self.worker is not None or self.stopped or self.closed or self._over():
             return
         if self.seats[self.game.current_player or 0] is None:
             return
@@ -409,17 +423,19 @@ class Table:
             ended = True
         finally:
             with self.lock:
+                thought = self._thinking()
                 self.worker = None
                 self.thinking_since = None
-                self._changed()
                 if self.closed:
                     self._close_players()
                 elif ended:
                     self._start_agents()    # resumed as this worker was leaving
+                if thought and not self._thinking():
+                    self._changed()         # it no longer thinks: the waiting requests told
 
     def _agent_moves_once(self) -> bool:
         with self.lock:
-            if self.closed or self.stopped or self.forfeit is not None or self.game.is_over:
+            if self.closed or self.stopped or self._over():
                 return False
             seat = self.game.current_player
             assert seat is not None
@@ -427,33 +443,32 @@ class Table:
             if spec is None:
                 return False
             snapshot, moved = self.game.copy(), self.moved
+        failure = None
         try:
             player = self._player(seat, spec)
             move = player.select(snapshot)
         except Exception as e:  # noqa: BLE001 (any failure of an agent loses its game)
             reason = e.reason if isinstance(e, Forfeit) else f"{type(e).__name__}: {e}"
-            with self.lock:
-                if moved == self.moved and not self.closed and not self.stopped:
-                    self.forfeit = (seat, reason.splitlines()[0][:300] if reason else "failed")
-                    self._changed()
-                    return False
-            return True
-        with self.lock:
-            if moved != self.moved or self.closed:
-                return True                     # the position changed: think again, or stop
-            if self.stopped:
-                return False
-            try:
-                self.game.play(move)
-            except (IllegalMoveError, InvalidMoveError) as e:
-                self.forfeit = (seat, f"illegal move {e}")
+            failure = reason.splitlines()[0][:300] if reason else "failed"
+        try:
+            with self._changing("play an agent's move"):
+                if moved != self.moved or self.closed or self.stopped:
+                    return True                 # the position changed: think again, or stop
+                if failure is None:
+                    try:
+                        self.game.play(move)
+                    except (IllegalMoveError, InvalidMoveError) as e:
+                        failure = f"illegal move {e}"
+                if failure is not None:
+                    self.forfeit = (seat, failure, len(self.game.history))
+                else:
+                    self.by.append("agent")
+                    self.movers.append(seat)
+                    self.moved += 1
                 self._changed()
-                return False
-            self.by.append("agent")
-            self.movers.append(seat)
-            self.moved += 1
-            self._changed()
-        return True
+                return failure is None
+        except NotNow:
+            return False                        # a person resigned meanwhile: dropped
 
     def _player(self, seat: int, spec: Spec) -> Player:
         """The seat's player, loaded and reset for this game on its first move."""
@@ -497,8 +512,8 @@ class Store:
                  hint_playouts: int = hints.DEFAULT_PLAYOUTS) -> None:
         if max_games < 1:
             raise ValueError(f"max_games must be at least 1, got {max_games}")
-        if not expire > 0:
-            raise ValueError(f"expire must be a number of seconds > 0, got {expire}")
+        if not 0 < expire < math.inf:       # nan too: /api/info's JSON cannot hold either
+            raise ValueError(f"expire must be a finite number of seconds > 0, got {expire}")
         if not 1 <= hint_playouts <= hints.MAX_PLAYOUTS:
             raise ValueError(f"hint_playouts must be from 1 to {hints.MAX_PLAYOUTS:,}, "
                              f"got {hint_playouts}")
