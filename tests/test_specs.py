@@ -49,6 +49,19 @@ AGENTS = textwrap.dedent('''
 
     class NoSelect:
         pass
+
+    class TwoPlayers:
+        """Plays 2-player games only, and says so when asked."""
+        def __init__(self, broken=False):
+            if broken:
+                raise RuntimeError("no network to load")
+
+        def check(self, game):
+            if game.players != 2:
+                raise ValueError(f"plays 2 players, the game has {game.players}")
+
+        def select(self, game):
+            return game.legal_moves()[0]
 ''')
 
 
@@ -206,6 +219,21 @@ def test_check_fails_early_on_what_would_fail_every_game(agents_file, tmp_path):
     with pytest.raises(ValueError, match="cannot start"):
         parse(f"cmd:{tmp_path / 'no-engine'}").check()
     parse(f"py:{agents_file}:Seeded?checkpoint=x").check()     # fine
+
+
+def test_check_asks_an_agent_whether_it_plays_such_games(agents_file):
+    # given the run's game, check() makes the agent and asks its check(game): an agent that
+    # cannot play that many players (or those options) is refused before the first game
+    two = parse(f"py:{agents_file}:TwoPlayers")
+    two.check()
+    two.check(photocore.Game(2))
+    with pytest.raises(ValueError) as refused:
+        two.check(photocore.Game(3))
+    assert str(refused.value) == (f"agent 'py:{agents_file}:TwoPlayers': ValueError: plays 2 "
+                                  "players, the game has 3")
+    with pytest.raises(ValueError, match="TwoPlayers.broken=true': RuntimeError: no network"):
+        parse(f"py:{agents_file}:TwoPlayers?broken=true").check(photocore.Game(2))
+    parse(f"py:{agents_file}:Raises").check(photocore.Game(3))    # nothing to ask it
 
 
 def test_seeds_depend_on_the_run_the_game_and_the_agent_only():

@@ -192,6 +192,24 @@ def test_a_search_agent_reuses_its_tree_and_repeats_for_a_seed():
     assert agent.select(elsewhere) in elsewhere.legal_moves()
 
 
+def test_a_search_needs_two_simulations_to_choose_a_move():
+    # one simulation only evaluates the position: no move would have a visit to choose by
+    with pytest.raises(ValueError, match="at least 2 to choose a move.*got 1"):
+        SearchAgent(Uniform(2), simulations=1)
+    with pytest.raises(ValueError, match="at least 2 to choose a move.*got 1"):
+        DataSeries(Uniform(2), games=2, simulations=1)
+    # two: the one visit goes to the move of the highest prior
+    game = photocore.Game()
+    favourite = int(game.legal_moves()[5])
+
+    def prefers(obs, mask):
+        logits = np.zeros((len(obs), NUM_ACTIONS), np.float32)
+        logits[:, favourite] = 3.0
+        return logits, np.zeros((len(obs), 2), np.float32)
+
+    assert int(SearchAgent(prefers, simulations=2).select(game)) == favourite
+
+
 def test_a_search_agent_refuses_bad_input():
     with pytest.raises(ValueError, match="simulations"):
         SearchAgent(Uniform(2), simulations=0)

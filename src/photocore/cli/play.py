@@ -88,6 +88,8 @@ def play(opponents: str, players: int | None, seat: int, rules: Options | None,
     for k, p in enumerate(p for p in range(game.players) if p != seat):
         seats[p] = agents[k % len(agents)]
     try:
+        for spec in dict.fromkeys(agents):
+            spec.check(game)        # one that cannot play this game is refused now
         loaded = {p: spec.load() for p, spec in enumerate(seats) if spec is not None}
     except (ValueError, TypeError, OSError) as e:
         raise click.BadParameter(str(e), param_hint="--opponents") from None
@@ -143,7 +145,7 @@ class Terminal:
         self.echo = echo
         self.read = read
         self.people: list[int] = []     # len(history) after each of the person's moves
-        self.forfeit: tuple[int, str] | None = None
+        self.forfeit: tuple[int, str, int] | None = None     # seat, reason, ply
 
     def names(self) -> list[str]:
         return [PERSON if spec is None else spec.label for spec in self.seats]
@@ -184,7 +186,7 @@ class Terminal:
     def _draw(self) -> None:
         self.echo(render.text(self.game, color=self.color))
         if self.forfeit is not None:
-            seat, why = self.forfeit
+            seat, why, _ = self.forfeit
             others = [p for p in range(self.game.players) if p != seat]
             self.echo(f"{self._who(seat)} forfeits ({why}): {render.winners_text(others)}")
         elif self.game.is_over:
@@ -210,7 +212,7 @@ class Terminal:
             try:
                 self.game.play(move)
             except (IllegalMoveError, InvalidMoveError) as e:
-                self.forfeit = (seat, f"illegal move {e}")
+                self.forfeit = (seat, f"illegal move {e}", len(self.game.history))
                 return
             self.echo(f"{self._who(seat)}: {move}")
 
@@ -223,7 +225,8 @@ class Terminal:
             raise
         except Exception as e:  # noqa: BLE001 (any failure of an agent loses its game)
             why = e.reason if isinstance(e, specs.Forfeit) else f"{type(e).__name__}: {e}"
-            self.forfeit = (seat, why.splitlines()[0] if why else "failed")
+            self.forfeit = (seat, why.splitlines()[0] if why else "failed",
+                            len(self.game.history))
             return None
 
     # ---- the person ----
@@ -310,7 +313,8 @@ class Terminal:
             return
         metadata: dict[str, Any] = {"agents": self.names(), "site": "photocore play"}
         if self.forfeit is not None:
-            metadata["forfeit"] = {"seat": self.forfeit[0], "reason": self.forfeit[1]}
+            seat, why, ply = self.forfeit
+            metadata["forfeit"] = {"seat": seat, "reason": why, "ply": ply}
         try:
             check_writable(path)
             with writing(path):

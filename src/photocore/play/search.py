@@ -9,6 +9,7 @@
 True
 """
 
+import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -22,6 +23,25 @@ from photocore.play.player import Player
 Evaluate = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
                     tuple[npt.ArrayLike, npt.ArrayLike]]
 
+# the fewest simulations a move can be chosen from: the first only evaluates the position,
+# the moves get visits from the second on (2: the move of the highest prior)
+MIN_SIMULATIONS = 2
+
+
+def choosing(simulations: int) -> int:
+    """`simulations`, checked to be enough to choose a move from (ValueError else).
+
+    >>> choosing(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: simulations must be at least 2 to choose a move (the first only evaluates ...
+    """
+    if operator.index(simulations) < MIN_SIMULATIONS:
+        raise ValueError(f"simulations must be at least {MIN_SIMULATIONS} to choose a move (the "
+                         "first only evaluates the position; 2 plays the move of the highest "
+                         f"prior), got {simulations}")
+    return simulations
+
 
 class SearchAgent(Player):
     """Plays the most visited move of a PUCT search guided by `evaluate(obs, mask) ->
@@ -33,6 +53,7 @@ class SearchAgent(Player):
     visits ** (1 / temperature); `dirichlet_fraction` > 0 adds root noise (both off by
     default: an agent plays its best); `rollout_weight` > 0 mixes a random game's result
     into each leaf's value (Search). The same seed and calls give the same moves.
+    `simulations` is at least 2 (MIN_SIMULATIONS): 2 plays the move of the highest prior.
     """
 
     def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
@@ -43,7 +64,7 @@ class SearchAgent(Player):
         self.seed = seed
         self.temperature = temperature
         self._name = name
-        self.simulations = simulations
+        self.simulations = choosing(simulations)
         self._c_puct, self._in_flight, self._rollout = c_puct, in_flight, rollout_weight
         self._dirichlet = (dirichlet_alpha, dirichlet_fraction)
         self._searches = 0

@@ -11,7 +11,10 @@
 `?key=value&key=value` passes keyword arguments to the Python class (values are read as
 integers, numbers, true/false/none, 'quoted' or "quoted" text, else bare text; nothing is
 evaluated). A Python agent is any object with `select(game)` returning a Move, an action id
-or move text; `reset()` (optionally `reset(seed=...)`) and `name` are optional.
+or move text; `reset()` (optionally `reset(seed=...)`), `name` and `check(game)` are
+optional. `check(game)` raises ValueError when the agent cannot play games such as `game`
+(their number of players, their options): a match or self-play asks it once, before the
+first game, and refuses the agent with its reason.
 
 >>> spec = parse("py:bots/mine.py:Searcher?checkpoint=ckpt.pt&simulations=64")
 >>> spec.kind, spec.cls, dict(spec.options)
@@ -76,9 +79,15 @@ OptionValue = int | float | bool | str | None
 
 class PythonAgent(Protocol):
     """What a `py:` spec's class makes: `select(game)` returning a Move, an action id or
-    move text (`reset()` or `reset(seed=...)` and `name` are optional)."""
+    move text (`reset()` or `reset(seed=...)`, `name` and `check(game)` are optional)."""
 
     def select(self, game: Game, /) -> object: ...
+
+
+class _Checking(PythonAgent, Protocol):
+    """A Python agent with the optional `check(game)`."""
+
+    def check(self, game: Game, /) -> object: ...
 
 
 class Forfeit(Exception):
@@ -166,11 +175,13 @@ class Spec:
             raise ValueError(f"agent {self.text!r}: {self.target} has no {self.cls}")
         return cast(Callable[..., PythonAgent], cls)
 
-    def check(self) -> str | None:
+    def check(self, game: Game | None = None) -> str | None:
         """Fails early, with a clear ValueError, on what would fail in every game: a py
         class that does not import or does not take the options, a cmd program that does
-        not start or does not answer the greeting. Returns the name a cmd program
-        announced (`ready name=...`), else None."""
+        not start or does not answer the greeting; given `game` (a new game of the run's
+        players and options), a py agent whose `check(game)` refuses to play such games
+        (the agent is made for it, so its constructor's errors show here too). Returns
+        the name a cmd program announced (`ready name=...`), else None."""
         if self.kind == "py":
             cls = self.python_class()
             try:
@@ -180,6 +191,12 @@ class Spec:
                                  f"options ({e})") from None
             except ValueError:
                 pass   # no signature to check (a builtin class): the first game will tell
+            if game is not None and callable(getattr(cls, "check", None)):
+                try:
+                    agent = cast(_Checking, cls(**dict(self.options)))
+                    agent.check(game.copy())
+                except Exception as e:  # noqa: BLE001 (any error of the user's class)
+                    raise ValueError(f"agent {self.text!r}: {_one_line(e)}") from None
         elif self.kind == "cmd":
             engine = self._engine()
             try:

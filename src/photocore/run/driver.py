@@ -2,7 +2,8 @@
 training data (run/train_data.py) are Plans; `drive` runs any of them: batches of games in
 worker processes (loky), as Ray tasks (run/ray_backend.py) or in this process, handed on
 in game order to the caller and to a RecordWriter, with a progress bar, Ctrl-C that never
-cuts a batch in two, and the workers stopped at once however the run ends. `resumed`
+cuts a batch in two, and the workers stopped at once however the run ends (and ended by
+their own death watch when the run is killed: kill -9, the out-of-memory killer). `resumed`
 checks the games a stopped run left in its file before the same run goes on after them.
 
 A plan's game i depends only on the plan and i (its seed), so a run gives the same games
@@ -15,10 +16,13 @@ an uninterrupted one.
 """
 
 import contextlib
+import ctypes
 import os
 import re
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
@@ -33,6 +37,7 @@ from photocore.facts import Options
 from photocore.records import Record, RecordWriter, read_games
 
 BACKENDS = ("local", "ray")
+PARENT_WATCH = 1.0      # seconds between a worker's looks at whether its parent still lives
 
 
 class Played(Protocol):
@@ -139,9 +144,7 @@ def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
 def run_local(plan: Plan[P], todo: Sequence[tuple[int, int]],
               workers: int) -> Generator[P, None, None]:
     """The batches `todo` played by `workers` processes, yielded in order."""
-    # loky's workers start clean (fork + exec) whatever threads this process runs; it
-    # notices dead workers itself and kills the rest (and their children: engines) on demand
-    pool = loky.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+    pool = worker_pool(workers)
     finished = False
     try:
         # a bounded window of batches in flight keeps memory flat on long runs
@@ -171,11 +174,44 @@ def run_local(plan: Plan[P], todo: Sequence[tuple[int, int]],
         pool.shutdown(wait=True, kill_workers=not finished)
 
 
-def _ignore_interrupts() -> None:
-    # workers leave Ctrl-C to the parent, which stops them itself: a SIGINT sent to the
-    # whole process group (the terminal's Ctrl-C) must not kill them mid-batch or spray
-    # tracebacks
+def worker_pool(workers: int) -> loky.ProcessPoolExecutor:
+    """A pool of `workers` processes, as every run's (and the AlphaZero example's). They
+    start clean (loky: fork + exec) whatever threads this process runs; loky notices dead
+    workers itself and kills the rest (and their children: engines) on demand. They leave
+    Ctrl-C to this process, and end when it dies without stopping them (_start_worker).
+    Submit from the thread that made the pool: it starts the workers."""
+    return loky.ProcessPoolExecutor(
+        max_workers=workers, initializer=_start_worker,
+        initargs=(os.getpid(), threading.current_thread() is threading.main_thread()))
+
+
+def _start_worker(parent: int, from_main_thread: bool) -> None:
+    """Readies a worker process of `parent`. Ctrl-C is left to the parent, which stops the
+    workers itself: a SIGINT sent to the whole process group (the terminal's Ctrl-C) must
+    not kill them mid-batch or spray tracebacks. And the worker ends when its parent dies
+    without stopping it (kill -9, the out-of-memory killer), where it would otherwise wait
+    for batches forever, keeping loky's resource trackers alive too: they end by themselves
+    once every process holding their pipe (the parent, the workers) has gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if from_main_thread and sys.platform.startswith("linux"):
+        # at once: SIGKILL when the thread that started this process ends (hence only for
+        # the main thread's workers: another thread may end before the pool)
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)    # PR_SET_PDEATHSIG
+    # everywhere (and if the parent died before prctl): a look at the parent every second
+    threading.Thread(target=_watch_parent, args=(parent,), name="photocore-parent-watch",
+                     daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    """Ends this worker once `parent` has died (this process is then someone else's)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_WATCH)
+    # SIGTERM, as a stopped run's workers get (its engines are closed, play/protocol.py);
+    # if a handler holds it up, the process ends anyway
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(5)
+    os._exit(1)
 
 
 def _how_workers_died(error: BaseException) -> str:

@@ -138,9 +138,11 @@ class Match:
                 "agents": [self.labels[a] for a in seats]}
 
     def check(self) -> None:
-        """Fails early (ValueError) on an agent that would fail in every game, and labels
-        each engine by the name it announces (specs.labels)."""
-        names = {spec: spec.check() for spec in dict.fromkeys(self.specs)}
+        """Fails early (ValueError) on an agent that would fail in every game (one that
+        cannot play this match's players or options among them), and labels each engine
+        by the name it announces (specs.labels)."""
+        game = Game(self.players, options=self.options)
+        names = {spec: spec.check(game) for spec in dict.fromkeys(self.specs)}
         self.labels = specs.labels(self.specs, [names[spec] for spec in self.specs])
 
     def describe(self) -> str:

@@ -70,9 +70,11 @@ class Series:
         return any(spec.searches for spec in self.specs)
 
     def check(self) -> None:
-        """Fails early (ValueError) on an agent that would fail in every game."""
+        """Fails early (ValueError) on an agent that would fail in every game (one that
+        cannot play this run's players or options among them)."""
+        game = Game(self.players, options=self.options)
         for spec in dict.fromkeys(self.specs):
-            spec.check()
+            spec.check(game)
 
     def play(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
                                                     npt.NDArray[np.int64]]:

@@ -42,6 +42,7 @@ import numpy.typing as npt
 from photocore._game import Game
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
 from photocore.play._search import Search
+from photocore.play.search import choosing
 from photocore.records import RecordWriter, record_line
 from photocore.run.driver import drive
 from photocore.run.selfplay import Summary, Tally
@@ -101,8 +102,8 @@ class DataSeries:
 
     The first `explore_plies` moves of each game are drawn in proportion to their visits
     (temperature 1), the later ones are the most visited; `reuse` keeps the subtree of the
-    move played (visits kept count toward `simulations`). Root noise and `rollout_weight`
-    as in Search.
+    move played (visits kept count toward `simulations`, at least 2 to choose a move:
+    play.search.MIN_SIMULATIONS). Root noise and `rollout_weight` as in Search.
     """
 
     evaluate: Evaluate
@@ -131,6 +132,7 @@ class DataSeries:
         if self.explore_plies < 0:
             raise ValueError(f"explore_plies must be >= 0, got {self.explore_plies}")
         Game(self.players)        # checks players
+        choosing(self.simulations)
         # checks the search's parameters at once, not in a worker
         Search([Game(self.players)], self.simulations, 0, self.c_puct, self.dirichlet_alpha,
                self.dirichlet_fraction, self.in_flight, rollout_weight=self.rollout_weight)
