@@ -197,7 +197,7 @@ def test_the_shipped_checkpoints_are_the_agents_default_for_each_number_of_playe
             game.play(move)
         assert agent.players == agent.checkpoint["players"] == players
         assert agent.path == example.agent.CHECKPOINTS[players]
-        assert agent._rollout == agent.checkpoint.get("rollout_weight", 0.0)
+        assert agent.settings.rollout_weight == agent.checkpoint.get("rollout_weight", 0.0)
 
 
 def test_a_missing_checkpoint_is_named(example, tmp_path):

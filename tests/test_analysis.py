@@ -13,8 +13,10 @@ from click.testing import CliRunner
 
 import photocore
 from photocore import analysis, records
+from photocore._kernel import stream_seed
 from photocore.cli import main
 from photocore.cli.analyze import analyze, serve_queries
+from photocore.play import specs
 from photocore.play._agents import Agent, search_root
 from photocore.play.search import SearchAgent
 from photocore.run.selfplay import Series
@@ -104,6 +106,13 @@ def test_the_same_seed_gives_the_same_analysis(games):
     one = analysis.analyse(rec, "mcts:60", seed=5)
     assert one == analysis.analyse(rec, "mcts:60", seed=5)
     assert one != analysis.analyse(rec, "mcts:60", seed=6)
+
+
+def test_a_positions_search_is_seeded_by_the_kernels_streams():
+    # one derivation, the kernel's (game_seed): stream `ply` of stream `game` of the seed
+    for seed, game, ply in ((5, 0, 0), (5, 1, 30), (-3, 7, 2)):
+        expected = stream_seed(stream_seed(seed, game), ply)
+        assert analysis.position_seed(seed, game, ply) == expected
 
 
 def test_thresholds_and_accuracy():
@@ -408,6 +417,20 @@ def test_serve_answers_good_queries():
     assert answer["best"] == answer["principal"][0]
     (collect,) = serve({"id": 7, "position": ONE_WINNING_COLLECT, "visits": 2000})
     assert collect["best"] == "collect a4" and collect["player"] == 0
+
+
+def test_mcts_has_one_default_budget_and_a_query_gets_what_it_names():
+    # one parser, one default: `mcts` is mcts:200 in an analysis as in play; the analysis's
+    # default engine is written out (mcts:1000); a query gets the budget it names
+    assert analysis.engine("mcts").name == specs.parse("mcts").label == "mcts:200"
+    assert analysis.DEFAULT_ENGINE == "mcts:1000"
+    game = photocore.Game.from_position(ONE_WINNING_COLLECT)
+    assert analysis.evaluate(game).visits["collect a4"] > 200
+    answers = serve({"id": 1, "engine": "mcts:300"}, {"id": 2}, {"id": 3, "engine": "mcts"},
+                    engine="mcts:1000")
+    by_id = {a["id"]: a for a in answers}
+    assert [by_id[i]["engine"] for i in (1, 2, 3)] == ["mcts:300", "mcts:1000", "mcts:200"]
+    assert sum(by_id[1]["visits"].values()) == 299
 
 
 def test_serve_answers_bad_queries_with_an_error_and_goes_on():

@@ -141,7 +141,8 @@ STOPPED_WHILE_SENDING = """
 import sys, threading, time
 sys.path.insert(0, {tests!r})
 from faulty_series import FaultySeries
-from photocore.run.driver import RunError, play
+from photocore.run.driver import play
+from photocore.run.plan import RunError
 
 run = play(FaultySeries({kind!r}, 1, 6, 2, ["random"], seed=1), workers=1, batch=1)
 next(run)                   # game 0; the worker now sends game 1's huge batch

@@ -7,9 +7,11 @@ import textwrap
 import pytest
 
 import photocore
+from photocore._kernel import stream_seed
 from photocore.play import harness, specs
 from photocore.play._agents import BUILTIN_AGENTS
-from photocore.play.specs import Forfeit, parse
+from photocore.play.player import Forfeit
+from photocore.play.specs import parse
 
 AGENTS = textwrap.dedent('''
     import random
@@ -240,6 +242,12 @@ def test_seeds_depend_on_the_run_the_game_and_the_agent_only():
     assert harness.seed_for(7, 3, 1) == harness.seed_for(7, 3, 1)
     assert len({harness.seed_for(7, g, a) for g in range(50) for a in range(4)}) == 200
     assert 0 <= harness.seed_for(-1, 0, 0) < 2 ** 64
+
+
+def test_an_agents_seed_is_the_kernels_stream_of_its_games_seed():
+    # one derivation, the kernel's (game_seed): stream `agent` of stream `game` of the seed
+    for seed, game, agent in ((7, 3, 1), (0, 0, 0), (-1, 12, 3)):
+        assert harness.seed_for(seed, game, agent) == stream_seed(stream_seed(seed, game), agent)
 
 
 def test_players_are_kept_per_process_and_seat_copy():

@@ -9,8 +9,11 @@ from click.testing import CliRunner
 
 import photocore
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE
+from photocore._kernel import stream_seed
 from photocore.cli import main
 from photocore.play.search import SearchAgent
+from photocore.play.settings import SearchSettings
+from photocore.run import train_data
 from photocore.run.train_data import (FIELDS, DataSeries, Uniform, load_shards, play_block,
                                       value_targets, write_data)
 
@@ -106,6 +109,27 @@ def test_the_seed_decides_the_games(tmp_path):
     c, _, _ = play_block(series(seed=2), 0, 3)
     assert all(np.array_equal(a[f], b[f]) for f in FIELDS)
     assert not np.array_equal(a["policy"], c["policy"]) or len(a["obs"]) != len(c["obs"])
+
+
+def test_a_blocks_search_is_seeded_by_the_kernels_stream_of_its_first_game(monkeypatch):
+    # one derivation, the kernel's (game_seed), as C self-play seeds game `start`
+    seeds = []
+
+    class Recording(train_data.Search):
+        def __init__(self, games, simulations, seed, **settings):
+            seeds.append(seed)
+            super().__init__(games, simulations, seed, **settings)
+
+    s = series(seed=4)
+    monkeypatch.setattr(train_data, "Search", Recording)
+    play_block(s, 3, 1)
+    play_block(s, 9, 1)
+    assert seeds == [stream_seed(4, 3), stream_seed(4, 9)]
+
+
+def test_the_search_settings_are_searchs_unless_told():
+    assert series().settings == SearchSettings()
+    assert series(c_puct=2.0, in_flight=4).settings == SearchSettings(c_puct=2.0, in_flight=4)
 
 
 def test_without_reuse_every_search_starts_afresh():

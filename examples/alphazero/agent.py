@@ -18,12 +18,14 @@ The checkpoint's subnormal weights are set to zero as it loads and the network r
 denormals flushed (net.py): a checkpoint trained before train.py used AdamW is as fast.
 """
 
+import dataclasses
 import os
 import sys
 
 import torch
 
 from photocore.play.search import SearchAgent
+from photocore.play.settings import SearchSettings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # net.py, when loaded by path
 from net import Evaluator, check_players, load  # noqa: E402
@@ -43,7 +45,7 @@ class AlphaZeroAgent(SearchAgent):
     in each leaf's value (default: the checkpoint's, as it was trained)."""
 
     def __init__(self, checkpoint: str | None = None, simulations: int = 64, seed: int = 0,
-                 c_puct: float = 1.25, temperature: float = 0.0, threads: int = 1,
+                 c_puct: float = SearchSettings.c_puct, temperature: float = 0.0, threads: int = 1,
                  rollout_weight: float | None = None) -> None:
         torch.set_num_threads(threads)
         self.fixed = checkpoint is not None
@@ -77,6 +79,7 @@ class AlphaZeroAgent(SearchAgent):
                 self.evaluators[game.players] = (Evaluator(net), checkpoint)
             self.evaluate, self.checkpoint = self.evaluators[game.players]
             self.players, self.path = game.players, CHECKPOINTS[game.players]
-            self._rollout = self._weight(self.checkpoint)
+            self.settings = dataclasses.replace(self.settings,
+                                                rollout_weight=self._weight(self.checkpoint))
             self.reset()
         return super().select(game)

@@ -14,7 +14,6 @@ denormals not flushed, against the flushed one as the agent runs it (net.Evaluat
 import argparse
 import os
 import sys
-from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -26,12 +25,11 @@ from net import CheckpointError, Evaluator, Net, flush_subnormals, load  # noqa:
 from options import HelpFormatter, number, whole  # noqa: E402
 
 import photocore  # noqa: E402
-from photocore.play._agents import Agent  # noqa: E402  (photocore.Agent, as mypy sees it)
-from photocore.play._search import Search  # noqa: E402  (photocore.Search, as mypy sees it)
+from photocore import Agent, Search  # noqa: E402
 from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
+from photocore.play.settings import Evaluate  # noqa: E402
 
 Outputs = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]     # (logits, values)
-Evaluate = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Outputs]
 
 
 def positions(players: int, games: int, seed: int) -> list[photocore.Game]:

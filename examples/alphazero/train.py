@@ -44,9 +44,9 @@ from net import Evaluator, Net, denormals_flushed, save  # noqa: E402
 from options import HelpFormatter, builtin_agent, listing, number, share, whole  # noqa: E402
 
 import photocore  # noqa: E402
-from photocore.play._agents import play_games  # noqa: E402
+from photocore.play import play_games  # noqa: E402
 from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
-from photocore.run.driver import worker_pool  # noqa: E402
+from photocore.run.local_backend import worker_pool  # noqa: E402
 from photocore.run.train_data import DataSeries, play_block, value_targets  # noqa: E402
 
 # the fixed opponents of the curve, per number of players: beaten by a margin at first,

@@ -1,9 +1,5 @@
 # Types of the compiled module _kernel.pyx's Python names (the C API is _kernel.pxd).
-from typing import Any, SupportsIndex, TypedDict, overload
-
-from typing_extensions import deprecated
-
-from photocore.facts import Options
+from typing import Any, SupportsIndex
 
 BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
 SELECT: str   # how the k-th set bit is found: "pdep" (BMI2 where it is fast) or "broadword"
@@ -13,20 +9,8 @@ CODE_PATH: str
 # the advanced rules: (name, letter, kernel bit, words, help) each (photocore.facts.OPTION_RULES)
 OPTION_TABLE: tuple[tuple[str, str, int, str, str], ...]
 
-class PlayoutTotals(TypedDict):
-    games: int
-    moves: int
-    score_sums: tuple[int, ...]
-    wins: tuple[int, ...]
-
 def check_players(players: SupportsIndex) -> int: ...
 def check_count(count: SupportsIndex, name: str) -> int: ...
 def check_bool(value: object, name: str) -> bool: ...
-@overload
-def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
-                    *, options: Options | str | None = None) -> PlayoutTotals: ...
-@overload
-@deprecated("the options' flags: use options= (an Options or its text)")
-def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
-                    *flags: bool, options: None = None, **keywords: bool) -> PlayoutTotals: ...
+def stream_seed(seed: SupportsIndex, k: SupportsIndex) -> int: ...
 def tables() -> dict[str, Any]: ...

@@ -13,7 +13,6 @@ import importlib.resources
 import io
 import json
 import os
-import secrets
 import struct
 import warnings
 import zlib
@@ -22,11 +21,11 @@ from typing import Any, Literal, Self, TypeAlias, cast
 
 import fastjsonschema
 
-import photocore
 from photocore import compat
 from photocore._game import Game
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
-from photocore.facts import Options
+from photocore.facts import RULES_VERSION, Options
+from photocore.files import FilePath, atomic
 from photocore.notation import ACTION_OF_TEXT, parse_move_text
 
 FORMAT = "photocore-game"
@@ -35,7 +34,6 @@ VERSION = 1
 # a record as a dict, the JSON object of docs/records.md
 Record: TypeAlias = dict[str, Any]
 # a file's path, as every function here takes it
-FilePath: TypeAlias = str | os.PathLike[str]
 
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "a number", float: "a number", type(None): "null"}
@@ -57,7 +55,7 @@ def to_record(game: Game, metadata: Mapping[str, Any] | None = None) -> Record:
     rec = {
         "format": FORMAT,
         "version": VERSION,
-        "rules_version": photocore.RULES_VERSION,
+        "rules_version": RULES_VERSION,
         "players": game.players,
         "options": game.options._asdict(),
         "moves": [str(m) for m in game.history],
@@ -143,7 +141,6 @@ def _by_players(whole: dict[str, Any]) -> dict[int, _Validator]:
 _validate: _Validator = fastjsonschema.compile(schema())
 _BY_PLAYERS = _by_players(schema())
 FIELDS = tuple(schema()["properties"])
-OPTIONS = tuple(schema()["properties"]["options"]["properties"])
 RESULT_FIELDS = tuple(schema()["properties"]["result"]["properties"])
 
 
@@ -455,10 +452,10 @@ def _check_replayed_result(rec: Record, game: Game) -> None:
 
 
 def _rules_note(rec: Record) -> str:
-    if rec["rules_version"] == photocore.RULES_VERSION:
+    if rec["rules_version"] == RULES_VERSION:
         return ""
     return (f" (the game was played under rules version {rec['rules_version']}, this is "
-            f"photocore rules version {photocore.RULES_VERSION})")
+            f"photocore rules version {RULES_VERSION})")
 
 
 # ---- files -----------------------------------------------------------------------------
@@ -591,7 +588,7 @@ def write_games(path: FilePath, games: Iterable[Game | Record]) -> int:
     """
     path = os.fspath(path)
     count = 0
-    with _atomic(path) as raw, _maybe_gzip(raw, path) as out:
+    with atomic(path) as raw, _maybe_gzip(raw, path) as out:
         for game in games:
             out.write(record_line(game))
             count += 1
@@ -765,23 +762,6 @@ def _compressed(path: str) -> bool:
     return path.endswith(".gz")
 
 
-@contextlib.contextmanager
-def _atomic(path: FilePath) -> Iterator[io.BufferedWriter]:
-    """A binary file that replaces `path` when the block ends without an exception."""
-    folder, name = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "xb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _maybe_gzip(raw: io.BufferedWriter,
                 path: str) -> contextlib.AbstractContextManager[io.BufferedIOBase]:
     if _compressed(path):
@@ -791,15 +771,6 @@ def _maybe_gzip(raw: io.BufferedWriter,
 
 # ---- moved -------------------------------------------------------------------------------
 
-# the npz export moved to photocore.npz in 0.2; the old names work, with a warning, until 0.3
-_MOVED = {"write_npz": "write", "load_npz": "load", "records_from_npz": "read_records",
-          "NPZ_ARRAYS": "ARRAYS"}
-
-
 def __getattr__(name: str) -> object:
-    if name in _MOVED:
-        from photocore import npz
-
-        compat.warn(f"photocore.records.{name}")
-        return getattr(npz, _MOVED[name])
-    raise AttributeError(f"module 'photocore.records' has no attribute {name!r}")
+    # the npz export moved to photocore.npz in 0.2 (compat.RENAMED)
+    return compat.moved(__name__, name)

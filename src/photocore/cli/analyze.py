@@ -126,7 +126,7 @@ def _line_starts(path: str) -> list[int]:
 
 @click.command()
 @click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
-@click.option("--engine", default="mcts:1000", show_default=True,
+@click.option("--engine", default=analysis.DEFAULT_ENGINE, show_default=True,
               help="The engine: mcts:N (UCT, N playouts a position), or a py: agent spec "
                    "whose class is a SearchAgent (the AlphaZero checkpoint: "
                    "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) or has "

@@ -81,7 +81,7 @@ def rule_options(command: Command) -> Command:
     return with_options
 
 
-def game_options(command: Command) -> Command:
+def players_and_rules(command: Command) -> Command:
     """--players, and the advanced rules as rule_options gives them (`options`)."""
     command = rule_options(command)
     return click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,

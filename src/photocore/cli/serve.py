@@ -8,8 +8,7 @@ import click
 
 from photocore.cli.options import FiniteRange
 from photocore.cli.output import missing
-from photocore.play import specs
-from photocore.serve import hints
+from photocore.play import hints, specs
 from photocore.serve.games import DEFAULT_EXPIRE, DEFAULT_MAX_GAMES
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
