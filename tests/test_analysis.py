@@ -71,7 +71,7 @@ def test_the_one_winning_collect_is_best_and_the_rest_are_mistakes():
     for move in game.legal_moves():
         played = game.copy()
         played.play(move)
-        (ply,) = analysis.analyse(played, "mcts:2000", seed=1).plies
+        (ply,) = analysis.analyze(played, "mcts:2000", seed=1).plies
         assert ply.best == "collect a4"
         if str(move) == "collect a4":
             assert ply.loss == 0 and ply.label is None
@@ -83,7 +83,7 @@ def test_a_forced_move_loses_nothing(games):
     rec = first_game(games)
     game = records.from_record(rec, ply=6)
     assert len(records.from_record(rec, ply=5).legal_moves()) == 1      # move 6 is forced
-    result = analysis.analyse(game, "mcts:50", seed=0)
+    result = analysis.analyze(game, "mcts:50", seed=0)
     forced = result.plies[5]
     assert forced.forced and forced.loss == 0 and forced.label is None
     assert forced.best == forced.move == rec["moves"][5]
@@ -93,7 +93,7 @@ def test_a_forced_move_loses_nothing(games):
 
 def test_a_finished_game_ends_on_its_returns(games):
     rec = first_game(games)
-    result = analysis.analyse(rec, "mcts:20", seed=0)
+    result = analysis.analyze(rec, "mcts:20", seed=0)
     final = records.from_record(rec)
     assert result.values[-1] == final.returns()
     assert all(0 <= a <= 100 for a in result.accuracy)
@@ -103,9 +103,9 @@ def test_a_finished_game_ends_on_its_returns(games):
 def test_the_same_seed_gives_the_same_analysis(games):
     rec = first_game(games)
     rec = dict(rec, moves=rec["moves"][:30], result=None)
-    one = analysis.analyse(rec, "mcts:60", seed=5)
-    assert one == analysis.analyse(rec, "mcts:60", seed=5)
-    assert one != analysis.analyse(rec, "mcts:60", seed=6)
+    one = analysis.analyze(rec, "mcts:60", seed=5)
+    assert one == analysis.analyze(rec, "mcts:60", seed=5)
+    assert one != analysis.analyze(rec, "mcts:60", seed=6)
 
 
 def test_a_positions_search_is_seeded_by_the_kernels_streams():
@@ -151,9 +151,9 @@ def test_an_agent_with_analyse_is_an_engine():
         with pytest.raises(ValueError, match=reason):
             analysis.evaluate(game, Bad(answer))
     with pytest.raises(ValueError, match="cannot evaluate"):
-        analysis.engine("greedy")
+        analysis.judge("greedy")
     with pytest.raises(ValueError, match="cannot evaluate"):
-        analysis.engine(object())
+        analysis.judge(object())
 
 
 def uniform(obs, mask):
@@ -161,7 +161,7 @@ def uniform(obs, mask):
 
 
 def test_a_search_agent_is_an_engine():
-    judge = analysis.engine(SearchAgent(uniform, simulations=40, name="uniform"))
+    judge = analysis.judge(SearchAgent(uniform, simulations=40, name="uniform"))
     assert judge.name == "uniform:40"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
     evaluation = judge.evaluate(game, seed=0)
@@ -176,7 +176,7 @@ def test_a_search_agent_is_an_engine():
 def test_the_alphazero_checkpoint_is_an_engine():
     pytest.importorskip("torch")
     spec = "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=24"
-    judge = analysis.engine(spec)
+    judge = analysis.judge(spec)
     assert judge.name == "alphazero:24"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
     assert judge.evaluate(game, seed=0).best in {str(m) for m in game.legal_moves()}
@@ -187,7 +187,7 @@ def test_the_alphazero_checkpoint_is_an_engine():
 def test_the_record_field_round_trips(games, tmp_path):
     rec = first_game(games)
     assert analysis.of_record(rec) is None                  # records without one still read
-    result = analysis.analyse(rec, "mcts:20", seed=2)
+    result = analysis.analyze(rec, "mcts:20", seed=2)
     analysed = analysis.with_analysis(rec, result)
     path = tmp_path / "a.jsonl"
     records.write_games(path, [analysed])
@@ -201,7 +201,7 @@ def test_the_record_field_round_trips(games, tmp_path):
 
 def test_the_record_field_is_checked_and_versioned(games):
     rec = analysis.with_analysis(first_game(games),
-                                 analysis.analyse(first_game(games), "mcts:10", seed=0))
+                                 analysis.analyze(first_game(games), "mcts:10", seed=0))
     data = rec["metadata"]["analysis"]
     for change, field in (({"loss": [-1.0] + data["loss"][1:]}, "loss[0]"),
                           ({"labels": ["dubious"] + data["labels"][1:]}, "labels[0]"),
@@ -223,7 +223,7 @@ def analysed(games):
     """The first game of `games` with its analysis, as a JSON line's record."""
     rec = first_game(games)
     return json.loads(records.record_line(
-        analysis.with_analysis(rec, analysis.analyse(rec, "mcts:10", seed=0))))
+        analysis.with_analysis(rec, analysis.analyze(rec, "mcts:10", seed=0))))
 
 
 def changed_analysis(rec, change):
@@ -319,7 +319,7 @@ def test_an_analysis_read_with_whole_floats_or_of_a_later_version(analysed, tmp_
 
 
 def test_summarise_by_agent(games):
-    recs = [analysis.with_analysis(r, analysis.analyse(r, "mcts:10", seed=0))
+    recs = [analysis.with_analysis(r, analysis.analyze(r, "mcts:10", seed=0))
             for r in records.read_games(games)]
     rows = analysis.summarise(recs + [first_game(games)])     # the unanalysed one passes
     assert set(rows) == {"greedy", "random"}
@@ -332,7 +332,7 @@ def test_summarise_by_agent(games):
 def test_the_evaluation_plot(games, tmp_path):
     pytest.importorskip("matplotlib")
     from photocore import plots
-    result = analysis.analyse(first_game(games), "mcts:10", seed=0)
+    result = analysis.analyze(first_game(games), "mcts:10", seed=0)
     figure = plots.evaluations(result, tmp_path / "e.png")
     assert (tmp_path / "e.png").stat().st_size > 10_000 and figure.axes
 
@@ -351,7 +351,7 @@ def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_p
     analysed = list(records.read_games(out, verify=True))
     assert [r["moves"] for r in analysed] == [r["moves"] for r in records.read_games(games)]
     second = list(records.read_games(games))[1]
-    assert analysed[1]["metadata"]["analysis"] == analysis.analyse(
+    assert analysed[1]["metadata"]["analysis"] == analysis.analyze(
         second, "mcts:30", seed=4, index=1).to_json()
     # a run stopped after its first game, resumed: the same file
     part = tmp_path / "part.jsonl"
@@ -422,7 +422,7 @@ def test_serve_answers_good_queries():
 def test_mcts_has_one_default_budget_and_a_query_gets_what_it_names():
     # one parser, one default: `mcts` is mcts:200 in an analysis as in play; the analysis's
     # default engine is written out (mcts:1000); a query gets the budget it names
-    assert analysis.engine("mcts").name == specs.parse("mcts").label == "mcts:200"
+    assert analysis.judge("mcts").name == specs.parse("mcts").label == "mcts:200"
     assert analysis.DEFAULT_ENGINE == "mcts:1000"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
     assert analysis.evaluate(game).visits["collect a4"] > 200

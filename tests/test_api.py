@@ -729,7 +729,8 @@ def moved_modules():
     for old, new in RENAMED.items():
         if re.fullmatch(r"photocore(\.\w+)+", old) and re.fullmatch(r"photocore(\.\w+)+", new):
             try:
-                importlib.util.find_spec(new)
+                if importlib.util.find_spec(new) is None:   # photocore.analyze: the root's
+                    continue
             except ModuleNotFoundError:     # an attribute's row (photocore.npz.write)
                 continue
             moved[old] = new

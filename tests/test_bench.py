@@ -1,4 +1,4 @@
-"""`photocore bench` (photocore.speed, timed by pyperf) and the reference comparison of
+"""`photocore bench` (photocore.cli.speed, timed by pyperf) and the reference comparison of
 benchmarks/bench.py: their reports, their checks and the regression check, on tiny
 workloads."""
 
@@ -9,8 +9,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from photocore import speed
-from photocore.cli import main
+from photocore.cli import main, speed
 from photocore.facts import Options
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

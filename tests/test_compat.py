@@ -2,6 +2,7 @@
 photocore.compat, and is gone by the release that removes it."""
 
 import importlib
+import importlib.util
 import re
 import sys
 import warnings
@@ -106,6 +107,60 @@ def test_bad_options_are_refused_naming_them(call, error, match):
         warnings.simplefilter("ignore", DeprecationWarning)
         with pytest.raises(error, match=match):
             call()
+
+
+# how 0.1 code used the old spellings that are no module and no module attribute
+USES = {
+    **SHIMS,
+    "Game.to_record()": lambda: Game().to_record(),
+    "Game.from_record()": lambda: Game.from_record(photocore.records.to_record(Game())),
+    "photocore.play.specs.BuiltinPlayer":
+        lambda: importlib.import_module("photocore.play.specs").BuiltinPlayer("mcts", 50),
+    **{f"{rule.name}=": (lambda name: lambda: Game(3, **{name: True}))(rule.name)
+       for rule in photocore.facts.OPTION_RULES},
+    **{f"Game.{rule.name}": (lambda name: lambda: getattr(Game(), name))(rule.name)
+       for rule in photocore.facts.OPTION_RULES},
+}
+
+
+def is_module(path):
+    try:
+        return importlib.util.find_spec(path) is not None
+    except ModuleNotFoundError:         # a module's attribute (photocore.npz.write)
+        return False
+
+
+def reach(old):
+    """The old spelling `old` used as 0.1 code did: imported (a module), looked up (a
+    module's attribute) or called (USES). Returns what it gives, and what its new spelling
+    gives (None where that is no module path)."""
+    new = compat.RENAMED[old]
+    if old in USES:
+        return USES[old](), None
+    if is_module(new):
+        sys.modules.pop(old, None)          # imported before: a fresh import warns again
+        return importlib.import_module(old), importlib.import_module(new)
+    where, _, name = old.rpartition(".")
+    new_where, _, new_name = new.rpartition(".")
+    return (getattr(importlib.import_module(where), name),
+            getattr(importlib.import_module(new_where), new_name))
+
+
+@pytest.mark.parametrize("old", sorted(compat.RENAMED))
+def test_every_old_spelling_still_works_and_warns_in_the_one_form(old):
+    (value, new), messages, _ = caught(lambda: reach(old))
+    assert messages == [compat.message(old)]
+    assert new is None or value is new
+
+
+@pytest.mark.parametrize("package, old, new", [
+    ("photocore", "analyse", "analyze"), ("photocore.env", "evaluate", "evaluate_policy")])
+def test_an_old_name_imported_from_a_package_warns_once(package, old, new):
+    # the import system asks the package hasattr(old) before it takes old: one warning
+    names = {}
+    _, messages, _ = caught(lambda: exec(f"from {package} import {old}", names))
+    assert messages == [compat.message(f"{package}.{old}")]
+    assert names[old] is getattr(importlib.import_module(package), new)
 
 
 def test_every_rule_of_the_option_table_has_its_old_names():

@@ -1,5 +1,5 @@
 """photocore.env.sb3 (Stable-Baselines3's VecEnv on VecGame, the Deadline callback) and
-photocore.env.evaluate."""
+photocore.env.evaluate_policy."""
 
 import importlib.util
 import pathlib
@@ -10,7 +10,7 @@ import pytest
 
 import photocore
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE
-from photocore.env import Evaluation, evaluate
+from photocore.env import PolicyEvaluation, evaluate_policy
 from photocore.env.evaluation import wilson
 from photocore.play import specs
 
@@ -23,7 +23,7 @@ torch = pytest.importorskip("torch")
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.evaluation import evaluate_policy as masked_evaluate  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
-from stable_baselines3.common.evaluation import evaluate_policy  # noqa: E402
+from stable_baselines3.common.evaluation import evaluate_policy as sb3_evaluate  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecMonitor  # noqa: E402
 
 from photocore.env.gym import PhotosynthesisEnv  # noqa: E402
@@ -172,10 +172,10 @@ def test_maskable_ppo_trains_then_evaluates():
                                        return_episode_rewards=True)
     assert len(rewards) == 8 and all(r in (-1.0, 0.0, 1.0) for r in rewards)
     # SB3's own evaluate_policy knows no masks: the model's illegal actions forfeit
-    rewards, _ = evaluate_policy(model, evaluation, n_eval_episodes=4,
-                                 return_episode_rewards=True)
+    rewards, _ = sb3_evaluate(model, evaluation, n_eval_episodes=4,
+                              return_episode_rewards=True)
     assert len(rewards) == 4
-    result = evaluate(model, "random", games=16)
+    result = evaluate_policy(model, "random", games=16)
     assert result.games == 16 and result.illegal == 0
     assert result.wins + result.ties + result.losses == 16
 
@@ -201,8 +201,8 @@ def hashed(obs, mask):
 
 
 def test_evaluate_against_random():
-    result = evaluate(hashed, "random", games=60)
-    assert isinstance(result, Evaluation) and result.opponents == "random"
+    result = evaluate_policy(hashed, "random", games=60)
+    assert isinstance(result, PolicyEvaluation) and result.opponents == "random"
     assert result.wins + result.ties + result.losses == 60 and result.illegal == 0
     assert 0.2 < result.win_rate < 0.8
     assert result.low < result.win_rate < result.high
@@ -210,39 +210,39 @@ def test_evaluate_against_random():
     assert result.to_dict()["win_rate"] == result.win_rate
     assert "in 60 games" in str(result)
     # the same games in Python, against players made from the same spec
-    same = evaluate(hashed, specs.load("random"), games=60)
+    same = evaluate_policy(hashed, specs.load("random"), games=60)
     assert (same.wins, same.ties, same.losses) == (result.wins, result.ties, result.losses)
-    three = evaluate(hashed, ["random", "greedy"], games=12, players=3, batch=5)
+    three = evaluate_policy(hashed, ["random", "greedy"], games=12, players=3, batch=5)
     assert three.games == 12 and three.opponents == "random,greedy"
-    assert evaluate(hashed, "random", games=7, seat=1, options="f").games == 7
+    assert evaluate_policy(hashed, "random", games=7, seat=1, options="f").games == 7
 
 
 def test_evaluate_counts_illegal_actions_and_forfeits():
     def end_turn_only(obs, mask):
         return np.full(len(obs), NUM_ACTIONS - 1)
-    result = evaluate(end_turn_only, "greedy", games=6)
+    result = evaluate_policy(end_turn_only, "greedy", games=6)
     assert result.losses == 6 and 0 < result.illegal <= 6
 
     class Broken:
         def select(self, game):
             raise RuntimeError("no move")
-    result = evaluate(hashed, Broken(), games=3)
+    result = evaluate_policy(hashed, Broken(), games=3)
     assert result.wins == result.forfeits == 3
 
 
 def test_evaluate_refuses_bad_input():
     with pytest.raises(ValueError, match="games"):
-        evaluate(hashed, "random", games=0)
+        evaluate_policy(hashed, "random", games=0)
     with pytest.raises(ValueError, match="list of 2"):
-        evaluate(hashed, ["random"], players=3)
+        evaluate_policy(hashed, ["random"], players=3)
     with pytest.raises(ValueError, match="seat"):
-        evaluate(hashed, "random", seat=2)
+        evaluate_policy(hashed, "random", seat=2)
     with pytest.raises(ValueError, match="integer action per game"):
-        evaluate(lambda obs, mask: mask.astype(float), "random", games=2)
+        evaluate_policy(lambda obs, mask: mask.astype(float), "random", games=2)
     with pytest.raises(TypeError, match="policy"):
-        evaluate(42, "random")
+        evaluate_policy(42, "random")
     with pytest.raises(ValueError, match="neither an agent spec"):
-        evaluate(hashed, object(), games=1)
+        evaluate_policy(hashed, object(), games=1)
 
 
 def test_step_before_reset_is_refused():
@@ -259,5 +259,5 @@ def test_ppo_torch_example_short_run():
     agent, steps = example.train("random", games=16, n_steps=8, steps=3200, batch_size=64,
                                  log=logged.append)
     assert steps == 3200 and len(logged) == 1
-    result = evaluate(agent.policy, "greedy", games=4)
+    result = evaluate_policy(agent.policy, "greedy", games=4)
     assert result.games == 4 and result.illegal == 0

@@ -6,6 +6,7 @@ import pytest
 import photocore
 import photocore.play.specs
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE, VecGame
+from photocore.facts import OBSERVATION, PLAYER_SLOT
 
 
 @pytest.mark.parametrize("players,options", [(2, "-"), (3, "fs"), (4, "s")])
@@ -42,7 +43,11 @@ def test_observation_layout():
     cell = photocore.CELLS.index
     assert pieces[1, cell("a4")] == 1 and pieces[1, cell("d1")] == 1      # slot 0, small
     assert pieces[5, cell("g1")] == 1 and pieces[5, cell("d7")] == 1      # slot 1, small
-    assert obs[740] == pytest.approx(2 / 20)                              # own light
+    # a player's values (facts.PLAYER_SLOT) in the players part, as docs/engine.md has them
+    assert OBSERVATION["players"] == 740 and PLAYER_SLOT == {
+        "light": 0, "available": 1, "board": 5, "points": 9, "size": 10}
+    own_light = OBSERVATION["players"] + PLAYER_SLOT["light"]             # slot 0's light
+    assert obs[own_light] == pytest.approx(2 / 20)                        # own light
     assert obs[785] == 1 and obs[791 + 1] == 1 and obs[794] == 1          # sun 0, play, slot 0
     shadows = obs[592:703].reshape(3, 37)
     assert shadows[0, cell("d6")] == 1                                    # d7 casts west

@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def analysed():
     (line,), _ = Series(1, agents=["greedy", "random"], seed=11).batch(0, 1)
     rec = json.loads(line)
-    return analysis.with_analysis(rec, analysis.analyse(rec, "mcts:100", seed=0))
+    return analysis.with_analysis(rec, analysis.analyze(rec, "mcts:100", seed=0))
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,9 @@ rates against the built-in agents (docs/rl.md has a run's figures).
 
 The learner plays a seat drawn per game against the training opponents in --envs games of
 one `photocore.env.sb3.VecEnv` (the opponents play in C inside each step); `Deadline` stops
-training after --minutes of wall time. `photocore.env.evaluate` then plays the learner's
-most likely legal action (deterministic) in seeded games against each --eval opponent.
+training after --minutes of wall time. `photocore.env.evaluate_policy` then plays the
+learner's most likely legal action (deterministic) in seeded games against each --eval
+opponent.
 VecMonitor logs the mean episode reward (rollout/ep_rew_mean) as it trains.
 """
 
@@ -38,7 +39,7 @@ def train(opponents="greedy", players=2, envs=256, seconds=60.0, steps=10**9, se
 def evaluate(model, opponents, games=100, players=2, seed=10_000):
     """(wins, ties, losses) of the learner's deterministic policy in `games` seeded games,
     each in a seat drawn per game."""
-    result = photocore.env.evaluate(model, opponents, games, players=players, seed=seed)
+    result = photocore.env.evaluate_policy(model, opponents, games, players=players, seed=seed)
     return result.wins, result.ties, result.losses
 
 
@@ -68,7 +69,7 @@ def main():
                "steps_per_s": round(model.num_timesteps / trained)}
     for item in args.eval.split(","):
         spec, _, games = item.rpartition(":")
-        result = photocore.env.evaluate(model, spec, int(games), players=args.players)
+        result = photocore.env.evaluate_policy(model, spec, int(games), players=args.players)
         print(result, flush=True)
         results[spec] = result.to_dict()
     print(json.dumps(results))

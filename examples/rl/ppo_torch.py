@@ -7,8 +7,8 @@ VecGame's sampler in C (docs/rl.md, "VecGame for training loops").
     nice python examples/rl/ppo_torch.py --minutes 15 --opponents greedy --save ppo.pt
 
 The learner plays a seat drawn per game against --opponents in --games games side by side;
-training stops after --minutes of wall time, then `photocore.env.evaluate` plays its most
-likely legal action in seeded games against each --eval opponent. The network and the
+training stops after --minutes of wall time, then `photocore.env.evaluate_policy` plays its
+most likely legal action in seeded games against each --eval opponent. The network and the
 hyperparameters are those of examples/rl/maskable_ppo.py (SB3's MlpPolicy: separate actor
 and critic MLPs of 256 x 256, tanh, orthogonal initialisation; 4 epochs, clip 0.2, GAE),
 so the two runs differ only in the machinery.
@@ -162,7 +162,8 @@ def main():
                "steps_per_s": round(steps / trained)}
     for item in args.eval.split(","):
         spec, _, games = item.rpartition(":")
-        result = photocore.env.evaluate(agent.policy, spec, int(games), players=args.players)
+        result = photocore.env.evaluate_policy(agent.policy, spec, int(games),
+                                               players=args.players)
         print(result, flush=True)
         results[spec] = result.to_dict()
     print(json.dumps(results))

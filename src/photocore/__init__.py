@@ -11,15 +11,10 @@ first use.
 """
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.metadata
-import importlib.util
 import sys
-import types
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from photocore import compat
 from photocore._game import Game, LegalMoves, Move, check_invariants, random_playouts
 from photocore.errors import (
     IllegalMoveError,
@@ -39,7 +34,7 @@ if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore import render as render
     from photocore import svg as svg
     from photocore import viewer as viewer
-    from photocore.analysis import analyse
+    from photocore.analysis import analyze
     from photocore.env._vec import VecGame
     from photocore.play._agents import Agent
     from photocore.play._search import Search
@@ -51,7 +46,7 @@ __version__: str = VERSION
 _LAZY = {
     "Agent": "photocore.play._agents",
     "VecGame": "photocore.env._vec",
-    "analyse": "photocore.analysis",
+    "analyze": "photocore.analysis",
     "RecordWriter": "photocore.records",
     "Search": "photocore.play._search",
     "read_games": "photocore.records",
@@ -64,7 +59,7 @@ __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
     "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "__version__",
-    "analyse", "check_invariants", "random_playouts", "read_games", "write_games",
+    "analyze", "check_invariants", "random_playouts", "read_games", "write_games",
 ]
 
 
@@ -75,36 +70,12 @@ def __getattr__(name: str) -> object:
         return value
     if name in _SUBMODULES:
         return importlib.import_module(f"photocore.{name}")
-    raise AttributeError(f"module 'photocore' has no attribute {name!r}")
+    return compat.moved(__name__, name)     # an old name (photocore.analyse), or none
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a moved module by its old name (a module row of photocore.compat.RENAMED):
-    the new module, under both names."""
-
-    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
-                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname.startswith("photocore.") and fullname in _moved():
-            return importlib.util.spec_from_loader(fullname, self)
-        return None
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
-        return None
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        # the import system takes the module back from sys.modules: the new one, not a copy
-        from photocore import compat
-        compat.warn(module.__name__, stacklevel=2)
-        sys.modules[module.__name__] = importlib.import_module(_moved()[module.__name__])
-
-
-def _moved() -> dict[str, str]:
-    from photocore.compat import RENAMED
-    return RENAMED
-
-
-sys.meta_path.append(_MovedModules())
+# old module names (import photocore.position) import the modules they moved to
+sys.meta_path.append(compat.MovedModules())

@@ -12,6 +12,9 @@ a loss -1 with two players), and each legal move it looks at for the player to m
   value, and over the positions after each legal move for the moves' values.
 - `py:...` (or an object) with `analyse(game) -> {move: value for the player to move}`.
 
+In the code an engine of an analysis is a `Judge` (`judge(spec)` makes one; `MctsJudge`,
+`SearchJudge`, `AgentJudge`), apart from an engine program (`photocore.play.protocol.Engine`).
+
 A move's loss is the best move's value minus the played move's, for the mover, never
 below 0: in value units, and as a win probability (a value v of n players is a win
 chance of (v * (n - 1) + 1) / n). A move the engine barely looked at is valued by the
@@ -24,7 +27,7 @@ chance lost, in percent), clipped to 0..100.
 >>> game = photocore.Game()
 >>> for _ in range(6):
 ...     game.play(game.legal_moves()[0])
->>> result = analyse(game, engine="mcts:50", seed=1)
+>>> result = analyze(game, engine="mcts:50", seed=1)
 >>> len(result.plies), result.engine, result.plies[0].forced
 (6, 'mcts:50', False)
 >>> data = result.to_json()
@@ -37,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from photocore import compat
 from photocore._game import Game, Move
 from photocore._kernel import stream_seed
 from photocore.errors import RecordError
@@ -129,7 +133,7 @@ class Evaluation:
 
 
 @runtime_checkable
-class Engine(Protocol):
+class Judge(Protocol):
     """Values positions: `evaluate(game, seed)` for a game still going on."""
 
     @property
@@ -138,7 +142,7 @@ class Engine(Protocol):
     def evaluate(self, game: Game, seed: int) -> Evaluation: ...
 
 
-class MctsEngine:
+class MctsJudge:
     """The built-in UCT search, `simulations` random playouts a position."""
 
     def __init__(self, simulations: int, exploration: float = 1.0) -> None:
@@ -163,7 +167,7 @@ class MctsEngine:
                           tuple(str(Move(a)) for a in stats.principal))
 
 
-class SearchEngine:
+class SearchJudge:
     """A network's PUCT search (photocore.Search; `evaluate(obs, mask) -> (logits,
     values)` as docs/search.md has it): `simulations` visits at the root give the visits,
     the best move and the position's value; a search of simulations / (legal moves)
@@ -214,7 +218,7 @@ class SearchEngine:
         return Evaluation(player, values, moves, visits, str(Move(best_id)), tuple(principal))
 
 
-class AgentEngine:
+class AgentJudge:
     """A user's agent with `analyse(game) -> {move: value}` (a Move, an action id or move
     text -> its value for the player to move, on the returns' scale). The position is
     worth the best move's value to the mover; the others share the rest of the zero sum."""
@@ -256,43 +260,43 @@ class AgentEngine:
         return Evaluation(player, values, moves, {}, best, (best,))
 
 
-_ENGINES: dict[tuple[str, int | None], Engine] = {}
+_JUDGES: dict[tuple[str, int | None], Judge] = {}
 
 
-def engine(spec: "str | Engine | object", budget: int | None = None) -> Engine:
-    """The engine of `spec`: `mcts` or `mcts:N`, a `py:` agent spec (docs/matches.md)
-    whose class is a SearchAgent or has `analyse`, an Engine, or an object with
-    `analyse`. `budget` overrides the simulations of mcts and of a SearchAgent. Engines
+def judge(spec: "str | Judge | object", budget: int | None = None) -> Judge:
+    """The engine of `spec` as a Judge: `mcts` or `mcts:N`, a `py:` agent spec
+    (docs/matches.md) whose class is a SearchAgent or has `analyse`, a Judge, or an object
+    with `analyse`. `budget` overrides the simulations of mcts and of a SearchAgent. Engines
     made from text are kept for the process (a checkpoint loads once).
 
-    >>> engine("mcts:300").name, engine("mcts", budget=80).name
+    >>> judge("mcts:300").name, judge("mcts", budget=80).name
     ('mcts:300', 'mcts:80')
     """
     if not isinstance(spec, str):
-        return _engine_of_object(spec, budget, getattr(spec, "name", type(spec).__name__))
+        return _judge_of_object(spec, budget, getattr(spec, "name", type(spec).__name__))
     key = (spec, budget)
-    if key not in _ENGINES:
+    if key not in _JUDGES:
         parsed = parse_spec(spec)
         if parsed.kind == "mcts":
-            _ENGINES[key] = MctsEngine(budget or parsed.simulations)
+            _JUDGES[key] = MctsJudge(budget or parsed.simulations)
         elif parsed.kind == "py":
             agent = parsed.python_class()(**dict(parsed.options))
-            _ENGINES[key] = _engine_of_object(agent, budget, spec)
+            _JUDGES[key] = _judge_of_object(agent, budget, spec)
         else:
             raise ValueError(f"engine {spec!r} cannot evaluate positions: use mcts:N, or a "
                              "py: agent that is a SearchAgent or has analyse(game)")
-    return _ENGINES[key]
+    return _JUDGES[key]
 
 
-def _engine_of_object(agent: object, budget: int | None, name: str) -> Engine:
+def _judge_of_object(agent: object, budget: int | None, name: str) -> Judge:
     from photocore.play.search import SearchAgent
 
     if isinstance(agent, SearchAgent):
         label = agent.name.rsplit(":", 1)[0]
-        return SearchEngine(agent.evaluate, budget or agent.simulations, label)
+        return SearchJudge(agent.evaluate, budget or agent.simulations, label)
     if callable(getattr(agent, "analyse", None)):
-        return AgentEngine(agent, str(getattr(agent, "name", name)))
-    if isinstance(agent, Engine):
+        return AgentJudge(agent, str(getattr(agent, "name", name)))
+    if isinstance(agent, Judge):
         return agent
     raise ValueError(f"engine {name!r} cannot evaluate positions: it is no SearchAgent and "
                      "has no analyse(game) method")
@@ -397,11 +401,11 @@ class GameAnalysis:
                    values, tuple(data["accuracy"]))
 
 
-def analyse(game: Game | Record, engine: "str | Engine | object" = DEFAULT_ENGINE,
+def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE,
             budget: int | None = None, seed: int = 0,
             thresholds: Thresholds = THRESHOLDS, index: int = 0) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
-    by `engine` (see engine()) with `budget`, as a GameAnalysis. The same seed (and
+    by `engine` (see judge()) with `budget`, as a GameAnalysis. The same seed (and
     `index`, the game's number in a run) gives the same analysis.
     """
     if isinstance(game, dict):
@@ -409,7 +413,7 @@ def analyse(game: Game | Record, engine: "str | Engine | object" = DEFAULT_ENGIN
     if not isinstance(game, Game):
         raise TypeError(f"game must be a photocore.Game or a record dict, got "
                         f"{type(game).__name__}")
-    judge = _as_engine(engine, budget)
+    judge = _as_judge(engine, budget)
     position = game.root()
     history = [int(m) for m in game.history]
     games = []
@@ -465,16 +469,16 @@ def _accuracy(losses: Sequence[float]) -> float | None:
     return sum(map(move_accuracy, losses)) / len(losses) if losses else None
 
 
-def evaluate(game: Game, engine: "str | Engine | object" = DEFAULT_ENGINE,
+def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
              budget: int | None = None, seed: int = 0) -> Evaluation:
-    """One position evaluated by `engine` (see engine()), as an Evaluation."""
-    return _as_engine(engine, budget).evaluate(game, seed)
+    """One position evaluated by `engine` (see judge()), as an Evaluation."""
+    return _as_judge(engine, budget).evaluate(game, seed)
 
 
-def _as_engine(spec: "str | Engine | object", budget: int | None) -> Engine:
-    if isinstance(spec, MctsEngine | SearchEngine | AgentEngine):
+def _as_judge(spec: "str | Judge | object", budget: int | None) -> Judge:
+    if isinstance(spec, MctsJudge | SearchJudge | AgentJudge):
         return spec
-    return engine(spec, budget)
+    return judge(spec, budget)
 
 
 def _round(value: float) -> float:
@@ -558,3 +562,10 @@ def summarise(records: Iterable[Record]) -> dict[str, dict[str, float | int]]:
             if ply.label is not None:
                 summary.counts[ply.label] += 1
     return {name: s.as_row() for name, s in sorted(agents.items())}
+
+
+# ---- moved -------------------------------------------------------------------------------
+
+def __getattr__(name: str) -> object:
+    # analyse, Engine, MctsEngine, ..., engine: renamed in 0.2 (compat.RENAMED)
+    return compat.moved(__name__, name)

@@ -10,12 +10,26 @@ Every old name is a row of RENAMED, and every shim warns through `warn`, in one 
 Game.legal_mask() is deprecated since photocore 0.2: use Game.legal_moves().mask()
 (it goes in photocore 0.3)
 
+This module is the one place that knows what is deprecated and how the old spelling still
+works; the rest of the package only installs its hooks: a module's `__getattr__` asks
+`moved` (old attributes), the package root puts `MovedModules` on `sys.meta_path` (old
+modules), svg.py makes itself a `CallableModule` (a module that was a function), and the
+functions that took the rules as flags ask `game_options` and `option_attribute`.
+
 CHANGELOG.md lists the same names; tests/test_compat.py fails once the installed version
 reaches REMOVED while a shim is left.
 """
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import re
+import sys
+import types
 import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from photocore.facts import OPTION_RULES, Options
 
@@ -33,6 +47,8 @@ RENAMED: dict[str, str] = {
     "photocore.ray_backend": "photocore.run.ray_backend",
     "photocore.position": "photocore.notation",
     "photocore.serve.hints": "photocore.play.hints",
+    # the workloads of `photocore bench` are the command's, not the package's
+    "photocore.speed": "photocore.cli.speed",
     # Game methods moved to the modules that build on the core
     "Game.legal_actions()": "Game.legal_moves().ids()",
     "Game.legal_mask()": "Game.legal_moves().mask()",
@@ -45,6 +61,21 @@ RENAMED: dict[str, str] = {
     "photocore.records.NPZ_ARRAYS": "photocore.npz.ARRAYS",
     # the SVG drawing is a module of several drawings
     "photocore.svg(game)": "photocore.svg.board(game)",
+    # the analysis of games is spelt as its command, `photocore analyze`
+    "photocore.analyse": "photocore.analyze",
+    "photocore.analysis.analyse": "photocore.analysis.analyze",
+    # what values positions for an analysis is a judge: an Engine is an engine program
+    # (photocore.play.protocol.Engine)
+    "photocore.analysis.Engine": "photocore.analysis.Judge",
+    "photocore.analysis.MctsEngine": "photocore.analysis.MctsJudge",
+    "photocore.analysis.SearchEngine": "photocore.analysis.SearchJudge",
+    "photocore.analysis.AgentEngine": "photocore.analysis.AgentJudge",
+    "photocore.analysis.engine": "photocore.analysis.judge",
+    # a learned policy's games against agents, apart from a position's analysis.evaluate
+    "photocore.env.evaluate": "photocore.env.evaluate_policy",
+    "photocore.env.Evaluation": "photocore.env.PolicyEvaluation",
+    "photocore.env.evaluation.evaluate": "photocore.env.evaluation.evaluate_policy",
+    "photocore.env.evaluation.Evaluation": "photocore.env.evaluation.PolicyEvaluation",
     # a built-in agent is a Player itself: specs.load() gives the Agent
     "photocore.play.specs.BuiltinPlayer":
         "photocore.Agent (BuiltinPlayer(kind, n) is Agent(kind, simulations=n))",
@@ -68,17 +99,97 @@ def warn(old: str, stacklevel: int = 2) -> None:
     warnings.warn(message(old), DeprecationWarning, stacklevel=stacklevel + 1)
 
 
-def moved(module: str, name: str) -> object:
+def moved(module: str, name: str) -> Any:
     """The attribute `name` of `module` where it moved to (a module's `__getattr__` calls
     this), with a warning: `module.name` a row of RENAMED whose new spelling is a module
-    and a name. The new module is imported only now, by its name in the table, so a module
-    never imports the one its old names moved to. AttributeError for any other name."""
+    and a name (or a module), or one of STAND_INS. The new module is imported only now, by
+    its name in the table, so a module never imports the one its old names moved to.
+    AttributeError for any other name."""
     old = f"{module}.{name}"
     if old not in RENAMED:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    where, _, new = RENAMED[old].rpartition(".")
-    warn(old, stacklevel=3)         # the line that named the old attribute
-    return getattr(importlib.import_module(where), new)
+    if not _asked_by_import():
+        warn(old, stacklevel=3)     # the line that named the old attribute
+    if old in STAND_INS:
+        return STAND_INS[old]
+    return _resolve(RENAMED[old])
+
+
+def _asked_by_import() -> bool:
+    """Whether the import system asks for the attribute (the caller of a module's
+    `__getattr__`): `from package import name` first asks hasattr(package, name), then
+    takes the name, and only the taking warns, once per line as for a module."""
+    try:
+        code = sys._getframe(3).f_code  # moved's caller's caller (hasattr has no frame)
+    except ValueError:                  # asked from C, with no Python frame above
+        return False
+    return code.co_name == "_handle_fromlist" and code.co_filename.startswith("<frozen")
+
+
+def _resolve(path: str) -> Any:
+    """What the dotted `path` names: a module's attribute, or else a module, imported now."""
+    where, _, name = path.rpartition(".")
+    try:
+        return getattr(importlib.import_module(where), name)
+    except AttributeError:          # a submodule not imported yet
+        return importlib.import_module(path)
+
+
+def _builtin_player(kind: str, simulations: int) -> Any:
+    """photocore.play.specs.BuiltinPlayer(kind, simulations) as 0.1 made it: since 0.2 the
+    built-in agent itself, an Agent, is the Player."""
+    agents = importlib.import_module("photocore.play._agents")
+    return agents.Agent(kind, 0, simulations or agents.DEFAULT_SIMULATIONS)
+
+
+# the old names whose new spelling in RENAMED is no path to a value: what each stands for
+STAND_INS: dict[str, Callable[..., Any]] = {
+    "photocore.play.specs.BuiltinPlayer": _builtin_player,
+}
+
+_PATH = re.compile(r"photocore(\.\w+)+")
+
+
+def moved_module(old: str) -> str | None:
+    """The module the module `old` moved to (a row of RENAMED whose two spellings are
+    modules), or None."""
+    new = RENAMED.get(old)
+    if new is None or not (_PATH.fullmatch(old) and _PATH.fullmatch(new)):
+        return None
+    try:
+        return new if importlib.util.find_spec(new) is not None else None
+    except ModuleNotFoundError:     # an attribute's row (photocore.npz.write)
+        return None
+
+
+class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports a moved module by its old name (see moved_module): the new module, under
+    both names, with a warning. The package root puts one on sys.meta_path."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if moved_module(fullname) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        # the import system takes the module back from sys.modules: the new one, not a copy
+        warn(module.__name__, stacklevel=2)
+        sys.modules[module.__name__] = importlib.import_module(RENAMED[module.__name__])
+
+
+class CallableModule(types.ModuleType):
+    """A module that was a function until 0.2 (its row of RENAMED, `module(...)`, names the
+    function it is now): calling the module calls that function, with a warning. The
+    module makes itself one: `sys.modules[__name__].__class__ = compat.CallableModule`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        old = next(row for row in RENAMED if row.startswith(f"{self.__name__}("))
+        warn(old)
+        return _resolve(RENAMED[old].partition("(")[0])(*args, **kwargs)
 
 
 def game_options(options: Options | str | None, flags: tuple[object, ...],

@@ -114,7 +114,7 @@ MARK_COLOURS = {"inaccuracy": "#d4a000", "mistake": "#f07000", "blunder": "#d000
 
 
 def evaluations(result: "analysis.GameAnalysis", path: FilePath | None = None) -> Figure:
-    """The evaluation chart of an analysed game (photocore.analyse): each player's win
+    """The evaluation chart of an analysed game (photocore.analyze): each player's win
     chance by ply, its inaccuracies, mistakes and blunders marked on the mover's line.
     Written as a PNG to `path` when given; returned as a matplotlib Figure (which a
     notebook shows)."""

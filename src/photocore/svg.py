@@ -14,9 +14,7 @@ display as its board.
 
 import math
 import sys
-import types
 from collections.abc import Sequence
-from typing import Any
 from xml.sax.saxutils import escape
 
 from photocore import compat
@@ -285,16 +283,8 @@ def _text(x: float, y: float, text: str, size: int, anchor: str | None = None,
     return f"<text {attrs}>{escape(text)}</text>"
 
 
-class _CallableModule(types.ModuleType):
-    """photocore.svg(game) was a function until 0.2: calling the module still works, with a
-    warning, until 0.3."""
-
-    def __call__(self, game: Game, *args: Any, **kwargs: Any) -> SVG:
-        compat.warn("photocore.svg(game)")
-        return board(game, *args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+# photocore.svg(game) was a function until 0.2: the module stays callable, with a warning
+sys.modules[__name__].__class__ = compat.CallableModule
 
 
 def _show_games_in_notebooks() -> None:

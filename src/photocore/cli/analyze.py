@@ -40,7 +40,7 @@ class AnalysisBatch(NamedTuple):
 
 class AnalysisRun:
     """The games of the record file `path` analysed by `engine` (a spec, see
-    photocore.analysis.engine; `budget` its simulations), seeded `seed`: a Plan of
+    photocore.analysis.judge; `budget` its simulations), seeded `seed`: a Plan of
     photocore.run.driver. Game i's analysis depends only on the game, the engine and
     (seed, i). The file is read first as `photocore verify` reads it, every game replayed:
     a bad game stops the run before it starts (RecordError naming its line and ply)."""
@@ -49,7 +49,7 @@ class AnalysisRun:
                  thresholds: analysis.Thresholds = analysis.THRESHOLDS) -> None:
         self.path, self.spec, self.budget, self.seed = path, engine, budget, seed
         self.thresholds = thresholds
-        self.engine_name = analysis.engine(engine, budget).name     # fails early
+        self.engine_name = analysis.judge(engine, budget).name     # fails early
         self._defining: list[dict[str, object]] = []
         lines = []
         # replayed here, not first in a worker, whose failure would only repeat on --resume
@@ -73,10 +73,10 @@ class AnalysisRun:
         return dict(self.__dict__, _defining=[])
 
     def batch(self, start: int, count: int) -> AnalysisBatch:
-        judge = analysis.engine(self.spec, self.budget)
+        judge = analysis.judge(self.spec, self.budget)
         lines, positions = [], 0
         for index, rec in enumerate(self._read(start, count), start):
-            result = analysis.analyse(rec, judge, seed=self.seed, thresholds=self.thresholds,
+            result = analysis.analyze(rec, judge, seed=self.seed, thresholds=self.thresholds,
                                       index=index)
             positions += len(result.plies)
             lines.append(record_line(analysis.with_analysis(rec, result)))
@@ -174,13 +174,13 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
             raise click.UsageError("--serve reads queries on standard input: no GAMES, "
                                    "--out, --resume or --backend ray")
         try:
-            analysis.engine(engine)
+            analysis.judge(engine)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--engine") from None
         try:
             engines = Allowed([engine, *split(allow)] if allow else [engine], max_visits)
             for spec in engines.by_label.values():
-                analysis.engine(spec.text)          # each loads once, and fails now
+                analysis.judge(spec.text)          # each loads once, and fails now
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--allow") from None
         try:
@@ -270,7 +270,7 @@ def answer(query: object, engines: Allowed, engine: str, seed: int) -> dict[str,
     game = _game(query)
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
-    judge = analysis.engine(chosen.text, visits)
+    judge = analysis.judge(chosen.text, visits)
     evaluation = judge.evaluate(game, query_seed)
     return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
 

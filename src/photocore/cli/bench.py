@@ -1,11 +1,11 @@
-"""`photocore bench`: the engine's speed figures, timed by pyperf, each checked (speed.py)."""
+"""`photocore bench`: the engine's speed figures, timed by pyperf, each checked (cli/speed.py)."""
 
 import json
 from typing import IO, Any
 
 import click
 
-from photocore import speed
+from photocore.cli import speed
 from photocore.cli.output import needs
 
 

@@ -1,23 +1,27 @@
 """Environments for learners: VecGame (n games in one C array), the Gymnasium environments
 (gym.py), Stable-Baselines3's vector env (sb3.py), the adapters for OpenSpiel and
-PettingZoo, and `evaluate` (evaluation.py), which measures a policy against any agents.
+PettingZoo, and `evaluate_policy` (evaluation.py), which measures a policy against any
+agents.
 
-`evaluate`, `Evaluation` and SB3's `Deadline` callback load their module on first use, so
-importing this package needs none of the optional frameworks.
+`evaluate_policy`, `PolicyEvaluation` and SB3's `Deadline` callback load their module on
+first use, so importing this package needs none of the optional frameworks.
 """
 
 import importlib
 from typing import TYPE_CHECKING
 
+from photocore import compat
+
 if TYPE_CHECKING:
     from photocore.env._vec import draw_below
-    from photocore.env.evaluation import Evaluation, evaluate
+    from photocore.env.evaluation import PolicyEvaluation, evaluate_policy
     from photocore.env.sb3 import Deadline
 
-__all__ = ["Deadline", "Evaluation", "draw_below", "evaluate"]
+__all__ = ["Deadline", "PolicyEvaluation", "draw_below", "evaluate_policy"]
 
 # public names, loaded with their module on first use (sb3 needs stable-baselines3)
-_LAZY = {"evaluate": "photocore.env.evaluation", "Evaluation": "photocore.env.evaluation",
+_LAZY = {"evaluate_policy": "photocore.env.evaluation",
+         "PolicyEvaluation": "photocore.env.evaluation",
          "Deadline": "photocore.env.sb3", "draw_below": "photocore.env._vec"}
 
 
@@ -26,7 +30,7 @@ def __getattr__(name: str) -> object:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'photocore.env' has no attribute {name!r}")
+    return compat.moved(__name__, name)     # an old name (evaluate, Evaluation), or none
 
 
 def __dir__() -> list[str]:

@@ -2,10 +2,10 @@
 confidence interval.
 
 >>> import numpy as np
->>> from photocore.env import evaluate
+>>> from photocore.env import evaluate_policy
 >>> def first_legal(obs, mask):            # a policy: the observations and the legal actions
 ...     return mask.argmax(axis=1)         # of n games in, one action per game out
->>> result = evaluate(first_legal, "random", games=20)
+>>> result = evaluate_policy(first_legal, "random", games=20)
 >>> result.games, result.wins + result.ties + result.losses
 (20, 20)
 >>> str(result)                                              # doctest: +ELLIPSIS
@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol, cast
 import numpy as np
 import numpy.typing as npt
 
+from photocore import compat
 from photocore._game import Game
 from photocore.env._vec import VecGame, draw_below, stream_seed
 from photocore.errors import IllegalMoveError
@@ -33,7 +34,7 @@ from photocore.facts import Options
 from photocore.play import specs
 from photocore.play.player import Forfeit, Player
 
-__all__ = ["Evaluation", "Policy", "evaluate"]
+__all__ = ["Policy", "PolicyEvaluation", "evaluate_policy"]
 
 # a policy: the learners' observations (float32 (n, 798)) and legal actions (bool (n, 890))
 # of n games, to one action id per game (any integer array: numpy, a CPU torch tensor)
@@ -47,7 +48,7 @@ class _Model(Protocol):
 
 
 @dataclasses.dataclass(frozen=True)
-class Evaluation:
+class PolicyEvaluation:
     """The learner's results against `opponents` (their specs, or their names).
 
     wins: games it won alone; ties: games whose win it shared; losses: the others,
@@ -107,11 +108,12 @@ def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, floa
             1.0 if wins >= games else min(1.0, centre + half))
 
 
-def evaluate(policy: Policy | _Model, opponents: str | object | Sequence[str | object],
-             games: int = 200, *, players: int = 2, seat: int | Literal["random"] = "random",
-             options: Options | str | None = None, seed: int = 10_000,
-             deterministic: bool = True, batch: int = 256,
-             confidence: float = 0.95) -> Evaluation:
+def evaluate_policy(policy: Policy | _Model,
+                    opponents: str | object | Sequence[str | object], games: int = 200, *,
+                    players: int = 2, seat: int | Literal["random"] = "random",
+                    options: Options | str | None = None, seed: int = 10_000,
+                    deterministic: bool = True, batch: int = 256,
+                    confidence: float = 0.95) -> PolicyEvaluation:
     """Plays `games` seeded games of the policy against `opponents`; returns the tally.
 
     opponents: an agent spec (`random`, `greedy`, `mcts:N`, `py:...`, `cmd:...`), an
@@ -146,7 +148,7 @@ def evaluate(policy: Policy | _Model, opponents: str | object | Sequence[str | o
     else:
         tally, label = _in_python(choose, seats, games, players, seat, rules, seed)
     low, high = wilson(tally["wins"], games, confidence)
-    return Evaluation(label, games, confidence=confidence, low=low, high=high, **tally)
+    return PolicyEvaluation(label, games, confidence=confidence, low=low, high=high, **tally)
 
 
 def _chooser(policy: Policy | _Model, deterministic: bool) -> Policy:
@@ -268,3 +270,10 @@ def _one_game(choose: Policy, seated: list[Player], learner: int, game: Game) ->
             return None
         game.play(action)
     return game.returns()[learner]
+
+
+# ---- moved -------------------------------------------------------------------------------
+
+def __getattr__(name: str) -> object:
+    # evaluate and Evaluation, renamed in 0.2 apart from the analysis's (compat.RENAMED)
+    return compat.moved(__name__, name)

@@ -514,9 +514,5 @@ def _takes_seed(method: Callable[..., object] | None) -> bool:
 # ---- moved -------------------------------------------------------------------------------
 
 def __getattr__(name: str) -> object:
-    # BuiltinPlayer(kind, simulations) wrapped an Agent into a Player until 0.2, where an
-    # Agent is a Player itself: the old name makes the Agent, with a warning, until 0.3
-    if name == "BuiltinPlayer":
-        compat.warn("photocore.play.specs.BuiltinPlayer")
-        return _agent
-    raise AttributeError(f"module 'photocore.play.specs' has no attribute {name!r}")
+    # BuiltinPlayer (a Player around an Agent until 0.2, where an Agent is a Player itself)
+    return compat.moved(__name__, name)
