@@ -1,4 +1,5 @@
 # Types of the compiled module _kernel.pyx's Python names (the C API is _kernel.pxd).
+from collections.abc import Iterable
 from typing import Any, SupportsIndex, TypedDict, overload
 
 from typing_extensions import deprecated
@@ -12,6 +13,15 @@ CODE_PATHS: tuple[str, ...]   # the portable build's code paths, slowest first
 CODE_PATH: str
 # the advanced rules: (name, letter, kernel bit, words, help) each (photocore.facts.OPTION_RULES)
 OPTION_TABLE: tuple[tuple[str, str, int, str, str], ...]
+
+class KeyCensus(TypedDict):
+    positions: int
+    distinct: int
+    repeated: int
+    collisions: int
+    examples: list[tuple[tuple[int, int, int], tuple[int, int, int]]]
+    mismatches: int
+    seconds: float
 
 class PlayoutTotals(TypedDict):
     games: int
@@ -30,3 +40,6 @@ def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: Supp
 def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
                     *flags: bool, options: None = None, **keywords: bool) -> PlayoutTotals: ...
 def tables() -> dict[str, Any]: ...
+# (players, option flags, games, seed) per run
+def key_census(runs: Iterable[tuple[SupportsIndex, SupportsIndex, SupportsIndex, SupportsIndex]],
+               check: bool = True) -> KeyCensus: ...
