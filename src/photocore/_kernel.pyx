@@ -157,8 +157,7 @@ cdef uint8_t SHADOW_RIGHT[SUN_POSITIONS]
 # SplitMix64 from KEY_SEED in the order of _build_keys. Table sizes are powers of two, so
 # that state_key can mask any byte into range.
 cdef enum:
-    KEY_VALUES = 32         # token values (TOKEN_VALUE_MASK + 1)
-    KEY_COPIES = 8          # tokens of one value one player holds: at most 5 (the 13s)
+    KEY_TOKENS = MAX_PLAYERS << TOKEN_SHIFT     # tokens as the log holds them: player, value
     KEY_ROUNDS = 32         # rounds 0 .. ROUNDS_FOURTH_REVOLUTION
     KEY_MOVERS = 8          # current & 7: players 0 .. 3, and 7 for NO_PLAYER
     KEY_PLAYERS = 8         # player counts 2 .. 4
@@ -167,7 +166,7 @@ cdef enum:
 cdef uint64_t KEY_SEED = 0x70686F746F6B6579       # "photokey"
 cdef uint64_t Z_PIECES                              # the salt of the piece words
 cdef uint64_t Z_ACTIVE[NBITS]                       # [bit]: a cell activated this turn
-cdef uint64_t Z_TOKEN[MAX_PLAYERS][KEY_VALUES][KEY_COPIES]   # [player][value][copy k]
+cdef uint64_t Z_TOKEN[KEY_TOKENS]                  # [player << TOKEN_SHIFT | value]
 cdef uint64_t Z_CLOCK[KEY_ROUNDS][KEY_MOVERS]       # [round][current & 7]
 cdef uint64_t Z_PLAYERS[KEY_PLAYERS]                # [players]
 cdef uint64_t Z_OPTIONS[KEY_OPTIONS]                # [options]
@@ -258,10 +257,8 @@ cdef void _build_keys():
     Z_PIECES = rng_next(&rng)
     for n in range(NBITS):
         Z_ACTIVE[n] = rng_next(&rng)
-    for p in range(MAX_PLAYERS):
-        for k in range(KEY_VALUES):
-            for n in range(KEY_COPIES):
-                Z_TOKEN[p][k][n] = rng_next(&rng)
+    for n in range(KEY_TOKENS):
+        Z_TOKEN[n] = rng_next(&rng)
     for k in range(KEY_ROUNDS):
         for n in range(KEY_MOVERS):
             Z_CLOCK[k][n] = rng_next(&rng)
@@ -873,42 +870,32 @@ cdef inline uint64_t stacks_key(const State* s) noexcept nogil:
     """The tokens left on the four stacks, mixed as one word (a byte each)."""
     return mix64(byte_word(s.stack) ^ Z_STACKS)
 
-cdef inline uint64_t token_key(const State* s, int p, int leaves) noexcept nogil:
-    """The word of the token a collect on soil of `leaves` gives player p now (0: none):
-    Z_TOKEN[p][value][the tokens of that value p holds already]."""
-    cdef int k = token_stack(s, leaves), value, i, copies = 0
-    if k < 0:
-        return 0
-    value = TOKEN_VALUE[k][STACK_SIZE[k] - s.stack[k]]
-    for i in range(s.ntok):
-        copies += s.toklog[i] == (p << TOKEN_SHIFT | value)
-    return Z_TOKEN[p][value][copies]
+cdef inline uint64_t tokens_key(const State* s) noexcept nogil:
+    """The tokens the players hold, as a multiset: the sum (mod 2**64) of the word of each
+    (its byte in the log: player and value), mixed. A sum, where an XOR would cancel two
+    tokens of one value; a multiset, whatever the order they were taken in."""
+    cdef int k
+    cdef uint64_t total = 0
+    for k in range(s.ntok if s.ntok < NTOKENS else NTOKENS):
+        total += Z_TOKEN[s.toklog[k] & (KEY_TOKENS - 1)]
+    return mix64(total)
 
 cdef uint64_t state_key(const State* s) noexcept nogil:
     """The position's key from scratch: the XOR of the words of the player count, the
     options, the clock (round, player to move), each activated cell, each player's pieces of
-    each size, each player's purse (light, available area, player board), the stacks, and
-    each token a player holds: the k-th token of a value a player holds has its own word, so
-    the tokens count as a multiset, whatever the order they were taken in. Branch-free but
-    for the loops over players, activated cells and tokens. Every index is masked into its
+    each size, each player's purse (light, available area, player board), the stacks and
+    the tokens held (a multiset: whatever the order they were taken in). Branch-free but for
+    the loops over the players, activated cells and tokens. Every index is masked into its
     table: any state, even a broken one, reads inside them."""
-    cdef int p, k, t, shift, players = s.players if s.players < MAX_PLAYERS else MAX_PLAYERS
-    cdef uint64_t held[MAX_PLAYERS]     # [player]: a nibble per token value (mod 16), counting
+    cdef int p, players = s.players if s.players < MAX_PLAYERS else MAX_PLAYERS
     cdef uint64_t key = (Z_PLAYERS[s.players & (KEY_PLAYERS - 1)] ^ Z_OPTIONS[s.options]
                          ^ Z_CLOCK[s.round & (KEY_ROUNDS - 1)][s.current & (KEY_MOVERS - 1)]
-                         ^ cells_key(Z_ACTIVE, s.active) ^ stacks_key(s))
+                         ^ cells_key(Z_ACTIVE, s.active) ^ stacks_key(s) ^ tokens_key(s))
     for p in range(players):
         key ^= (purse_key(s, p) ^ pieces_key(p, SEED, s.owner_bb[p] & s.size_bb[SEED])
                 ^ pieces_key(p, SMALL, s.owner_bb[p] & s.size_bb[SMALL])
                 ^ pieces_key(p, MEDIUM, s.owner_bb[p] & s.size_bb[MEDIUM])
                 ^ pieces_key(p, LARGE, s.owner_bb[p] & s.size_bb[LARGE]))
-    memset(held, 0, sizeof(held))
-    for k in range(s.ntok if s.ntok < NTOKENS else NTOKENS):
-        p = s.toklog[k] >> TOKEN_SHIFT & (MAX_PLAYERS - 1)
-        t = s.toklog[k] & TOKEN_VALUE_MASK
-        shift = 4 * (t & 15)            # the values, 12 .. 22, differ mod 16
-        key ^= Z_TOKEN[p][t][held[p] >> shift & (KEY_COPIES - 1)]
-        held[p] += <uint64_t>1 << shift
     return key
 
 cdef void canonical_state(const State* s, State* out) noexcept nogil:
@@ -968,10 +955,10 @@ cdef void apply_action(State* s, int action) noexcept nogil:
         grow(s, p, where)
         key ^= purse_key(s, p)
     elif kind == KIND_COLLECT:
-        key ^= (purse_key(s, p) ^ stacks_key(s) ^ token_key(s, p, RICHNESS[BIT_CELL[where]])
-                ^ moved_key(s, p, LARGE, where) ^ Z_ACTIVE[where])
+        key ^= (purse_key(s, p) ^ stacks_key(s) ^ tokens_key(s) ^ moved_key(s, p, LARGE, where)
+                ^ Z_ACTIVE[where])
         collect(s, p, where)
-        key ^= purse_key(s, p) ^ stacks_key(s)
+        key ^= purse_key(s, p) ^ stacks_key(s) ^ tokens_key(s)
     else:
         # place or end: the clock moves, and where a round begins, its photosynthesis
         # changes every player's light
