@@ -822,9 +822,9 @@ cdef int refusal(const State* s, int kind, int where) noexcept nogil:
 
 # ---- the position key (docs/engine.md, "Position keys") -------------------------------
 # A Zobrist-style key: the XOR of one 64-bit word per part of the position, each a function
-# of that part alone: a table word (the clock, each activated cell, each token held, the
-# settings) or a mix64 of the part's bits with its own tag (each player's pieces of each
-# size, each player's purse, the stacks). state_key() computes it from scratch;
+# of that part alone: a table word (the settings, the clock, each activated cell) or a mix64
+# of the part's bits with its own tag (each player's pieces of each size, each player's
+# purse, the stacks, the sum of a table word per token held). state_key() computes it;
 # apply_action() keeps s.key equal to it move by move, taking the words of what a move
 # changes out and putting their new values in. The kernel's own loops that never hand a
 # state out (play_random_game's moves, perft) play without the key: play(), not
