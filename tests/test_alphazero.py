@@ -197,12 +197,121 @@ def test_the_shipped_checkpoints_are_the_agents_default_for_each_number_of_playe
             game.play(move)
         assert agent.players == agent.checkpoint["players"] == players
         assert agent.path == example.agent.CHECKPOINTS[players]
-        assert agent._rollout == agent.checkpoint.get("rollout_weight", 0.0)
+        assert agent.settings.rollout_weight == agent.checkpoint.get("rollout_weight", 0.0)
 
 
 def test_a_missing_checkpoint_is_named(example, tmp_path):
     with pytest.raises(FileNotFoundError, match="nothing.pt"):
         example.agent.AlphaZeroAgent(checkpoint=str(tmp_path / "nothing.pt"))
+
+
+def test_a_missing_cut_or_foreign_checkpoint_is_one_error_naming_it(example, trained,
+                                                                     tmp_path, capsys):
+    load, CheckpointError = example.net.load, example.net.CheckpointError
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes((trained / "final.pt").read_bytes()[:5000])
+    foreign = tmp_path / "notes.pt"
+    foreign.write_text("not a network")
+    for path, why in [(tmp_path / "nothing.pt", "no such file"),
+                      (cut, "not a whole checkpoint"), (foreign, "not a whole checkpoint")]:
+        with pytest.raises(CheckpointError, match=why) as refused:
+            load(path)
+        assert str(refused.value).startswith(f"checkpoint {path}: ")
+        assert "\n" not in str(refused.value)
+        # the scripts tell it in one line, with their usage, and no traceback
+        with pytest.raises(SystemExit) as stopped:
+            example.evaluate.main(["--checkpoint", str(path), "--games", "2"])
+        err = capsys.readouterr().err
+        assert stopped.value.code == 2 and f"error: checkpoint {path}: {why}" in err
+        assert "Traceback" not in err
+    with pytest.raises(CheckpointError, match="final.pt plays 2 players, the game has 3"):
+        load(trained / "final.pt", players=3)
+
+
+def test_evaluate_plays_the_checkpoint_s_players_and_refuses_others(example, trained,
+                                                                    tmp_path, capsys):
+    checkpoint = str(trained / "final.pt")
+    with pytest.raises(SystemExit) as stopped:
+        example.evaluate.main(["--players", "3", "--checkpoint", checkpoint, "--games", "2"])
+    assert stopped.value.code == 2
+    assert f"{checkpoint} plays 2 players, the game has 3" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stopped:
+        example.play.main(["--players", "4", "--checkpoint", checkpoint, "--games", "1"])
+    assert f"{checkpoint} plays 2 players, the game has 4" in capsys.readouterr().err
+    example.evaluate.main(["--checkpoint", checkpoint, "--games", "2", "--simulations", "2",
+                           "--opponents", "random", "--json", str(tmp_path / "e.json")])
+    assert json.loads((tmp_path / "e.json").read_text())["players"] == 2
+
+
+def test_a_checkpoint_that_cannot_play_the_match_is_refused_before_the_first_game(trained,
+                                                                                   tmp_path):
+    from click.testing import CliRunner
+
+    from photocore.cli import main
+    checkpoint = trained / "final.pt"
+    out = tmp_path / "match.jsonl"
+    for options, told in [
+            (f"?checkpoint='{checkpoint}'",
+             f"CheckpointError: the checkpoint {checkpoint} plays 2 players, the game has 3"),
+            (f"?checkpoint='{tmp_path / 'no.pt'}'", f"checkpoint {tmp_path / 'no.pt'}: no such "
+                                                     "file"),
+            ("?simulations=1", "simulations must be at least 2")]:
+        agent = f"py:{FOLDER / 'agent.py'}:AlphaZeroAgent{options}"
+        result = CliRunner().invoke(main, ["match", agent, "greedy", "random", "--games", "3",
+                                           "--workers", "1", "--out", str(out), "--no-progress"])
+        assert result.exit_code == 2, result.output
+        assert told in result.output and "Traceback" not in result.output, result.output
+        assert not out.exists()
+
+
+def test_the_scripts_refuse_bad_options_as_they_parse_them(example, tmp_path, capsys):
+    out = tmp_path / "run"
+    for script, argv, told in [
+            (example.train, ["--minutes", "0"], "argument --minutes: must be a number > 0, got 0"),
+            (example.train, ["--simulations", "1"], "must be a whole number >= 2, got 1"),
+            (example.train, ["--opponents", "random,mcts:0"], "budget must be a whole number"),
+            (example.train, ["--rollout-weight", "2"], "must be a number >= 0 and <= 1, got 2"),
+            (example.evaluate, ["--games", "0"], "argument --games: must be a whole number"),
+            (example.evaluate, ["--opponents", "alphazero"], "unknown agent 'alphazero'"),
+            (example.play, ["--games", "x"], "must be a whole number, got 'x'"),
+            (example.selfplay_data, ["--out", str(out), "--per-search", "0"], "--per-search"),
+            (example.ratings, ["--players", "2,5"], "from 2 to 4, got 5")]:
+        with pytest.raises(SystemExit) as stopped:
+            script.main(["--out", str(out), *argv] if script is example.train else argv)
+        err = capsys.readouterr().err
+        assert stopped.value.code == 2 and told in err, err
+    assert not out.exists()          # no empty log of a run that could not start
+
+
+def test_the_scripts_help_shows_the_defaults(example, capsys):
+    for script, shown in [(example.train, "training time (bootstrap, self-play and gradient "
+                                          "steps) (default: 60.0)"),
+                          (example.evaluate, "(default: random,greedy,mcts:100)"),
+                          (example.play, "(default: greedy)"),
+                          (example.selfplay_data, "(default: 256)"),
+                          (example.flush, "(default: 1e-06)"),
+                          (example.ratings, "(default: 2,3,4)")]:
+        with pytest.raises(SystemExit) as stopped:
+            script.main(["--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert stopped.value.code == 0 and shown in text, text
+        assert "(default: None)" not in text
+
+
+def test_training_tells_its_progress(example, tmp_path, capsys):
+    threads = torch.get_num_threads()
+    try:
+        example.train.main(["--out", str(tmp_path), "--workers", "1", "--iterations", "1",
+                            "--hidden", "8", "--minutes", "0.5", "--bootstrap-games", "1500",
+                            "--bootstrap-epochs", "1", "--games-per-iteration", "1",
+                            "--per-search", "1", "--simulations", "2", "--batch", "64",
+                            "--eval-games", "1", "--opponents", "random", "--buffer", "500"])
+    finally:
+        torch.set_num_threads(threads)
+    err = capsys.readouterr().err
+    assert "evaluating: 1 games against each of random" in err
+    assert "bootstrap: epoch 1 of 1, 1,000 of 1,500 greedy games learnt" in err
+    assert "bootstrap: epoch 1 of 1, 1,500 of 1,500 greedy games learnt" in err
 
 
 # ---- no subnormal weights (net.py says why) --------------------------------------------

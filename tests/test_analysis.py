@@ -1,9 +1,11 @@
 """Analysis (photocore.analysis, `photocore analyze`): known answers, the record field, the
 engines, determinism, the command with --resume, and the JSON-lines engine of --serve."""
 
+import copy
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,7 +13,10 @@ from click.testing import CliRunner
 
 import photocore
 from photocore import analysis, records
+from photocore._kernel import stream_seed
+from photocore.cli import main
 from photocore.cli.analyze import analyze, serve_queries
+from photocore.play import specs
 from photocore.play._agents import Agent, search_root
 from photocore.play.search import SearchAgent
 from photocore.run.selfplay import Series
@@ -101,6 +106,13 @@ def test_the_same_seed_gives_the_same_analysis(games):
     one = analysis.analyse(rec, "mcts:60", seed=5)
     assert one == analysis.analyse(rec, "mcts:60", seed=5)
     assert one != analysis.analyse(rec, "mcts:60", seed=6)
+
+
+def test_a_positions_search_is_seeded_by_the_kernels_streams():
+    # one derivation, the kernel's (game_seed): stream `ply` of stream `game` of the seed
+    for seed, game, ply in ((5, 0, 0), (5, 1, 30), (-3, 7, 2)):
+        expected = stream_seed(stream_seed(seed, game), ply)
+        assert analysis.position_seed(seed, game, ply) == expected
 
 
 def test_thresholds_and_accuracy():
@@ -206,6 +218,106 @@ def test_the_record_field_is_checked_and_versioned(games):
         analysis.of_record(short)
 
 
+@pytest.fixture(scope="module")
+def analysed(games):
+    """The first game of `games` with its analysis, as a JSON line's record."""
+    rec = first_game(games)
+    return json.loads(records.record_line(
+        analysis.with_analysis(rec, analysis.analyse(rec, "mcts:10", seed=0))))
+
+
+def changed_analysis(rec, change):
+    rec = copy.deepcopy(rec)
+    change(rec["metadata"]["analysis"])
+    return rec
+
+
+def _set(array, k, value):
+    def change(data):
+        data[array][k] = value
+    return change
+
+
+# an analysis (version 1) that is not of its record: (the change, whether only a replay
+# finds it, the error after "FILE:1: ")
+NOT_OF_ITS_RECORD = {
+    "a move short": (lambda data: data["player"].pop(), False,
+                     r"field 'metadata.analysis.player' covers \d+ moves, the game has \d+"),
+    "a position short": (lambda data: data["values"].pop(), False,
+                         r"field 'metadata.analysis.values' must hold \d+ values, one per "
+                         r"position \(the moves \+ 1\), got \d+"),
+    "a position of one player": (_set("values", 2, [0.5]), False,
+                                 r"field 'metadata.analysis.values\[2\]' must hold 2 values, "
+                                 r"one per player, got 1"),
+    "an accuracy too many": (lambda data: data["accuracy"].append(50.0), False,
+                             r"field 'metadata.analysis.accuracy' must hold 2 values, one per "
+                             r"player, got 3"),
+    "player 3 of 2": (_set("player", 3, 3), False,
+                      r"ply 4: field 'metadata.analysis.player\[3\]' must be at most 1, got 3"),
+    "a malformed best move": (_set("best", 3, "grow z9"), False,
+                              r"ply 4: field 'metadata.analysis.best\[3\]': malformed move "
+                              r"'grow z9'"),
+    "another mover": (_set("player", 0, 1), True,
+                      r"ply 1: field 'metadata.analysis.player\[0\]' says player 1 made this "
+                      r"move, the replay says player 0"),
+    "an illegal best move": (_set("best", 0, "grow a4"), True,
+                             r"ply 1: field 'metadata.analysis.best\[0\]': grow a4 is not a "
+                             r"legal move there"),
+}
+
+
+@pytest.mark.parametrize("case", list(NOT_OF_ITS_RECORD))
+def test_an_analysis_not_of_its_record_is_refused_by_every_command(analysed, tmp_path, case):
+    change, needs_replay, message = NOT_OF_ITS_RECORD[case]
+    bad = changed_analysis(analysed, change)
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(bad) + "\n")
+    if needs_replay:       # sound in form: only a replay tells
+        records.check_record(copy.deepcopy(bad))
+        with pytest.raises(photocore.RecordError, match=message):
+            list(records.positions(bad))
+    else:
+        with pytest.raises(photocore.RecordError, match=message):
+            records.check_record(copy.deepcopy(bad))
+    with pytest.raises(photocore.RecordError, match=f"^{re.escape(str(path))}:1: {message}"):
+        list(records.read_games(path, verify=True))
+    result = CliRunner().invoke(main, ["verify", str(path)])
+    assert result.exit_code == 1 and re.match(f"{re.escape(str(path))}:1: {message}",
+                                              result.output), result.output
+    # refused in one line, each; stats (which replays nothing) passes the record over or,
+    # sound in form, sums it up
+    for command in (["replay", path, "--html", tmp_path / "g.html"], ["show", path],
+                    ["export", path, "--npz", tmp_path / "g.npz"], ["stats", path]):
+        result = CliRunner().invoke(main, [str(a) for a in command])
+        assert isinstance(result.exception, SystemExit | None), result.exception
+        if command[0] != "stats":
+            assert result.exit_code == 1
+            assert re.match(f"Error: {re.escape(str(path))}:1: {message}", result.output)
+    assert not (tmp_path / "g.html").exists() and not (tmp_path / "g.npz").exists()
+
+
+def test_an_analysis_read_with_whole_floats_or_of_a_later_version(analysed, tmp_path):
+    """Its players written 1.0 read as ints; a later version's passes as data, left out of
+    the sums of stats and refused by replay, in words."""
+    floats = changed_analysis(analysed, lambda data: data.update(
+        player=[float(p) for p in data["player"]], seed=0.0))
+    later = changed_analysis(analysed, lambda data: data.update(version=2))
+    for rec, name in ((analysed, "ints"), (floats, "floats"), (later, "later")):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps(rec) + "\n")
+    said = {}
+    for name in ("ints", "floats", "later"):
+        path = tmp_path / f"{name}.jsonl"
+        for command in (["stats", path], ["replay", path, "--html", tmp_path / f"{name}.html"]):
+            result = CliRunner().invoke(main, [str(a) for a in command])
+            assert isinstance(result.exception, SystemExit | None), result.exception
+            said[name, command[0]] = result.output.replace(str(tmp_path / name), "FILE")
+    assert said["floats", "stats"] == said["ints", "stats"]
+    assert said["floats", "replay"] == said["ints", "replay"]
+    assert "analysis, greedy:" in said["ints", "stats"]
+    assert said["later", "stats"] == said["ints", "stats"].split("\nanalysis, ")[0] + "\n"
+    assert said["later", "replay"].startswith("Error: FILE.jsonl:1: analysis version 2")
+
+
 def test_summarise_by_agent(games):
     recs = [analysis.with_analysis(r, analysis.analyse(r, "mcts:10", seed=0))
             for r in records.read_games(games)]
@@ -257,6 +369,33 @@ def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_p
     assert result.exit_code == 2 and "cannot evaluate" in result.output
 
 
+def test_the_command_tells_a_bad_game_before_it_starts(games, tmp_path):
+    """Read as `photocore verify` reads them, every game replayed: a game with an illegal
+    move (or a damaged file) stops the run before any worker starts, naming the file, the
+    line and the ply, and says how to go on; not with --resume, which would fail alike."""
+    good = games.read_text().splitlines()[0]
+    bad = json.loads(good)
+    bad["moves"][6] = "collect d4"
+    illegal = tmp_path / "illegal.jsonl"
+    illegal.write_text(f"{good}\n{json.dumps(bad)}\n")
+    cut = tmp_path / "cut.jsonl.gz"
+    records.write_games(cut, records.read_games(games))
+    cut.write_bytes(cut.read_bytes()[:-40])
+    for path, where, fix in (
+            (illegal, ":2: ply 7: illegal move collect d4",
+             f"`photocore verify {illegal}` lists every bad game; leave them out of {illegal} "
+             "(or mend them)"),
+            (cut, ":3: the compressed stream is damaged",
+             f"`photocore repair {cut}` keeps its whole games and drops the rest")):
+        out = tmp_path / "out.jsonl"
+        result = run(path, "--engine", "mcts:5", "--workers", "1", "--out", out)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+        (line,) = result.output.splitlines()
+        assert line.startswith(f"Error: {path}{where}"), line
+        assert line.endswith(f"No game was analysed: {fix}, and run again"), line
+        assert "--resume" not in line and not out.exists()
+
+
 # ---- --serve ---------------------------------------------------------------------------
 
 def serve(*queries, workers=2, engine="mcts:50"):
@@ -280,6 +419,20 @@ def test_serve_answers_good_queries():
     assert collect["best"] == "collect a4" and collect["player"] == 0
 
 
+def test_mcts_has_one_default_budget_and_a_query_gets_what_it_names():
+    # one parser, one default: `mcts` is mcts:200 in an analysis as in play; the analysis's
+    # default engine is written out (mcts:1000); a query gets the budget it names
+    assert analysis.engine("mcts").name == specs.parse("mcts").label == "mcts:200"
+    assert analysis.DEFAULT_ENGINE == "mcts:1000"
+    game = photocore.Game.from_position(ONE_WINNING_COLLECT)
+    assert analysis.evaluate(game).visits["collect a4"] > 200
+    answers = serve({"id": 1, "engine": "mcts:300"}, {"id": 2}, {"id": 3, "engine": "mcts"},
+                    engine="mcts:1000")
+    by_id = {a["id"]: a for a in answers}
+    assert [by_id[i]["engine"] for i in (1, 2, 3)] == ["mcts:300", "mcts:1000", "mcts:200"]
+    assert sum(by_id[1]["visits"].values()) == 299
+
+
 def test_serve_answers_bad_queries_with_an_error_and_goes_on():
     answers = serve('{"id": 1, "moves": [', [1, 2], {"id": 2, "moves": ["grow a4"]},
                     {"id": 3, "moves": ["place q9"]}, {"id": 4, "engine": "greedy"},
@@ -288,10 +441,64 @@ def test_serve_answers_bad_queries_with_an_error_and_goes_on():
     by_id = {a["id"]: a for a in answers if a["id"] is not None}
     assert [a for a in answers if a["id"] is None][0]["error"].startswith("malformed JSON")
     assert sum(a["id"] is None for a in answers) == 2            # the bad line, the array
-    for ident, reason in ((2, "move 1"), (3, "move 1"), (4, "cannot evaluate"),
+    for ident, reason in ((2, "move 1"), (3, "move 1"), (4, "not allowed"),
                           (5, "visits"), (6, "unknown field"), (7, "position")):
         assert reason in by_id[ident]["error"], by_id[ident]
     assert "error" not in by_id[8] and by_id[8]["engine"] == "mcts:20"
+
+
+def test_serve_queries_choose_only_among_the_operators_engines(tmp_path, monkeypatch):
+    # a query naming code to run is refused before anything is imported or run
+    monkeypatch.chdir(tmp_path)
+    payload = tmp_path / "payload.py"
+    payload.write_text("open('imported.txt', 'w').close()\nclass X:\n    pass\n")
+    queries = "".join(json.dumps(q) + "\n" for q in (
+        {"id": 1, "engine": 'py:subprocess:getoutput?cmd="id > pwned.txt"'},
+        {"id": 2, "engine": f"py:{payload}:X"},
+        {"id": 3, "engine": "cmd:touch pwned.txt"},
+        {"id": 4, "engine": "mcts:70", "visits": 50},
+        {"id": 5, "engine": "mcts:2000"},
+        {"id": 6, "visits": 2001}))
+    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--workers", "1",
+                                          "--max-visits", "2000"], input=queries)
+    assert result.exit_code == 0, result.output
+    by_id = {a["id"]: a for a in map(json.loads, result.output.splitlines())}
+    for ident in (1, 2, 3):
+        assert "not allowed here" in by_id[ident]["error"]
+        assert "run code" in by_id[ident]["error"]
+    assert not (tmp_path / "pwned.txt").exists() and not (tmp_path / "imported.txt").exists()
+    assert by_id[4]["engine"] == "mcts:50" and sum(by_id[4]["visits"].values()) == 49
+    assert by_id[5]["engine"] == "mcts:2000"
+    assert "from 1 to 2,000" in by_id[6]["error"]
+    # an engine the operator allows by name is there to choose; its label is the key
+    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--max-visits", "60",
+                                          "--allow", "mcts:100"], input=json.dumps(
+                                              {"id": 1, "engine": "mcts:100"}) + "\n")
+    assert json.loads(result.output)["engine"] == "mcts:100"
+    result = CliRunner().invoke(analyze, ["--serve", "--allow", "py:nowhere:X"], input="")
+    assert result.exit_code == 2 and "--allow" in result.output
+    payload.write_text("")
+    result = CliRunner().invoke(analyze, [str(payload), "--allow", "mcts:100"])
+    assert result.exit_code == 2 and "only with --serve" in result.output
+
+
+def test_serve_refuses_json_constants_and_answers_valid_json():
+    (answer,) = serve('{"id": NaN, "visits": 10}')
+    assert answer["id"] is None and "NaN is not JSON" in answer["error"]
+    (answer,) = serve('{"id": 1, "visits": Infinity}')
+    assert "malformed JSON" in answer["error"]
+
+
+def test_serve_on_ctrl_c_answers_the_queries_under_way_only():
+    def source():
+        yield json.dumps({"id": "slow", "visits": 300_000}) + "\n"
+        yield from (json.dumps({"id": i, "visits": 10}) + "\n" for i in range(3))
+        raise KeyboardInterrupt
+
+    sink = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        serve_queries(source(), sink, "mcts:50", 1, seed=0)
+    assert [json.loads(line)["id"] for line in sink.getvalue().splitlines()] == ["slow"]
 
 
 def test_serve_answers_out_of_order_as_queries_finish():

@@ -70,6 +70,14 @@ def test_a_moved_module_is_the_new_module_with_a_warning():
     assert messages == [compat.message("photocore.position")]
 
 
+def test_the_hints_keep_their_path_in_serve():
+    # play/hints.py serves the terminal too: it moved out of serve/
+    sys.modules.pop("photocore.serve.hints", None)
+    module, messages, _ = caught(lambda: importlib.import_module("photocore.serve.hints"))
+    assert module is importlib.import_module("photocore.play.hints")
+    assert messages == [compat.message("photocore.serve.hints")]
+
+
 @pytest.mark.parametrize("flags, keywords, text", [
     ((True,), {}, "f"), ((False, True), {}, "s"), ((), {"shade_blocks": True}, "s"),
     ((True,), {"shade_blocks": True}, "fs"), ((0, 1), {}, "s")])

@@ -141,7 +141,8 @@ STOPPED_WHILE_SENDING = """
 import sys, threading, time
 sys.path.insert(0, {tests!r})
 from faulty_series import FaultySeries
-from photocore.run.driver import RunError, play
+from photocore.run.driver import play
+from photocore.run.plan import RunError
 
 run = play(FaultySeries({kind!r}, 1, 6, 2, ["random"], seed=1), workers=1, batch=1)
 next(run)                   # game 0; the worker now sends game 1's huge batch
@@ -299,6 +300,77 @@ def session_processes(sid):
             if int(fields[3]) == sid and fields[0] != "Z":
                 pids.append(int(entry))
     return pids
+
+
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command's name (state first), or None once
+    there is no such process."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2:].split()
+
+
+def children(parent):
+    """{pid: its start time} of the processes whose parent is `parent`."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        fields = stat_fields(entry) if entry.isdigit() else None
+        if fields is not None and int(fields[1]) == parent:
+            found[int(entry)] = fields[19]
+    return found
+
+
+def alive(pid, started):
+    """Whether process `pid`, started at `started` (not a later one of that pid), still
+    runs (a zombie waiting for its new parent to reap it does not)."""
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z" and fields[19] == started
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the workers")
+def test_the_workers_and_their_helpers_end_when_the_run_is_killed(tmp_path):
+    # kill -9 (or the out-of-memory killer) leaves the pool nobody to stop it: its workers
+    # must see their parent die and end, and loky's resource trackers with them
+    command = [sys.executable, "-m", "photocore", "selfplay", "--out", str(tmp_path / "g.jsonl"),
+               "--games", "100000", "--agents", "mcts:50", "--workers", "2", "--no-progress"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    helpers = {}
+    try:
+        deadline = time.monotonic() + 60
+        while sum("loky" in cmdline(pid) and "resource_tracker" not in cmdline(pid)
+                  for pid in helpers) < 2:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no workers started in a minute"
+            time.sleep(0.1)
+            helpers = children(proc.pid)
+        helpers = children(proc.pid)      # the resource trackers too
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 30
+        while any(alive(pid, started) for pid, started in helpers.items()):
+            if time.monotonic() > deadline:
+                left = [cmdline(pid) for pid, started in helpers.items() if alive(pid, started)]
+                pytest.fail(f"still running 30 s after their parent was killed: {left}")
+            time.sleep(0.2)
+    finally:
+        for pid, started in helpers.items():
+            if alive(pid, started):
+                os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the workers")

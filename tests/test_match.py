@@ -263,6 +263,36 @@ def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
         assert "; forfeits: " in result.output and "0 wins, 4 losses" in result.output
 
 
+TWO_PLAYERS = textwrap.dedent('''
+    class TwoPlayers:
+        def check(self, game):
+            if game.players != 2:
+                raise ValueError(f"my network plays 2 players, the game has {game.players}")
+
+        def select(self, game):
+            return game.legal_moves()[0]
+''')
+
+
+@pytest.mark.parametrize("command", [["match", "greedy", "random", "--players", "3"],
+                                     ["tournament", "greedy", "random", "mcts:5", "--group", "3"],
+                                     ["selfplay", "--players", "3", "--agents"]])
+def test_an_agent_that_cannot_play_the_run_s_players_is_refused_before_the_first_game(
+        tmp_path, command):
+    (tmp_path / "two.py").write_text(TWO_PLAYERS)
+    agent = f"py:{tmp_path / 'two.py'}:TwoPlayers"
+    if command[0] == "selfplay":
+        command = [*command, f"greedy,random,{agent}", "--games", "3"]
+    else:
+        command = [command[0], agent, *command[1:], "--games", "3"]
+    out = tmp_path / "games.jsonl"
+    result = run(*command, "--workers", 1, "--out", out, "--no-progress")
+    assert result.exit_code == 2, result.output
+    assert (f"'{agent}': ValueError: my network plays 2 players, the game has 3"
+            in result.output), result.output
+    assert "Traceback" not in result.output and not out.exists()
+
+
 def test_an_engine_is_labelled_by_the_name_it_announces(tmp_path):
     # tables and records name an engine by its `ready name=...` (made unique), or by a short
     # form of its command when it announces none; the record keeps every seat's full spec

@@ -150,8 +150,29 @@ def test_a_failing_agent_forfeits(tmp_path):
     assert "forfeits (select() raised RuntimeError: out of cheese): player 0 wins" in text
     assert child.after == "game over> "
     assert "the game is over" in say(child, "place g1")
+    assert "the game is over" in say(child, "undo")
+    assert "saved 1 moves" in say(child, f"save {tmp_path / 'lost.jsonl'}")
     child.sendline("quit")
     child.expect(pexpect.EOF)
+    rec = records.read_game(tmp_path / "lost.jsonl", 1)
+    assert rec["metadata"]["forfeit"] == {
+        "seat": 1, "reason": "select() raised RuntimeError: out of cheese", "ply": 1}
+    assert records.from_record(rec).history == [photocore.Move.parse("place a4")]
+
+
+def test_an_agent_that_cannot_play_the_game_is_refused_before_it(tmp_path):
+    path = tmp_path / "two.py"
+    path.write_text(textwrap.dedent("""
+        class TwoPlayers:
+            def check(self, game):
+                if game.players != 2:
+                    raise ValueError(f"plays 2 players, the game has {game.players}")
+            def select(self, game):
+                return game.legal_moves()[0]
+    """))
+    result = CliRunner().invoke(play, ["--players", "3", "--opponents", f"py:{path}:TwoPlayers"])
+    assert result.exit_code == 2, result.output
+    assert "--opponents" in result.output and "plays 2 players, the game has 3" in result.output
 
 
 @pytest.mark.parametrize("args, words", [

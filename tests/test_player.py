@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import photocore
+import photocore.play._agents
+from photocore import compat
 from photocore.play import Player, harness, specs
 from photocore.play.protocol import Engine
 from photocore.play.search import SearchAgent
@@ -31,8 +33,44 @@ KINDS = {
 
 
 def test_the_kinds_of_player_are_declared_players():
-    for cls in (specs.BuiltinPlayer, specs.PythonPlayer, Engine, SearchAgent):
+    for cls in (specs.PythonPlayer, Engine, SearchAgent):
         assert Player in cls.__mro__         # declared, not only alike (mypy checks them)
+    # the built-in agents' class is compiled: its stub declares it a Player for mypy
+    stub = Path(photocore.play._agents.__file__).with_name("_agents.pyi").read_text()
+    assert "class Agent(Player):" in stub
+
+
+def test_a_built_in_spec_loads_the_agent_itself():
+    for text in ("random", "greedy", "mcts:20"):
+        player = specs.load(text)
+        assert type(player) is photocore.Agent and isinstance(player, Player)
+        assert player.name == specs.parse(text).label
+
+
+def test_an_agent_resets_with_or_without_a_seed():
+    def moves(agent, count=12):
+        game, played = photocore.Game(), []
+        for _ in range(count):
+            played.append(agent.select(game))
+            game.play(played[-1])
+        return played
+
+    agent = photocore.Agent("random", seed=3)
+    first = moves(agent)
+    agent.reset(seed=5)                       # starts again from a seed ...
+    assert moves(agent) == moves(photocore.Agent("random", seed=5))
+    agent.reset()                             # ... or from the one it was made with
+    assert moves(agent) == first
+    agent.close()
+
+
+def test_the_old_built_in_player_makes_the_agent_with_a_warning():
+    with pytest.warns(DeprecationWarning) as caught:
+        player = specs.BuiltinPlayer("mcts", 50)
+    assert [str(w.message) for w in caught] == [
+        compat.message("photocore.play.specs.BuiltinPlayer")]
+    assert type(player) is photocore.Agent and player.name == "mcts:50"
+    assert "BuiltinPlayer" not in specs.__all__
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -24,6 +24,8 @@ def test_light_by_round_is_taken_when_each_round_begins():
     light = plots.light_by_round(rec)
     assert len(light) == 24
     assert light == [expected[r] for r in range(1, 25)]
+    # a record dict another writer made, its players a whole float (2.0), not yet checked
+    assert plots.light_by_round(dict(rec, players=float(rec["players"]))) == light
 
 
 def test_stats_plot_writes_a_png(tmp_path):

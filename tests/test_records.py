@@ -254,10 +254,19 @@ def with_result(**changes):
     return line_of(rec)
 
 
+def forfeited(moves, **forfeit):
+    """GOOD cut to its first `moves` moves (all of them: with its result), with a forfeit."""
+    cut = moves < len(GOOD["moves"])
+    return changed(moves=GOOD["moves"][:moves], result=None if cut else GOOD["result"],
+                   metadata={"agents": ["a", "b"], "forfeit": forfeit})
+
+
 # (bad line, does it need a replay (verify=True) to be found, message after "FILE:2: ")
 BAD_LINES = {
     "malformed JSON": ('{"format": "photocore-game", "version": 1,,}', False,
                        r"malformed JSON: Expecting property name"),
+    "NaN": (line_of(GOOD).replace('"players":2', '"players":NaN'), False,
+            r"malformed JSON: NaN is not JSON"),
     "not an object": ("[1, 2, 3]", False, r"a record is a JSON object, not an array"),
     "missing field": (changed(moves=KeyError), False, r"missing field 'moves'"),
     "missing format": (changed(format=KeyError), False, r"missing field 'format'"),
@@ -315,6 +324,23 @@ BAD_LINES = {
                                       r"\d+ moves but the record's result is null"),
     "move after the end": (changed(moves=GOOD["moves"] + ["end"]), True,
                            rf"ply {len(GOOD['moves']) + 1}: illegal move end: the game is over"),
+    "move after a resignation": (forfeited(5, seat=0, reason="resigned", ply=3), True,
+                                 r"ply 4: a move after the forfeit: player 0 resigned after "
+                                 r"move 3 \(metadata.forfeit\), and the record goes on to 5 moves"),
+    "move after a forfeit at the start": (forfeited(1, seat=1, reason="crashed", ply=0), True,
+                                          r"ply 1: a move after the forfeit: player 1 forfeited "
+                                          r"before any move"),
+    "forfeit past the moves": (forfeited(5, seat=0, reason="resigned", ply=9), True,
+                               r"ply 5: metadata.forfeit.ply is 9, past the record's 5 moves"),
+    "result after a forfeit": (forfeited(len(GOOD["moves"]), seat=1, reason="crashed"), True,
+                               rf"ply {len(GOOD['moves'])}: the record has a result, but player 1 "
+                               r"forfeited \(metadata.forfeit\): a forfeit ends the game"),
+    "forfeit seat out of range": (forfeited(5, seat=2, reason="resigned"), False,
+                                  r"field 'metadata.forfeit.seat' must be at most 1, got 2"),
+    "forfeit without reason": (forfeited(5, seat=0), False,
+                               r"missing field 'metadata.forfeit.reason'"),
+    "forfeit ply as text": (forfeited(5, seat=0, reason="resigned", ply="5"), False,
+                            r"field 'metadata.forfeit.ply' must be an integer"),
 }
 
 
@@ -348,7 +374,7 @@ def test_skip_passes_over_a_bad_record_and_counts_it(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", [c for c, (_, replay, _) in BAD_LINES.items()
-                                  if not replay and c != "malformed JSON"])
+                                  if not replay and c not in ("malformed JSON", "NaN")])
 def test_the_schema_rejects_what_the_reader_rejects(case):
     bad = json.loads(BAD_LINES[case][0])
     # the move notation is the rules' (docs/rules.md section 9), not the record format's
@@ -368,6 +394,47 @@ def test_integers_written_as_whole_floats_read_as_json_schema_says():
     rec = json.loads(line_of(GOOD).replace('"players":2', '"players":2.0'))
     assert rec["players"] == 2.0 and SCHEMA.is_valid(rec)
     assert records.from_record(rec) == records.from_record(GOOD)
+
+
+def with_whole_floats(rec):
+    """`rec` as another writer may put it: its integers as whole floats (2.0)."""
+    rec = copy.deepcopy(rec)
+    rec["players"] = float(rec["players"])
+    result = rec["result"]
+    for name in ("scores", "winners", "light"):
+        result[name] = [float(x) for x in result[name]]
+    result["tokens"] = [[float(x) for x in taken] for taken in result["tokens"]]
+    rec["metadata"]["seed"] = 7.0
+    return rec
+
+
+def test_whole_floats_where_the_schema_says_integer_become_ints():
+    rec = json.loads(line_of(with_whole_floats(GOOD)))
+    assert records.check_record(rec) == records.check_record(copy.deepcopy(GOOD))
+    expected = copy.deepcopy(GOOD)
+    expected["metadata"]["seed"] = 7
+    assert line_of(rec) == line_of(expected)         # ints again, as photocore writes them
+    # an analysis of a later version is data: nothing in it changes, whatever it holds
+    later = {"version": 2, "seed": 2.5, "player": "any", "values": [1.0]}
+    rec["metadata"]["analysis"] = copy.deepcopy(later)
+    records.check_record(rec)
+    assert line_of(rec["metadata"]["analysis"]) == line_of(later)
+
+
+def test_every_command_reads_whole_floats_as_verify_does(tmp_path):
+    floats = write_lines(tmp_path / "floats.jsonl", [line_of(with_whole_floats(GOOD))])
+    ints = write_lines(tmp_path / "ints.jsonl", [line_of(GOOD)])
+    commands = {"verify": [], "stats": [], "show": [], "replay": ["--html", ".html"],
+                "export": ["--npz", ".npz"]}
+    for command, options in commands.items():
+        got = [invoke(command, path, *options[:1], *(path.with_suffix(o) for o in options[1:]))
+               for path in (floats, ints)]
+        assert [r.exit_code for r in got] == [0, 0], got[0].output
+        # the same output, but for the file's name and verify's speed
+        said = [re.sub(r"\(.* moves/s\)", "", r.output) for r in got]
+        assert said[0].replace("floats", "ints") == said[1], command
+    exported = [npz.load(tmp_path / f"{name}.npz") for name in ("floats", "ints")]
+    assert all(np.array_equal(exported[0][k], exported[1][k]) for k in npz.ARRAYS)
 
 
 def test_the_fast_check_and_the_whole_schema_agree():
@@ -617,6 +684,27 @@ def test_verify_reports_each_problem_and_fails(tmp_path):
     assert "light [0, 0] stored" in lines[1]
     assert lines[2].startswith(f"{path}:4: malformed JSON")
     assert lines[3].startswith("1 file, 4 games, ") and " 3 problems " in lines[3]
+
+
+def test_a_forfeit_ends_the_record(tmp_path):
+    """metadata.forfeit (photocore serve, play and match write it) stops the game: a record
+    that ends there replays, one whose moves go on after it does not."""
+    good = json.loads(forfeited(5, seat=1, reason="resigned", ply=5))
+    assert records.from_record(good).history == records.from_record(GOOD, ply=5).history
+    assert len(list(records.positions(good))) == 6
+    old = json.loads(forfeited(5, seat=1, reason="exited with status 3"))   # no ply: as before
+    assert len(records.from_record(old).history) == 5
+    bad = json.loads(forfeited(6, seat=1, reason="resigned", ply=5))
+    assert records.from_record(bad, ply=5).history == records.from_record(good).history
+    for replay in (records.from_record, lambda rec: next(records.positions(rec))):
+        with pytest.raises(photocore.RecordError, match="a move after the forfeit") as info:
+            replay(bad)
+        assert info.value.ply == 6
+    path = write_lines(tmp_path / "g.jsonl", [line_of(good), line_of(bad)])
+    result = invoke("verify", path)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"{path}:2: ply 6: a move after the forfeit: player 1 "
+                                    "resigned after move 5 (metadata.forfeit)")
 
 
 def test_verify_needs_existing_files(tmp_path):

@@ -32,6 +32,8 @@ def test_the_player_counts_are_the_games():
         assert seats["result"]["properties"]["winners"]["items"]["maximum"] == players - 1
         agents = seats["metadata"]["properties"]["agents"]
         assert (agents["minItems"], agents["maxItems"]) == (players, players)
+        forfeit = seats["metadata"]["properties"]["forfeit"]["properties"]["seat"]
+        assert forfeit["maximum"] == players - 1
 
 
 @pytest.mark.parametrize("bound,value", [

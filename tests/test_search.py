@@ -1,11 +1,16 @@
 """photocore.Search: batched PUCT pinned down on positions whose answer is known, its batches,
 its errors, tree reuse, noise and determinism."""
 
+import pathlib
+import re
+
 import numpy as np
 import pytest
 
 import photocore
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE, Game, Move
+from photocore.play.search import SearchAgent
+from photocore.play.settings import SearchSettings
 
 # The last player of the last round (player 0; player 1 opened round 18) holds 3 light, one
 # point: ending the turn now wins 1-0, while every other move spends light, ties 0-0 and
@@ -436,6 +441,31 @@ def test_a_rollout_weight_of_one_ignores_the_networks_values():
     assert not np.array_equal(searched(0.9, 1.0, seed=4)[0], visits)
     # without rollouts the network's +0.9 for every mover is what the root holds
     assert not np.array_equal(searched(0.9, 0.0)[0], visits)
+
+
+def test_the_searchs_defaults_are_written_once():
+    # play.settings.SearchSettings holds them: Search, SearchAgent, the training data and
+    # the AlphaZero example take them from there
+    root = pathlib.Path(__file__).resolve().parent.parent
+    files = [*(root / "src" / "photocore").rglob("*.py"), *(root / "src" / "photocore").rglob(
+        "*.py[ix]"), *(root / "examples" / "alphazero").glob("*.py")]
+    restated = re.compile(r"\b1\.25\b|\b0\.3, *0\.25\b|dirichlet_alpha\b[^,\n]*\b0\.3\b")
+    assert sorted(path.relative_to(root).as_posix() for path in files
+                  if restated.search(path.read_text(encoding="utf-8"))) == [
+        "src/photocore/play/settings.py"]
+    games = [midgame(seed=3)]
+    visits = photocore.Search(games, 40, seed=2).run(uniform(2))
+    again = photocore.Search(games, 40, 2, **SearchSettings().keywords()).run(uniform(2))
+    assert (visits == again).all()
+
+
+def test_a_search_agent_takes_the_searchs_settings_without_noise():
+    assert SearchAgent(uniform(2)).settings == SearchSettings(dirichlet_fraction=0.0)
+    agent = SearchAgent(uniform(2), c_puct=2.0, in_flight=4, rollout_weight=0.5)
+    assert agent.settings == SearchSettings(c_puct=2.0, dirichlet_fraction=0.0, in_flight=4,
+                                            rollout_weight=0.5)
+    with pytest.raises(ValueError, match="c_puct"):
+        SearchAgent(uniform(2), c_puct=-1.0)        # Search checks them, at once
 
 
 def test_importing_photocore_loads_no_search():

@@ -316,6 +316,14 @@ def test_a_resumed_file_is_kept_when_ray_cannot_connect(tmp_path, started):
     assert out.read_bytes() == b"".join(head)
 
 
+@pytest.mark.parametrize("seconds", ["inf", "nan"])
+def test_a_connect_timeout_is_a_finite_number_of_seconds(tmp_path, seconds):
+    result = cli("selfplay", "--games", 2, "--backend", "ray", "--connect-timeout", seconds,
+                 "--out", tmp_path / "g.jsonl")
+    assert result.exit_code == 2
+    assert "--connect-timeout" in result.output and "not a finite number" in result.output
+
+
 @pytest.mark.parametrize("option, backend", [(["--address", "10.0.0.1:6379"], "local"),
                                              (["--connect-timeout", "5"], "local"),
                                              (["--workers", "2"], "ray")])

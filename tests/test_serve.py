@@ -2,7 +2,9 @@
 with one clear message, never a 500), agents that are slow, crash or cheat, the bounded and
 expiring store, the guards, and the command itself."""
 
+import asyncio
 import json
+import math
 import os
 import random
 import signal
@@ -21,7 +23,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 import photocore  # noqa: E402
 from photocore import records  # noqa: E402
 from photocore.cli.records import verify  # noqa: E402
-from photocore.serve.app import MAX_BODY, create_app  # noqa: E402
+from photocore.serve.app import MAX_BODY, Guard, create_app  # noqa: E402
 
 AGENTS = textwrap.dedent("""
     import os, time
@@ -172,11 +174,12 @@ def test_a_game_from_a_position_and_moves(client):
     ('{"options": "x"}', ["options 'x'", "expected - or the letters of the rules"]),
     ('{"colour": "red"}', ["unknown field 'colour'"]),
     ('{"seats": ["person"]}', ["seats must name 2 players", "got 1"]),
-    ('{"seats": ["person", "human"]}', ["'human' is not served here", "served: random"]),
-    ('{"seats": ["person", "mcts:5000"]}', ["'mcts:5000' is not served here"]),
+    ('{"seats": ["person", "human"]}', ["'human' is not allowed here", "allowed: random"]),
+    ('{"seats": ["person", "mcts:5000"]}', ["'mcts:5000' is not allowed here"]),
     ('{"seats": ["person", "mcts:x"]}', ["budget"]),
-    ('{"seats": ["person", "py:os:system"]}', ["not served", "only the server's --agents"]),
-    ('{"seats": ["person", "cmd:rm -rf /"]}', ["not served", "run code on this machine"]),
+    ('{"seats": ["person", "py:os:system"]}',
+     ["not allowed here", "only the operator's command line"]),
+    ('{"seats": ["person", "cmd:rm -rf /"]}', ["not allowed here", "run code on this machine"]),
     ('{"seats": ["random", "greedy"]}', ["at least one seat", "person"]),
     ('{"seats": "person"}', ["seats", "list"]),
     ('{"position": "garbage"}', ["position:", "players 'garbage'"]),
@@ -248,6 +251,13 @@ def test_bad_moves(client, body, status, words):
     assert client.get(f"/api/games/{state['id']}").json()["position"] == state["position"]
 
 
+def test_a_long_move_is_echoed_once_and_cut(client):
+    game_id = new(client)["id"]
+    error = refused(move(client, game_id, "x" * 200_000), 400, "malformed move",
+                    "200,000 chars", "unknown move (expected")
+    assert len(error) < 300 and error.count("x" * 40) == 1
+
+
 def test_bad_bodies(client):
     game_id = new(client)["id"]
     url = f"/api/games/{game_id}/moves"
@@ -304,7 +314,7 @@ def test_resign(client):
     refused(client.post(f"/api/games/{game_id}/undo"), 409, "resigned")
     refused(client.post(f"/api/games/{game_id}/hint"), 409, "game is over")
     rec = json.loads(client.get(f"/api/games/{game_id}/record").text)
-    assert rec["metadata"]["forfeit"] == {"seat": 0, "reason": "resigned"}
+    assert rec["metadata"]["forfeit"] == {"seat": 0, "reason": "resigned", "ply": 0}
     assert rec["result"] is None and records.from_record(rec).history == []
 
 
@@ -320,6 +330,7 @@ def test_a_whole_game_record_and_replay(client, tmp_path):
     assert state["status"].startswith("Game over: " + photocore.render.winners_text(winners))
     refused(move(client, game_id, "end"), 409, "game is over")
     refused(client.post(f"/api/games/{game_id}/hint"), 409, "game is over")
+    assert settled(client, game_id)["version"] == state["version"]
     response = client.get(f"/api/games/{game_id}/record")
     assert response.headers["content-type"] == "application/x-ndjson"
     assert "attachment" in response.headers["content-disposition"]
@@ -372,6 +383,73 @@ def test_a_slow_agent_thinks_can_be_stopped_and_blocks_nobody(client, served, ga
     assert [h["by"] for h in state["history"]] == ["agent"] and state["to_move"] == "person"
 
 
+def test_a_game_resigned_while_an_agent_thinks_never_changes(client, served, gate, tmp_path):
+    game_id = new(client, seats=["person", spec(served, "Slow")])["id"]
+    move(client, game_id, "place a4")              # Slow thinks until the gate opens
+    worker = client.app.state.store.get(game_id).worker
+    resigned = client.post(f"/api/games/{game_id}/resign").json()
+    assert resigned["over"] and not resigned["thinking"] and not resigned["can_undo"]
+    assert settled(client, game_id)["version"] == resigned["version"]   # ?wait: at once
+    gate.touch()
+    worker.join(10)                                # its move comes, and is dropped
+    assert not worker.is_alive()
+    state = client.get(f"/api/games/{game_id}").json()
+    assert [h["move"] for h in state["history"]] == ["place a4"]
+    assert (state["version"], state["position"]) == (resigned["version"], resigned["position"])
+    for action in ("undo", "stop", "resume", "resign"):
+        refused(client.post(f"/api/games/{game_id}/{action}"), 409,
+                f"cannot {action}: the game is over: player 0 resigned")
+    path = tmp_path / "resigned.jsonl"
+    path.write_bytes(client.get(f"/api/games/{game_id}/record").content)
+    rec = records.read_game(path, 1)
+    assert rec["moves"] == ["place a4"]
+    assert rec["metadata"]["forfeit"] == {"seat": 0, "reason": "resigned", "ply": 1}
+    result = CliRunner().invoke(verify, [str(path)])
+    assert result.exit_code == 0 and "0 problems" in result.output, result.output
+
+
+def test_stopped_agents_of_a_resigned_game_cannot_go_on(client, served, gate):
+    game_id = new(client, seats=[spec(served, "Slow"), "person"])["id"]
+    assert client.post(f"/api/games/{game_id}/stop").json()["stopped"]
+    resigned = client.post(f"/api/games/{game_id}/resign").json()
+    assert resigned["over"] and not resigned["stopped"]
+    refused(client.post(f"/api/games/{game_id}/resume"), 409, "cannot resume", "resigned")
+    assert client.get(f"/api/games/{game_id}").json()["version"] == resigned["version"]
+
+
+def test_stop_is_refused_on_a_persons_turn_after_undo(client, served, gate):
+    """Undo while an agent thinks leaves its worker finishing a dropped move: that is no
+    agent thinking, so Stop is refused, and the agent's next turn is thought as usual."""
+    game_id = new(client, seats=["person", spec(served, "Slow")])["id"]
+    assert move(client, game_id, "place a4").json()["thinking"]
+    state = client.post(f"/api/games/{game_id}/undo").json()
+    assert state["history"] == [] and state["to_move"] == "person" and not state["thinking"]
+    assert settled(client, game_id)["version"] == state["version"]  # nobody to wait for
+    refused(client.post(f"/api/games/{game_id}/stop"), 409, "no agent is thinking")
+    state = move(client, game_id, "place d1").json()
+    assert state["thinking"] and not state["stopped"] and "is thinking" in state["status"]
+    gate.touch()
+    state = settled(client, game_id)
+    assert [h["by"] for h in state["history"]] == ["person", "agent"]
+    assert state["history"][0]["move"] == "place d1" and state["to_move"] == "person"
+
+
+def test_a_game_over_by_its_end_never_changes(client):
+    rng = random.Random(5)
+    game = photocore.Game()
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    last = str(game.history[-1])
+    given = [str(m) for m in game.history[:-1]]
+    game_id = new(client, seats=["person", "person"], moves=given)["id"]
+    state = move(client, game_id, last).json()
+    assert state["over"] and not state["can_undo"]
+    for action in ("undo", "stop", "resume", "resign"):
+        refused(client.post(f"/api/games/{game_id}/{action}"), 409,
+                f"cannot {action}: the game is over")
+    assert client.get(f"/api/games/{game_id}").json()["version"] == state["version"]
+
+
 @pytest.mark.parametrize("name, reason", [("Crash", "RuntimeError: out of cheese"),
                                           ("Cheat", "illegal move collect d4")])
 def test_a_failing_agent_forfeits_and_the_server_goes_on(client, served, name, reason):
@@ -383,6 +461,7 @@ def test_a_failing_agent_forfeits_and_the_server_goes_on(client, served, name, r
     assert state["status"].startswith("Game over: player 1") and "player 0 wins" in state["status"]
     rec = json.loads(client.get(f"/api/games/{game_id}/record").text)
     assert rec["metadata"]["forfeit"]["seat"] == 1 and rec["moves"] == ["place a4"]
+    assert rec["metadata"]["forfeit"]["ply"] == 1
     records.from_record(rec)
     assert new(client)["to_move"] == "person"      # the server is still up
 
@@ -425,6 +504,9 @@ def test_store_and_agents_refuse_bad_settings():
         create_app(["alphago"])
     with pytest.raises(ValueError, match="max_games"):
         create_app(["random"], max_games=0)
+    for expire in (math.inf, math.nan, 0):
+        with pytest.raises(ValueError, match="expire must be a finite number of seconds"):
+            create_app(["random"], expire=expire)
 
 
 # ---- the guards ------------------------------------------------------------------------
@@ -434,11 +516,30 @@ def test_other_sites_cannot_change_games(client):
     refused(client.post(f"/api/games/{game_id}/moves", json={"move": "place a4"},
                         headers={"origin": "http://evil.example"}), 403, "another site")
     refused(client.post("/api/games", json={}, headers={"origin": "null"}), 403)
+    for origin in ("http://[", "http://[::1", "http://a]b"):     # not URLs: foreign too
+        refused(client.post("/api/games", json={}, headers={"origin": origin}), 403,
+                f"another site ({origin})")
     response = client.post(f"/api/games/{game_id}/moves", json={"move": "place a4"},
                            headers={"origin": "http://testserver"})
     assert response.status_code == 200
     assert client.get(f"/api/games/{game_id}",
                       headers={"origin": "http://evil.example"}).status_code == 200
+
+
+def test_a_content_length_that_is_not_a_number(client):
+    game_id = new(client)["id"]
+    refused(client.post(f"/api/games/{game_id}/moves", content=b"{}",
+                        headers={"content-length": b"12x"}), 400,
+            "Content-Length '12x' is not a number of bytes")
+    # "²" passes str.isdigit, not int(); the test client cannot send it, a server could
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "headers": [(b"content-length", b"\xb2")]}
+    asyncio.run(Guard(client.app)(scope, None, send))
+    assert sent[0]["status"] == 400 and b"not a number of bytes" in sent[1]["body"]
 
 
 def test_only_the_served_host_names(served):
@@ -533,8 +634,28 @@ def test_the_serve_command_warns_off_loopback():
         assert process.wait(10) == 0
 
 
+def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
+    import httpx
+    process = serve_process("--host", "127.0.0.2", "--agents", "random")
+    try:
+        line = process.stdout.readline()
+        assert "http://127.0.0.2:" in line
+        url = line.split("open ")[1].split()[0]
+        assert httpx.get(url + "api/info").status_code == 200
+        response = httpx.get(url + "api/info", headers={"host": "localhost"})
+        assert response.status_code == 200
+        response = httpx.get(url + "api/info", headers={"host": "evil.example"})
+        assert response.status_code == 400 and "127.0.0.2" in response.json()["error"]
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+
+
 @pytest.mark.parametrize("args, words", [
     (["--agents", "alphago"], ["--agents", "unknown agent 'alphago'"]),
+    (["--expire", "inf"], ["--expire", "'inf' is not a finite number"]),
+    (["--expire", "nan"], ["--expire", "'nan' is not a finite number"]),
+    (["--expire", "0.5"], ["--expire", "x>=1"]),
     (["--agents", "py:nowhere.py:Agent"], ["--agents", "cannot import"]),
     (["--port", "99999"], ["--port"]),
 ])

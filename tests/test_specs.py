@@ -7,9 +7,11 @@ import textwrap
 import pytest
 
 import photocore
+from photocore._kernel import stream_seed
 from photocore.play import harness, specs
 from photocore.play._agents import BUILTIN_AGENTS
-from photocore.play.specs import Forfeit, parse
+from photocore.play.player import Forfeit
+from photocore.play.specs import parse
 
 AGENTS = textwrap.dedent('''
     import random
@@ -49,6 +51,19 @@ AGENTS = textwrap.dedent('''
 
     class NoSelect:
         pass
+
+    class TwoPlayers:
+        """Plays 2-player games only, and says so when asked."""
+        def __init__(self, broken=False):
+            if broken:
+                raise RuntimeError("no network to load")
+
+        def check(self, game):
+            if game.players != 2:
+                raise ValueError(f"plays 2 players, the game has {game.players}")
+
+        def select(self, game):
+            return game.legal_moves()[0]
 ''')
 
 
@@ -208,10 +223,31 @@ def test_check_fails_early_on_what_would_fail_every_game(agents_file, tmp_path):
     parse(f"py:{agents_file}:Seeded?checkpoint=x").check()     # fine
 
 
+def test_check_asks_an_agent_whether_it_plays_such_games(agents_file):
+    # given the run's game, check() makes the agent and asks its check(game): an agent that
+    # cannot play that many players (or those options) is refused before the first game
+    two = parse(f"py:{agents_file}:TwoPlayers")
+    two.check()
+    two.check(photocore.Game(2))
+    with pytest.raises(ValueError) as refused:
+        two.check(photocore.Game(3))
+    assert str(refused.value) == (f"agent 'py:{agents_file}:TwoPlayers': ValueError: plays 2 "
+                                  "players, the game has 3")
+    with pytest.raises(ValueError, match="TwoPlayers.broken=true': RuntimeError: no network"):
+        parse(f"py:{agents_file}:TwoPlayers?broken=true").check(photocore.Game(2))
+    parse(f"py:{agents_file}:Raises").check(photocore.Game(3))    # nothing to ask it
+
+
 def test_seeds_depend_on_the_run_the_game_and_the_agent_only():
     assert harness.seed_for(7, 3, 1) == harness.seed_for(7, 3, 1)
     assert len({harness.seed_for(7, g, a) for g in range(50) for a in range(4)}) == 200
     assert 0 <= harness.seed_for(-1, 0, 0) < 2 ** 64
+
+
+def test_an_agents_seed_is_the_kernels_stream_of_its_games_seed():
+    # one derivation, the kernel's (game_seed): stream `agent` of stream `game` of the seed
+    for seed, game, agent in ((7, 3, 1), (0, 0, 0), (-1, 12, 3)):
+        assert harness.seed_for(seed, game, agent) == stream_seed(stream_seed(seed, game), agent)
 
 
 def test_players_are_kept_per_process_and_seat_copy():

@@ -9,8 +9,11 @@ from click.testing import CliRunner
 
 import photocore
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE
+from photocore._kernel import stream_seed
 from photocore.cli import main
 from photocore.play.search import SearchAgent
+from photocore.play.settings import SearchSettings
+from photocore.run import train_data
 from photocore.run.train_data import (FIELDS, DataSeries, Uniform, load_shards, play_block,
                                       value_targets, write_data)
 
@@ -108,6 +111,27 @@ def test_the_seed_decides_the_games(tmp_path):
     assert not np.array_equal(a["policy"], c["policy"]) or len(a["obs"]) != len(c["obs"])
 
 
+def test_a_blocks_search_is_seeded_by_the_kernels_stream_of_its_first_game(monkeypatch):
+    # one derivation, the kernel's (game_seed), as C self-play seeds game `start`
+    seeds = []
+
+    class Recording(train_data.Search):
+        def __init__(self, games, simulations, seed, **settings):
+            seeds.append(seed)
+            super().__init__(games, simulations, seed, **settings)
+
+    s = series(seed=4)
+    monkeypatch.setattr(train_data, "Search", Recording)
+    play_block(s, 3, 1)
+    play_block(s, 9, 1)
+    assert seeds == [stream_seed(4, 3), stream_seed(4, 9)]
+
+
+def test_the_search_settings_are_searchs_unless_told():
+    assert series().settings == SearchSettings()
+    assert series(c_puct=2.0, in_flight=4).settings == SearchSettings(c_puct=2.0, in_flight=4)
+
+
 def test_without_reuse_every_search_starts_afresh():
     shard, _, _ = play_block(series(reuse=False, dirichlet_fraction=0.0), 0, 2)
     searched = shard["policy"][shard["searched"]]
@@ -190,6 +214,24 @@ def test_a_search_agent_reuses_its_tree_and_repeats_for_a_seed():
     # a position the tree does not lead to: a fresh search, still a legal move
     elsewhere = photocore.Game(3)
     assert agent.select(elsewhere) in elsewhere.legal_moves()
+
+
+def test_a_search_needs_two_simulations_to_choose_a_move():
+    # one simulation only evaluates the position: no move would have a visit to choose by
+    with pytest.raises(ValueError, match="at least 2 to choose a move.*got 1"):
+        SearchAgent(Uniform(2), simulations=1)
+    with pytest.raises(ValueError, match="at least 2 to choose a move.*got 1"):
+        DataSeries(Uniform(2), games=2, simulations=1)
+    # two: the one visit goes to the move of the highest prior
+    game = photocore.Game()
+    favourite = int(game.legal_moves()[5])
+
+    def prefers(obs, mask):
+        logits = np.zeros((len(obs), NUM_ACTIONS), np.float32)
+        logits[:, favourite] = 3.0
+        return logits, np.zeros((len(obs), 2), np.float32)
+
+    assert int(SearchAgent(prefers, simulations=2).select(game)) == favourite
 
 
 def test_a_search_agent_refuses_bad_input():

@@ -10,19 +10,25 @@ Built from keyword arguments with defaults, so an agent spec such as
 constructs it. Without a `checkpoint` it plays the shipped network of the game's number of
 players (CHECKPOINTS: 2, 3 or 4), loaded when it first sees such a game.
 
+A checkpoint given plays its own number of players only: `check(game)` (which photocore
+match and selfplay ask before the first game) and `select` refuse another with a
+CheckpointError naming it and both numbers; net.load refuses a missing or damaged file.
+
 The checkpoint's subnormal weights are set to zero as it loads and the network runs with
 denormals flushed (net.py): a checkpoint trained before train.py used AdamW is as fast.
 """
 
+import dataclasses
 import os
 import sys
 
 import torch
 
 from photocore.play.search import SearchAgent
+from photocore.play.settings import SearchSettings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # net.py, when loaded by path
-from net import Evaluator, load  # noqa: E402
+from net import Evaluator, check_players, load  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # the shipped networks, by number of players
@@ -39,13 +45,13 @@ class AlphaZeroAgent(SearchAgent):
     in each leaf's value (default: the checkpoint's, as it was trained)."""
 
     def __init__(self, checkpoint: str | None = None, simulations: int = 64, seed: int = 0,
-                 c_puct: float = 1.25, temperature: float = 0.0, threads: int = 1,
+                 c_puct: float = SearchSettings.c_puct, temperature: float = 0.0, threads: int = 1,
                  rollout_weight: float | None = None) -> None:
         torch.set_num_threads(threads)
         self.fixed = checkpoint is not None
         self.path = checkpoint or CHECKPOINT
         self.evaluators = {}
-        net, self.checkpoint = self._load(self.path)
+        net, self.checkpoint = load(self.path)
         self.rollout_weight = rollout_weight
         super().__init__(Evaluator(net), simulations=simulations, seed=seed, c_puct=c_puct,
                          temperature=temperature, name="alphazero",
@@ -59,23 +65,21 @@ class AlphaZeroAgent(SearchAgent):
             return checkpoint.get("rollout_weight", 0.0)
         return self.rollout_weight
 
-    @staticmethod
-    def _load(path):
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"checkpoint {path!r}: no such file (train.py writes "
-                                    "latest.pt and final.pt in its --out folder)")
-        return load(path)
+    def check(self, game):
+        """CheckpointError (a ValueError) if this agent cannot play games such as `game`: a
+        checkpoint given plays its own number of players only (the shipped ones: 2 to 4)."""
+        if self.fixed:
+            check_players(self.path, self.players, game.players)
 
     def select(self, game):
         if game.players != self.players:
-            if self.fixed:
-                raise ValueError(f"the checkpoint {self.path} plays {self.players} players, "
-                                 f"the game has {game.players}")
+            self.check(game)
             if game.players not in self.evaluators:
-                net, checkpoint = self._load(CHECKPOINTS[game.players])
+                net, checkpoint = load(CHECKPOINTS[game.players])
                 self.evaluators[game.players] = (Evaluator(net), checkpoint)
             self.evaluate, self.checkpoint = self.evaluators[game.players]
             self.players, self.path = game.players, CHECKPOINTS[game.players]
-            self._rollout = self._weight(self.checkpoint)
+            self.settings = dataclasses.replace(self.settings,
+                                                rollout_weight=self._weight(self.checkpoint))
             self.reset()
         return super().select(game)

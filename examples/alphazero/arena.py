@@ -8,6 +8,7 @@ other seats in C. Seats rotate: in game i the network sits in seat i % players.
 import numpy as np
 
 import photocore
+from photocore.play.settings import SearchSettings
 
 
 def parse_opponent(text):
@@ -23,9 +24,9 @@ def parse_opponent(text):
 
 def builtin_matches(agent="mcts:1000", opponent="mcts:100", games=400, players=2, seed=0):
     """The same seating with a built-in agent in the network's place, played in C
-    (photocore.play._agents.play_games: in game i the agent sits in seat i % players):
+    (photocore.play.play_games: in game i the agent sits in seat i % players):
     what a checkpoint's win rate is to be compared with. Returns {"games", "win_rate"}."""
-    from photocore.play._agents import play_games
+    from photocore.play import play_games
     moves, offsets = play_games([parse_opponent(agent)] + [parse_opponent(opponent)]
                                 * (players - 1), players, 0, seed, 0, games)
     share = []
@@ -39,7 +40,8 @@ def builtin_matches(agent="mcts:1000", opponent="mcts:100", games=400, players=2
 
 
 def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players=2, seed=0,
-                 c_puct=1.25, in_flight=1, rollout_weight=0.0):
+                 c_puct=SearchSettings.c_puct, in_flight=SearchSettings.in_flight,
+                 rollout_weight=SearchSettings.rollout_weight):
     """Plays `games` games of the searched network (its values mixed with random games' by
     `rollout_weight`, photocore.Search) against `opponent` in the other seats; returns
     {"games", "win_rate" (the network's share of the wins, ties shared), "score"

@@ -21,7 +21,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from agent import CHECKPOINTS  # noqa: E402
 from arena import builtin_matches, play_matches  # noqa: E402
-from net import Evaluator, load  # noqa: E402
+from net import CheckpointError, Evaluator, load  # noqa: E402
+from options import HelpFormatter, builtin_agent, listing, share, whole  # noqa: E402
+
+from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
 
 
 def wilson(rate, games):
@@ -35,30 +38,38 @@ def wilson(rate, games):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--checkpoint", default=None,
-                        help="default: the shipped checkpoint for --players")
-    parser.add_argument("--players", type=int, choices=sorted(CHECKPOINTS), default=2,
-                        help="whose shipped checkpoint, when --checkpoint is not given")
-    parser.add_argument("--opponents", default="random,greedy,mcts:100")
-    parser.add_argument("--games", type=int, default=400)
-    parser.add_argument("--simulations", type=int, default=64)
-    parser.add_argument("--rollout-weight", type=float, default=None,
+                        help="the network to evaluate (default: the shipped one for --players)")
+    parser.add_argument("--players", type=int, choices=sorted(CHECKPOINTS), default=None,
+                        help="players of the games; a --checkpoint must play them (default: "
+                             "the checkpoint's, 2 without one)")
+    parser.add_argument("--opponents", type=listing(builtin_agent),
+                        default="random,greedy,mcts:100",
+                        help="built-in agents to play, in the other seats, comma separated")
+    parser.add_argument("--games", type=whole(1), default=400, help="games against each")
+    parser.add_argument("--simulations", type=whole(MIN_SIMULATIONS), default=64,
+                        help="the checkpoint's search, per move")
+    parser.add_argument("--rollout-weight", type=share, default=None,
                         help="share of a random game's result in each leaf's value "
                              "(default: the checkpoint's)")
-    parser.add_argument("--seed", type=int, default=12345)
-    parser.add_argument("--baseline", default=None,
+    parser.add_argument("--seed", type=int, default=12345, help="of the games")
+    parser.add_argument("--baseline", type=builtin_agent, default=None,
                         help="a built-in agent to play in the checkpoint's seats too")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args(argv)
-    args.checkpoint = args.checkpoint or CHECKPOINTS[args.players]
+    args.checkpoint = args.checkpoint or CHECKPOINTS[args.players or 2]
 
     torch.set_num_threads(1)
-    net, checkpoint = load(args.checkpoint)
+    try:
+        net, checkpoint = load(args.checkpoint, players=args.players)
+    except CheckpointError as e:
+        parser.error(str(e))
     if args.rollout_weight is None:
         args.rollout_weight = checkpoint.get("rollout_weight", 0.0)
     results = {}
-    for opponent in args.opponents.split(","):
+    for opponent in args.opponents:
         start = time.perf_counter()
         result = play_matches(Evaluator(net), opponent, games=args.games,
                               simulations=args.simulations, players=net.players,
@@ -80,7 +91,8 @@ def main(argv=None):
                   f"{low:.1%} .. {high:.1%})", flush=True)
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"checkpoint": args.checkpoint, "simulations": args.simulations,
+            json.dump({"checkpoint": args.checkpoint, "players": net.players,
+                       "simulations": args.simulations,
                        "rollout_weight": args.rollout_weight, "seed": args.seed,
                        "games": args.games, "results": results}, out, indent=1)
 

@@ -14,7 +14,6 @@ denormals not flushed, against the flushed one as the agent runs it (net.Evaluat
 import argparse
 import os
 import sys
-from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -22,14 +21,15 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from net import Evaluator, Net, flush_subnormals, load  # noqa: E402
+from net import CheckpointError, Evaluator, Net, flush_subnormals, load  # noqa: E402
+from options import HelpFormatter, number, whole  # noqa: E402
 
 import photocore  # noqa: E402
-from photocore.play._agents import Agent  # noqa: E402  (photocore.Agent, as mypy sees it)
-from photocore.play._search import Search  # noqa: E402  (photocore.Search, as mypy sees it)
+from photocore import Agent, Search  # noqa: E402
+from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
+from photocore.play.settings import Evaluate  # noqa: E402
 
 Outputs = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]     # (logits, values)
-Evaluate = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Outputs]
 
 
 def positions(players: int, games: int, seed: int) -> list[photocore.Game]:
@@ -80,17 +80,24 @@ def compare(old: Net, new: Net, boards: list[photocore.Game], simulations: int,
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("checkpoint")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("checkpoint", help="the checkpoint to re-save")
     parser.add_argument("--out", default=None, help="where to write it (default: in place)")
-    parser.add_argument("--games", type=int, default=8, help="games whose positions are compared")
-    parser.add_argument("--simulations", type=int, default=64)
-    parser.add_argument("--tolerance", type=float, default=1e-6)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=whole(1), default=8,
+                        help="games whose positions are compared")
+    parser.add_argument("--simulations", type=whole(MIN_SIMULATIONS), default=64,
+                        help="of the searches whose moves are compared")
+    parser.add_argument("--tolerance", type=number(), default=1e-6,
+                        help="largest change of a logit or value allowed (below 0: none is)")
+    parser.add_argument("--seed", type=int, default=0, help="of the games and searches")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(1)
-    old, checkpoint = load(args.checkpoint, flush=False)
+    try:
+        old, checkpoint = load(args.checkpoint, flush=False)
+    except CheckpointError as e:
+        parser.error(str(e))
     new, _ = load(args.checkpoint, flush=False)
     total = sum(p.numel() for p in new.state_dict().values())
     flushed = flush_subnormals(new)

@@ -122,12 +122,44 @@ def save(net: Net, path: str | os.PathLike[str], **extra: object) -> None:
     torch.save({**_config(net), "state": net.state_dict(), **extra}, path)
 
 
-def load(path: str | os.PathLike[str] | IO[bytes],
-         flush: bool = True) -> tuple[Net, dict[str, Any]]:
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be played: the message names the file and says why."""
+
+
+class MissingCheckpoint(CheckpointError, FileNotFoundError):
+    """No checkpoint file at the path given."""
+
+
+def load(path: str | os.PathLike[str] | IO[bytes], flush: bool = True,
+         players: int | None = None) -> tuple[Net, dict[str, Any]]:
     """(Net, the checkpoint dict) from a file written by save(), its subnormal weights set
-    to zero (unless `flush` is false: flush.py compares the two)."""
-    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
-    return _build(checkpoint, flush), checkpoint
+    to zero (unless `flush` is false: flush.py compares the two). Every script and the
+    agent load through here: CheckpointError naming the file if it is missing, cannot be
+    read, is not a whole checkpoint (cut short, another file) or, given `players`, plays
+    another number of players."""
+    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
+    if isinstance(path, (str, os.PathLike)) and not os.path.isfile(path):
+        raise MissingCheckpoint(f"checkpoint {name}: no such file (train.py writes latest.pt "
+                                "and final.pt in its --out folder)")
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=False)
+        net = _build(checkpoint, flush)
+    except Exception as e:  # noqa: BLE001 (torch and pickle raise many kinds)
+        why = (str(e).strip().splitlines() or [""])[0]
+        raise CheckpointError(f"checkpoint {name}: not a whole checkpoint of net.py (cut short, "
+                              f"unreadable or another file?): {type(e).__name__}: {why}"
+                              ) from None
+    if players is not None:
+        check_players(name, net.players, players)
+    return net, checkpoint
+
+
+def check_players(path: str, plays: int, players: int) -> None:
+    """CheckpointError unless the network of checkpoint `path`, which plays games of `plays`
+    players (its value head's size), can play a game of `players`."""
+    if plays != players:
+        raise CheckpointError(f"the checkpoint {path} plays {plays} players, the game has "
+                              f"{players}")
 
 
 class Evaluator:

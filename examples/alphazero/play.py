@@ -15,27 +15,39 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from agent import CHECKPOINTS, AlphaZeroAgent  # noqa: E402
 from arena import parse_opponent  # noqa: E402
+from net import CheckpointError  # noqa: E402
+from options import HelpFormatter, builtin_agent, whole  # noqa: E402
 
 import photocore  # noqa: E402
 import photocore.records  # noqa: E402
+from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--checkpoint", default=None,
-                        help="default: the shipped checkpoint for --players")
-    parser.add_argument("--players", type=int, choices=sorted(CHECKPOINTS), default=2,
-                        help="whose shipped checkpoint, when --checkpoint is not given")
-    parser.add_argument("--opponent", default="greedy", help="random, greedy, mcts or mcts:N")
-    parser.add_argument("--games", type=int, default=10)
-    parser.add_argument("--simulations", type=int, default=64)
-    parser.add_argument("--seed", type=int, default=0)
+                        help="the network to play (default: the shipped one for --players)")
+    parser.add_argument("--players", type=int, choices=sorted(CHECKPOINTS), default=None,
+                        help="players of the games; a --checkpoint must play them (default: "
+                             "the checkpoint's, 2 without one)")
+    parser.add_argument("--opponent", type=builtin_agent, default="greedy",
+                        help="random, greedy, mcts or mcts:N")
+    parser.add_argument("--games", type=whole(1), default=10, help="games to play")
+    parser.add_argument("--simulations", type=whole(MIN_SIMULATIONS), default=64,
+                        help="the checkpoint's search, per move")
+    parser.add_argument("--seed", type=int, default=0, help="of the agents")
     parser.add_argument("--out", default=None, help="records of the games (.jsonl or .jsonl.gz)")
     args = parser.parse_args(argv)
-    args.checkpoint = args.checkpoint or CHECKPOINTS[args.players]
+    args.checkpoint = args.checkpoint or CHECKPOINTS[args.players or 2]
 
-    agent = AlphaZeroAgent(checkpoint=args.checkpoint, simulations=args.simulations,
-                           seed=args.seed)
+    try:
+        agent = AlphaZeroAgent(checkpoint=args.checkpoint, simulations=args.simulations,
+                               seed=args.seed)
+        if args.players is not None:
+            agent.check(photocore.Game(args.players))
+    except CheckpointError as e:
+        parser.error(str(e))
     kind, budget = parse_opponent(args.opponent)
     players = agent.players
     wins = 0.0

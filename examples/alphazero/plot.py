@@ -10,6 +10,7 @@ import json
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from options import HelpFormatter
 
 
 def plot(log, out, title=None, players=None):
@@ -43,11 +44,12 @@ def plot(log, out, title=None, players=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("log")
-    parser.add_argument("out")
-    parser.add_argument("--title", default=None)
-    parser.add_argument("--players", type=int, default=None,
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("log", help="train.py's log.jsonl")
+    parser.add_argument("out", help="the picture (.png, .svg, ...)")
+    parser.add_argument("--title", default=None, help="above the curve (default: none)")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
                         help="for the fair-share line (default: the log's, else 2)")
     args = parser.parse_args(argv)
     plot(args.log, args.out, args.title, args.players)

@@ -21,6 +21,12 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from options import HelpFormatter, listing, whole  # noqa: E402
+
+from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(HERE))
 AGENT = os.path.relpath(os.path.join(HERE, "agent.py"), ROOT)
 
@@ -120,35 +126,47 @@ def commit():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", default="2,3,4", help="numbers of players, one list each")
-    parser.add_argument("--mcts", default="100,1000,10000", help="simulations of the mcts agents")
-    parser.add_argument("--simulations", default="64,800",
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--players", type=listing(whole(2, 4)), default="2,3,4",
+                        help="numbers of players, one list each")
+    parser.add_argument("--mcts", type=listing(whole(1)), default="100,1000,10000",
+                        help="simulations of the mcts agents")
+    parser.add_argument("--simulations", type=listing(whole(MIN_SIMULATIONS)), default="64,800",
                         help="simulations of the checkpoint, one entry each")
     parser.add_argument("--checkpoint", default=None,
-                        help="a checkpoint instead of the shipped ones (one number of players)")
-    parser.add_argument("--games", default="40,12,12",
+                        help="a checkpoint instead of the shipped ones (one number of players: "
+                             "its own)")
+    parser.add_argument("--games", type=listing(whole(1)), default="40,12,12",
                         help="games for each group, per number of players")
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=2026, help="of the tournaments")
+    parser.add_argument("--workers", type=whole(1), default=None,
+                        help="processes of each tournament (default: the cores)")
     parser.add_argument("--folder", default="runs/ratings",
                         help="the tournaments' summaries and games")
-    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "ratings.md"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs", "ratings.md"),
+                        help="the page")
     parser.add_argument("--render", action="store_true",
                         help="write the page from the summaries already in --folder, "
                              "playing nothing")
     args = parser.parse_args(argv)
     folder = os.path.relpath(os.path.abspath(args.folder), ROOT)
-    players = [int(p) for p in args.players.split(",")]
-    games = [int(g) for g in args.games.split(",")]
+    players, games = args.players, args.games
     if len(games) != len(players):
-        parser.error(f"--games: one number per number of players ({args.players}), "
-                     f"got {args.games}")
+        parser.error(f"--games: one number per number of players ({len(players)}), "
+                     f"got {len(games)}")
+    if args.checkpoint is not None:
+        from net import CheckpointError, check_players, load
+        try:
+            net, _ = load(args.checkpoint)
+            for p in players:
+                check_players(args.checkpoint, net.players, p)
+        except CheckpointError as e:
+            parser.error(str(e))
     os.makedirs(args.folder, exist_ok=True)
     results = []
     for p, g in zip(players, games):
-        specs = agents(p, [int(n) for n in args.mcts.split(",")],
-                       [int(n) for n in args.simulations.split(",")], args.checkpoint)
+        specs = agents(p, args.mcts, args.simulations, args.checkpoint)
         results.append((p, *tournament(p, specs, g, args.seed, args.workers, folder,
                                        play=not args.render)))
     text = page(results, [a for a in argv if a != "--render"])

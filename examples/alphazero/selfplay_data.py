@@ -17,29 +17,38 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from agent import CHECKPOINT  # noqa: E402
-from net import Evaluator, load  # noqa: E402
+from net import CheckpointError, Evaluator, load  # noqa: E402
+from options import HelpFormatter, whole  # noqa: E402
 
+from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
 from photocore.run.train_data import DataSeries, write_data  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default=CHECKPOINT)
-    parser.add_argument("--games", type=int, default=256)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--checkpoint", default=CHECKPOINT, help="the network that searches")
+    parser.add_argument("--games", type=whole(1), default=256, help="self-play games")
     parser.add_argument("--out", required=True, help="folder for the shards")
     parser.add_argument("--records", default=None, help="also the games as records (.jsonl[.gz])")
-    parser.add_argument("--simulations", type=int, default=64)
-    parser.add_argument("--per-search", type=int, default=64, help="games searched together")
-    parser.add_argument("--explore-plies", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--simulations", type=whole(MIN_SIMULATIONS), default=64,
+                        help="per move")
+    parser.add_argument("--per-search", type=whole(1), default=64, help="games searched together")
+    parser.add_argument("--explore-plies", type=whole(0), default=30,
+                        help="first moves of a game drawn in proportion to visits")
+    parser.add_argument("--seed", type=int, default=0, help="of the games")
+    parser.add_argument("--workers", type=whole(0), default=None,
                         help="processes (default: the cores; 0: this process)")
-    parser.add_argument("--backend", choices=("local", "ray"), default="local")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local",
+                        help="where the games are played")
     parser.add_argument("--address", default=None, help="Ray cluster address")
     args = parser.parse_args(argv)
 
     torch.set_num_threads(1)
-    net, _ = load(args.checkpoint)
+    try:
+        net, _ = load(args.checkpoint)
+    except CheckpointError as e:
+        parser.error(str(e))
     series = DataSeries(Evaluator(net), games=args.games, players=net.players, seed=args.seed,
                         simulations=args.simulations, per_search=args.per_search,
                         explore_plies=args.explore_plies, records=args.records is not None,

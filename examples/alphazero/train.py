@@ -25,10 +25,8 @@ while it trains (net.denormals_flushed), as net.py says why.
 """
 
 import argparse
-import concurrent.futures
 import json
 import math
-import multiprocessing
 import os
 import resource
 import sys
@@ -43,9 +41,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arena import play_matches  # noqa: E402
 from evaluate import wilson  # noqa: E402
 from net import Evaluator, Net, denormals_flushed, save  # noqa: E402
+from options import HelpFormatter, builtin_agent, listing, number, share, whole  # noqa: E402
 
 import photocore  # noqa: E402
-from photocore.play._agents import play_games  # noqa: E402
+from photocore.play import play_games  # noqa: E402
+from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
+from photocore.run.local_backend import worker_pool  # noqa: E402
 from photocore.run.train_data import DataSeries, play_block, value_targets  # noqa: E402
 
 # the fixed opponents of the curve, per number of players: beaten by a margin at first,
@@ -198,58 +199,70 @@ def evaluate(net, opponents, games, simulations, seed, rollout_weight=0.0):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=HelpFormatter)
     parser.add_argument("--out", default="runs/az", help="folder for the log and checkpoints")
-    parser.add_argument("--minutes", type=float, default=60.0, help="training time")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--hidden", type=int, default=256, help="width of the network")
-    parser.add_argument("--simulations", type=int, default=64,
+    parser.add_argument("--minutes", type=number(above=0), default=60.0,
+                        help="training time (bootstrap, self-play and gradient steps)")
+    parser.add_argument("--players", type=int, choices=sorted(OPPONENTS), default=2,
+                        help="players of every game")
+    parser.add_argument("--hidden", type=whole(1), default=256, help="width of the network")
+    parser.add_argument("--simulations", type=whole(MIN_SIMULATIONS), default=64,
                         help="per move, self-play and evaluation")
-    parser.add_argument("--bootstrap-games", type=int, default=8000,
+    parser.add_argument("--bootstrap-games", type=whole(0), default=8000,
                         help="greedy games to learn from first (0: start from a random network)")
-    parser.add_argument("--bootstrap-epochs", type=int, default=2)
-    parser.add_argument("--games-per-iteration", type=int, default=128)
-    parser.add_argument("--per-search", type=int, default=64, help="games searched together")
-    parser.add_argument("--explore-plies", type=int, default=30)
-    parser.add_argument("--rollout-weight", type=float, default=0.0,
+    parser.add_argument("--bootstrap-epochs", type=whole(1), default=2,
+                        help="passes over the greedy games")
+    parser.add_argument("--games-per-iteration", type=whole(1), default=128,
+                        help="self-play games between rounds of gradient steps")
+    parser.add_argument("--per-search", type=whole(1), default=64, help="games searched together")
+    parser.add_argument("--explore-plies", type=whole(0), default=30,
+                        help="first moves of a self-play game drawn in proportion to visits")
+    parser.add_argument("--rollout-weight", type=share, default=0.0,
                         help="share of a random game's result in each leaf's value, in "
                              "self-play and evaluation (photocore.Search); kept in the "
                              "checkpoints, whose agent plays with it")
-    parser.add_argument("--buffer", type=int, default=250_000, help="rows kept for training")
-    parser.add_argument("--batch", type=int, default=512)
-    parser.add_argument("--replay", type=float, default=4.0,
+    parser.add_argument("--buffer", type=whole(1), default=250_000, help="rows kept for training")
+    parser.add_argument("--batch", type=whole(1), default=512, help="rows a gradient step")
+    parser.add_argument("--replay", type=number(above=0), default=4.0,
                         help="gradient-step samples per new self-play row")
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--lr-final", type=float, default=0.05,
+    parser.add_argument("--lr", type=number(above=0), default=1e-3,
+                        help="the learning rate at the start")
+    parser.add_argument("--lr-final", type=number(above=0, most=1), default=0.05,
                         help="the learning rate at the end, a share of --lr (cosine decay)")
-    parser.add_argument("--weight-decay", type=float, default=WEIGHT_DECAY,
+    parser.add_argument("--weight-decay", type=number(least=0), default=WEIGHT_DECAY,
                         help="AdamW's decoupled weight decay")
-    parser.add_argument("--margin-weight", type=float, default=0.25,
+    parser.add_argument("--margin-weight", type=share, default=0.25,
                         help="share of the score-margin head in the values the search sees "
                              "(0: win/loss values only, no margin head)")
-    parser.add_argument("--margin-scale", type=float, default=20.0,
+    parser.add_argument("--margin-scale", type=number(above=0), default=20.0,
                         help="score points that make a margin of tanh(1)")
-    parser.add_argument("--eval-every", type=float, default=300.0,
+    parser.add_argument("--eval-every", type=number(above=0), default=300.0,
                         help="seconds of training between evaluations")
-    parser.add_argument("--eval-games", type=int, default=100)
-    parser.add_argument("--opponents", default=None,
+    parser.add_argument("--eval-games", type=whole(1), default=100,
+                        help="games against each opponent in an evaluation")
+    parser.add_argument("--opponents", type=listing(builtin_agent), default=None,
                         help="built-in agents to evaluate against, comma separated "
                              f"(default: {OPPONENTS})")
     parser.add_argument("--eval-seed", type=int, default=999,
                         help="the seed of every evaluation (self-play never uses it)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--workers", type=whole(1), default=os.cpu_count() or 1,
+                        help="processes for self-play (1: this one)")
+    parser.add_argument("--threads", type=whole(1), default=1,
                         help="PyTorch threads in this process (gradient steps, evaluation); "
                              "on a busy machine more threads can be far slower")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--iterations", type=int, default=None,
-                        help="stop after this many self-play iterations (smoke runs)")
+    parser.add_argument("--seed", type=int, default=0, help="of the network and self-play")
+    parser.add_argument("--iterations", type=whole(1), default=None,
+                        help="stop after this many self-play iterations (smoke runs; "
+                             "default: when --minutes have passed)")
     args = parser.parse_args(argv)
-    if args.players not in OPPONENTS:
-        parser.error(f"--players: 2, 3 or 4, got {args.players}")
-    args.opponents = (args.opponents or OPPONENTS[args.players]).split(",")
-    os.makedirs(args.out, exist_ok=True)
-    with denormals_flushed(), open(os.path.join(args.out, "log.jsonl"), "w") as log:
+    args.opponents = args.opponents or OPPONENTS[args.players].split(",")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        log = open(os.path.join(args.out, "log.jsonl"), "w")  # noqa: SIM115 (closed below)
+    except OSError as e:
+        parser.error(f"--out {args.out}: {e.strerror or e}")
+    with denormals_flushed(), log:
         run(args, log)
     try:
         from plot import plot
@@ -279,6 +292,7 @@ def run(args, log):
         return cosine_rate(args.lr, args.lr_final, clock.seconds / (args.minutes * 60))
 
     def assess():
+        say(f"evaluating: {args.eval_games} games against each of {', '.join(args.opponents)}")
         return evaluate(net, args.opponents, args.eval_games, args.simulations, args.eval_seed,
                         args.rollout_weight)
 
@@ -303,7 +317,8 @@ def run(args, log):
     losses = (0.0, 0.0)
     with clock:
         chunk = 1000
-        for _ in range(args.bootstrap_epochs if args.bootstrap_games else 0):
+        epochs = args.bootstrap_epochs if args.bootstrap_games else 0
+        for epoch in range(epochs):
             for start in range(0, args.bootstrap_games, chunk):
                 rows = greedy_rows(start, min(chunk, args.bootstrap_games - start),
                                    args.players, args.seed, args.margin_scale)
@@ -311,6 +326,10 @@ def run(args, log):
                 steps = len(rows[0]) // args.batch
                 losses = train_steps(net, optimiser, buffer, steps, args.batch, rng, lr())
                 totals["steps"] += steps
+                say(f"bootstrap: epoch {epoch + 1} of {epochs}, "
+                    f"{min(start + chunk, args.bootstrap_games):,} of "
+                    f"{args.bootstrap_games:,} greedy games learnt, {totals['steps']:,} "
+                    f"steps, {clock.running():.0f} s")
     if args.bootstrap_games:
         report("bootstrap", 0, losses, assess())
         checkpoint("bootstrap.pt")
@@ -319,9 +338,9 @@ def run(args, log):
     # 2. self-play -> train, evaluating now and then
     pool = None
     if args.workers > 1:
-        # forkserver: clean workers, which import net.py from this folder (on sys.path)
-        pool = concurrent.futures.ProcessPoolExecutor(
-            args.workers, mp_context=multiprocessing.get_context("forkserver"))
+        # photocore's runs' pool: clean workers, which import net.py from this folder (on
+        # sys.path), and end if this process is killed
+        pool = worker_pool(args.workers)
     iteration = 0
     try:
         while clock.seconds < args.minutes * 60 and (args.iterations is None
@@ -363,7 +382,7 @@ def run(args, log):
             checkpoint("latest.pt", iteration=iteration)
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown(kill_workers=True)
     checkpoint("final.pt", iteration=iteration)
 
 
@@ -374,11 +393,20 @@ class Clock:
         self.seconds = 0.0
         self.begin = time.perf_counter()
 
+    def running(self):
+        """The seconds so far, with those of the block under way (inside one)."""
+        return self.seconds + time.perf_counter() - self._start
+
     def __enter__(self):
         self._start = time.perf_counter()
 
     def __exit__(self, *exc):
         self.seconds += time.perf_counter() - self._start
+
+
+def say(text):
+    """A line of progress, on stderr (stdout has the log's lines)."""
+    print(text, file=sys.stderr, flush=True)
 
 
 def cpu_seconds():

@@ -20,8 +20,7 @@ import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from photocore._game import Game, LegalMoves, Move, check_invariants
-from photocore._kernel import random_playouts
+from photocore._game import Game, LegalMoves, Move, check_invariants, random_playouts
 from photocore.errors import (
     IllegalMoveError,
     InvalidMoveError,
@@ -29,7 +28,7 @@ from photocore.errors import (
     InvariantError,
     RecordError,
 )
-from photocore.facts import CELLS, NUM_ACTIONS, OBSERVATION_SIZE, Options
+from photocore.facts import CELLS, NUM_ACTIONS, OBSERVATION_SIZE, RULES_VERSION, VERSION, Options
 
 if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore import analysis as analysis
@@ -46,11 +45,7 @@ if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore.play._search import Search
     from photocore.records import RecordWriter, read_games, write_games
 
-__version__: str = importlib.metadata.version("photocore")
-
-# Bumped whenever any game plays differently: records, perft counts and golden games
-# in seeds/ are tied to it.
-RULES_VERSION = "1"
+__version__: str = VERSION
 
 # public names defined outside the core, loaded on first use
 _LAZY = {

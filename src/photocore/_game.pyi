@@ -1,6 +1,6 @@
 # Types of the compiled module _game.pyx (the public Game, Move and LegalMoves).
 from collections.abc import Iterator
-from typing import Any, Literal, SupportsIndex, TypeAlias, final, overload
+from typing import Any, Literal, SupportsIndex, TypeAlias, TypedDict, final, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -8,9 +8,21 @@ from typing_extensions import deprecated
 
 from photocore.facts import Options
 
-OBSERVATION_SIZE: int
-
 def check_invariants(on: bool = True) -> bool: ...
+
+class PlayoutTotals(TypedDict):
+    games: int
+    moves: int
+    score_sums: tuple[int, ...]
+    wins: tuple[int, ...]
+
+@overload
+def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
+                    *, options: Options | str | None = None) -> PlayoutTotals: ...
+@overload
+@deprecated("the options' flags: use options= (an Options or its text)")
+def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
+                    *flags: bool, options: None = None, **keywords: bool) -> PlayoutTotals: ...
 
 _MoveKind: TypeAlias = Literal["place", "buy", "plant", "grow", "collect", "end"]
 _Column: TypeAlias = Literal["seed", "small", "medium", "large"]

@@ -4,7 +4,7 @@
 cimport cython
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 
 import os
 from importlib import import_module
@@ -15,7 +15,7 @@ import numpy as np
 from photocore._kernel cimport *
 
 from photocore import notation
-from photocore._kernel import check_players
+from photocore._kernel import check_count, check_players
 from photocore.compat import game_options, option_attribute, warn
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError)
@@ -59,6 +59,36 @@ cdef dict _OPTIONS_OF_FLAGS = {options.flags: options for options in OPTIONS}
 
 
 @cython.final
+def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
+    """Plays `games` whole games of uniformly random legal moves (`end` included) in C,
+    without the GIL, with `options` (an Options or its text, docs/engine.md).
+
+    Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
+    a tie counts a win).
+
+    >>> r = random_playouts(10, players=3, seed=1, options="s")
+    >>> r["games"], len(r["wins"])
+    (10, 3)
+    """
+    games, players = check_count(games, "games"), check_players(players)
+    cdef uint64_t base = index(seed) & 0xFFFFFFFFFFFFFFFF
+    cdef int flags_on = game_options(options, flags, keywords, "random_playouts").flags
+    cdef long long count = games, moves = 0
+    cdef long long score_sums[MAX_PLAYERS]
+    cdef long long wins[MAX_PLAYERS]
+    cdef int nplayers = players
+    memset(score_sums, 0, sizeof(score_sums))
+    memset(wins, 0, sizeof(wins))
+    with nogil:
+        playout_totals(count, nplayers, base, flags_on, &moves, score_sums, wins)
+    return {
+        "games": games,
+        "moves": moves,
+        "score_sums": tuple(score_sums[p] for p in range(players)),
+        "wins": tuple(wins[p] for p in range(players)),
+    }
+
+
 cdef class Move:
     """One move: an action id in range(NUM_ACTIONS) and its docs/rules.md §9 notation.
 
@@ -754,7 +784,6 @@ cdef class Game:
         return _records().from_record(rec, ply)
 
 
-OBSERVATION_SIZE = OBS_SIZE
 
 
 def _records():

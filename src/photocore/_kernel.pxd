@@ -53,33 +53,43 @@ cdef enum:
     SUN_POSITIONS = 6        # the sun's corners: one revolution is 6 rounds (docs/rules.md §2)
     ROUNDS = 18              # rounds of a standard game: 3 revolutions of the sun
     ROUNDS_FOURTH_REVOLUTION = 24
-    # action ids (docs/engine.md)
+    # action ids (docs/engine.md): each kind's range starts where the one before ends
     PLACE_BASE = 0
-    BUY_BASE = 37
-    PLANT_BASE = 41
-    NPLANTS = 774
-    GROW_BASE = 815
-    COLLECT_BASE = 852
-    END_ACTION = 889
-    NUM_ACTIONS = 890
+    BUY_BASE = PLACE_BASE + NCELLS              # 37: a place on each cell
+    PLANT_BASE = BUY_BASE + NSIZES              # 41: a buy from each column
+    NPLANTS = 774                               # (source, target) pairs in reach (checked
+                                                # against the reach table at import)
+    GROW_BASE = PLANT_BASE + NPLANTS            # 815
+    COLLECT_BASE = GROW_BASE + NCELLS           # 852
+    END_ACTION = COLLECT_BASE + NCELLS          # 889
+    NUM_ACTIONS = END_ACTION + 1                # 890
     # bound on the legal moves of any position: 4 buys + 14 trees * 36 targets + 20 grows
     # + 2 collects + end = 531
     MAX_LEGAL = 544
     # bound on the moves of any game: every action but end costs >= 1 LP and a turn starts
     # with <= 20, so a turn is <= 21 moves: 2 * 4 placements + 24 rounds * 4 turns * 21
     MAX_GAME_MOVES = 2024
-    # observation layout (docs/engine.md)
-    OBS_PIECES = 0
-    OBS_SHADOWS = 592
-    OBS_ACTIVATED = 703
-    OBS_PLAYERS = 740
-    OBS_STACKS = 780
-    OBS_CLOCK = 784
-    OBS_SIZE = 798
     # phases
     PHASE_SETUP = 0
     PHASE_PLAY = 1
     PHASE_OVER = 2
+    NPHASES = 3
+    # observation layout (docs/engine.md): each block starts where the one before ends
+    SLOT_AVAILABLE = 1          # a player's slot: light, available (4), player board (4), points
+    SLOT_BOARD = SLOT_AVAILABLE + NSIZES
+    SLOT_POINTS = SLOT_BOARD + NSIZES
+    SLOT_SIZE = SLOT_POINTS + 1                 # 10
+    CLOCK_SUN = 1               # the clock: round, sun (6), phase (3), mover (4)
+    CLOCK_PHASE = CLOCK_SUN + SUN_POSITIONS
+    CLOCK_MOVER = CLOCK_PHASE + NPHASES
+    CLOCK_SIZE = CLOCK_MOVER + MAX_PLAYERS      # 14
+    OBS_PIECES = 0                              # a plane of cells per player and size
+    OBS_SHADOWS = OBS_PIECES + MAX_PLAYERS * NSIZES * NCELLS      # 592: by size, no seed's
+    OBS_ACTIVATED = OBS_SHADOWS + (NSIZES - 1) * NCELLS           # 703
+    OBS_PLAYERS = OBS_ACTIVATED + NCELLS                          # 740
+    OBS_STACKS = OBS_PLAYERS + MAX_PLAYERS * SLOT_SIZE            # 780
+    OBS_CLOCK = OBS_STACKS + NSTACKS                              # 784
+    OBS_SIZE = OBS_CLOCK + CLOCK_SIZE                             # 798
     NO_PLAYER = 255
     # option bits: each has a row in _kernel.pyx's OPTION_TABLE (docs/engine.md)
     OPT_FOURTH_REVOLUTION = 1
@@ -188,6 +198,8 @@ cdef int rng_below(uint64_t* rng, int n) noexcept nogil
 cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil
 cdef int random_action(const State* s, uint64_t* rng) noexcept nogil
 cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil
+cdef void playout_totals(long long count, int players, uint64_t seed, int flags,
+                         long long* moves, long long* score_sums, long long* wins) noexcept nogil
 
 
 # ---- action ids, decoded for the callers (the kernel's own moves use decode/encode) ----

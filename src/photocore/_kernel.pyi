@@ -1,10 +1,6 @@
 # Types of the compiled module _kernel.pyx's Python names (the C API is _kernel.pxd).
 from collections.abc import Iterable
-from typing import Any, SupportsIndex, TypedDict, overload
-
-from typing_extensions import deprecated
-
-from photocore.facts import Options
+from typing import Any, SupportsIndex, TypedDict
 
 BUILD: str   # "native" (PHOTOCORE_NATIVE=1, -march=native) or "portable"
 SELECT: str   # how the k-th set bit is found: "pdep" (BMI2 where it is fast) or "broadword"
@@ -23,22 +19,10 @@ class KeyCensus(TypedDict):
     mismatches: int
     seconds: float
 
-class PlayoutTotals(TypedDict):
-    games: int
-    moves: int
-    score_sums: tuple[int, ...]
-    wins: tuple[int, ...]
-
 def check_players(players: SupportsIndex) -> int: ...
 def check_count(count: SupportsIndex, name: str) -> int: ...
 def check_bool(value: object, name: str) -> bool: ...
-@overload
-def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
-                    *, options: Options | str | None = None) -> PlayoutTotals: ...
-@overload
-@deprecated("the options' flags: use options= (an Options or its text)")
-def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
-                    *flags: bool, options: None = None, **keywords: bool) -> PlayoutTotals: ...
+def stream_seed(seed: SupportsIndex, k: SupportsIndex) -> int: ...
 def tables() -> dict[str, Any]: ...
 # (players, option flags, games, seed) per run
 def key_census(runs: Iterable[tuple[SupportsIndex, SupportsIndex, SupportsIndex, SupportsIndex]],

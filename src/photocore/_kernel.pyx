@@ -4,8 +4,8 @@
 Each rule of docs/rules.md is one function here, named after it and cited by section; the move
 lists, the random draw, the legality check and the playouts are all built on those
 functions (docs/kernel.md maps rule to function). Nothing here touches a Python object
-except the table builder, the choice of code path at import and `random_playouts`'s
-argument checks; everything else runs without the GIL.
+except the table builder, the argument checks and the choice of code path at import;
+everything else runs without the GIL.
 """
 
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -211,12 +211,16 @@ cdef void _build_tables():
         for j in range(NCELLS):
             d = _hex_distance(CELL_Q[i], CELL_R[i], CELL_Q[j], CELL_R[j])
             if 1 <= d <= LARGE:
+                if rank == NPLANTS:
+                    raise ValueError("more plants in reach than NPLANTS (_kernel.pxd)")
                 PLANT_ID[CELL_BIT[i]][CELL_BIT[j]] = rank
                 PLANT_SRC[rank] = i
                 PLANT_TGT[rank] = j
                 rank += 1
                 for k in range(d, NSIZES):
                     REACH[k][CELL_BIT[i]] |= (<uint64_t>1) << CELL_BIT[j]
+    if rank != NPLANTS:
+        raise ValueError(f"{rank} plants in reach, NPLANTS (_kernel.pxd) says {NPLANTS}")
     for c in range(NSIZES):
         OWNED[c] = _OWNED[c]
         START_AVAIL[c] = _START_AVAILABLE[c]
@@ -1014,15 +1018,8 @@ cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
 
 # ---- observation ------------------------------------------------------------------
 
-cdef enum:                      # fields of the observation (docs/engine.md)
-    SLOT_SIZE = 10              # per player: light, available (4), player board (4), points
-    SLOT_AVAILABLE = 1
-    SLOT_BOARD = 5
-    SLOT_POINTS = 9
-    POINTS_SCALE = 100
-    CLOCK_SUN = 1               # after the round: the sun (6), the phase (3), the mover (4)
-    CLOCK_PHASE = 7
-    CLOCK_MOVER = 10
+cdef enum:
+    POINTS_SCALE = 100          # a player's token points in the observation, divided by this
 
 cdef inline void put_cells(float* out, uint64_t mask) noexcept nogil:
     while mask:
@@ -1230,6 +1227,17 @@ cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil:
     cdef uint64_t rng = seed ^ (index * <uint64_t>0xD1B54A32D192ED03)
     return rng_next(&rng)
 
+def stream_seed(seed, k):
+    """The seed of stream `k` drawn from `seed` (an int; taken modulo 2**64): game_seed,
+    the one way every seed is derived, in C and in Python (game k of a seeded run, an
+    agent's seed in a game, a position's search in an analysis).
+
+    >>> stream_seed(7, 3) == stream_seed(7 + 2**64, 3) != stream_seed(7, 4)
+    True
+    """
+    return game_seed(<uint64_t>(index(seed) & 0xFFFFFFFFFFFFFFFF),
+                     <uint64_t>(index(k) & 0xFFFFFFFFFFFFFFFF))
+
 def check_players(players):
     """`players` as an int, or ValueError/TypeError unless it is 2, 3 or 4."""
     if not MIN_PLAYERS <= index(players) <= MAX_PLAYERS:
@@ -1261,48 +1269,24 @@ def check_bool(value, name):
         raise ValueError(f"{name} must be True or False (or 0 or 1), got {value!r}")
     return number == 1
 
-def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
-    """Plays `games` whole games of uniformly random legal moves (`end` included) in C,
-    with `options` (an Options or its text, docs/engine.md).
-
-    Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
-    a tie counts a win).
-
-    >>> r = random_playouts(10, players=3, seed=1, options="s")
-    >>> r["games"], len(r["wins"])
-    (10, 3)
-    """
-    from photocore.compat import game_options
-    games, players = check_count(games, "games"), check_players(players)
-    seed = index(seed) & 0xFFFFFFFFFFFFFFFF
-    cdef int flags_on = game_options(options, flags, keywords, "random_playouts").flags
+cdef void playout_totals(long long count, int players, uint64_t seed, int flags,
+                         long long* moves, long long* score_sums, long long* wins) noexcept nogil:
+    """Plays `count` whole games of uniformly random legal moves, game g from
+    game_seed(seed, g); adds up their moves and, per seat, scores and wins (every co-winner
+    of a tie counts a win) into the zeroed `moves`, `score_sums` and `wins`."""
     cdef State s
     cdef uint64_t rng
-    cdef long long g, moves = 0, count = games
-    cdef uint64_t base = seed
-    cdef int nplayers = players
-    cdef long long score_sums[MAX_PLAYERS]
-    cdef long long wins[MAX_PLAYERS]
+    cdef long long g
     cdef int p, winners
-    for p in range(MAX_PLAYERS):
-        score_sums[p] = 0
-        wins[p] = 0
-    with nogil:
-        for g in range(count):
-            rng = game_seed(base, <uint64_t>g)
-            state_init(&s, nplayers, flags_on)
-            moves += play_random_game(&s, &rng)
-            winners = winners_mask(&s)
-            for p in range(nplayers):
-                score_sums[p] += score(&s, p)
-                if winners >> p & 1:
-                    wins[p] += 1
-    return {
-        "games": games,
-        "moves": moves,
-        "score_sums": tuple(score_sums[p] for p in range(players)),
-        "wins": tuple(wins[p] for p in range(players)),
-    }
+    for g in range(count):
+        rng = game_seed(seed, <uint64_t>g)
+        state_init(&s, players, flags)
+        moves[0] += play_random_game(&s, &rng)
+        winners = winners_mask(&s)
+        for p in range(players):
+            score_sums[p] += score(&s, p)
+            if winners >> p & 1:
+                wins[p] += 1
 
 
 

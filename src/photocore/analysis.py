@@ -4,8 +4,9 @@ An engine values a position for every player, on the scale of `Game.returns()` (
 a loss -1 with two players), and each legal move it looks at for the player to move
 (docs/analysis.md). Engines:
 
-- `mcts` / `mcts:N`: the built-in UCT search (N playouts, default 1000), its root
-  statistics (`photocore.play._agents.search_root`): a move's value is its mean return.
+- `mcts` / `mcts:N`: the built-in UCT search (N playouts; the analysis's default engine,
+  DEFAULT_ENGINE, looks deeper than an agent plays), its root statistics
+  (`photocore.play._agents.search_root`): a move's value is its mean return.
 - `py:...` naming a `photocore.play.search.SearchAgent` (the AlphaZero checkpoint of
   examples/alphazero): `photocore.Search` at the root for the visits and the position's
   value, and over the positions after each legal move for the moves' values.
@@ -31,21 +32,24 @@ chance lost, in percent), clipped to 0..100.
 True
 """
 
-import hashlib
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from photocore._game import Game, Move
+from photocore._kernel import stream_seed
 from photocore.errors import RecordError
 from photocore.play._agents import MAX_SIMULATIONS, search_root
-from photocore.play.specs import Forfeit, as_move
+from photocore.play.player import Forfeit, as_move
+from photocore.play.settings import Evaluate
 from photocore.play.specs import parse as parse_spec
 from photocore.records import Record, check_record, from_record
 
 VERSION = 1                     # of the `analysis` field of a record (metadata.analysis)
-DEFAULT_BUDGET = 1000           # mcts playouts a position when no budget is given
+# the engine when none is named: an analysis looks deeper than an agent plays (`mcts`
+# alone is mcts:DEFAULT_SIMULATIONS, as everywhere)
+DEFAULT_ENGINE = "mcts:1000"
 # a move with fewer visits is valued by the position it leads to, not by its own mean
 MIN_VISITS = 50
 LABELS = ("inaccuracy", "mistake", "blunder")
@@ -58,7 +62,7 @@ class Thresholds:
     The defaults were measured (docs/analysis.md): mcts:1000 judging 200 games of greedy
     against mcts:1000 (seed 21), they are about the 97.5th, 99.7th and 99.9th percentiles
     of the losses it finds in mcts:1000's own moves (its noise, and its own slips), which
-    greedy's moves reach 4, 9 and 8 times as often.
+    greedy's moves reach 5, 9 and 7 times as often.
     """
 
     inaccuracy: float = 0.10
@@ -137,7 +141,7 @@ class Engine(Protocol):
 class MctsEngine:
     """The built-in UCT search, `simulations` random playouts a position."""
 
-    def __init__(self, simulations: int = DEFAULT_BUDGET, exploration: float = 1.0) -> None:
+    def __init__(self, simulations: int, exploration: float = 1.0) -> None:
         if not 1 <= simulations <= MAX_SIMULATIONS:
             raise ValueError(f"mcts engine: simulations must be from 1 to "
                              f"{MAX_SIMULATIONS:,}, got {simulations}")
@@ -165,8 +169,7 @@ class SearchEngine:
     the best move and the position's value; a search of simulations / (legal moves)
     visits (at least 2) after each legal move gives that move's value."""
 
-    def __init__(self, evaluate: Callable[..., Any], simulations: int,
-                 name: str = "search") -> None:
+    def __init__(self, evaluate: Evaluate, simulations: int, name: str = "search") -> None:
         if simulations < 2:
             raise ValueError(f"search engine: simulations must be at least 2, got {simulations}")
         self.network, self.simulations, self.label = evaluate, simulations, name
@@ -271,8 +274,7 @@ def engine(spec: "str | Engine | object", budget: int | None = None) -> Engine:
     if key not in _ENGINES:
         parsed = parse_spec(spec)
         if parsed.kind == "mcts":
-            _ENGINES[key] = MctsEngine(budget or (parsed.simulations if ":" in spec
-                                                  else DEFAULT_BUDGET))
+            _ENGINES[key] = MctsEngine(budget or parsed.simulations)
         elif parsed.kind == "py":
             agent = parsed.python_class()(**dict(parsed.options))
             _ENGINES[key] = _engine_of_object(agent, budget, spec)
@@ -297,9 +299,13 @@ def _engine_of_object(agent: object, budget: int | None, name: str) -> Engine:
 
 
 def position_seed(seed: int, game: int, ply: int) -> int:
-    """The seed of the search of position `ply` of game `game` in a run seeded `seed`."""
-    digest = hashlib.blake2b(f"analysis {seed} {game} {ply}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
+    """The seed of the search of position `ply` of game `game` in a run seeded `seed`
+    (stream `ply` of the game's seed, stream `game` of the run's: the kernel's stream_seed).
+
+    >>> position_seed(0, 1, 2) == position_seed(0, 1, 2) != position_seed(0, 2, 1)
+    True
+    """
+    return stream_seed(stream_seed(seed, game), ply)
 
 
 def _to_move(game: Game) -> int:
@@ -391,7 +397,7 @@ class GameAnalysis:
                    values, tuple(data["accuracy"]))
 
 
-def analyse(game: Game | Record, engine: "str | Engine | object" = "mcts",
+def analyse(game: Game | Record, engine: "str | Engine | object" = DEFAULT_ENGINE,
             budget: int | None = None, seed: int = 0,
             thresholds: Thresholds = THRESHOLDS, index: int = 0) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
@@ -459,8 +465,8 @@ def _accuracy(losses: Sequence[float]) -> float | None:
     return sum(map(move_accuracy, losses)) / len(losses) if losses else None
 
 
-def evaluate(game: Game, engine: "str | Engine | object" = "mcts", budget: int | None = None,
-             seed: int = 0) -> Evaluation:
+def evaluate(game: Game, engine: "str | Engine | object" = DEFAULT_ENGINE,
+             budget: int | None = None, seed: int = 0) -> Evaluation:
     """One position evaluated by `engine` (see engine()), as an Evaluation."""
     return _as_engine(engine, budget).evaluate(game, seed)
 
@@ -489,17 +495,16 @@ def with_analysis(rec: Record, analysis: GameAnalysis) -> Record:
 
 
 def of_record(rec: Record) -> GameAnalysis | None:
-    """The analysis a record holds (None if it has none); RecordError if it is not of
-    this game (another number of moves) or of an unknown version."""
+    """The analysis a record holds (None if it has none); RecordError if the record does
+    not pass check_record (an analysis not of this game: another number of moves...) or
+    its analysis is of an unknown version."""
+    check_record(rec)
     data = rec["metadata"].get("analysis")
     if data is None:
         return None
-    if data.get("version") != VERSION:
-        raise RecordError(f"analysis version {data.get('version')!r}: this photocore reads "
+    if data["version"] != VERSION:
+        raise RecordError(f"analysis version {data['version']!r}: this photocore reads "
                           f"version {VERSION}")
-    if len(data["best"]) != len(rec["moves"]):
-        raise RecordError(f"the analysis covers {len(data['best'])} moves, the game has "
-                          f"{len(rec['moves'])}")
     return GameAnalysis.from_json(data, rec["players"], rec["moves"])
 
 
@@ -525,16 +530,18 @@ class AgentSummary:
 
 
 def summarise(records: Iterable[Record]) -> dict[str, dict[str, float | int]]:
-    """Per agent (metadata.agents), over the analysed games of `records` (the others are
-    passed over): games, unforced moves, mean loss per move (value units and win chance),
-    mean accuracy and the counts of inaccuracies, mistakes and blunders.
+    """Per agent (metadata.agents), over the analysed games of `records` (the others, and
+    those analysed by a version this photocore does not read, are passed over): games,
+    unforced moves, mean loss per move (value units and win chance), mean accuracy and the
+    counts of inaccuracies, mistakes and blunders.
 
     >>> summarise([])
     {}
     """
     agents: dict[str, AgentSummary] = {}
     for rec in records:
-        analysis = of_record(rec)
+        data = rec["metadata"].get("analysis")
+        analysis = of_record(rec) if data is not None and data["version"] == VERSION else None
         if analysis is None:
             continue
         names = rec["metadata"]["agents"]

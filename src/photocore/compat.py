@@ -14,6 +14,7 @@ CHANGELOG.md lists the same names; tests/test_compat.py fails once the installed
 reaches REMOVED while a shim is left.
 """
 
+import importlib
 import warnings
 
 from photocore.facts import OPTION_RULES, Options
@@ -31,6 +32,7 @@ RENAMED: dict[str, str] = {
     "photocore.selfplay": "photocore.run.selfplay",
     "photocore.ray_backend": "photocore.run.ray_backend",
     "photocore.position": "photocore.notation",
+    "photocore.serve.hints": "photocore.play.hints",
     # Game methods moved to the modules that build on the core
     "Game.legal_actions()": "Game.legal_moves().ids()",
     "Game.legal_mask()": "Game.legal_moves().mask()",
@@ -43,6 +45,9 @@ RENAMED: dict[str, str] = {
     "photocore.records.NPZ_ARRAYS": "photocore.npz.ARRAYS",
     # the SVG drawing is a module of several drawings
     "photocore.svg(game)": "photocore.svg.board(game)",
+    # a built-in agent is a Player itself: specs.load() gives the Agent
+    "photocore.play.specs.BuiltinPlayer":
+        "photocore.Agent (BuiltinPlayer(kind, n) is Agent(kind, simulations=n))",
     # the advanced rules are one value, options=, everywhere: a flag argument per rule
     # (a keyword, or positional after players) is the old way
     **{f"{rule.name}=": f"options={rule.letter!r} (or Options({rule.name}=True))"
@@ -61,6 +66,19 @@ def warn(old: str, stacklevel: int = 2) -> None:
     """Warns that `old` is deprecated; `stacklevel` as for warnings.warn, counted from the
     caller of warn (compiled callers have no frame: they pass 1)."""
     warnings.warn(message(old), DeprecationWarning, stacklevel=stacklevel + 1)
+
+
+def moved(module: str, name: str) -> object:
+    """The attribute `name` of `module` where it moved to (a module's `__getattr__` calls
+    this), with a warning: `module.name` a row of RENAMED whose new spelling is a module
+    and a name. The new module is imported only now, by its name in the table, so a module
+    never imports the one its old names moved to. AttributeError for any other name."""
+    old = f"{module}.{name}"
+    if old not in RENAMED:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    where, _, new = RENAMED[old].rpartition(".")
+    warn(old, stacklevel=3)         # the line that named the old attribute
+    return getattr(importlib.import_module(where), new)
 
 
 def game_options(options: Options | str | None, flags: tuple[object, ...],

@@ -15,6 +15,7 @@ tokens, limits and options (docs/rules.md §1–§8). Every other module takes t
 ('f', 'fourth revolution + shade blocks')
 """
 
+import importlib.metadata
 import operator
 from typing import Any, NamedTuple
 
@@ -23,6 +24,11 @@ import numpy
 from photocore._kernel import tables as _tables
 
 _KERNEL: dict[str, Any] = _tables()
+
+# Bumped whenever any game plays differently: records, perft counts and golden games
+# in seeds/ are tied to it.
+RULES_VERSION = "1"
+VERSION: str = importlib.metadata.version("photocore")    # the installed package's
 
 # ---- the board (docs/rules.md §1, §2) ---------------------------------------------------------
 

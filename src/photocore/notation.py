@@ -55,6 +55,7 @@ def _move_texts() -> tuple[str, ...]:
 
 MOVE_TEXTS = _move_texts()          # the notation of each action id
 ACTION_OF_TEXT = {text: a for a, text in enumerate(MOVE_TEXTS)}   # the texts written here
+_ECHOED = 40     # characters of a malformed move's text its error repeats (a request's is long)
 
 
 def parse_move_text(text: str) -> int:
@@ -65,23 +66,30 @@ def parse_move_text(text: str) -> int:
     action = ACTION_OF_TEXT.get(" ".join(words))
     if action is not None:
         return action
-    raise InvalidMoveError(f"{text!r}: {_why_malformed(words)}")
+    shown = repr(text) if len(text) <= _ECHOED else f"{text[:_ECHOED]!r}... ({len(text):,} chars)"
+    raise InvalidMoveError(f"{shown}: {_why_malformed(words)}")
 
 
 def _why_malformed(words: list[str]) -> str:
+    """Why `words` are no move; a word is named only when short, so that a long text is
+    echoed once, cut, by the message's start."""
+    def named(word: str, otherwise: str = "") -> str:
+        return f"{word!r} " if len(word) <= _ECHOED else otherwise
+
     if not words:
         return "empty move"
     verb, args = words[0], words[1:]
     if verb not in _ARGUMENTS:
-        return f"unknown move {verb!r} (expected one of {', '.join(_ARGUMENTS)})"
+        return f"unknown move {named(verb)}(expected one of {', '.join(_ARGUMENTS)})"
     arity = len(_ARGUMENTS[verb][0])
     if len(args) != arity:
         return f"{verb} takes {arity} argument{'s' if arity != 1 else ''}, got {len(args)}"
     if verb == "buy":
-        return f"unknown column {args[0]!r} (expected {', '.join(SIZES[:-1])} or {SIZES[-1]})"
+        return (f"unknown column {named(args[0])}(expected {', '.join(SIZES[:-1])} or "
+                f"{SIZES[-1]})")
     for word in args:
         if word not in CELL_INDEX:
-            return f"{word!r} is not a cell of the board"
+            return f"{named(word, 'the argument ')}is not a cell of the board"
     src, tgt = (CELL_INDEX[w] for w in args)
     return (f"{args[1]} is {distance(src, tgt)} cells from {args[0]}: a plant reaches 1 to "
             f"{max(REACH)}")

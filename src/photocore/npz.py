@@ -9,16 +9,22 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-import photocore
 from photocore.errors import RecordError
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS, OPTIONS, PLAYERS, Options
+from photocore.facts import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ACTIONS,
+    OPTIONS,
+    PLAYERS,
+    RULES_VERSION,
+    Options,
+)
+from photocore.files import FilePath, atomic
 from photocore.notation import MOVE_TEXTS
 from photocore.records import (
     FORMAT,
     VERSION,
-    FilePath,
     Record,
-    _atomic,
     check_record,
     from_record,
     result_of,
@@ -63,8 +69,8 @@ def write(path: FilePath, records: Iterable[Record]) -> int:
     arrays["scores"] = arrays["scores"].reshape(-1, MAX_PLAYERS)
     arrays["agents"] = arrays["agents"].reshape(-1, MAX_PLAYERS)
     arrays["agent_names"] = np.array(list(names), dtype=str)
-    arrays["rules_version"] = np.array(rules.pop() if rules else photocore.RULES_VERSION)
-    with _atomic(os.fspath(path)) as f:
+    arrays["rules_version"] = np.array(rules.pop() if rules else RULES_VERSION)
+    with atomic(path) as f:
         # numpy's stub: a key of **arrays could be its allow_pickle
         np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
     return len(players)

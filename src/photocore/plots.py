@@ -14,7 +14,8 @@ from matplotlib.ticker import MaxNLocator
 from photocore import analysis, records
 from photocore._game import Game
 from photocore.facts import Options
-from photocore.records import FilePath, Record
+from photocore.files import FilePath, atomic
+from photocore.records import Record
 from photocore.svg import PLAYER_COLOURS
 
 LINE_STYLES = {2: "-", 3: "--", 4: ":"}          # by player count
@@ -25,9 +26,10 @@ def light_by_round(rec: Record) -> list[tuple[int, ...]]:
 
     That is just after the round's photosynthesis, when the round number changes.
     """
+    actions = records.check_record(rec)     # first: it makes a players of 2.0 the int 2
     game = Game(rec["players"], options=Options(**rec["options"]))
     light: list[tuple[int, ...]] = []
-    for action in records.check_record(rec):
+    for action in actions:
         game.play(action)
         if game.round > len(light):
             light.append(game.light)
@@ -70,7 +72,7 @@ class Charts:
         self._agents(agents)
         self._light(light)
         figure.suptitle(title or f"{self.games} games")
-        with records._atomic(path) as f:
+        with atomic(path) as f:
             figure.savefig(f, format="png")
 
     def _seats(self, axes: Axes) -> None:
@@ -135,6 +137,6 @@ def evaluations(result: "analysis.GameAnalysis", path: FilePath | None = None) -
     axes.legend(fontsize="small", ncol=3)
     _finish(axes, f"win chance by ply ({result.engine})", "win chance")
     if path is not None:
-        with records._atomic(path) as f:
+        with atomic(path) as f:
             figure.savefig(f, format="png")
     return figure

@@ -13,7 +13,6 @@ import importlib.resources
 import io
 import json
 import os
-import secrets
 import struct
 import warnings
 import zlib
@@ -22,11 +21,11 @@ from typing import Any, Literal, Self, TypeAlias, cast
 
 import fastjsonschema
 
-import photocore
 from photocore import compat
 from photocore._game import Game
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
-from photocore.facts import Options
+from photocore.facts import RULES_VERSION, Options
+from photocore.files import FilePath, atomic
 from photocore.notation import ACTION_OF_TEXT, parse_move_text
 
 FORMAT = "photocore-game"
@@ -35,7 +34,6 @@ VERSION = 1
 # a record as a dict, the JSON object of docs/records.md
 Record: TypeAlias = dict[str, Any]
 # a file's path, as every function here takes it
-FilePath: TypeAlias = str | os.PathLike[str]
 
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "a number", float: "a number", type(None): "null"}
@@ -57,7 +55,7 @@ def to_record(game: Game, metadata: Mapping[str, Any] | None = None) -> Record:
     rec = {
         "format": FORMAT,
         "version": VERSION,
-        "rules_version": photocore.RULES_VERSION,
+        "rules_version": RULES_VERSION,
         "players": game.players,
         "options": game.options._asdict(),
         "moves": [str(m) for m in game.history],
@@ -79,11 +77,24 @@ def result_of(game: Game) -> dict[str, Any] | None:
 
 def check_record(rec: object) -> list[int]:
     """The action ids of the record's moves, after checking it against the record schema
-    (record.schema.json, shipped in the package) and the move notation.
+    (record.schema.json, shipped in the package), the move notation, and its analysis
+    (metadata.analysis of version 1) against its moves and players.
 
+    An integer written as a whole float (2.0, which JSON Schema counts as the integer 2) is
+    made an int in `rec`, so that every reader of a checked record counts with ints.
     Raises RecordError naming the field (or the ply of a malformed move) and what is wrong.
     Whether the moves are legal and the result right only a replay tells (from_record).
     """
+    ids = _schema_checked(rec)
+    checked = cast(Record, rec)
+    _as_ints(checked, _INTEGERS)
+    _check_analysis(checked)
+    return ids
+
+
+def _schema_checked(rec: object) -> list[int]:
+    """The action ids of the record's moves, after checking it against the schema and the
+    move notation."""
     players = rec.get("players") if isinstance(rec, dict) else None
     if isinstance(rec, dict) and type(players) is int and players in _BY_PLAYERS:
         try:
@@ -130,8 +141,127 @@ def _by_players(whole: dict[str, Any]) -> dict[int, _Validator]:
 _validate: _Validator = fastjsonschema.compile(schema())
 _BY_PLAYERS = _by_players(schema())
 FIELDS = tuple(schema()["properties"])
-OPTIONS = tuple(schema()["properties"]["options"]["properties"])
 RESULT_FIELDS = tuple(schema()["properties"]["result"]["properties"])
+
+
+def _integer_paths(node: dict[str, Any], whole: dict[str, Any],
+                   path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """The paths (field names; "[]": every item of an array) where `node` of the schema
+    `whole`, its branches included, wants an integer: a type, an enum or a const of them."""
+    if "$ref" in node:
+        node = whole["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    allowed = node.get("enum", [node["const"]] if "const" in node else [])
+    if node.get("type") == "integer" or allowed and all(type(v) is int for v in allowed):
+        yield path
+        return
+    for name, field in node.get("properties", {}).items():
+        yield from _integer_paths(field, whole, (*path, name))
+    if "items" in node:
+        yield from _integer_paths(node["items"], whole, (*path, "[]"))
+    for branch in (node, *node.get("allOf", ())):
+        if "then" in branch:
+            yield from _integer_paths(branch["then"], whole, path)
+
+
+def _integer_tree(paths: Iterable[tuple[str, ...]]) -> dict[str, Any]:
+    """The paths as a tree, for _as_ints: key -> True (an integer there) or the tree under."""
+    tree: dict[str, Any] = {}
+    for path in paths:
+        node = tree
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = True
+    return tree
+
+
+# where a record holds integers, which JSON may write as whole floats (2.0)
+_INTEGERS = _integer_tree(_integer_paths(schema(), schema()))
+
+
+def _as_ints(value: Any, where: dict[str, Any]) -> None:
+    """Makes the whole floats under `value` at the places `where` (a part of _INTEGERS)
+    ints, in place. Only whole floats change, and the types are not taken for granted (an
+    analysis of a later version is not checked by the schema)."""
+    if isinstance(value, list):
+        items = where.get("[]")
+        if items is True:
+            if float in map(type, value):
+                value[:] = map(_int, value)
+        elif items is not None:
+            for item in value:
+                _as_ints(item, items)
+    elif isinstance(value, dict):
+        for key, under in where.items():
+            if key in value:
+                if under is not True:
+                    _as_ints(value[key], under)
+                elif type(value[key]) is float:
+                    value[key] = _int(value[key])
+
+
+def _int(value: Any) -> Any:
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+# metadata.analysis of version 1 (docs/analysis.md): its arrays of one entry per move
+_ANALYSIS_PER_MOVE = ("player", "best", "best_value", "played_value", "loss", "labels", "forced")
+
+
+def _check_analysis(rec: Record) -> None:
+    """What the schema cannot say of an analysis of version 1 (later versions pass as
+    data): that it is of this record, one entry per move, per position (the moves + 1) and
+    per player, its players among the record's and its best moves in the notation."""
+    if not _analysed(rec):
+        return
+    data = rec["metadata"]["analysis"]
+    moves, players = len(rec["moves"]), rec["players"]
+    for name in _ANALYSIS_PER_MOVE:
+        if len(data[name]) != moves:
+            raise RecordError(f"field 'metadata.analysis.{name}' covers {len(data[name])} "
+                              f"moves, the game has {moves}")
+    if len(data["values"]) != moves + 1:
+        raise RecordError(f"field 'metadata.analysis.values' must hold {moves + 1} values, "
+                          f"one per position (the moves + 1), got {len(data['values'])}")
+    rows = {f"values[{k}]": v for k, v in enumerate(data["values"])}
+    rows["accuracy"] = data["accuracy"]
+    for field, values in rows.items():
+        if len(values) != players:
+            raise RecordError(f"field 'metadata.analysis.{field}' must hold {players} values, "
+                              f"one per player, got {len(values)}")
+    for k, player in enumerate(data["player"]):
+        if player >= players:
+            raise RecordError(f"field 'metadata.analysis.player[{k}]' must be at most "
+                              f"{players - 1}, got {player}", ply=k + 1)
+    for k, text in enumerate(data["best"]):
+        if text not in ACTION_OF_TEXT:
+            try:
+                parse_move_text(text)
+            except InvalidMoveError as e:
+                raise RecordError(f"field 'metadata.analysis.best[{k}]': malformed move {e}",
+                                  ply=k + 1) from None
+
+
+def _analysed(rec: Record) -> bool:
+    """Whether the record holds an analysis of version 1, the one this photocore reads."""
+    data = rec["metadata"].get("analysis")
+    return data is not None and data["version"] == 1
+
+
+def _check_analysed_ply(rec: Record, game: Game, ply: int, action: int) -> None:
+    """What the record's analysis (of version 1) says of move `ply`, `action`, about to be
+    played on `game`, against the replay: who moves, and that the engine's best move is
+    legal there. An illegal move itself is left to the replay to report."""
+    data = rec["metadata"]["analysis"]
+    player, best = data["player"][ply - 1], data["best"][ply - 1]
+    if not game.is_legal(action):
+        return
+    if player != game.current_player:
+        raise RecordError(f"field 'metadata.analysis.player[{ply - 1}]' says player {player} "
+                          f"made this move, the replay says player {game.current_player}",
+                          ply=ply)
+    if not game.is_legal(best):
+        raise RecordError(f"field 'metadata.analysis.best[{ply - 1}]': {best} is not a legal "
+                          "move there", ply=ply)
 
 
 def _schema_error(rec: object, error: fastjsonschema.JsonSchemaValueException) -> str:
@@ -217,21 +347,28 @@ def _json_type(value: object) -> str:
 def from_record(rec: Record, ply: int | None = None) -> Game:
     """The Game of a record after its first `ply` moves (all of them by default).
 
-    Replaying the whole record also checks its stored result. Raises RecordError naming the
-    ply of an illegal or malformed move, or what in the result disagrees.
+    Replaying the whole record also checks its stored result and that no move follows a
+    forfeit. Raises RecordError naming the ply of an illegal or malformed move, of a move
+    after a forfeit, or what in the result disagrees.
     """
     ids = check_record(rec)
-    if ply is not None:
+    if ply is None:
+        _check_forfeit(rec)
+    else:
         if not _is_int(ply) or not 0 <= ply <= len(ids):
             raise ValueError(f"ply must be an int from 0 to {len(ids)}, got {ply!r}")
         ids = ids[:ply]
     game = _start(rec)
-    play = game.play
-    try:
-        for a in ids:
-            play(a)
-    except (IllegalMoveError, InvalidMoveError) as e:
-        raise _replay_error(rec, e, len(game.history) + 1) from None
+    if _analysed(rec):
+        for _ in _replayed(rec, game, ids):
+            pass
+    else:   # the loop of _replayed, without its checks of an analysis: faster
+        play = game.play
+        try:
+            for a in ids:
+                play(a)
+        except (IllegalMoveError, InvalidMoveError) as e:
+            raise _replay_error(rec, e, len(game.history) + 1) from None
     if ply is None:
         _check_replayed_result(rec, game)
     return game
@@ -241,29 +378,61 @@ def positions(rec: Record) -> Iterator[Game]:
     """Iterates independent Games: the start position, then the position after each move.
 
     A record of n moves gives n + 1 games; the k-th (from 0) is from_record(rec, ply=k).
-    Reaching the end also checks the stored result, as from_record does.
+    Reaching the end also checks the stored result, as from_record does; a record whose
+    moves go on after a forfeit yields nothing.
     """
     ids = check_record(rec)
+    _check_forfeit(rec)
     game = _start(rec)
     yield game.copy()
+    for played in _replayed(rec, game, ids):
+        yield played.copy()
+    _check_replayed_result(rec, game)
+
+
+def _replayed(rec: Record, game: Game, ids: Sequence[int]) -> Iterator[Game]:
+    """Plays the moves `ids` of `rec` on `game`, its start, yielding `game` after each.
+    RecordError naming the ply of an illegal move, or of one the record's analysis says
+    otherwise of than the replay."""
+    analysed = _analysed(rec)
     for ply, a in enumerate(ids, 1):
+        if analysed:
+            _check_analysed_ply(rec, game, ply, a)
         try:
             game.play(a)
         except (IllegalMoveError, InvalidMoveError) as e:
             raise _replay_error(rec, e, ply) from None
-        yield game.copy()
-    _check_replayed_result(rec, game)
+        yield game
 
 
 def _start(rec: Record) -> Game:
-    # int(): the schema lets 2.0 stand for 2, as JSON Schema's integers do
-    return Game(int(rec["players"]), options=Options(**rec["options"]))
+    return Game(rec["players"], options=Options(**rec["options"]))
 
 
 def _replay_error(rec: Record, error: IllegalMoveError | InvalidMoveError,
                   ply: int) -> RecordError:
     kind = "illegal" if isinstance(error, IllegalMoveError) else "malformed"
     return RecordError(f"{kind} move {error}{_rules_note(rec)}", ply=ply)
+
+
+def _check_forfeit(rec: Record) -> None:
+    """A forfeit (metadata.forfeit: a seat resigned or lost by a fault) ends the game there:
+    the record stops at it, unfinished, after `ply` moves where it says."""
+    forfeit = rec["metadata"].get("forfeit")
+    if forfeit is None:
+        return
+    n, ply = len(rec["moves"]), forfeit.get("ply")
+    what = (f"player {forfeit['seat']} "
+            + ("resigned" if forfeit["reason"] == "resigned" else "forfeited"))
+    when = f"after move {ply}" if ply else "before any move"
+    if ply is not None and ply < n:
+        raise RecordError(f"a move after the forfeit: {what} {when} (metadata.forfeit), and "
+                          f"the record goes on to {n} moves", ply=ply + 1)
+    if ply is not None and ply > n:
+        raise RecordError(f"metadata.forfeit.ply is {ply}, past the record's {n} moves", ply=n)
+    if rec["result"] is not None:
+        raise RecordError(f"the record has a result, but {what} (metadata.forfeit): a forfeit "
+                          "ends the game unfinished", ply=n)
 
 
 def _check_replayed_result(rec: Record, game: Game) -> None:
@@ -283,10 +452,10 @@ def _check_replayed_result(rec: Record, game: Game) -> None:
 
 
 def _rules_note(rec: Record) -> str:
-    if rec["rules_version"] == photocore.RULES_VERSION:
+    if rec["rules_version"] == RULES_VERSION:
         return ""
     return (f" (the game was played under rules version {rec['rules_version']}, this is "
-            f"photocore rules version {photocore.RULES_VERSION})")
+            f"photocore rules version {RULES_VERSION})")
 
 
 # ---- files -----------------------------------------------------------------------------
@@ -391,11 +560,18 @@ def _lines(path: str) -> Iterator[tuple[int, bytes, str | None]]:
                                    "nothing after this line can be read")
 
 
+def _no_constant(name: str) -> None:
+    # JSON has no NaN or Infinity; Python's reader takes them, and a NaN passes every bound
+    raise RecordError(f"malformed JSON: {name} is not JSON")
+
+
 def _parse(data: bytes) -> Any:
     try:
-        return json.loads(data)
+        return json.loads(data, parse_constant=_no_constant)
     except RecursionError:   # not a ValueError: nesting deeper than the parser's stack
         raise RecordError("malformed JSON: nested too deeply") from None
+    except RecordError:
+        raise
     except ValueError as e:
         if not data.endswith(b"\n"):
             raise RecordError("truncated last line: it is not valid JSON and the file does not "
@@ -412,7 +588,7 @@ def write_games(path: FilePath, games: Iterable[Game | Record]) -> int:
     """
     path = os.fspath(path)
     count = 0
-    with _atomic(path) as raw, _maybe_gzip(raw, path) as out:
+    with atomic(path) as raw, _maybe_gzip(raw, path) as out:
         for game in games:
             out.write(record_line(game))
             count += 1
@@ -586,23 +762,6 @@ def _compressed(path: str) -> bool:
     return path.endswith(".gz")
 
 
-@contextlib.contextmanager
-def _atomic(path: FilePath) -> Iterator[io.BufferedWriter]:
-    """A binary file that replaces `path` when the block ends without an exception."""
-    folder, name = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "xb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def _maybe_gzip(raw: io.BufferedWriter,
                 path: str) -> contextlib.AbstractContextManager[io.BufferedIOBase]:
     if _compressed(path):
@@ -612,15 +771,6 @@ def _maybe_gzip(raw: io.BufferedWriter,
 
 # ---- moved -------------------------------------------------------------------------------
 
-# the npz export moved to photocore.npz in 0.2; the old names work, with a warning, until 0.3
-_MOVED = {"write_npz": "write", "load_npz": "load", "records_from_npz": "read_records",
-          "NPZ_ARRAYS": "ARRAYS"}
-
-
 def __getattr__(name: str) -> object:
-    if name in _MOVED:
-        from photocore import npz
-
-        compat.warn(f"photocore.records.{name}")
-        return getattr(npz, _MOVED[name])
-    raise AttributeError(f"module 'photocore.records' has no attribute {name!r}")
+    # the npz export moved to photocore.npz in 0.2 (compat.RENAMED)
+    return compat.moved(__name__, name)

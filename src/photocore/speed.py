@@ -17,10 +17,10 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-import photocore
+from photocore._game import Game, random_playouts
 from photocore._kernel import BUILD
 from photocore.env._vec import VecGame
-from photocore.facts import OPTIONS, PLAYERS, Options
+from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, OPTIONS, PLAYERS, VERSION, Options
 from photocore.play._agents import Agent, play_games
 from photocore.records import read_games
 from photocore.run.driver import play
@@ -31,7 +31,7 @@ Report = dict[str, Any]
 Amounts = dict[str, int]   # {unit: count} done by one call, the headline unit first
 Timer = Callable[[str, Callable[[], Any]], tuple[float, Any, Any]]
 Totals = tuple[int, tuple[int, ...], tuple[int, ...]]   # moves, score sums, wins
-PerftCase = tuple[str, photocore.Game, int]   # a name, a position, a depth
+PerftCase = tuple[str, Game, int]   # a name, a position, a depth
 
 
 class CheckFailed(Exception):
@@ -43,13 +43,13 @@ def expect(condition: object, message: str) -> None:
         raise CheckFailed(message)
 
 
-def positions(count: int, seed: int, min_moves: int = 1) -> list[photocore.Game]:
+def positions(count: int, seed: int, min_moves: int = 1) -> list[Game]:
     """Unfinished games of 2-4 players, random options, 10-120 random moves in, with at least
     `min_moves` legal moves."""
     rng = random.Random(seed)
-    games: list[photocore.Game] = []
+    games: list[Game] = []
     while len(games) < count:
-        game = photocore.Game(rng.choice(PLAYERS), options=rng.choice(OPTIONS))
+        game = Game(rng.choice(PLAYERS), options=rng.choice(OPTIONS))
         for _ in range(rng.randrange(10, 120)):
             if not game.is_over:
                 game.play(rng.choice(game.legal_moves()))
@@ -87,15 +87,15 @@ class Playouts(Workload[Totals]):
                          f"{options.name}, uniform random policy, 1 thread")
 
     def run(self) -> Totals:
-        r = photocore.random_playouts(self.games, self.players, self.seed, options=self.options)
+        r = random_playouts(self.games, self.players, self.seed, options=self.options)
         return r["moves"], tuple(r["score_sums"]), tuple(r["wins"])
 
-    def replayed(self, start: int, count: int) -> list[photocore.Game]:
+    def replayed(self, start: int, count: int) -> list[Game]:
         """Games start .. start + count - 1 of the run (play_games draws the same seeded
         games), replayed move by move through Game.play, which checks every move."""
         ids, offsets = play_games([("random", 1)] * self.players, self.players,
                                   self.options.flags, self.seed, start, count)
-        games = [photocore.Game(self.players, options=self.options) for _ in range(count)]
+        games = [Game(self.players, options=self.options) for _ in range(count)]
         for k, game in enumerate(games):
             for action in ids[offsets[k]:offsets[k + 1]].tolist():
                 game.play(action)
@@ -191,8 +191,8 @@ class VecStep(Workload[tuple[int, int, int]]):
 
     def prepare(self) -> None:
         n, self.env = self.games, VecGame(self.games, self.players)
-        self.out = (np.empty((n, photocore.OBSERVATION_SIZE), np.float32),
-                    np.empty((n, photocore.NUM_ACTIONS), np.bool_),
+        self.out = (np.empty((n, OBSERVATION_SIZE), np.float32),
+                    np.empty((n, NUM_ACTIONS), np.bool_),
                     np.empty((n, self.players), np.float32), np.empty(n, np.bool_))
         self.actions = np.empty(n, np.int64)
 
@@ -207,7 +207,7 @@ class VecStep(Workload[tuple[int, int, int]]):
         # the same seeded run again, checking each step; `watched` games replayed in Game
         env = VecGame(self.games, self.players)
         obs, mask = env.reset(seed=self.seed)
-        mirrors = [photocore.Game(self.players) for _ in range(self.watched)]
+        mirrors = [Game(self.players) for _ in range(self.watched)]
         for step in range(self.steps):
             actions = env.random_actions()
             expect(mask[np.arange(self.games), actions].all(), f"step {step}: an illegal action")
@@ -216,7 +216,7 @@ class VecStep(Workload[tuple[int, int, int]]):
                 game.play(int(actions[i]))
                 same = done[i] == game.is_over and (not done[i] or np.array_equal(
                     rewards[i], np.array(game.returns(), np.float32)))
-                game = mirrors[i] = photocore.Game(self.players) if game.is_over else game
+                game = mirrors[i] = Game(self.players) if game.is_over else game
                 expect(same and np.array_equal(obs[i], game.observation())
                        and np.array_equal(mask[i], game.legal_moves().mask()),
                        f"step {step}: game {i} differs from the same game in Game")
@@ -243,7 +243,7 @@ class Mcts(Workload[list[int]]):
         return [agent.select(game).id for game in self.games]
 
     def check(self, value: list[int]) -> tuple[Amounts, str]:
-        expect(all(map(photocore.Game.is_legal, self.games, value)), "an illegal move chosen")
+        expect(all(map(Game.is_legal, self.games, value)), "an illegal move chosen")
         return ({"simulations": len(value) * self.simulations, "moves": len(value)},
                 "every move chosen is legal; the same seed chooses the same moves every run")
 
@@ -338,7 +338,7 @@ def machine() -> dict[str, Any]:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {"cpu": cpu, "cores": cores, "system": f"{platform.system()} {platform.machine()}",
             "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "photocore": photocore.__version__, "build": BUILD}
+            "photocore": VERSION, "build": BUILD}
 
 
 def figure_text(figures: dict[str, float], both: bool = True) -> str:

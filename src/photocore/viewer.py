@@ -19,7 +19,8 @@ from typing import NotRequired, TypedDict
 from photocore import analysis, records
 from photocore._game import Game
 from photocore.facts import LIGHT_CAP, Options
-from photocore.records import FilePath, Record
+from photocore.files import FilePath, atomic
+from photocore.records import Record
 from photocore.render import winners_text
 from photocore.svg import HIGHLIGHT, PLAYER_COLOURS, board
 
@@ -48,7 +49,7 @@ def write_html(rec: Record, path: FilePath) -> None:
     Replays the record first: RecordError if a move is illegal or the result is wrong.
     """
     text = page(rec)
-    with records._atomic(path) as f:
+    with atomic(path) as f:
         f.write(text.encode())
 
 

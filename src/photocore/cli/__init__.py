@@ -2,7 +2,6 @@
 
 import click
 
-import photocore
 from photocore.cli.analyze import analyze
 from photocore.cli.bench import bench
 from photocore.cli.match import match, tournament
@@ -13,11 +12,12 @@ from photocore.cli.repair import repair
 from photocore.cli.replay import replay
 from photocore.cli.selfplay import selfplay
 from photocore.cli.serve import serve
+from photocore.facts import RULES_VERSION
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="photocore", prog_name="photocore",
-                      message=f"%(prog)s %(version)s, rules version {photocore.RULES_VERSION}")
+                      message=f"%(prog)s %(version)s, rules version {RULES_VERSION}")
 def main() -> None:
     """A fast, exact engine for the board game Photosynthesis.
 

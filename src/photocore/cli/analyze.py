@@ -3,7 +3,6 @@ records that hold their analysis (metadata.analysis, docs/analysis.md); with --s
 analysis engine for tools: JSON-line queries on standard input, answers on standard output.
 """
 
-import gzip
 import json
 import os
 import sys
@@ -21,8 +20,11 @@ from photocore.cli.options import backend_options, check_backend, connect_backen
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.play._agents import MAX_SIMULATIONS
+from photocore.play.specs import Allowed, split
 from photocore.records import Record, check_record, read_games, record_line
 from photocore.run.driver import ResumeError, drive
+
+MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless --max-visits says otherwise
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
@@ -40,22 +42,27 @@ class AnalysisRun:
     """The games of the record file `path` analysed by `engine` (a spec, see
     photocore.analysis.engine; `budget` its simulations), seeded `seed`: a Plan of
     photocore.run.driver. Game i's analysis depends only on the game, the engine and
-    (seed, i). Reading the file checks every record (RecordError)."""
+    (seed, i). The file is read first as `photocore verify` reads it, every game replayed:
+    a bad game stops the run before it starts (RecordError naming its line and ply)."""
 
     def __init__(self, path: str, engine: str, budget: int | None = None, seed: int = 0,
                  thresholds: analysis.Thresholds = analysis.THRESHOLDS) -> None:
         self.path, self.spec, self.budget, self.seed = path, engine, budget, seed
         self.thresholds = thresholds
         self.engine_name = analysis.engine(engine, budget).name     # fails early
-        self.offsets: list[int] | None = None if path.endswith(".gz") else []
         self._defining: list[dict[str, object]] = []
-        for offset, rec in _records(path):
-            if self.offsets is not None:
-                self.offsets.append(offset)
+        lines = []
+        # replayed here, not first in a worker, whose failure would only repeat on --resume
+        reader = read_games(path, verify=True)
+        for rec in reader:
+            lines.append(reader.line)
             self._defining.append({
                 "rules_version": rec["rules_version"], "players": rec["players"],
                 "options": rec["options"], "agents": rec["metadata"]["agents"]})
         self.games = len(self._defining)
+        # where each game's line starts, for the batches to read it (a .gz: read through)
+        starts = None if path.endswith(".gz") else _line_starts(path)
+        self.offsets = None if starts is None else [starts[line - 1] for line in lines]
 
     @property
     def searches(self) -> bool:
@@ -95,35 +102,31 @@ class AnalysisRun:
             with open(self.path, "rb") as f:
                 for index in range(start, start + count):
                     f.seek(self.offsets[index])
-                    yield json.loads(f.readline())
+                    rec = json.loads(f.readline())
+                    check_record(rec)       # read as every reader reads it (2.0 -> 2)
+                    yield rec
             return
-        for index, (_, rec) in enumerate(_records(self.path)):
+        for index, rec in enumerate(read_games(self.path)):
             if index >= start + count:
                 return
             if index >= start:
                 yield rec
 
 
-def _records(path: str) -> Iterator[tuple[int, Record]]:
-    """(byte offset of its line, record) of every game of a file, checked (RecordError
-    naming the line); the offsets of a .gz are those in its uncompressed text."""
-    offset = 0
-    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
-        for line, data in enumerate(f, 1):
-            if not data.isspace():
-                try:
-                    rec = json.loads(data)
-                    check_record(rec)
-                except ValueError as e:   # RecordError, or malformed JSON
-                    raise RecordError(str(e) if isinstance(e, RecordError)
-                                      else f"malformed JSON: {e}", path, line) from None
-                yield offset, rec
+def _line_starts(path: str) -> list[int]:
+    """The byte offset of each line of a file (line n at index n - 1), as read_games
+    numbers them."""
+    starts, offset = [], 0
+    with open(path, "rb") as f:
+        for data in f:
+            starts.append(offset)
             offset += len(data)
+    return starts
 
 
 @click.command()
 @click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
-@click.option("--engine", default="mcts:1000", show_default=True,
+@click.option("--engine", default=analysis.DEFAULT_ENGINE, show_default=True,
               help="The engine: mcts:N (UCT, N playouts a position), or a py: agent spec "
                    "whose class is a SearchAgent (the AlphaZero checkpoint: "
                    "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) or has "
@@ -143,9 +146,16 @@ def _records(path: str) -> Iterator[tuple[int, Record]]:
               help="Progress bar  [default: when stderr is a terminal]")
 @click.option("--serve", is_flag=True,
               help="Answer JSON-line queries on standard input instead (docs/analysis.md).")
+@click.option("--allow", metavar="SPECS", default=None,
+              help="With --serve: further engines a query may name (comma-separated specs). "
+                   "A query may name --engine, these, and the built-in ones among them at "
+                   "any budget up to --max-visits; nothing else.")
+@click.option("--max-visits", type=click.IntRange(1, MAX_SIMULATIONS),
+              default=MAX_QUERY_VISITS, show_default=True,
+              help="With --serve: the most visits a query may ask for.")
 def analyze(games: str | None, engine: str, out: str | None, workers: int | None, seed: int,
             resume: bool, backend: str, address: str | None, connect_timeout: float,
-            progress: bool | None, serve: bool) -> None:
+            progress: bool | None, serve: bool, allow: str | None, max_visits: int) -> None:
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
     OUT: each position's value for every player, the engine's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
@@ -157,6 +167,8 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
               photocore analyze --serve --engine mcts:1000 < queries.jsonl
     """
     check_backend(backend)
+    if not serve and allow is not None:
+        raise click.UsageError("--allow names the engines queries may choose: only with --serve")
     if serve:
         if games is not None or out is not None or resume or backend != "local":
             raise click.UsageError("--serve reads queries on standard input: no GAMES, "
@@ -165,15 +177,30 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
             analysis.engine(engine)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--engine") from None
-        serve_queries(sys.stdin, sys.stdout, engine, workers or os.cpu_count() or 1, seed)
+        try:
+            engines = Allowed([engine, *split(allow)] if allow else [engine], max_visits)
+            for spec in engines.by_label.values():
+                analysis.engine(spec.text)          # each loads once, and fails now
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--allow") from None
+        try:
+            serve_queries(sys.stdin, sys.stdout, engine, workers or os.cpu_count() or 1,
+                          seed, engines)
+        except KeyboardInterrupt:
+            raise SystemExit(130) from None
         return
     if games is None:
         raise click.UsageError("Missing argument 'GAMES' (or --serve).")
     out = out or _analysed_name(games)
     try:
         run = AnalysisRun(games, engine, seed=seed)
-    except RecordError as e:
-        raise click.ClickException(str(e)) from None
+    except RecordError as e:   # told now, not by a worker: --resume would not get past it
+        fix = (f"`photocore repair {games}` keeps its whole games and drops the rest"
+               if e.ply is None else      # a damaged line, which repair drops
+               f"`photocore verify {games}` lists every bad game; leave them out of {games} "
+               "(or mend them)")
+        raise click.ClickException(f"{e}. No game was analysed: {fix}, and run again") \
+            from None
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--engine") from None
     skip = resume_from(out, resume, run, SET_BY, run.check_resumed)
@@ -221,27 +248,29 @@ class QueryError(ValueError):
     """A query that cannot be answered: the message says why."""
 
 
-def answer(query: object, engine: str, seed: int) -> dict[str, Any]:
-    """The answer to one query (a parsed JSON object, see docs/analysis.md)."""
+def answer(query: object, engines: Allowed, engine: str, seed: int) -> dict[str, Any]:
+    """The answer to one query (a parsed JSON object, see docs/analysis.md): by `engine`
+    unless it names another of `engines`, the only ones a query may choose."""
     if not isinstance(query, dict):
         raise QueryError(f"a query is a JSON object, not {type(query).__name__}")
     unknown = set(query) - {"id", "position", "moves", "engine", "visits", "seed"}
     if unknown:
         raise QueryError(f"unknown field {sorted(unknown)[0]!r}")
-    game = _game(query)
     spec = query.get("engine", engine)
     visits = query.get("visits")
     if not isinstance(spec, str):
         raise QueryError(f"engine must be a string, got {spec!r}")
-    if visits is not None and (type(visits) is not int or not 1 <= visits <= MAX_SIMULATIONS):
-        raise QueryError(f"visits must be an integer from 1 to {MAX_SIMULATIONS:,}, got "
-                         f"{visits!r}")
+    chosen = engines.find(spec)      # before anything is loaded
+    limit = engines.max_simulations or MAX_SIMULATIONS
+    if visits is not None and (type(visits) is not int or not 1 <= visits <= limit):
+        raise QueryError(f"visits must be an integer from 1 to {limit:,}, got {visits!r}")
     query_seed = query.get("seed", seed)
     if type(query_seed) is not int:
         raise QueryError(f"seed must be an integer, got {query_seed!r}")
+    game = _game(query)
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
-    judge = analysis.engine(spec, visits)
+    judge = analysis.engine(chosen.text, visits)
     evaluation = judge.evaluate(game, query_seed)
     return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
 
@@ -264,14 +293,18 @@ def _game(query: dict[str, Any]) -> Game:
     return game
 
 
-def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int) -> None:
+def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int,
+                  engines: Allowed | None = None) -> None:
     """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
-    (out of order), `workers` at a time; a bad query gets {"id", "error"} and the rest
-    go on. Returns at the end of `source`, once every query is answered."""
+    (out of order), `workers` at a time, by `engine` or another of `engines` (default:
+    `engine` alone, built-ins up to MAX_QUERY_VISITS); a bad query gets {"id", "error"}
+    and the rest go on. Returns at the end of `source`, once every query is answered; on
+    Ctrl-C, once the queries being answered are, without starting the others."""
+    engines = engines or Allowed([engine], MAX_QUERY_VISITS)
     lock = threading.Lock()
 
     def send(message: dict[str, Any]) -> None:
-        line = json.dumps(message, separators=(",", ":"))
+        line = json.dumps(message, separators=(",", ":"), allow_nan=False)
         with lock:
             sink.write(line + "\n")
             sink.flush()
@@ -279,18 +312,30 @@ def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int) 
     def run(query: Any) -> None:
         ident = query.get("id") if isinstance(query, dict) else None
         try:
-            send(answer(query, engine, seed))
+            send(answer(query, engines, engine, seed))
         except Exception as e:  # noqa: BLE001 (a bad query, or the engine's error: said, not fatal)
             send({"id": ident, "error": str(e) if isinstance(e, ValueError)
                   else f"{type(e).__name__}: {e}"})
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:   # waits for every answer
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         for line in source:
             if not line.strip():
                 continue
             try:
-                query = json.loads(line)
+                query = json.loads(line, parse_constant=_no_constant)
             except ValueError as e:
                 send({"id": None, "error": f"malformed JSON: {e}"})
                 continue
             pool.submit(run, query)
+    except BaseException:
+        # Ctrl-C (or a broken input): the queries under way are answered, no other starts
+        pool.shutdown(cancel_futures=True)
+        raise
+    pool.shutdown()     # every query answered
+
+
+def _no_constant(name: str) -> None:
+    # JSON has no NaN or Infinity: Python's parser takes them, and its writer would echo
+    # them back as invalid JSON
+    raise ValueError(f"{name} is not JSON")

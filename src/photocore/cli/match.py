@@ -11,10 +11,10 @@ from typing import Any
 import click
 from tqdm import tqdm
 
-from photocore import records
 from photocore.cli.options import RULE_FLAGS, Command, builtin_agents, rule_options
 from photocore.cli.output import check_writable, record_file, resume_from, run_output, writing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
+from photocore.files import atomic
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME
 from photocore.records import Record
 from photocore.run.driver import drive
@@ -311,7 +311,7 @@ def _write_summary(path: str, plan: Match, standings: Standings, anchor: int | N
             "games_per_group": plan.per_pairing, "forfeits": sum(standings.forfeits),
             "anchor": None if anchor is None else plan.labels[anchor],
             "confidence": 0.95, "agents": agents}
-    with writing(path), records._atomic(path) as f:
+    with writing(path), atomic(path) as f:
         f.write((json.dumps(data, indent=1) + "\n").encode())
 
 

@@ -3,6 +3,7 @@ from: one flag per advanced rule (facts.OPTION_RULES) and the built-in agents' n
 (BUILTIN_AGENTS), so a new rule or agent reaches every command's options and help."""
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,18 @@ Command = Callable[..., Any]
 
 # the rule flags, as a message names them: "--fourth-revolution / --shade-blocks"
 RULE_FLAGS = " / ".join(f"--{rule.name.replace('_', '-')}" for rule in OPTION_RULES)
+
+
+class FiniteRange(click.FloatRange):
+    """A FloatRange without inf and nan, which a range lets through (nan fails no
+    comparison with its bounds): seconds and minutes are finite."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def builtin_agents() -> str:
@@ -68,7 +81,7 @@ def rule_options(command: Command) -> Command:
     return with_options
 
 
-def game_options(command: Command) -> Command:
+def players_and_rules(command: Command) -> Command:
     """--players, and the advanced rules as rule_options gives them (`options`)."""
     command = rule_options(command)
     return click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
@@ -85,7 +98,7 @@ def backend_options(command: Command) -> Command:
             click.option("--address", default=None,
                          help="Ray cluster address, HOST:PORT of its head (ray backend)  "
                               "[default: RAY_ADDRESS, else a new local Ray instance]"),
-            click.option("--connect-timeout", type=click.FloatRange(min=1),
+            click.option("--connect-timeout", type=FiniteRange(min=1),
                          default=CONNECT_TIMEOUT, show_default=True, metavar="SECONDS",
                          help="Give up on the Ray cluster at --address if it has not "
                               "answered by then."))):

@@ -13,7 +13,8 @@ import click
 
 from photocore.errors import RecordError
 from photocore.records import Record, RecordWriter
-from photocore.run.driver import Played, Resumable, ResumeError, RunError, resumed
+from photocore.run.driver import ResumeError, resumed
+from photocore.run.plan import Played, Resumable, RunError
 
 # what a file of game records is named: the writers compress by the name (photocore.records)
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")

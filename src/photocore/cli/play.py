@@ -3,7 +3,7 @@
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -13,12 +13,12 @@ from photocore._game import Game
 from photocore.cli.options import RULE_LETTERS, parse_options
 from photocore.cli.output import check_writable, reason, writing
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, PLAYERS, Options
-from photocore.play import specs
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
+from photocore.play import hints, session, specs
 from photocore.play.player import Player
-from photocore.serve import hints
+from photocore.play.session import BadRequest, NotNow, Session
 
-PERSON = "person"
+SITE = "photocore play"             # the site of its records
 HELP = """\
 Type a move in notation (tab completes, arrows recall earlier lines), or a command:
   moves        the legal moves
@@ -88,10 +88,12 @@ def play(opponents: str, players: int | None, seat: int, rules: Options | None,
     for k, p in enumerate(p for p in range(game.players) if p != seat):
         seats[p] = agents[k % len(agents)]
     try:
+        for spec in dict.fromkeys(agents):
+            spec.check(game)        # one that cannot play this game is refused now
         loaded = {p: spec.load() for p, spec in enumerate(seats) if spec is not None}
     except (ValueError, TypeError, OSError) as e:
         raise click.BadParameter(str(e), param_hint="--opponents") from None
-    table = Terminal(game, seats, loaded, seed, hint_playouts,
+    table = Terminal(Session(game, seats, SITE), loaded, seed, hint_playouts,
                      sys.stdout.isatty() if color is None else color)
     try:
         code = table.run()
@@ -106,47 +108,36 @@ def _start(players: int | None, rules: Options | None, position: str | None,
            record_file: str | None, line: int) -> Game:
     if position is not None and record_file is not None:
         raise click.UsageError("give --position or --record, not both")
-    if position is not None:
-        try:
-            game = Game.from_position(position)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--position") from None
-    elif record_file is not None:
-        try:
-            game = records.from_record(records.read_game(record_file, line))
-        except RecordError as e:
-            raise click.ClickException(str(e.at(record_file, line) if e.path is None else e)) \
-                from None
-    else:
-        return Game(players or PLAYERS[0], options=rules)
-    if players is not None and players != game.players:
-        raise click.BadParameter(f"the game has {game.players} players", param_hint="--players")
-    if rules is not None and rules != game.options:
-        raise click.BadParameter(f"the game's options are {game.options}",
-                                 param_hint="--options")
-    return game
+    try:
+        return session.start(players, rules, position if record_file is None
+                             else records.read_game(record_file, line))
+    except RecordError as e:                # a record that cannot be read or replayed
+        assert record_file is not None
+        raise click.ClickException(str(e.at(record_file, line) if e.path is None else e)) \
+            from None
+    except BadRequest as e:                 # the hint names the option: the message need not
+        raise click.BadParameter(str(e).removeprefix(f"{e.field}: "),
+                                 param_hint=f"--{e.field}") from None
 
 
 class Terminal:
-    """The game between the person and the agents, at the terminal."""
+    """The game between the person and the agents, at the terminal: the session plays by
+    its rules (play/session.py), the terminal reads and prints."""
 
-    def __init__(self, game: Game, seats: Sequence[specs.Spec | None],
-                 players: dict[int, Player], seed: int | None, hint_playouts: int,
-                 color: bool, echo: Callable[[str], None] = click.echo,
+    def __init__(self, session: Session, players: dict[int, Player], seed: int | None,
+                 hint_playouts: int, color: bool, echo: Callable[[str], None] = click.echo,
                  read: Callable[[str], str] = input) -> None:
-        self.game = game
-        self.seats = list(seats)
+        self.session = session
         self.players = players
         self.seed = seed
         self.hint_playouts = hint_playouts
         self.color = color
         self.echo = echo
         self.read = read
-        self.people: list[int] = []     # len(history) after each of the person's moves
-        self.forfeit: tuple[int, str] | None = None
 
-    def names(self) -> list[str]:
-        return [PERSON if spec is None else spec.label for spec in self.seats]
+    @property
+    def game(self) -> Game:
+        return self.session.game
 
     def run(self) -> int:
         """Plays until the person leaves; the exit status (130 after Ctrl-C)."""
@@ -155,7 +146,9 @@ class Terminal:
                 seats = ", ".join(self._who(p) for p in range(self.game.players))
                 self.echo(f"photocore play: {seats}; type help for the commands")
                 for p, player in self.players.items():
-                    self._agent(p, player.reset, None if self.seed is None else self.seed + p)
+                    if not self.session.over:   # the first forfeit ends the game
+                        self._agent(p, player.reset,
+                                    None if self.seed is None else self.seed + p)
                 self._draw()
                 while True:
                     if self._agents_to_move():
@@ -171,46 +164,37 @@ class Terminal:
                 return 130
 
     def _who(self, p: int) -> str:
-        return f"player {p} ({'you' if self.seats[p] is None else self.names()[p]})"
-
-    def _over(self) -> bool:
-        return self.forfeit is not None or self.game.is_over
+        name = "you" if self.session.seats[p] is None else self.session.names()[p]
+        return f"player {p} ({name})"
 
     def _prompt(self) -> str:
-        if self._over():
+        if self.session.over:
             return "game over> "
         return f"player {self.game.current_player}> "
 
     def _draw(self) -> None:
         self.echo(render.text(self.game, color=self.color))
-        if self.forfeit is not None:
-            seat, why = self.forfeit
-            others = [p for p in range(self.game.players) if p != seat]
-            self.echo(f"{self._who(seat)} forfeits ({why}): {render.winners_text(others)}")
+        forfeit = self.session.forfeit
+        if forfeit is not None:
+            winners = render.winners_text(self.session.winners())
+            self.echo(f"{self._who(forfeit[0])} forfeits ({forfeit[1]}): {winners}")
         elif self.game.is_over:
             scores = ", ".join(f"{self._who(p)} {s}" for p, s in enumerate(self.game.scores()))
             self.echo(f"game over: {render.winners_text(self.game.winners())} ({scores})")
 
     def _candidates(self) -> list[str]:
-        moves = [] if self._over() else [str(m) for m in self.game.legal_moves()]
+        moves = [] if self.session.over else [str(m) for m in self.game.legal_moves()]
         return moves + list(COMMANDS)
 
     # ---- the agents ----
 
     def _agents_to_move(self) -> bool:
-        return not self._over() and self.seats[self.game.current_player or 0] is not None
+        return self.session.agent_to_move() is not None
 
     def _agents_move(self) -> None:
-        while self._agents_to_move():
-            seat = self.game.current_player
-            assert seat is not None
+        while (seat := self.session.agent_to_move()) is not None:
             move = self._agent(seat, self.players[seat].select, self.game.copy())
-            if move is None:
-                return
-            try:
-                self.game.play(move)
-            except (IllegalMoveError, InvalidMoveError) as e:
-                self.forfeit = (seat, f"illegal move {e}")
+            if move is None or not self.session.agent_plays(move):     # it forfeited
                 return
             self.echo(f"{self._who(seat)}: {move}")
 
@@ -222,8 +206,7 @@ class Terminal:
         except KeyboardInterrupt:
             raise
         except Exception as e:  # noqa: BLE001 (any failure of an agent loses its game)
-            why = e.reason if isinstance(e, specs.Forfeit) else f"{type(e).__name__}: {e}"
-            self.forfeit = (seat, why.splitlines()[0] if why else "failed")
+            self.session.agent_fails(seat, e)
             return None
 
     # ---- the person ----
@@ -249,18 +232,17 @@ class Terminal:
         return True
 
     def _play(self, text: str) -> None:
-        if self._over():
-            self.echo("the game is over: undo, save FILE or quit")
+        if self.session.over:
+            self.echo("the game is over: save FILE or quit")
             return
         try:
-            self.game.play(text)
+            self.session.play(text)
         except IllegalMoveError as e:
             self.echo(f"illegal move {e}")
             return
         except InvalidMoveError as e:
             self.echo(f"not a move or a command: {e} (help lists them)")
             return
-        self.people.append(len(self.game.history))
         if not self._agents_to_move():          # else the board comes after their moves
             self._draw()
 
@@ -271,7 +253,7 @@ class Terminal:
         self.echo(HELP)
 
     def _moves(self) -> None:
-        if self._over():
+        if self.session.over:
             self.echo("none: the game is over")
             return
         by_kind: dict[str, list[str]] = {}
@@ -281,18 +263,16 @@ class Terminal:
             self.echo(", ".join(texts))
 
     def _undo(self) -> None:
-        if self.forfeit is not None or not self.people:
-            self.echo("nothing to undo" if self.forfeit is None else "the game is over")
+        try:
+            taken = self.session.undo()
+        except NotNow as e:
+            self.echo(str(e))
             return
-        keep = self.people.pop() - 1
-        taken = []
-        while len(self.game.history) > keep:
-            taken.append(str(self.game.undo()))
-        self.echo(f"taken back: {', '.join(reversed(taken))}")
+        self.echo(f"taken back: {', '.join(map(str, taken))}")
         self._draw()
 
     def _hint(self) -> None:
-        if self._over():
+        if self.session.over:
             self.echo("the game is over")
             return
         found = hints.hint(self.game, playouts=self.hint_playouts,
@@ -304,17 +284,15 @@ class Terminal:
         if not path:
             self.echo("save FILE: name the file")
             return
-        if not self.game.from_start:
-            self.echo("cannot save: a record holds a game from the start position, and this "
-                      "one began from a position")
+        try:
+            record = self.session.record()
+        except NotNow as e:
+            self.echo(f"cannot save: {e}")
             return
-        metadata: dict[str, Any] = {"agents": self.names(), "site": "photocore play"}
-        if self.forfeit is not None:
-            metadata["forfeit"] = {"seat": self.forfeit[0], "reason": self.forfeit[1]}
         try:
             check_writable(path)
             with writing(path):
-                records.write_games(path, [records.to_record(self.game, metadata)])
+                records.write_games(path, [record])
         except click.ClickException as e:
             self.echo(e.format_message())
             return

@@ -7,8 +7,8 @@ from typing import TypeVar
 
 import click
 
-import photocore
-from photocore.cli.options import game_options
+from photocore._game import random_playouts
+from photocore.cli.options import players_and_rules
 from photocore.facts import Options
 
 T = TypeVar("T")
@@ -19,7 +19,7 @@ T = TypeVar("T")
               help="Games to play.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The same seed plays the same games.")
-@game_options
+@players_and_rules
 def playouts(games: int, seed: int, players: int, options: Options) -> None:
     """Play whole games of uniformly random legal moves in C (one thread).
 
@@ -27,7 +27,7 @@ def playouts(games: int, seed: int, players: int, options: Options) -> None:
     where every winner of a tie counts a win (selfplay and stats split a tie instead).
     """
     start = time.perf_counter()
-    result = _interruptible(lambda: photocore.random_playouts(games, players=players, seed=seed,
+    result = _interruptible(lambda: random_playouts(games, players=players, seed=seed,
                                                               options=options))
     seconds = time.perf_counter() - start
     moves = result["moves"]

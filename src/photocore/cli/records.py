@@ -79,8 +79,8 @@ def show(file: str, line: int, ply: int | None, color: bool | None) -> None:
             raise click.BadParameter(f"the game on line {line} has {moves} moves",
                                      param_hint="--ply")
         game = records.from_record(rec, ply)
-    except RecordError as e:
-        raise click.ClickException(str(e)) from None
+    except RecordError as e:   # the replay's errors are told where, as read_game's are
+        raise click.ClickException(str(e.at(file, line) if e.path is None else e)) from None
     shown = moves if ply is None else ply
     last = f", last move {rec['moves'][shown - 1]}" if shown else ""
     click.echo(f"{file}, game on line {line}: {rec['players']} players, {moves} moves; "

@@ -10,7 +10,7 @@ from photocore.cli.options import (
     builtin_agents,
     check_backend,
     connect_backend,
-    game_options,
+    players_and_rules,
 )
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.facts import Options
@@ -27,7 +27,7 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
 @click.command()
 @click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Games to play (with --resume: in all, those in OUT included).")
-@game_options
+@players_and_rules
 @click.option("--agents", default="random", show_default=True,
               help=f"Comma-separated agents, one for every seat or one per seat: "
                    f"{builtin_agents()}, py:module:Class, py:file.py:Class or cmd:PROGRAM "

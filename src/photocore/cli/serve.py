@@ -6,9 +6,9 @@ import socket
 
 import click
 
+from photocore.cli.options import FiniteRange
 from photocore.cli.output import missing
-from photocore.play import specs
-from photocore.serve import hints
+from photocore.play import hints, specs
 from photocore.serve.games import DEFAULT_EXPIRE, DEFAULT_MAX_GAMES
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
@@ -28,7 +28,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
                    "only among these.")
 @click.option("--max-games", type=click.IntRange(min=1), default=DEFAULT_MAX_GAMES,
               show_default=True, help="Games held in memory at most.")
-@click.option("--expire", type=click.FloatRange(min=1), default=DEFAULT_EXPIRE / 60,
+@click.option("--expire", type=FiniteRange(min=1), default=DEFAULT_EXPIRE / 60,
               show_default=True, help="Minutes a game is kept after its last request.")
 @click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
               default=hints.DEFAULT_PLAYOUTS, show_default=True,
@@ -57,9 +57,11 @@ def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
     loopback = _is_loopback(host)
+    # on loopback the Host header must name this server (against DNS rebinding): the
+    # address it was told to listen on, or a loopback name
     app = create_app([spec.text for spec in loaded], max_games=max_games,
                      expire=expire * 60, hint_playouts=hint_playouts,
-                     allowed_hosts=LOOPBACK_NAMES if loopback else None)
+                     allowed_hosts=(*LOOPBACK_NAMES, host) if loopback else None)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so,
     # and an answer's headers and body are two writes: with Nagle the body waits for the

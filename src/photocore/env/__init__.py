@@ -10,14 +10,15 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from photocore.env._vec import draw_below
     from photocore.env.evaluation import Evaluation, evaluate
     from photocore.env.sb3 import Deadline
 
-__all__ = ["Deadline", "Evaluation", "evaluate"]
+__all__ = ["Deadline", "Evaluation", "draw_below", "evaluate"]
 
 # public names, loaded with their module on first use (sb3 needs stable-baselines3)
 _LAZY = {"evaluate": "photocore.env.evaluation", "Evaluation": "photocore.env.evaluation",
-         "Deadline": "photocore.env.sb3"}
+         "Deadline": "photocore.env.sb3", "draw_below": "photocore.env._vec"}
 
 
 def __getattr__(name: str) -> object:

@@ -31,7 +31,7 @@ from photocore.env._vec import VecGame, draw_below, stream_seed
 from photocore.errors import IllegalMoveError
 from photocore.facts import Options
 from photocore.play import specs
-from photocore.play.player import Player
+from photocore.play.player import Forfeit, Player
 
 __all__ = ["Evaluation", "Policy", "evaluate"]
 
@@ -242,7 +242,7 @@ def _in_python(choose: Policy, opponents: list[object], games: int, players: int
                 for k, player in enumerate(seated):
                     player.reset(stream_seed(seed + j, k + 1))
                 value = _one_game(choose, seated, learner, Game(players, options=rules))
-            except (specs.Forfeit, IllegalMoveError):
+            except (Forfeit, IllegalMoveError):
                 value = 1.0                 # an opponent failed or played an illegal move
                 tally["forfeits"] += 1
             tally["illegal"] += value is None

@@ -5,6 +5,7 @@ import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game, Move
+from photocore.play.player import Player
 
 class BuiltinAgent(NamedTuple):
     name: str
@@ -17,14 +18,16 @@ BUILTIN_AGENTS: dict[str, BuiltinAgent]
 DEFAULT_SIMULATIONS: int
 MAX_SIMULATIONS: int
 
-class Agent:
+class Agent(Player):
     @property
     def kind(self) -> str: ...
     def __init__(self, kind: str = "random", seed: SupportsIndex = 0,
-                 simulations: SupportsIndex = 200, exploration: float = 1.0) -> None: ...
+                 simulations: SupportsIndex = ..., exploration: float = 1.0) -> None: ...
     @property
     def name(self) -> str: ...
     def select(self, game: Game) -> Move: ...
+    def reset(self, seed: SupportsIndex | None = None) -> None: ...
+    def close(self) -> None: ...
 
 class RootStats(NamedTuple):
     actions: list[int]
@@ -34,7 +37,7 @@ class RootStats(NamedTuple):
     root_values: tuple[float, ...]
     principal: list[int]
 
-def search_root(game: Game, simulations: SupportsIndex = 200, seed: SupportsIndex = 0,
+def search_root(game: Game, simulations: SupportsIndex = ..., seed: SupportsIndex = 0,
                 exploration: float = 1.0) -> RootStats: ...
 
 def play_games(agents: list[tuple[str, int]], players: int, options: int, seed: int,

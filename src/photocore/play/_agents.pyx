@@ -261,6 +261,7 @@ cdef dict _KIND_OF_NAME = {agent.name: agent.kind for agent in BUILTIN_AGENTS.va
 
 cdef class Agent:
     """A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move).
+    A photocore.play.Player: what agent specs load a built-in agent into.
 
     >>> import photocore
     >>> agent = Agent("greedy", seed=1)
@@ -269,6 +270,7 @@ cdef class Agent:
     """
     cdef AgentSpec spec
     cdef uint64_t rng
+    cdef uint64_t seed          # the one it was made with: reset() starts again from it
     cdef readonly str kind
 
     def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0):
@@ -291,7 +293,7 @@ cdef class Agent:
         self.spec.kind = _KIND_OF_NAME[kind]
         self.spec.simulations = simulations
         self.spec.exploration = c
-        self.rng = <uint64_t>seed
+        self.seed = self.rng = <uint64_t>seed
 
     @property
     def name(self):
@@ -308,6 +310,14 @@ cdef class Agent:
         with nogil:
             action = agent_action(&self.spec, &game.st, &self.rng)
         return Move(action)
+
+    def reset(self, seed=None):
+        """Readies it for a new game: its random stream starts again from `seed`, or from
+        the seed it was made with (the same seed, the same moves in the same positions)."""
+        self.rng = self.seed if seed is None else <uint64_t>(_index(seed) & 0xFFFFFFFFFFFFFFFF)
+
+    def close(self):
+        """Holds nothing to free (a Player's close())."""
 
     def __repr__(self):
         return f"Agent({self.name!r})"

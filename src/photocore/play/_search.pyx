@@ -19,6 +19,7 @@ from operator import index
 import numpy as np
 
 from photocore.notation import MOVE_TEXTS
+from photocore.play.settings import SearchSettings
 
 cdef extern from *:
     """
@@ -313,8 +314,12 @@ cdef class Search:
         self.trees = NULL
         self.num_games = 0
 
-    def __init__(self, games, simulations=100, seed=0, c_puct=1.25, dirichlet_alpha=0.3,
-                 dirichlet_fraction=0.25, in_flight=1, max_nodes=65536, rollout_weight=0.0):
+    # the settings' defaults are photocore.play.settings.SearchSettings's
+    def __init__(self, games, simulations=100, seed=0, c_puct=SearchSettings.c_puct,
+                 dirichlet_alpha=SearchSettings.dirichlet_alpha,
+                 dirichlet_fraction=SearchSettings.dirichlet_fraction,
+                 in_flight=SearchSettings.in_flight, max_nodes=SearchSettings.max_nodes,
+                 rollout_weight=SearchSettings.rollout_weight):
         if self.trees != NULL:
             raise RuntimeError("Search.__init__ called twice")
         games = list(games)

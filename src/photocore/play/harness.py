@@ -9,14 +9,15 @@ game ends or one of them forfeits.
 (True, None)
 """
 
-import hashlib
 import time
 from collections.abc import Hashable, Sequence
 
 from photocore._game import Game
+from photocore._kernel import stream_seed
 from photocore.errors import IllegalMoveError
-from photocore.play.player import Player
-from photocore.play.specs import Forfeit, Spec
+from photocore.play import session
+from photocore.play.player import Forfeit, Player
+from photocore.play.specs import Spec
 
 # this process's players, kept from game to game: {(spec, copy): player}
 _PLAYERS: dict[tuple[Spec, Hashable], Player] = {}
@@ -40,16 +41,14 @@ class Played:
         """The record metadata of a forfeit and of info lines (docs/matches.md)."""
         meta: dict[str, object] = {}
         if self.forfeit is not None:
-            meta["forfeit"] = {"seat": self.forfeit[0], "reason": self.forfeit[1]}
+            meta["forfeit"] = session.forfeit_metadata(self.forfeit[0], self.forfeit[1])
         if self.info:
             meta["info"] = {str(ply): lines for ply, lines in sorted(self.info.items())}
         return meta
 
     def winners(self, game: Game) -> tuple[int, ...]:
         """The winning seats: the game's, or everyone but the seat that forfeited."""
-        if self.forfeit is None:
-            return game.winners()
-        return tuple(p for p in range(game.players) if p != self.forfeit[0])
+        return session.winners(game, None if self.forfeit is None else self.forfeit[0])
 
 
 def play_game(game: Game, players: Sequence[Player],
@@ -96,6 +95,6 @@ def player(spec: Spec, copy: Hashable = 0) -> Player:
 
 def seed_for(seed: int, game: int, agent: int) -> int:
     """The seed of an agent in game `game` of a seeded run: a function of the three only,
-    so a run plays the same games whatever its workers."""
-    digest = hashlib.blake2b(f"{seed} {game} {agent}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little")
+    so a run plays the same games whatever its workers (stream `agent` of the game's seed,
+    stream `game` of the run's: the kernel's stream_seed)."""
+    return stream_seed(stream_seed(seed, game), agent)

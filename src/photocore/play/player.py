@@ -1,6 +1,8 @@
-"""What plays a seat: the Player protocol that every kind of player satisfies.
+"""What plays a seat: the Player protocol that every kind of player satisfies, and the
+contract between a player and whatever drives it: a misbehaving player forfeits (Forfeit),
+and what it returns is read as a move by one rule (as_move).
 
-The built-in C agents (specs.BuiltinPlayer), a user's Python agent behind the harness
+The built-in C agents (photocore.Agent), a user's Python agent behind the harness
 (specs.PythonPlayer), an engine program (protocol.Engine) and a network's search
 (search.SearchAgent) are all Players: matches, self-play and the adapters drive them
 through these four names alone.
@@ -14,9 +16,11 @@ wraps it into a Player.
 True
 """
 
-from typing import Protocol, runtime_checkable
+import operator
+from typing import Protocol, SupportsIndex, cast, runtime_checkable
 
 from photocore._game import Game, Move
+from photocore.errors import InvalidMoveError
 
 
 @runtime_checkable
@@ -39,3 +43,47 @@ class Player(Protocol):
     def close(self) -> None:
         """Frees what it holds (an engine's process); it plays no more after this."""
         ...
+
+
+class Forfeit(Exception):
+    """A player lost its game by misbehaving: `reason` says how, in one line, for the
+    record; `detail` holds more for the log (a traceback, an engine's last words)."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason, self.detail = reason, detail
+
+
+def as_move(choice: object) -> Move:
+    """A Move from what a player returned: a Move, an action id or move text (Forfeit,
+    saying what it was, for anything else).
+
+    >>> as_move("place a4") == as_move(Move.parse("place a4").id)
+    True
+    >>> as_move(None)
+    Traceback (most recent call last):
+    ...
+    photocore.play.player.Forfeit: returned None, not a Move, an action id or move text
+    """
+    if type(choice) is Move:
+        return choice
+    try:
+        if isinstance(choice, str):
+            return Move.parse(choice)
+        # anything else without __index__ raises the TypeError caught below
+        return Move(operator.index(cast(SupportsIndex, choice)))
+    except InvalidMoveError as e:
+        raise Forfeit(f"malformed move: {e}") from None
+    except (TypeError, ValueError):
+        raise Forfeit(f"returned {_short(repr(choice))}, not a Move, an action id or move "
+                      "text") from None
+
+
+def one_line(error: BaseException) -> str:
+    """An exception as a forfeit's reason: its type and first line, at most 200 characters."""
+    return _short(f"{type(error).__name__}: {error}".splitlines()[0] if str(error)
+                  else type(error).__name__)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."

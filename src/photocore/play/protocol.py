@@ -27,14 +27,14 @@ from typing import IO, NoReturn
 
 from photocore._game import Game, Move
 from photocore.notation import MOVE_TEXTS
-from photocore.play.player import Player
-from photocore.play.specs import DEFAULT_STARTUP, Forfeit, as_move
+from photocore.play.player import Forfeit, Player, as_move
 
 VERSION = 1
 MAX_LINE = 16384            # bytes in one line from an engine, newline excluded
 MAX_INFO = 100              # info lines kept per move
 DEFAULT_MOVETIME = 1000     # ms an engine is told it may think
 DEFAULT_GRACE = 1000        # ms on top of it before a silent engine forfeits
+DEFAULT_STARTUP = 10.0      # seconds an engine may take to answer the greeting
 _QUIT_WAIT = 0.2            # seconds a closing engine gets to leave on its own
 
 # engines of this process with a program running

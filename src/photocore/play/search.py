@@ -9,18 +9,34 @@
 True
 """
 
-from collections.abc import Callable
+import operator
 
 import numpy as np
-import numpy.typing as npt
 
 from photocore._game import Game, Move
+from photocore._kernel import stream_seed
 from photocore.play._search import Search
 from photocore.play.player import Player
+from photocore.play.settings import Evaluate, SearchSettings
 
-# evaluate(obs, mask) -> (logits, values), as photocore.Search.run() calls it
-Evaluate = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
-                    tuple[npt.ArrayLike, npt.ArrayLike]]
+# the fewest simulations a move can be chosen from: the first only evaluates the position,
+# the moves get visits from the second on (2: the move of the highest prior)
+MIN_SIMULATIONS = 2
+
+
+def choosing(simulations: int) -> int:
+    """`simulations`, checked to be enough to choose a move from (ValueError else).
+
+    >>> choosing(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: simulations must be at least 2 to choose a move (the first only evaluates ...
+    """
+    if operator.index(simulations) < MIN_SIMULATIONS:
+        raise ValueError(f"simulations must be at least {MIN_SIMULATIONS} to choose a move (the "
+                         "first only evaluates the position; 2 plays the move of the highest "
+                         f"prior), got {simulations}")
+    return simulations
 
 
 class SearchAgent(Player):
@@ -32,20 +48,26 @@ class SearchAgent(Player):
     instead of a fresh one. `temperature` > 0 draws the move in proportion to
     visits ** (1 / temperature); `dirichlet_fraction` > 0 adds root noise (both off by
     default: an agent plays its best); `rollout_weight` > 0 mixes a random game's result
-    into each leaf's value (Search). The same seed and calls give the same moves.
+    into each leaf's value (Search). The other settings default to Search's
+    (play.settings.SearchSettings); `settings` gives them as one value. The same seed and
+    calls give the same moves. `simulations` is at least 2 (MIN_SIMULATIONS): 2 plays the
+    move of the highest prior.
     """
 
     def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
-                 c_puct: float = 1.25, temperature: float = 0.0, dirichlet_alpha: float = 0.3,
-                 dirichlet_fraction: float = 0.0, in_flight: int = 1,
-                 name: str = "search", rollout_weight: float = 0.0) -> None:
+                 c_puct: float = SearchSettings.c_puct, temperature: float = 0.0,
+                 dirichlet_alpha: float = SearchSettings.dirichlet_alpha,
+                 dirichlet_fraction: float = 0.0, in_flight: int = SearchSettings.in_flight,
+                 name: str = "search",
+                 rollout_weight: float = SearchSettings.rollout_weight) -> None:
         self.evaluate = evaluate
         self.seed = seed
         self.temperature = temperature
         self._name = name
-        self.simulations = simulations
-        self._c_puct, self._in_flight, self._rollout = c_puct, in_flight, rollout_weight
-        self._dirichlet = (dirichlet_alpha, dirichlet_fraction)
+        self.simulations = choosing(simulations)
+        self.settings = SearchSettings(c_puct=c_puct, dirichlet_alpha=dirichlet_alpha,
+                                       dirichlet_fraction=dirichlet_fraction,
+                                       in_flight=in_flight, rollout_weight=rollout_weight)
         self._searches = 0
         self._search: Search | None = None
         self._history: list[int] = []
@@ -87,10 +109,7 @@ class SearchAgent(Player):
         return Move(action)
 
     def _new_search(self, game: Game, seed: int) -> Search:
-        alpha, fraction = self._dirichlet
-        return Search([game], simulations=self.simulations, seed=seed, c_puct=self._c_puct,
-                      dirichlet_alpha=alpha, dirichlet_fraction=fraction,
-                      in_flight=self._in_flight, rollout_weight=self._rollout)
+        return Search([game], self.simulations, seed, **self.settings.keywords())
 
     def _reused(self, game: Game) -> Search | None:
         """The kept search moved on to `game`'s position, or None if it does not lead there."""
@@ -111,7 +130,7 @@ class SearchAgent(Player):
 
     def _next_seed(self) -> int:
         self._searches += 1
-        return (self.seed * 0x9E3779B1 + self._searches) & 0xFFFFFFFFFFFFFFFF
+        return stream_seed(self.seed, self._searches)
 
     def __repr__(self) -> str:
         return f"SearchAgent({self.name!r})"

@@ -11,7 +11,10 @@
 `?key=value&key=value` passes keyword arguments to the Python class (values are read as
 integers, numbers, true/false/none, 'quoted' or "quoted" text, else bare text; nothing is
 evaluated). A Python agent is any object with `select(game)` returning a Move, an action id
-or move text; `reset()` (optionally `reset(seed=...)`) and `name` are optional.
+or move text; `reset()` (optionally `reset(seed=...)`), `name` and `check(game)` are
+optional. `check(game)` raises ValueError when the agent cannot play games such as `game`
+(their number of players, their options): a match or self-play asks it once, before the
+first game, and refuses the agent with its reason.
 
 >>> spec = parse("py:bots/mine.py:Searcher?checkpoint=ckpt.pt&simulations=64")
 >>> spec.kind, spec.cls, dict(spec.options)
@@ -29,7 +32,6 @@ import importlib
 import importlib.util
 import inspect
 import itertools
-import operator
 import os
 import re
 import shlex
@@ -37,10 +39,10 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable
 from types import ModuleType
-from typing import TYPE_CHECKING, Protocol, SupportsIndex, cast
+from typing import Protocol, cast
 
+from photocore import compat
 from photocore._game import Game, Move
-from photocore.errors import InvalidMoveError
 from photocore.play._agents import (
     BUILTIN_AGENTS,
     DEFAULT_SIMULATIONS,
@@ -48,18 +50,15 @@ from photocore.play._agents import (
     Agent,
     BuiltinAgent,
 )
-from photocore.play.player import Player
-
-if TYPE_CHECKING:
-    from photocore.play.protocol import Engine
+from photocore.play.player import Forfeit, Player, as_move, one_line
+from photocore.play.protocol import DEFAULT_STARTUP, Engine
 
 __all__ = [
-    "BUILTIN_FORMS", "DEFAULT_SIMULATIONS", "DEFAULT_STARTUP", "MAX_SIMULATIONS",
-    "BuiltinPlayer", "Forfeit", "OptionValue", "PythonAgent", "PythonPlayer", "Spec",
-    "as_move", "labels", "load", "parse", "split",
+    "BUILTIN_FORMS", "DEFAULT_SIMULATIONS", "MAX_SIMULATIONS", "Allowed", "NotAllowed",
+    "OptionValue", "PythonAgent", "PythonPlayer", "Spec", "labels", "load",
+    "parse", "split",
 ]
 
-DEFAULT_STARTUP = 10.0          # seconds an engine may take to answer the greeting
 
 # every way to write a built-in agent, in the registry's order: random, greedy, mcts, mcts:N
 BUILTIN_FORMS = tuple(form for agent in BUILTIN_AGENTS.values()
@@ -76,18 +75,15 @@ OptionValue = int | float | bool | str | None
 
 class PythonAgent(Protocol):
     """What a `py:` spec's class makes: `select(game)` returning a Move, an action id or
-    move text (`reset()` or `reset(seed=...)` and `name` are optional)."""
+    move text (`reset()` or `reset(seed=...)`, `name` and `check(game)` are optional)."""
 
     def select(self, game: Game, /) -> object: ...
 
 
-class Forfeit(Exception):
-    """An agent lost its game by misbehaving: `reason` says how, in one line, for the
-    record; `detail` holds more for the log (a traceback, an engine's last words)."""
+class _Checking(PythonAgent, Protocol):
+    """A Python agent with the optional `check(game)`."""
 
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(reason)
-        self.reason, self.detail = reason, detail
+    def check(self, game: Game, /) -> object: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,7 +137,7 @@ class Spec:
     def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
         if self.builtin:
-            return BuiltinPlayer(self.kind, self.simulations)
+            return _agent(self.kind, self.simulations)
         if self.kind == "py":
             agent = self.python_class()(**dict(self.options))
             if not callable(getattr(agent, "select", None)):
@@ -166,11 +162,13 @@ class Spec:
             raise ValueError(f"agent {self.text!r}: {self.target} has no {self.cls}")
         return cast(Callable[..., PythonAgent], cls)
 
-    def check(self) -> str | None:
+    def check(self, game: Game | None = None) -> str | None:
         """Fails early, with a clear ValueError, on what would fail in every game: a py
         class that does not import or does not take the options, a cmd program that does
-        not start or does not answer the greeting. Returns the name a cmd program
-        announced (`ready name=...`), else None."""
+        not start or does not answer the greeting; given `game` (a new game of the run's
+        players and options), a py agent whose `check(game)` refuses to play such games
+        (the agent is made for it, so its constructor's errors show here too). Returns
+        the name a cmd program announced (`ready name=...`), else None."""
         if self.kind == "py":
             cls = self.python_class()
             try:
@@ -180,6 +178,12 @@ class Spec:
                                  f"options ({e})") from None
             except ValueError:
                 pass   # no signature to check (a builtin class): the first game will tell
+            if game is not None and callable(getattr(cls, "check", None)):
+                try:
+                    agent = cast(_Checking, cls(**dict(self.options)))
+                    agent.check(game.copy())
+                except Exception as e:  # noqa: BLE001 (any error of the user's class)
+                    raise ValueError(f"agent {self.text!r}: {one_line(e)}") from None
         elif self.kind == "cmd":
             engine = self._engine()
             try:
@@ -191,15 +195,20 @@ class Spec:
                 engine.close()
         return None
 
-    def _engine(self) -> "Engine":
-        from photocore.play.protocol import Engine
+    def _engine(self) -> Engine:
         # parse() lets only startup=SECONDS, a number > 0, through
         startup = cast(float, dict(self.options).get("startup", DEFAULT_STARTUP))
         return Engine(self.argv, cwd=self.cwd, label=self.label, startup=startup)
 
 
 def parse(text: str) -> Spec:
-    """The Spec of `text` (ValueError naming the spec and what is wrong)."""
+    """The Spec of `text` (ValueError naming the spec and what is wrong). A built-in agent
+    that takes a budget and is written without one has DEFAULT_SIMULATIONS, wherever it is
+    written (a match, self-play, the served page, an analysis).
+
+    >>> parse("mcts").label, parse("mcts:50").label
+    ('mcts:200', 'mcts:50')
+    """
     if not isinstance(text, str):
         raise TypeError(f"an agent spec is text, not {type(text).__name__}")
     text = text.strip()
@@ -259,6 +268,70 @@ def labels(specs: Iterable[Spec], names: Iterable[str | None] = ()) -> list[str]
         seen[label] = seen.get(label, 0) + 1
         out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
     return out
+
+
+class NotAllowed(ValueError):
+    """A request named an agent its operator did not allow."""
+
+
+class Allowed:
+    """The agents an operator named (on the command line): the only ones a request from
+    outside (a served game's seat, an analysis query's engine) may choose, by label. A
+    built-in agent of a kind named with a budget may also be asked for at any budget up to
+    `max_simulations`, when the operator sets one. Anything else is refused before it is
+    parsed further, let alone loaded: py: and cmd: agents run code on this machine.
+
+    >>> allowed = Allowed(["mcts:50", "greedy"])
+    >>> allowed.labels, allowed.find("MCTS:50").label
+    (('mcts:50', 'greedy'), 'mcts:50')
+    >>> allowed.find("mcts:60")
+    Traceback (most recent call last):
+    ...
+    photocore.play.specs.NotAllowed: agent 'mcts:60' is not allowed here (allowed: mcts:50, greedy)
+    >>> Allowed(["mcts:50"], max_simulations=5000).find("mcts:4000").label
+    'mcts:4000'
+    >>> Allowed(["mcts:50"]).find('py:subprocess:getoutput?cmd="id"')
+    Traceback (most recent call last):
+    ...
+    photocore.play.specs.NotAllowed: agent 'py:subprocess:getoutput?cmd="id"' is not allowed ...
+    """
+
+    def __init__(self, specs: Iterable["str | Spec"], max_simulations: int | None = None) -> None:
+        by_label: dict[str, Spec] = {}
+        for text in specs:
+            spec = text if isinstance(text, Spec) else parse(text)
+            by_label.setdefault(spec.label, spec)
+        self.by_label = by_label
+        self.labels = tuple(by_label)
+        self.max_simulations = max_simulations
+        self._budgeted = {spec.kind for spec in by_label.values()
+                          if spec.builtin_agent is not None and spec.builtin_agent.budget}
+
+    def find(self, text: str) -> Spec:
+        """The allowed agent `text` names (NotAllowed, naming it and what is allowed, else)."""
+        text = text.strip()
+        found = self.by_label.get(text)
+        kind = text.partition(":")[0].lower()
+        if found is None and kind in BUILTIN_AGENTS:
+            spec = parse(text)                  # built-in: nothing is imported or run
+            found = self.by_label.get(spec.label)
+            if (found is None and spec.kind in self._budgeted
+                    and self.max_simulations is not None
+                    and spec.simulations <= self.max_simulations):
+                found = spec
+        if found is not None:
+            return found
+        why = f"agent {text[:200]!r} is not allowed here (allowed: {self.describe()})"
+        if kind in ("py", "cmd"):
+            why += ("; py: and cmd: agents run code on this machine: only the operator's "
+                    "command line can name them")
+        raise NotAllowed(why)
+
+    def describe(self) -> str:
+        """What may be asked for, in words."""
+        extra = [f"{kind}:N up to {self.max_simulations:,}" for kind in sorted(self._budgeted)
+                 if self.max_simulations is not None]
+        return ", ".join([*self.labels, *extra]) or "none"
 
 
 def _parse_builtin(text: str, agent: BuiltinAgent, colon: str, budget: str) -> Spec:
@@ -387,29 +460,6 @@ def _import_file(path: str) -> ModuleType:
 
 # ---- players ---------------------------------------------------------------------------
 
-class BuiltinPlayer(Player):
-    """A C agent (a row of BUILTIN_AGENTS); reset(seed) seeds it for the next game."""
-
-    def __init__(self, kind: str, simulations: int) -> None:
-        self.kind, self.simulations = kind, simulations or DEFAULT_SIMULATIONS
-        self.agent = Agent(kind, 0, self.simulations)
-        self._name = self.agent.name
-
-    @property
-    def name(self) -> str:
-        """The agent as specs spell it, e.g. mcts:200."""
-        return self._name
-
-    def reset(self, seed: int | None = None) -> None:
-        self.agent = Agent(self.kind, seed or 0, self.simulations)
-
-    def select(self, game: Game) -> Move:
-        return self.agent.select(game)
-
-    def close(self) -> None:
-        pass
-
-
 class PythonPlayer(Player):
     """A Python agent object behind the harness: it chooses on a copy of the game (so it
     may play moves on it), and anything it raises or returns that is not a move becomes a
@@ -433,33 +483,23 @@ class PythonPlayer(Player):
         try:
             self._reset(seed=seed) if self._seeded else self._reset()
         except Exception as e:  # noqa: BLE001 (the agent's own failure loses its game)
-            raise Forfeit(f"reset() raised {_one_line(e)}", traceback.format_exc()) from None
+            raise Forfeit(f"reset() raised {one_line(e)}", traceback.format_exc()) from None
 
     def select(self, game: Game) -> Move:
         try:
             choice = self._select(game.copy())
         except Exception as e:  # noqa: BLE001
-            raise Forfeit(f"select() raised {_one_line(e)}", traceback.format_exc()) from None
+            raise Forfeit(f"select() raised {one_line(e)}", traceback.format_exc()) from None
         return as_move(choice)
 
     def close(self) -> None:
         pass
 
 
-def as_move(choice: object) -> Move:
-    """A Move from what an agent returned: a Move, an action id or move text."""
-    if type(choice) is Move:
-        return choice
-    try:
-        if isinstance(choice, str):
-            return Move.parse(choice)
-        # anything else without __index__ raises the TypeError caught below
-        return Move(operator.index(cast(SupportsIndex, choice)))
-    except InvalidMoveError as e:
-        raise Forfeit(f"malformed move: {e}") from None
-    except (TypeError, ValueError):
-        raise Forfeit(f"returned {_short(repr(choice))}, not a Move, an action id or move "
-                      "text") from None
+def _agent(kind: str, simulations: int) -> Agent:
+    """The built-in agent `kind`, a Player itself (simulations 0, random's and greedy's:
+    Agent's default)."""
+    return Agent(kind, 0, simulations or DEFAULT_SIMULATIONS)
 
 
 def _takes_seed(method: Callable[..., object] | None) -> bool:
@@ -471,10 +511,12 @@ def _takes_seed(method: Callable[..., object] | None) -> bool:
         return False
 
 
-def _one_line(error: BaseException) -> str:
-    return _short(f"{type(error).__name__}: {error}".splitlines()[0] if str(error)
-                  else type(error).__name__)
+# ---- moved -------------------------------------------------------------------------------
 
-
-def _short(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+def __getattr__(name: str) -> object:
+    # BuiltinPlayer(kind, simulations) wrapped an Agent into a Player until 0.2, where an
+    # Agent is a Player itself: the old name makes the Agent, with a warning, until 0.3
+    if name == "BuiltinPlayer":
+        compat.warn("photocore.play.specs.BuiltinPlayer")
+        return _agent
+    raise AttributeError(f"module 'photocore.play.specs' has no attribute {name!r}")

@@ -1,9 +1,10 @@
 """The one driver of runs of games. Self-play (run/selfplay.py), matches (run/match.py) and
-training data (run/train_data.py) are Plans; `drive` runs any of them: batches of games in
-worker processes (loky), as Ray tasks (run/ray_backend.py) or in this process, handed on
-in game order to the caller and to a RecordWriter, with a progress bar, Ctrl-C that never
-cuts a batch in two, and the workers stopped at once however the run ends. `resumed`
-checks the games a stopped run left in its file before the same run goes on after them.
+training data (run/train_data.py) are Plans (run/plan.py); `drive` runs any of them:
+batches of games in worker processes (run/local_backend.py), as Ray tasks
+(run/ray_backend.py) or in this process, handed on in game order to the caller and to a
+RecordWriter, with a progress bar, Ctrl-C that never cuts a batch in two, and the workers
+stopped at once however the run ends. `resumed` checks the games a stopped run left in
+its file before the same run goes on after them.
 
 A plan's game i depends only on the plan and i (its seed), so a run gives the same games
 whatever the workers, the batch size or the backend, and a resumed run the same file as
@@ -16,58 +17,23 @@ an uninterrupted one.
 
 import contextlib
 import os
-import re
 import signal
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from concurrent.futures import Future
-from concurrent.futures.process import BrokenProcessPool
 from types import FrameType
-from typing import Generic, NamedTuple, Protocol, TypeVar
+from typing import Generic, NamedTuple
 
-import loky
 from tqdm import tqdm
 
 from photocore.errors import RecordError
 from photocore.facts import Options
 from photocore.records import Record, RecordWriter, read_games
+from photocore.run import ray_backend
+from photocore.run.local_backend import run_local
+from photocore.run.plan import P, Plan, Played, Resumable
+from photocore.run.plan import RunError as RunError  # its name here before run/plan.py
 
 BACKENDS = ("local", "ray")
-
-
-class Played(Protocol):
-    """What a plan's batch gives back: the record lines of its games, in game order (none
-    for a plan that writes no records), and whatever else its plan adds."""
-
-    @property
-    def lines(self) -> Sequence[bytes]: ...
-
-
-P_co = TypeVar("P_co", bound=Played, covariant=True)
-P = TypeVar("P", bound=Played)
-
-
-class Plan(Protocol[P_co]):
-    """A seeded run of `games` games, played in batches anywhere: `batch(start, count)`
-    plays games start .. start + count - 1 (in a worker process: a plan must pickle).
-    `searches` is True when its games take milliseconds a move (a searching agent), which
-    asks for small batches."""
-
-    @property
-    def games(self) -> int: ...
-
-    @property
-    def searches(self) -> bool: ...
-
-    def batch(self, start: int, count: int) -> P_co: ...
-
-
-class Resumable(Plan[P_co], Protocol[P_co]):
-    """A plan whose records tell whose games they are: `defining(index)` is what game
-    `index` is defined by, as its record holds it (rules_version, players and options at
-    the record's top level, the rest in its metadata), in the order a mismatch is told."""
-
-    def defining(self, index: int) -> dict[str, object]: ...
 
 
 class Batch(NamedTuple, Generic[P]):
@@ -76,11 +42,6 @@ class Batch(NamedTuple, Generic[P]):
     start: int
     size: int
     result: P
-
-
-class RunError(RuntimeError):
-    """A run could not go on (a worker died, a batch raised, a Ray task kept failing): the
-    message says what happened. Every batch before the failed one was handed on."""
 
 
 class ResumeError(ValueError):
@@ -119,8 +80,6 @@ def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     left = plan.games - skip
     if backend == "ray":
-        from photocore.run import ray_backend
-
         ray_backend.connect(address)
         todo = schedule(plan.games, batch or default_batch(plan, left, ray_backend.cpus()),
                         skip)
@@ -134,66 +93,6 @@ def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
         # results first: past the last batch it ends the pool's run (not cut short)
         for result, (start, count) in zip(results, todo):
             yield Batch(start, count, result)
-
-
-def run_local(plan: Plan[P], todo: Sequence[tuple[int, int]],
-              workers: int) -> Generator[P, None, None]:
-    """The batches `todo` played by `workers` processes, yielded in order."""
-    # loky's workers start clean (fork + exec) whatever threads this process runs; it
-    # notices dead workers itself and kills the rest (and their children: engines) on demand
-    pool = loky.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
-    finished = False
-    try:
-        # a bounded window of batches in flight keeps memory flat on long runs
-        window = 4 * workers
-        futures: list[Future[P] | None] = [pool.submit(plan.batch, *todo[i])
-                                           for i in range(min(window, len(todo)))]
-        for i, (start, count) in enumerate(todo):
-            future = futures[i]
-            assert future is not None
-            try:
-                result = future.result()
-            except BrokenProcessPool as e:     # loky's TerminatedWorkerError
-                raise RunError(f"a worker process {_how_workers_died(e)} (BrokenProcessPool): "
-                               f"the run stopped before games {start}..{start + count - 1}"
-                               ) from None
-            except Exception as e:             # the batch raised in its worker
-                raise RunError(f"the batch of games {start}..{start + count - 1} failed in "
-                               f"its worker ({type(e).__name__}: {e}): the run stopped there"
-                               ) from e
-            futures[i] = None
-            if i + window < len(todo):
-                futures.append(pool.submit(plan.batch, *todo[i + window]))
-            yield result
-        finished = True
-    finally:
-        # a stopped run must not wait for batches nobody will read
-        pool.shutdown(wait=True, kill_workers=not finished)
-
-
-def _ignore_interrupts() -> None:
-    # workers leave Ctrl-C to the parent, which stops them itself: a SIGINT sent to the
-    # whole process group (the terminal's Ctrl-C) must not kill them mid-batch or spray
-    # tracebacks
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _how_workers_died(error: BaseException) -> str:
-    """How the dead workers ended, in words, from the exit codes loky reports with them
-    (as "{SIGKILL(-9), EXIT(1)}").
-
-    >>> _how_workers_died(RuntimeError("The exit codes of the workers are {SIGKILL(-9)}"))
-    'was killed by SIGKILL'
-    """
-    how = set()
-    for name, code in re.findall(r"\b(\w+)\((-?\d+)\)", str(error)):
-        if int(code) < 0:
-            how.add(f"was killed by {name if name.startswith('SIG') else f'signal {-int(code)}'}")
-        elif int(code) > 0:
-            how.add(f"exited with status {code}")
-    if not how:
-        return "died unexpectedly (killed, or out of memory?)"
-    return " and another ".join(sorted(how))
 
 
 # ---- the driver -------------------------------------------------------------------------

@@ -14,10 +14,9 @@ import random
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-import photocore
 from photocore._game import Game
 from photocore.compat import game_options
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, PLAYERS, Options
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, PLAYERS, RULES_VERSION, Options
 from photocore.play import harness, specs
 from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine
@@ -129,7 +128,7 @@ class Match:
         """What game `index` of this match is defined by, as its record holds it (the
         order is the one a mismatch is told in)."""
         seats, _ = self.seating(index)
-        return {"rules_version": photocore.RULES_VERSION,
+        return {"rules_version": RULES_VERSION,
                 "players": self.players,
                 "options": self.options._asdict(),
                 "seed": self.seed,
@@ -138,9 +137,11 @@ class Match:
                 "agents": [self.labels[a] for a in seats]}
 
     def check(self) -> None:
-        """Fails early (ValueError) on an agent that would fail in every game, and labels
-        each engine by the name it announces (specs.labels)."""
-        names = {spec: spec.check() for spec in dict.fromkeys(self.specs)}
+        """Fails early (ValueError) on an agent that would fail in every game (one that
+        cannot play this match's players or options among them), and labels each engine
+        by the name it announces (specs.labels)."""
+        game = Game(self.players, options=self.options)
+        names = {spec: spec.check(game) for spec in dict.fromkeys(self.specs)}
         self.labels = specs.labels(self.specs, [names[spec] for spec in self.specs])
 
     def describe(self) -> str:

@@ -24,12 +24,9 @@ import subprocess
 import sys
 import urllib.parse
 from collections.abc import Generator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-if TYPE_CHECKING:
-    from photocore.run.driver import Plan, Played
-
-P = TypeVar("P", bound="Played")
+from photocore.run.plan import P, Plan, RunError
 
 CONNECT_TIMEOUT = 30.0     # seconds for a cluster to answer; a healthy one takes ~2
 
@@ -124,11 +121,11 @@ def cpus() -> int:
     return int(resources.get("CPU", 1))
 
 
-def _play_batch(plan: "Plan[P]", start: int, count: int) -> tuple[int, P]:
+def _play_batch(plan: Plan[P], start: int, count: int) -> tuple[int, P]:
     return start, plan.batch(start, count)
 
 
-def run_ray(plan: "Plan[P]", todo: Sequence[tuple[int, int]],
+def run_ray(plan: Plan[P], todo: Sequence[tuple[int, int]],
             max_retries: int = 3) -> Generator[P, None, None]:
     """The batches `todo` of `plan` played as Ray tasks on the cluster this process is
     connected to (connect first), yielded in order (photocore.run.driver.play runs it).
@@ -139,7 +136,6 @@ def run_ray(plan: "Plan[P]", todo: Sequence[tuple[int, int]],
     """
     import ray
 
-    from photocore.run.driver import RunError
 
     task: Any = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=True)(_play_batch)
     pending: dict[Any, int] = {}     # task -> its first game

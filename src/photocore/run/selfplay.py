@@ -20,10 +20,9 @@ from typing import NamedTuple, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-import photocore
 from photocore._game import Game
 from photocore.compat import game_options
-from photocore.facts import Options
+from photocore.facts import RULES_VERSION, Options
 from photocore.play import harness
 from photocore.play import specs as agent_specs
 from photocore.play._agents import DEFAULT_SIMULATIONS, play_games
@@ -70,9 +69,11 @@ class Series:
         return any(spec.searches for spec in self.specs)
 
     def check(self) -> None:
-        """Fails early (ValueError) on an agent that would fail in every game."""
+        """Fails early (ValueError) on an agent that would fail in every game (one that
+        cannot play this run's players or options among them)."""
+        game = Game(self.players, options=self.options)
         for spec in dict.fromkeys(self.specs):
-            spec.check()
+            spec.check(game)
 
     def play(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
                                                     npt.NDArray[np.int64]]:
@@ -114,7 +115,7 @@ class Series:
         >>> Series(10, agents=["greedy", "mcts:50"], seed=7).defining(1)["agents"]
         ['mcts:50', 'greedy']
         """
-        return {"rules_version": photocore.RULES_VERSION,
+        return {"rules_version": RULES_VERSION,
                 "players": self.players,
                 "options": self.options._asdict(),
                 "seed": self.seed,

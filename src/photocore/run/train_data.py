@@ -31,7 +31,6 @@ A shard `shard-<first game>.npz` holds one row per move of its games, in game th
 
 import dataclasses
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeAlias
@@ -40,8 +39,12 @@ import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game
+from photocore._kernel import stream_seed
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
+from photocore.files import atomic
 from photocore.play._search import Search
+from photocore.play.search import choosing
+from photocore.play.settings import Evaluate, SearchSettings
 from photocore.records import RecordWriter, record_line
 from photocore.run.driver import drive
 from photocore.run.selfplay import Summary, Tally
@@ -50,9 +53,6 @@ FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "gam
           "searched")
 
 Shard: TypeAlias = dict[str, npt.NDArray[np.generic]]
-# the network: (observations, legal masks) -> (logits, values), as Search.run takes it
-Evaluate: TypeAlias = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
-                               tuple[npt.ArrayLike, npt.ArrayLike]]
 
 
 def value_targets(returns: npt.ArrayLike, to_move: npt.ArrayLike) -> npt.NDArray[Any]:
@@ -101,8 +101,9 @@ class DataSeries:
 
     The first `explore_plies` moves of each game are drawn in proportion to their visits
     (temperature 1), the later ones are the most visited; `reuse` keeps the subtree of the
-    move played (visits kept count toward `simulations`). Root noise and `rollout_weight`
-    as in Search.
+    move played (visits kept count toward `simulations`, at least 2 to choose a move:
+    play.search.MIN_SIMULATIONS). Root noise and `rollout_weight` as in Search, whose
+    defaults they take (play.settings.SearchSettings; `settings` gives them as one value).
     """
 
     evaluate: Evaluate
@@ -112,11 +113,11 @@ class DataSeries:
     simulations: int = 64
     per_search: int = 64
     explore_plies: int = 30
-    c_puct: float = 1.25
-    dirichlet_alpha: float = 0.3
-    dirichlet_fraction: float = 0.25
-    in_flight: int = 1
-    rollout_weight: float = 0.0
+    c_puct: float = SearchSettings.c_puct
+    dirichlet_alpha: float = SearchSettings.dirichlet_alpha
+    dirichlet_fraction: float = SearchSettings.dirichlet_fraction
+    in_flight: int = SearchSettings.in_flight
+    rollout_weight: float = SearchSettings.rollout_weight
     reuse: bool = True
     records: bool = False
     name: str = "search"
@@ -131,9 +132,16 @@ class DataSeries:
         if self.explore_plies < 0:
             raise ValueError(f"explore_plies must be >= 0, got {self.explore_plies}")
         Game(self.players)        # checks players
+        choosing(self.simulations)
         # checks the search's parameters at once, not in a worker
-        Search([Game(self.players)], self.simulations, 0, self.c_puct, self.dirichlet_alpha,
-               self.dirichlet_fraction, self.in_flight, rollout_weight=self.rollout_weight)
+        Search([Game(self.players)], self.simulations, 0, **self.settings.keywords())
+
+    @property
+    def settings(self) -> SearchSettings:
+        """The search's settings (photocore.Search's keyword arguments)."""
+        return SearchSettings(c_puct=self.c_puct, dirichlet_alpha=self.dirichlet_alpha,
+                              dirichlet_fraction=self.dirichlet_fraction,
+                              in_flight=self.in_flight, rollout_weight=self.rollout_weight)
 
     searches = True       # for the driver: it searches every move
 
@@ -147,9 +155,8 @@ def play_block(series: DataSeries, start: int, count: int) -> Block:
     """Plays games start .. start + count - 1 together in one Search, to the end."""
     games = [Game(series.players, options=series.options) for _ in range(count)]
     # one stream per block, from (seed, first game): the block's games, whoever plays them
-    search = Search(games, series.simulations, _block_seed(series.seed, start), series.c_puct,
-                    series.dirichlet_alpha, series.dirichlet_fraction, series.in_flight,
-                    rollout_weight=series.rollout_weight)
+    search = Search(games, series.simulations, stream_seed(series.seed, start),
+                    **series.settings.keywords())
     rows: dict[str, list[object]] = {
         name: [] for name in ("obs", "mask", "policy", "to_move", "game", "ply", "searched")}
     visits_log: list[list[dict[str, int]]] = [[] for _ in range(count)]
@@ -237,33 +244,16 @@ def play_block(series: DataSeries, start: int, count: int) -> Block:
     return Block(shard, lines, tally)
 
 
-def _block_seed(seed: int, start: int) -> int:
-    """A block's search seed from (seed, its first game): one SplitMix64 step."""
-    z = (seed ^ (start * 0xD1B54A32D192ED03) + 0x9E3779B97F4A7C15) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
-
-
-_MASK = (1 << 64) - 1
-
-
 def shard_name(start: int) -> str:
     return f"shard-{start:09d}.npz"
 
 
 def write_shard(folder: str | os.PathLike[str], start: int, shard: Shard) -> str:
-    """Writes one shard atomically: a temporary file renamed into place once complete."""
+    """Writes one shard atomically (photocore.files.atomic)."""
     path = os.path.join(folder, shard_name(start))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".shard-", suffix=".npz")
-    try:
-        arrays: dict[str, Any] = shard      # numpy's stubs would take a key for allow_pickle
-        with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    arrays: dict[str, Any] = shard      # numpy's stubs would take a key for allow_pickle
+    with atomic(path) as out:
+        np.savez_compressed(out, **arrays)
     return path
 
 

@@ -20,9 +20,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-import photocore
-from photocore.facts import OPTIONS, PLAYERS, SIZES
-from photocore.serve import hints, models
+from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION
+from photocore.play import hints
+from photocore.serve import models
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
     DEFAULT_MAX_GAMES,
@@ -68,7 +68,7 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
         yield
         store.close()           # the agents stop, engine programs end
 
-    app = FastAPI(title="photocore", version=photocore.__version__,
+    app = FastAPI(title="photocore", version=VERSION,
                   summary="Play Photosynthesis against photocore's agents",
                   openapi_url="/api/openapi.json", docs_url=None, redoc_url=None,
                   lifespan=lifespan)
@@ -155,7 +155,7 @@ def _routes(app: FastAPI, store: Store) -> None:
     async def info() -> Response:
         """The agents a game can seat, the player counts and options, the store's limits."""
         return _json({
-            "version": photocore.__version__, "rules_version": photocore.RULES_VERSION,
+            "version": VERSION, "rules_version": RULES_VERSION,
             "agents": list(store.agents.labels), "players": list(PLAYERS),
             "columns": list(SIZES),
             "options": {str(o): o.name for o in OPTIONS},
@@ -283,14 +283,26 @@ class Guard:
                                "rebinding")
         if method not in ("GET", "HEAD", "OPTIONS"):
             origin = headers.get("origin")
-            if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+            if origin is not None and _netloc(origin) != host.lower():
                 return _error(403, f"requests from another site ({origin[:100]}) cannot "
                                    "change games")
             length = headers.get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            # isascii: str.isdigit takes "²" too, which int() does not
+            if length is not None and not (length.isascii() and length.isdigit()):
+                return _error(400, f"Content-Length {length[:20]!r} is not a number of bytes")
+            if length is not None and int(length) > MAX_BODY:
                 return _error(413, f"the body is over {MAX_BODY // 1024} KiB")
             if length is None and "transfer-encoding" in headers:
                 return _error(411, "send the body with a Content-Length")
+        return None
+
+
+def _netloc(url: str) -> str | None:
+    """The host and port of an Origin header, lower case; None for one that is not a URL
+    (http://[ ...), which is no origin of this server."""
+    try:
+        return urlsplit(url).netloc.lower()
+    except ValueError:
         return None
 
 

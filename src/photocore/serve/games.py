@@ -1,5 +1,6 @@
-"""The games a server holds: people's seats and agents' seats, agents that move in worker
-threads, and a store that is bounded and forgets idle games.
+"""The games a server holds: each a play/session.py Session (the seats, the moves, undo,
+resign, forfeits, the record) whose agents move in worker threads, and a store that is
+bounded and forgets idle games.
 
 Nothing here knows HTTP: a refused request raises BadRequest (the input is wrong),
 UnknownGame, NotNow (the game's state does not allow it) or Unavailable (the server cannot
@@ -19,47 +20,41 @@ take it now); serve/app.py turns them into status codes.
 >>> store.create(seats=["person", "py:evil.py:Agent"])
 Traceback (most recent call last):
 ...
-photocore.serve.games.BadRequest: agent 'py:evil.py:Agent' is not served here (served: random); ...
+photocore.play.session.BadRequest: agent 'py:evil.py:Agent' is not allowed here (allowed: ...
 """
 
 import asyncio
 import collections
 import contextlib
+import math
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from collections.abc import Iterator, Sequence
+from typing import Any
 
-from photocore import records, render, svg, viewer
-from photocore._game import Game, Move
-from photocore.errors import IllegalMoveError, InvalidMoveError, InvalidPositionError
-from photocore.facts import MAX_PLAYERS, NUM_ACTIONS, PLAYERS, Options
-from photocore.play._agents import BUILTIN_AGENTS
+from photocore import render, svg, viewer
+from photocore.errors import IllegalMoveError, InvalidMoveError
+from photocore.facts import NUM_ACTIONS
+from photocore.play import hints
 from photocore.play.player import Player
-from photocore.play.specs import Forfeit, Spec, parse
-from photocore.serve import hints
+from photocore.play.session import PERSON, BadRequest, NotNow, Session, start
+from photocore.play.specs import Allowed, Spec
 
-PERSON = "person"                   # a seat a person plays, in requests and records
+SITE = "photocore serve"            # the site of its records
 DEFAULT_MAX_GAMES = 1000
 DEFAULT_EXPIRE = 3600.0             # seconds a game is kept after its last request
 SVG_SIZE = 640
 MAX_TOP = 10                        # hints a request may ask for
 _PURGE_EVERY = 1.0                  # seconds between two sweeps for expired games
 
-By = Literal["person", "agent", "given"]   # who played a move: "given" when the game began
-
-
-class BadRequest(ValueError):
-    """The request itself is wrong: a bad value, a malformed or illegal move."""
+# BadRequest and NotNow are the session's: its refusals reach serve/app.py as they are
+__all__ = ["DEFAULT_EXPIRE", "DEFAULT_MAX_GAMES", "MAX_TOP", "Agents", "BadRequest", "NotNow",
+           "Store", "Table", "Unavailable", "UnknownGame"]
 
 
 class UnknownGame(ValueError):
     """No game has this id (never had, or it expired)."""
-
-
-class NotNow(ValueError):
-    """The request is well formed but the game's state does not allow it now."""
 
 
 class Unavailable(RuntimeError):
@@ -68,8 +63,9 @@ class Unavailable(RuntimeError):
 
 # ---- the agents a server plays with ------------------------------------------------------
 
-class Agents:
-    """The agents a server was started with, by label: the only ones a request can seat.
+class Agents(Allowed):
+    """The agents a server was started with, by label: the only ones a request can seat
+    (the rule of photocore.play.specs.Allowed, refusals as BadRequest).
 
     >>> agents = Agents(["mcts:50", "greedy"])
     >>> agents.labels, agents.find("greedy").label, agents.find("MCTS:50").label
@@ -77,53 +73,31 @@ class Agents:
     >>> agents.find("mcts:60")
     Traceback (most recent call last):
     ...
-    photocore.serve.games.BadRequest: agent 'mcts:60' is not served here (served: mcts:50, greedy)
+    photocore.play.session.BadRequest: agent 'mcts:60' is not allowed here (allowed: mcts:50, ...
     """
 
-    def __init__(self, specs: Iterable[str | Spec]) -> None:
-        by_label: dict[str, Spec] = {}
-        for text in specs:
-            spec = text if isinstance(text, Spec) else parse(text)
-            by_label.setdefault(spec.label, spec)
-        self.by_label = by_label
-        self.labels = tuple(by_label)
-
     def find(self, text: str) -> Spec:
-        """The served agent `text` names (its label, or a built-in spec of the same label)."""
-        text = text.strip()
-        found = self.by_label.get(text)
-        kind = text.partition(":")[0].lower()
-        if found is None and kind in BUILTIN_AGENTS:
-            try:
-                found = self.by_label.get(parse(text).label)
-            except ValueError as e:
-                raise BadRequest(str(e)) from None
-        if found is not None:
-            return found
-        served = ", ".join(self.labels) or "none"
-        why = f"agent {text[:200]!r} is not served here (served: {served})"
-        if kind in ("py", "cmd"):
-            why += ("; py: and cmd: agents run code on this machine: only the server's "
-                    "--agents can name them")
-        raise BadRequest(why)
+        try:
+            return super().find(text)
+        except ValueError as e:         # not allowed, or a malformed built-in spec
+            raise BadRequest(str(e)) from None
 
 
 # ---- one game ----------------------------------------------------------------------------
 
 class Table:
-    """A game being played on the server: its seats, the agents' players, who played each
-    move, and the worker thread that moves for the agents.
+    """A game being played on the server: its Session (seats, moves, who played them, the
+    forfeit), the agents' players, and the worker thread that moves for the agents.
 
-    Every change happens under `lock` and bumps `version`; the agents choose on a copy of
+    Every change goes through `_changing` (under `lock`, refused once the game is over: a
+    finished game never changes again) and bumps `version`; the agents choose on a copy of
     the game outside the lock, and their move is played only if the game did not change
     meanwhile (`moved` counts the moves played and taken back).
     """
 
-    def __init__(self, game_id: str, game: Game, seats: Sequence[Spec | None], seed: int,
-                 given: int, hint_playouts: int) -> None:
+    def __init__(self, game_id: str, session: Session, seed: int, hint_playouts: int) -> None:
         self.id = game_id
-        self.game = game
-        self.seats = tuple(seats)           # None for a person's seat
+        self.session = session
         self.seed = seed
         self.hint_playouts = hint_playouts
         self.players: dict[int, Player] = {}
@@ -131,10 +105,6 @@ class Table:
         self.lock = threading.Lock()
         self.version = 0
         self.moved = 0
-        # who played each move of game.history, and the seat to move before it
-        self.by: list[By] = ["given"] * given
-        self.movers: list[int] = []
-        self.forfeit: tuple[int, str] | None = None
         self.worker: threading.Thread | None = None
         self.stopped = False                # the agents were stopped; the game waits
         self.closed = False
@@ -144,33 +114,23 @@ class Table:
 
     # ---- what the clients see ----
 
-    def names(self) -> list[str]:
-        return [PERSON if spec is None else spec.label for spec in self.seats]
-
     def state(self, with_svg: bool = False) -> dict[str, Any]:
         """The game as the API shows it (docs/play.md lists the fields)."""
         with self.lock:
-            game = self.game.copy()
-            by, movers, forfeit = list(self.by), list(self.movers), self.forfeit
+            session = self.session.copy()
             thinking = self._thinking()
             since = self.thinking_since
             version, stopped = self.version, self.stopped
-        over = game.is_over or forfeit is not None
+        game, forfeit, over = session.game, session.forfeit, session.over
         current = None if over else game.current_player
-        to_move = None if current is None else "agent" if self.seats[current] else PERSON
-        names = self.names()
+        to_move = None if current is None else "agent" if session.seats[current] else PERSON
         history = game.history
-        reply: list[int] = []
-        for ply in range(len(by) - 1, -1, -1):     # the agents' moves since a person's
-            if by[ply] != "agent":
-                break
-            reply.insert(0, ply)
         state: dict[str, Any] = {
             "id": self.id,
             "version": version,
             "players": game.players,
             "options": str(game.options),
-            "seats": names,
+            "seats": session.names(),
             "position": game.position(),
             "phase": game.phase,
             "round": game.round,
@@ -183,9 +143,9 @@ class Table:
             "thinking_seconds": round(time.monotonic() - since, 1) if thinking and since else 0,
             "stopped": stopped and not over,
             "over": over,
-            "winners": list(self._winners(game, forfeit)) if over else None,
+            "winners": list(session.winners()) if over else None,
             "forfeit": None if forfeit is None else {"seat": forfeit[0], "reason": forfeit[1]},
-            "status": self._status(game, forfeit, thinking, stopped, since),
+            "status": self._status(session, thinking, stopped),
             "light": list(game.light),
             "scores": list(game.scores()),
             "available": [list(game.available(p)) for p in range(game.players)],
@@ -199,9 +159,9 @@ class Table:
             "legal_moves": [] if over else [{"move": str(m), "id": int(m)}
                                             for m in game.legal_moves()],
             "history": [{"move": str(m), "player": p, "by": b}
-                        for m, p, b in zip(history, movers, by)],
-            "reply": reply,
-            "can_undo": forfeit is None and PERSON in by,
+                        for m, p, b in zip(history, session.movers, session.by)],
+            "reply": session.reply(),
+            "can_undo": session.can_undo(),
             "recordable": game.from_start,
         }
         if with_svg:
@@ -209,27 +169,27 @@ class Table:
         return state
 
     def _thinking(self) -> bool:
-        return (self.worker is not None and not self.stopped and self.forfeit is None
-                and not self.game.is_over)
+        """Under the lock: an agent is to move and a worker chooses for it (a worker still
+        finishing a move that was taken back is not thinking for a person's turn)."""
+        return (self.worker is not None and not self.stopped
+                and self.session.agent_to_move() is not None)
 
-    def _status(self, game: Game, forfeit: tuple[int, str] | None, thinking: bool,
-                stopped: bool, since: float | None) -> str:
-        names = self.names()
+    @staticmethod
+    def _status(session: Session, thinking: bool, stopped: bool) -> str:
+        game, names = session.game, session.names()
 
         def who(p: int) -> str:
             return f"player {p} ({names[p]})"
 
-        if forfeit is not None:
-            seat, reason = forfeit
-            what = "resigned" if reason == "resigned" else f"forfeited ({reason})"
-            winners = self._winners(game, forfeit)
-            return f"Game over: {who(seat)} {what}: {render.winners_text(winners)}"
+        if session.forfeit is not None:
+            winners = render.winners_text(session.winners())
+            return f"Game over: {who(session.forfeit[0])} {session.forfeit_text()}: {winners}"
         if game.is_over:
             scores = " to ".join(map(str, game.scores()))
             return f"Game over: {render.winners_text(game.winners())} (scores {scores})"
         p = game.current_player
         assert p is not None
-        if self.seats[p] is not None:
+        if session.seats[p] is not None:
             if stopped:
                 return f"{who(p)} is stopped: undo, resign or let it go on"
             if thinking:
@@ -240,32 +200,24 @@ class Table:
         return (f"Round {game.round} of {game.last_round}: {who(p)} to move, "
                 f"{game.light[p]} light")
 
-    @staticmethod
-    def _winners(game: Game, forfeit: tuple[int, str] | None) -> tuple[int, ...]:
-        if forfeit is None:
-            return game.winners()
-        return tuple(p for p in range(game.players) if p != forfeit[0])
-
     # ---- what people do ----
 
     def play(self, move: str | int, ply: int | None = None) -> None:
         """A person's move (notation or action id); `ply`, when given, is the number of
         moves the client saw, so a stale click is refused rather than misplayed."""
-        with self.lock:
-            seat = self._person_to_move("play")
-            if ply is not None and ply != len(self.game.history):
-                raise NotNow(f"the game is at ply {len(self.game.history)}, not {ply}: "
-                             "reload it")
+        with self._changing("play"):
+            self._person_to_move("play")
+            plies = len(self.session.game.history)
+            if ply is not None and ply != plies:
+                raise NotNow(f"the game is at ply {plies}, not {ply}: reload it")
             if isinstance(move, int) and not 0 <= move < NUM_ACTIONS:
                 raise BadRequest(f"malformed move {move}: action ids are 0 to {NUM_ACTIONS - 1}")
             try:
-                self.game.play(move)
+                self.session.play(move)
             except IllegalMoveError as e:
                 raise BadRequest(f"illegal move {e}") from None
             except (InvalidMoveError, TypeError) as e:
                 raise BadRequest(f"malformed move {e}") from None
-            self.by.append("person")
-            self.movers.append(seat)
             self.moved += 1
             self._changed()
             self._start_agents()
@@ -273,45 +225,22 @@ class Table:
     def undo(self) -> None:
         """Takes back a person's last move and the agents' moves after it (stopping an
         agent that is thinking)."""
-        with self.lock:
-            if self.forfeit is not None:
-                raise NotNow(self._over_reason())
-            if PERSON not in self.by:
-                raise NotNow("nothing to undo: no person has moved yet")
-            keep = len(self.by) - 1 - self.by[::-1].index(PERSON)
-            while len(self.by) > keep:
-                self.game.undo()
-                self.by.pop()
-                self.movers.pop()
+        with self._changing("undo"):
+            self.session.undo()
             self.moved += 1
             self.stopped = False
             self._changed()
 
     def resign(self, player: int | None = None) -> None:
         """A person's seat gives the game up: the others win."""
-        with self.lock:
-            if self.forfeit is not None or self.game.is_over:
-                raise NotNow(self._over_reason())
-            people = [p for p, spec in enumerate(self.seats) if spec is None]
-            if player is None:
-                current = self.game.current_player
-                if len(people) == 1:
-                    player = people[0]
-                elif current in people:
-                    player = current
-                else:
-                    raise BadRequest("say which player resigns: one of " +
-                                     ", ".join(map(str, people)))
-            if player not in people:
-                raise BadRequest(f"player {player} is not a person's seat (people: "
-                                 f"{', '.join(map(str, people))})")
-            self.forfeit = (player, "resigned")
+        with self._changing("resign"):
+            self.session.resign(player)
             self._changed()
 
     def stop(self) -> None:
         """Stops the agent that is thinking: its move, when it comes, is dropped, and the
         game waits (undo, resign, or resume)."""
-        with self.lock:
+        with self._changing("stop"):
             if not self._thinking():
                 raise NotNow("no agent is thinking")
             self.stopped = True
@@ -319,7 +248,7 @@ class Table:
 
     def resume(self) -> None:
         """Lets stopped agents go on."""
-        with self.lock:
+        with self._changing("resume"):
             if not self.stopped:
                 raise NotNow("the agents are not stopped")
             self.stopped = False
@@ -327,12 +256,12 @@ class Table:
             self._start_agents()
 
     def hint(self, top: int) -> dict[str, Any]:
-        """The best moves for the person to move (flat Monte Carlo, serve/hints.py); runs
+        """The best moves for the person to move (flat Monte Carlo, play/hints.py); runs
         for a while: call it from a worker thread."""
         with self.lock:
             self._person_to_move("ask for a hint")
-            game = self.game.copy(history=False)
-            ply = len(self.game.history)
+            game = self.session.game.copy(history=False)
+            ply = len(self.session.game.history)
         found = hints.hint(game, top=top, playouts=self.hint_playouts, seed=self.seed + ply)
         return {"ply": ply, "budget": self.hint_playouts,
                 "by": f"flat Monte Carlo over {hints.ROLLOUT} playouts",
@@ -343,38 +272,26 @@ class Table:
         """The game as a record (docs/records.md): NotNow for a game that began from a
         position rather than the start."""
         with self.lock:
-            game = self.game.copy()
-            forfeit = self.forfeit
-        if not game.from_start:
-            raise NotNow("a record holds a game from the start position; this game began "
-                         "from a position")
-        metadata: dict[str, Any] = {"agents": self.names(), "site": "photocore serve"}
-        if forfeit is not None:
-            metadata["forfeit"] = {"seat": forfeit[0], "reason": forfeit[1]}
-        rec: dict[str, Any] = records.to_record(game, metadata)
-        return rec
+            session = self.session.copy()
+        return session.record()
 
     def replay(self) -> str:
         """The record as the replay viewer's page (photocore.viewer)."""
         return str(viewer.page(self.record()))
 
-    def _person_to_move(self, what: str) -> int:
-        if self.forfeit is not None or self.game.is_over:
-            raise NotNow(f"cannot {what}: {self._over_reason()}")
-        seat = self.game.current_player
-        assert seat is not None
-        spec = self.seats[seat]
-        if spec is not None:
-            doing = "stopped" if self.stopped else "thinking" if self._thinking() else "to move"
-            raise NotNow(f"cannot {what}: it is player {seat}'s turn ({spec.label}, {doing})")
-        return seat
+    @contextlib.contextmanager
+    def _changing(self, what: str) -> Iterator[None]:
+        """The lock, held for a change to the game: every change (a person's move, undo,
+        resign, stop, resume, the agents' moves and forfeits) goes through here, and once the
+        game is over (by its end, a forfeit or a resignation) it is refused, NotNow: a
+        finished game never changes again (the session's rule)."""
+        with self.lock:
+            self.session.refuse_if_over(what)
+            yield
 
-    def _over_reason(self) -> str:
-        if self.forfeit is not None:
-            seat, reason = self.forfeit
-            return (f"the game is over: player {seat} "
-                    + ("resigned" if reason == "resigned" else f"forfeited ({reason})"))
-        return "the game is over"
+    def _person_to_move(self, what: str) -> int:
+        doing = "stopped" if self.stopped else "thinking" if self._thinking() else "to move"
+        return self.session.person_to_move(what, doing)
 
     # ---- waiting for the agents ----
 
@@ -409,11 +326,8 @@ class Table:
     def _start_agents(self) -> None:
         """Under the lock: a worker thread for the agents if one is to move (one at most:
         a worker still finishing a dropped move goes on with the new position)."""
-        if self.worker is not None or self.stopped or self.closed:
-            return
-        if self.forfeit is not None or self.game.is_over:
-            return
-        if self.seats[self.game.current_player or 0] is None:
+        if (self.worker is not None or self.stopped or self.closed
+                or self.session.agent_to_move() is None):
             return
         self.worker = threading.Thread(target=self._agents_move, name=f"agent {self.id}",
                                        daemon=True)
@@ -430,51 +344,45 @@ class Table:
             ended = True
         finally:
             with self.lock:
+                thought = self._thinking()
                 self.worker = None
                 self.thinking_since = None
-                self._changed()
                 if self.closed:
                     self._close_players()
                 elif ended:
                     self._start_agents()    # resumed as this worker was leaving
+                if thought and not self._thinking():
+                    self._changed()         # it no longer thinks: the waiting requests told
 
     def _agent_moves_once(self) -> bool:
         with self.lock:
-            if self.closed or self.stopped or self.forfeit is not None or self.game.is_over:
+            seat = self.session.agent_to_move()
+            if self.closed or self.stopped or seat is None:
                 return False
-            seat = self.game.current_player
-            assert seat is not None
-            spec = self.seats[seat]
-            if spec is None:
-                return False
-            snapshot, moved = self.game.copy(), self.moved
+            spec = self.session.seats[seat]
+            assert spec is not None
+            snapshot, moved = self.session.game.copy(), self.moved
+        failure: Exception | None = None
         try:
             player = self._player(seat, spec)
             move = player.select(snapshot)
         except Exception as e:  # noqa: BLE001 (any failure of an agent loses its game)
-            reason = e.reason if isinstance(e, Forfeit) else f"{type(e).__name__}: {e}"
-            with self.lock:
-                if moved == self.moved and not self.closed and not self.stopped:
-                    self.forfeit = (seat, reason.splitlines()[0][:300] if reason else "failed")
-                    self._changed()
-                    return False
-            return True
-        with self.lock:
-            if moved != self.moved or self.closed:
-                return True                     # the position changed: think again, or stop
-            if self.stopped:
-                return False
-            try:
-                self.game.play(move)
-            except (IllegalMoveError, InvalidMoveError) as e:
-                self.forfeit = (seat, f"illegal move {e}")
+            failure = e
+        try:
+            with self._changing("play an agent's move"):
+                if moved != self.moved or self.closed or self.stopped:
+                    return True                 # the position changed: think again, or stop
+                if failure is not None:
+                    self.session.agent_fails(seat, failure)
+                    played = False
+                else:
+                    played = self.session.agent_plays(move)     # False: illegal, forfeited
+                if played:
+                    self.moved += 1
                 self._changed()
-                return False
-            self.by.append("agent")
-            self.movers.append(seat)
-            self.moved += 1
-            self._changed()
-        return True
+                return played
+        except NotNow:
+            return False                        # a person resigned meanwhile: dropped
 
     def _player(self, seat: int, spec: Spec) -> Player:
         """The seat's player, loaded and reset for this game on its first move."""
@@ -518,8 +426,8 @@ class Store:
                  hint_playouts: int = hints.DEFAULT_PLAYOUTS) -> None:
         if max_games < 1:
             raise ValueError(f"max_games must be at least 1, got {max_games}")
-        if not expire > 0:
-            raise ValueError(f"expire must be a number of seconds > 0, got {expire}")
+        if not 0 < expire < math.inf:       # nan too: /api/info's JSON cannot hold either
+            raise ValueError(f"expire must be a finite number of seconds > 0, got {expire}")
         if not 1 <= hint_playouts <= hints.MAX_PLAYOUTS:
             raise ValueError(f"hint_playouts must be from 1 to {hints.MAX_PLAYOUTS:,}, "
                              f"got {hint_playouts}")
@@ -544,19 +452,11 @@ class Store:
         and the first served agent in the others); `position` a position to start from,
         `moves` moves to play first (a record's, to continue it).
         """
-        game = self._start(players, options, position)
-        given = 0
-        for k, move in enumerate(moves or ()):
-            try:
-                game.play(Move(move) if isinstance(move, int) else move)
-            except (ValueError, TypeError) as e:
-                raise BadRequest(f"moves[{k}]: {e}") from None
-            given += 1
-        chosen = self._seats(game.players, seats)
+        game = start(players, options, position, moves or ())
+        session = Session(game, self._seats(game.players, seats), SITE)
         if seed is None:
             seed = secrets.randbits(32)
-        table = Table(secrets.token_urlsafe(9), game, chosen, seed, given, self.hint_playouts)
-        table.movers = _movers(game)
+        table = Table(secrets.token_urlsafe(9), session, seed, self.hint_playouts)
         with self.lock:
             self._sweep(force=True)
             if len(self.tables) >= self.max_games:
@@ -567,38 +467,12 @@ class Store:
             table._start_agents()
         return table
 
-    def _start(self, players: int | None, options: str | None, position: str | None) -> Game:
-        if players is not None and players not in PLAYERS:
-            raise BadRequest(f"players must be {', '.join(map(str, PLAYERS[:-1]))} or "
-                             f"{MAX_PLAYERS}, got {players}")
-        try:
-            rules = None if options is None else Options.parse(options)
-        except ValueError as e:
-            raise BadRequest(str(e)) from None
-        if position is None:
-            return Game(players or PLAYERS[0], options=rules)
-        try:
-            game = Game.from_position(position)
-        except (InvalidPositionError, ValueError) as e:
-            raise BadRequest(f"position: {e}") from None
-        if players is not None and players != game.players:
-            raise BadRequest(f"players {players} disagrees with the position's {game.players}")
-        if rules is not None and rules != game.options:
-            raise BadRequest(f"options {options!r} disagree with the position's "
-                             f"{str(game.options)!r}")
-        return game
-
     def _seats(self, players: int, seats: Sequence[str] | None) -> list[Spec | None]:
+        """The seats named (the Session checks their number and that a person plays)."""
         if seats is None:
             first = self.agents.labels[0] if self.agents.labels else PERSON
             seats = [PERSON] + [first] * (players - 1)
-        if len(seats) != players:
-            raise BadRequest(f"seats must name {players} players, one per seat, got "
-                             f"{len(seats)}")
-        chosen = [None if s.strip().lower() == PERSON else self.agents.find(s) for s in seats]
-        if all(chosen):
-            raise BadRequest(f"at least one seat must be a {PERSON!r}'s")
-        return chosen
+        return [None if s.strip().lower() == PERSON else self.agents.find(s) for s in seats]
 
     def get(self, game_id: str) -> Table:
         """The game `game_id` (UnknownGame if there is none), kept a while longer."""
@@ -641,20 +515,11 @@ class Store:
 
     def _make_room(self) -> None:
         for table in self.tables.values():
-            if table.forfeit is not None or table.game.is_over:
+            if table.session.over:
                 del self.tables[table.id]
                 table.close()
                 return
         raise Unavailable(f"the server holds its maximum of {self.max_games} games, none of "
                           "them finished: try again later")
 
-
-def _movers(game: Game) -> list[int]:
-    """The player who made each move of `game`'s history (replayed from its root)."""
-    root = game.root()
-    movers = []
-    for move in game.history:
-        movers.append(root.current_player if root.current_player is not None else -1)
-        root.play(move)
-    return movers
 

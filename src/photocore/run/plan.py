@@ -1,0 +1,48 @@
+"""What a run of games is, to whatever plays it: a Plan (its games, played in batches
+anywhere), what a batch gives back (Played), and how a run fails (RunError). The driver
+(run/driver.py) and both backends, local worker processes (run/local_backend.py) and Ray
+(run/ray_backend.py), import these; self-play, matches and training data are Plans.
+"""
+
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+
+class Played(Protocol):
+    """What a plan's batch gives back: the record lines of its games, in game order (none
+    for a plan that writes no records), and whatever else its plan adds."""
+
+    @property
+    def lines(self) -> Sequence[bytes]: ...
+
+
+P_co = TypeVar("P_co", bound=Played, covariant=True)
+P = TypeVar("P", bound=Played)
+
+
+class Plan(Protocol[P_co]):
+    """A seeded run of `games` games, played in batches anywhere: `batch(start, count)`
+    plays games start .. start + count - 1 (in a worker process: a plan must pickle).
+    `searches` is True when its games take milliseconds a move (a searching agent), which
+    asks for small batches."""
+
+    @property
+    def games(self) -> int: ...
+
+    @property
+    def searches(self) -> bool: ...
+
+    def batch(self, start: int, count: int) -> P_co: ...
+
+
+class Resumable(Plan[P_co], Protocol[P_co]):
+    """A plan whose records tell whose games they are: `defining(index)` is what game
+    `index` is defined by, as its record holds it (rules_version, players and options at
+    the record's top level, the rest in its metadata), in the order a mismatch is told."""
+
+    def defining(self, index: int) -> dict[str, object]: ...
+
+
+class RunError(RuntimeError):
+    """A run could not go on (a worker died, a batch raised, a Ray task kept failing): the
+    message says what happened. Every batch before the failed one was handed on."""
