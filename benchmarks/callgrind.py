@@ -28,8 +28,11 @@ import tempfile
 
 from photocore import Options
 
-# per random move, 2 players: instructions, branches, mispredicted branches
-LIMITS = {"x86-64-v3": (200, 12, 2.6), "x86-64-v2": (200, 12, 2.6), "native": (200, 12, 2.6), "baseline": (300, 12, 2.6)}
+# per random move, 2 players: instructions, branches, mispredicted branches. The x86-64-v2
+# path's 205 instructions were 200 until the position keys (issue 27): every playout's end
+# then computes its key once (about 2.5 instructions a move on every path), which took that
+# path from 198.5 to 201.3 (docs/kernel.md)
+LIMITS = {"x86-64-v3": (200, 12, 2.6), "x86-64-v2": (205, 12, 2.6), "native": (200, 12, 2.6), "baseline": (300, 12, 2.6)}
 
 PLAY = """
 import sys, photocore

@@ -38,6 +38,7 @@ cdef dict _BROKEN = {
              "the outer ring, and nothing else happens)",
     B_ACTIVATED: "activated: cells are activated only during a turn, and hold no piece of "
                  "another player",
+    B_KEY: "key: the position key kept move by move is not the key of the state",
 }
 cdef bint _checking = os.environ.get("PHOTOCORE_CHECK_INVARIANTS") == "1"
 
@@ -536,6 +537,14 @@ cdef class Game:
         return tuple(self.st.stack[leaves - 1] for leaves in STACK_LEAVES)
 
     @property
+    def key(self):
+        """The position's key: a 64-bit int, equal for equal games (==) whatever the moves
+        that reached them and, but for a chance of about 2**-64 a pair, different for
+        different ones (a Zobrist-style key the kernel keeps up to date move by move;
+        docs/engine.md, "Position keys")."""
+        return self.st.key
+
+    @property
     def history(self):
         """The moves played since the game (or its start position) began, in order."""
         return [_MOVES[self.played[i]] for i in range(self.n)]
@@ -692,6 +701,7 @@ cdef class Game:
                 self.st.ntok += 1
         for k, leaves in enumerate(STACK_LEAVES):
             self.st.stack[leaves - 1] = fields.stacks[k]
+        self.st.key = state_key(&self.st)
         self.origin = self.st
         self.n = 0
 
@@ -702,9 +712,12 @@ cdef class Game:
         return f"Game.from_position({self.position()!r})"
 
     def __eq__(self, other):
-        """Games are equal when their positions are (history aside)."""
+        """Games are equal when their positions are, history aside: the order in which a
+        player took their tokens is history too (it changes no move, score or result), so
+        it may differ between equal games (and between their position texts). Equal games
+        have equal keys."""
         if isinstance(other, Game):
-            return self.position() == other.position()
+            return same_position(&self.st, &(<Game>other).st)
         return NotImplemented
 
     __hash__ = None

@@ -116,6 +116,7 @@ cdef enum Broken:
     B_CLOCK                 # round, sun, first player, player to move or phase inconsistent
     B_SETUP                 # a setup position that setup's placements do not reach
     B_ACTIVATED             # activated cells outside a turn, or holding another player's piece
+    B_KEY                   # the key is not state_key() of the state
 
 # Why an action is not legal; 0 means legal.
 cdef enum Refusal:
@@ -137,6 +138,10 @@ cdef enum Refusal:
     R_NOT_LARGE
     R_OUT_OF_RANGE
 
+# The whole state of a game, without padding (152 bytes). `key` is the position's key
+# (docs/engine.md, "Position keys"). Two states are the same position when same_position()
+# says so: memcmp says more, since the token log keeps the order tokens were taken in, which
+# is history; canonical_state() puts it in a fixed order, after which memcmp decides.
 ctypedef struct State:
     uint64_t size_bb[NSIZES]          # cells holding a piece of each size
     uint64_t owner_bb[MAX_PLAYERS]    # cells holding a piece of each player
@@ -154,6 +159,8 @@ ctypedef struct State:
     uint8_t first
     uint8_t current           # NO_PLAYER once over
     uint8_t phase
+    uint64_t key              # the position's key, state_key(): kept up to date by state_init,
+                              # apply_action and play_random_game (docs/engine.md)
 
 
 cdef int cell_bit(int cell) noexcept nogil
@@ -181,6 +188,9 @@ cdef void legal_mask(const State* s, uint8_t* out) noexcept nogil
 cdef long long perft(const State* s, int depth) noexcept nogil
 cdef int score(const State* s, int player) noexcept nogil
 cdef int broken_invariant(const State* s) noexcept nogil
+cdef uint64_t state_key(const State* s) noexcept nogil
+cdef bint same_position(const State* a, const State* b) noexcept nogil
+cdef void canonical_state(const State* s, State* out) noexcept nogil
 cdef int winners_mask(const State* s) noexcept nogil
 cdef void returns(const State* s, double* out) noexcept nogil
 cdef uint64_t rng_next(uint64_t* rng) noexcept nogil

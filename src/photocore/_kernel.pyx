@@ -9,7 +9,8 @@ everything else runs without the GIL.
 """
 
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcmp, memset
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcmp, memcpy, memset
 
 import os
 import sys
@@ -152,6 +153,27 @@ cdef uint8_t SUN_IN_ROUND[ROUNDS_FOURTH_REVOLUTION + 1]  # §2: (round - 1) mod 
 cdef uint8_t SHADOW_LEFT[SUN_POSITIONS]
 cdef uint8_t SHADOW_RIGHT[SUN_POSITIONS]
 
+# The position key's words (docs/engine.md, "Position keys"): random 64-bit words drawn by
+# SplitMix64 from KEY_SEED in the order of _build_keys. Table sizes are powers of two, so
+# that state_key can mask any byte into range.
+cdef enum:
+    KEY_TOKENS = MAX_PLAYERS << TOKEN_SHIFT     # tokens as the log holds them: player, value
+    KEY_ROUNDS = 32         # rounds 0 .. ROUNDS_FOURTH_REVOLUTION
+    KEY_MOVERS = 8          # current & 7: players 0 .. 3, and 7 for NO_PLAYER
+    KEY_PLAYERS = 8         # player counts 2 .. 4
+    KEY_OPTIONS = 256       # option flags (a byte)
+    PURSE_LIGHT = 59        # where a purse word (purse_key) holds the light
+cdef uint64_t KEY_SEED = 0x70686F746F6B6579       # "photokey"
+cdef uint64_t Z_PIECES                              # the salt of the piece words
+cdef uint64_t Z_ACTIVE[NBITS]                       # [bit]: a cell activated this turn
+cdef uint64_t Z_TOKEN[KEY_TOKENS]                  # [player << TOKEN_SHIFT | value]
+cdef uint64_t Z_CLOCK[KEY_ROUNDS][KEY_MOVERS]       # [round][current & 7]
+cdef uint64_t Z_PLAYERS[KEY_PLAYERS]                # [players]
+cdef uint64_t Z_OPTIONS[KEY_OPTIONS]                # [options]
+cdef uint64_t Z_PURSE[MAX_PLAYERS]                  # [player]: salts of the purse words
+cdef uint64_t Z_STACKS                              # the salt of the stacks' word
+cdef uint64_t START_KEY[MAX_PLAYERS + 1]            # [players]: state_init's key but Z_OPTIONS
+
 # The game's numbers (docs/rules.md §3, §6), written once: the C tables below are built from
 # them and tables() hands them to Python (photocore.facts).
 _OWNED = (6, 8, 4, 2)                                   # pieces a player owns, by size
@@ -227,6 +249,33 @@ cdef void _build_tables():
         SHADOW_LEFT[k] = left
         SHADOW_RIGHT[k] = right
     pc_build_select()
+    _build_keys()
+
+cdef void _build_keys():
+    """Draws the key words from KEY_SEED, table by table in declaration order, each in index
+    order (last index fastest): the same words on every machine and build."""
+    global Z_STACKS, Z_PIECES
+    cdef uint64_t rng = KEY_SEED
+    cdef int p, k, n
+    cdef State start
+    Z_PIECES = rng_next(&rng)
+    for n in range(NBITS):
+        Z_ACTIVE[n] = rng_next(&rng)
+    for n in range(KEY_TOKENS):
+        Z_TOKEN[n] = rng_next(&rng)
+    for k in range(KEY_ROUNDS):
+        for n in range(KEY_MOVERS):
+            Z_CLOCK[k][n] = rng_next(&rng)
+    for n in range(KEY_PLAYERS):
+        Z_PLAYERS[n] = rng_next(&rng)
+    for n in range(KEY_OPTIONS):
+        Z_OPTIONS[n] = rng_next(&rng)
+    for p in range(MAX_PLAYERS):
+        Z_PURSE[p] = rng_next(&rng)
+    Z_STACKS = rng_next(&rng)
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        state_init(&start, n, 0)
+        START_KEY[n] = state_key(&start) ^ Z_OPTIONS[0]
 
 _build_tables()
 # how pc_select finds the k-th set bit here: "pdep" (BMI2, fast) or "broadword"
@@ -292,6 +341,7 @@ cdef void state_init(State* s, int players, int options) noexcept nogil:
         s.stack[k] = STACK_SIZE[k]
     if players == 2:
         s.stack[NSTACKS - 1] = 0                # two players: the 4-leaf stack stays in the box
+    s.key = START_KEY[players] ^ Z_OPTIONS[options]     # state_key(s), made in _build_keys
 
 cdef int sun_of(const State* s) noexcept nogil:
     return SUN_IN_ROUND[s.round]
@@ -774,10 +824,163 @@ cdef int refusal(const State* s, int kind, int where) noexcept nogil:
         return R_NO_LIGHT if s.light[p] < grow_cost(size) else R_SHADED
     return R_NOT_LARGE if size != LARGE else R_NO_LIGHT
 
+# ---- the position key (docs/engine.md, "Position keys") -------------------------------
+# A Zobrist-style key: the XOR of one 64-bit word per part of the position, each a function
+# of that part alone: a table word (the settings, the clock, each activated cell) or a mix64
+# of the part's bits with its own tag (each player's pieces of each size, each player's
+# purse, the stacks, the sum of a table word per token held). state_key() computes it;
+# apply_action() keeps s.key equal to it move by move, taking the words of what a move
+# changes out and putting their new values in. The kernel's own loops that never hand a
+# state out (play_random_game's moves, perft) play without the key: play(), not
+# apply_action().
+
+cdef inline uint64_t cells_key(const uint64_t* table, uint64_t cells) noexcept nogil:
+    """The XOR of table[bit] over the cells' bits."""
+    cdef uint64_t key = 0
+    while cells:
+        key ^= table[pc_lowest(cells)]
+        cells &= cells - 1
+    return key
+
+cdef inline uint64_t clock_key(const State* s) noexcept nogil:
+    """The round and the player to move (the phase, the first player, the sun and the last
+    round follow from them, the player count and the options)."""
+    return Z_CLOCK[s.round][s.current & (KEY_MOVERS - 1)]
+
+cdef inline uint64_t mix64(uint64_t z) noexcept nogil:
+    """SplitMix64's finalizer (rng_next's): a bijection of 64-bit words in which every
+    input bit reaches every output bit."""
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+cdef inline uint64_t purse_of(const State* s, int p, int light) noexcept nogil:
+    """Player p's available area and player board with `light`, mixed as one word: the
+    available counts in bytes 0-3, the player board's in bytes 4-7 (at most 4 each, and 2 in
+    the large column: bits 56-57) and the light in the top 5 bits."""
+    return mix64((byte_word(s.avail[p]) | <uint64_t>byte_word(s.pboard[p]) << 32
+                  | <uint64_t>light << PURSE_LIGHT) ^ Z_PURSE[p])
+
+cdef inline uint64_t purse_key(const State* s, int p) noexcept nogil:
+    """Player p's purse: light, available area and player board (purse_of)."""
+    return purse_of(s, p, s.light[p])
+
+cdef inline uint64_t pieces_key(int p, int size, uint64_t cells) noexcept nogil:
+    """Player p's pieces of a size on the board, mixed as one word: the cells (bits 0-54 of
+    a bitboard) and p * NSIZES + size + 1 in the top byte, so that no two differ."""
+    return mix64((cells | <uint64_t>(p * NSIZES + size + 1) << 56) ^ Z_PIECES)
+
+cdef inline uint64_t stacks_key(const State* s) noexcept nogil:
+    """The tokens left on the four stacks, mixed as one word (a byte each)."""
+    return mix64(byte_word(s.stack) ^ Z_STACKS)
+
+cdef inline uint64_t tokens_key(const State* s) noexcept nogil:
+    """The tokens the players hold, as a multiset: the sum (mod 2**64) of the word of each
+    (its byte in the log: player and value), mixed. A sum, where an XOR would cancel two
+    tokens of one value; a multiset, whatever the order they were taken in."""
+    cdef int k
+    cdef uint64_t total = 0
+    for k in range(s.ntok if s.ntok < NTOKENS else NTOKENS):
+        total += Z_TOKEN[s.toklog[k] & (KEY_TOKENS - 1)]
+    return mix64(total)
+
+cdef uint64_t state_key(const State* s) noexcept nogil:
+    """The position's key from scratch: the XOR of the words of the player count, the
+    options, the clock (round, player to move), each activated cell, each player's pieces of
+    each size, each player's purse (light, available area, player board), the stacks and
+    the tokens held (a multiset: whatever the order they were taken in). Branch-free but for
+    the loops over the players, activated cells and tokens. Every index is masked into its
+    table: any state, even a broken one, reads inside them."""
+    cdef int p, players = s.players if s.players < MAX_PLAYERS else MAX_PLAYERS
+    cdef uint64_t key = (Z_PLAYERS[s.players & (KEY_PLAYERS - 1)] ^ Z_OPTIONS[s.options]
+                         ^ Z_CLOCK[s.round & (KEY_ROUNDS - 1)][s.current & (KEY_MOVERS - 1)]
+                         ^ cells_key(Z_ACTIVE, s.active) ^ stacks_key(s) ^ tokens_key(s))
+    for p in range(players):
+        key ^= (purse_key(s, p) ^ pieces_key(p, SEED, s.owner_bb[p] & s.size_bb[SEED])
+                ^ pieces_key(p, SMALL, s.owner_bb[p] & s.size_bb[SMALL])
+                ^ pieces_key(p, MEDIUM, s.owner_bb[p] & s.size_bb[MEDIUM])
+                ^ pieces_key(p, LARGE, s.owner_bb[p] & s.size_bb[LARGE]))
+    return key
+
+cdef void canonical_state(const State* s, State* out) noexcept nogil:
+    """s with its token log in ascending byte order (by player, then value): the order the
+    tokens were taken in is history, not position. Two states are the same position exactly
+    when their canonical states are equal byte for byte (State has no padding)."""
+    cdef int i, j
+    cdef uint8_t t
+    out[0] = s[0]
+    for i in range(1, out.ntok if out.ntok < NTOKENS else NTOKENS):
+        t = out.toklog[i]
+        j = i
+        while j > 0 and out.toklog[j - 1] > t:
+            out.toklog[j] = out.toklog[j - 1]
+            j -= 1
+        out.toklog[j] = t
+
+cdef bint same_position(const State* a, const State* b) noexcept nogil:
+    """Whether a and b are the same position (Game.__eq__): every field equal, each player's
+    tokens as a multiset. One memcmp when their token logs agree (the usual case)."""
+    cdef State ca, cb
+    if memcmp(a, b, sizeof(State)) == 0:
+        return True
+    if a.key != b.key or a.ntok != b.ntok:
+        return False
+    canonical_state(a, &ca)
+    canonical_state(b, &cb)
+    return memcmp(&ca, &cb, sizeof(State)) == 0
+
+cdef inline uint64_t moved_key(const State* s, int p, int size, int bit) noexcept nogil:
+    """The change of player p's piece word of `size` when a piece of theirs of that size
+    comes onto or leaves the cell `bit`: the old word and the new one."""
+    cdef uint64_t cells = s.owner_bb[p] & s.size_bb[size]
+    return pieces_key(p, size, cells) ^ pieces_key(p, size, cells ^ bit_mask(bit))
+
 cdef void apply_action(State* s, int action) noexcept nogil:
-    """Plays a legal action (check_action(s, action) == LEGAL) in place."""
-    cdef int where, kind = decode(action, &where)
-    play(s, s.current, kind, where)
+    """Plays a legal action (check_action(s, action) == LEGAL) in place and brings the key up
+    to date: the words the move changes go out of it before the move and in after it, or
+    change in one step (moved_key) where the move itself says how they change."""
+    cdef int where, kind = decode(action, &where), p = s.current, size, bit, q, rnd
+    cdef uint64_t key = s.key
+    cdef uint8_t light[MAX_PLAYERS]
+    if kind == KIND_BUY:
+        key ^= purse_key(s, p)
+        buy(s, p, where)
+        key ^= purse_key(s, p)
+    elif kind == KIND_PLANT:
+        bit = target_of(where)
+        key ^= (purse_key(s, p) ^ moved_key(s, p, SEED, bit)
+                ^ Z_ACTIVE[bit] ^ Z_ACTIVE[source_of(where)])
+        plant(s, p, source_of(where), bit)
+        key ^= purse_key(s, p)
+    elif kind == KIND_GROW:
+        size = size_bits(s, where)
+        key ^= (purse_key(s, p) ^ moved_key(s, p, size, where) ^ moved_key(s, p, size + 1, where)
+                ^ Z_ACTIVE[where])
+        grow(s, p, where)
+        key ^= purse_key(s, p)
+    elif kind == KIND_COLLECT:
+        key ^= (purse_key(s, p) ^ stacks_key(s) ^ tokens_key(s) ^ moved_key(s, p, LARGE, where)
+                ^ Z_ACTIVE[where])
+        collect(s, p, where)
+        key ^= purse_key(s, p) ^ stacks_key(s) ^ tokens_key(s)
+    else:
+        # place or end: the clock moves, and where a round begins, its photosynthesis
+        # changes every player's light
+        rnd = s.round
+        memcpy(light, s.light, sizeof(light))
+        key ^= clock_key(s)
+        if kind == KIND_PLACE:
+            key ^= purse_key(s, p) ^ moved_key(s, p, SMALL, where)
+            place(s, where)
+            key ^= purse_of(s, p, light[p])     # the light before any photosynthesis
+        else:
+            key ^= cells_key(Z_ACTIVE, s.active)
+            end_turn(s)
+        key ^= clock_key(s)
+        if s.round != rnd:
+            for q in range(s.players):
+                key ^= purse_of(s, q, light[q]) ^ purse_key(s, q)
+    s.key = key
 
 cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
     """A legal action drawn uniformly: k = rng_below(how many are legal), then the k-th in
@@ -793,7 +996,8 @@ cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
 
 cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
     """Plays uniformly random legal moves to the end, the moves random_action() would draw,
-    in place; returns how many were played."""
+    in place; returns how many were played. The moves keep no key (a playout looks at no
+    position's key): the end's is computed once, so it is apply_action's all the same."""
     cdef Tally t
     cdef State g = s[0]                  # the game in this frame: its fields at fixed stack
     cdef uint64_t cells, r = rng[0]      # offsets; the random stream in a register
@@ -809,6 +1013,7 @@ cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
         moves += 1
     s[0] = g
     rng[0] = r
+    s.key = state_key(s)                # once, at the end: the moves above keep no key
     return moves
 
 # ---- observation ------------------------------------------------------------------
@@ -863,10 +1068,12 @@ cdef void legal_mask(const State* s, uint8_t* out) noexcept nogil:
         out[actions[i]] = 1
 
 cdef long long perft(const State* s, int depth) noexcept nogil:
-    """Leaves of the legal-move tree `depth` plies deep; a finished game is one leaf."""
+    """Leaves of the legal-move tree `depth` plies deep; a finished game is one leaf. The
+    children are played without their keys (play(), not apply_action()): they are counted,
+    never handed out, so no key of theirs is ever read."""
     cdef uint16_t actions[MAX_LEGAL]
     cdef State child
-    cdef int i, n
+    cdef int i, n, where, kind
     cdef long long total = 0
     if depth == 0 or s.phase == PHASE_OVER:
         return 1
@@ -875,7 +1082,8 @@ cdef long long perft(const State* s, int depth) noexcept nogil:
     n = legal_actions(s, actions)
     for i in range(n):
         child = s[0]
-        apply_action(&child, actions[i])
+        kind = decode(actions[i], &where)
+        play(&child, child.current, kind, where)
         total += perft(&child, depth - 1)
     return total
 
@@ -944,6 +1152,8 @@ cdef int broken_invariant(const State* s) noexcept nogil:
     # activated cells: only during a turn, and empty or the player to move's
     if s.active and (s.phase != PHASE_PLAY or s.active & occupied(s) & ~s.owner_bb[s.current]):
         return B_ACTIVATED
+    if s.key != state_key(s):
+        return B_KEY
     return INTACT
 
 cdef bint setup_broken(const State* s) noexcept nogil:
@@ -1078,6 +1288,174 @@ cdef void playout_totals(long long count, int players, uint64_t seed, int flags,
             if winners >> p & 1:
                 wins[p] += 1
 
+
+
+# ---- the keys' collision census (tests/test_keys.py, docs/engine.md "Position keys") ----
+
+cdef struct Census:             # the keys of every position of some random games
+    uint64_t* keys
+    size_t count, capacity
+    long long mismatches        # positions whose kept key is not state_key()
+
+cdef int census_add(Census* c, uint64_t key) noexcept nogil:
+    cdef uint64_t* grown
+    if c.count == c.capacity:
+        grown = <uint64_t*>realloc(c.keys, (2 * c.capacity + 4096) * sizeof(uint64_t))
+        if grown == NULL:
+            return -1
+        c.keys = grown
+        c.capacity = 2 * c.capacity + 4096
+    c.keys[c.count] = key
+    c.count += 1
+    return 0
+
+cdef int census_games(Census* c, int players, int options, long long games,
+                      uint64_t seed) noexcept nogil:
+    """Plays `games` random games (random_action, apply_action), adding the key of every
+    position, from the start to the end, and counting kept keys that state_key() denies."""
+    cdef State s
+    cdef uint64_t rng
+    cdef long long g
+    for g in range(games):
+        rng = game_seed(seed, <uint64_t>g)
+        state_init(&s, players, options)
+        while True:
+            c.mismatches += s.key != state_key(&s)
+            if census_add(c, s.key) < 0:
+                return -1
+            if s.phase == PHASE_OVER:
+                break
+            apply_action(&s, random_action(&s, &rng))
+    return 0
+
+cdef long long find_key(const uint64_t* sorted_keys, long long n, uint64_t key) noexcept nogil:
+    """The index of key in sorted_keys (ascending), -1 if absent."""
+    cdef long long lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < n and sorted_keys[lo] == key else -1
+
+def key_census(runs, check=True):
+    """The collision census of the position keys over random games: no two different
+    positions may share a key.
+
+    `runs` lists (players, option flags, games, seed): that many games of uniformly random
+    legal moves (random_action and apply_action, game k seeded as random_playouts seeds it).
+    Every position of every game, from the start to the end, is counted. The keys of all of
+    them are sorted; the positions whose key occurs more than once are found again by
+    replaying the same games and compared with the first position of their key, as whole
+    canonical states (canonical_state: every field, the tokens in a fixed order). With
+    `check`, every kept key is also compared with state_key() (from scratch).
+
+    Returns a dict: positions, distinct (different positions; the keys if no collision),
+    repeated (keys met more than once: the same position reached again), collisions
+    (positions whose key an earlier different position has), examples (up to 10 such
+    collisions as (run, game, ply) of the two positions), mismatches (kept keys != state_key)
+    and seconds.
+
+    >>> r = key_census([(2, 0, 10, 1)])
+    >>> r["collisions"], r["mismatches"], r["distinct"] > 1000
+    (0, 0, True)
+    """
+    import time
+
+    import numpy as np
+    started = time.perf_counter()
+    every = 0
+    for row in OPTION_TABLE:
+        every |= row[2]
+    plan = []
+    for players, options, games, seed in runs:
+        if not 0 <= index(options) <= every or index(options) & ~every:
+            raise ValueError(f"options must be option flags (Options.flags), got {options!r}")
+        plan.append((check_players(players), index(options), check_count(games, "games"),
+                     index(seed) & 0xFFFFFFFFFFFFFFFF))
+    cdef Census c
+    cdef int nplayers, flags, failed = 0
+    cdef long long ngames
+    cdef uint64_t base
+    c.keys = NULL
+    c.count = c.capacity = 0
+    c.mismatches = 0
+    try:
+        for players, options, games, seed in plan:
+            nplayers, flags, ngames, base = players, options, games, seed
+            with nogil:
+                failed = census_games(&c, nplayers, flags, ngames, base)
+            if failed:
+                raise MemoryError("key_census: no memory for the keys")
+        keys = np.empty(c.count, np.uint64)
+        if c.count:
+            memcpy(<void*><size_t>keys.ctypes.data, c.keys, c.count * sizeof(uint64_t))
+    finally:
+        free(c.keys)
+    positions = len(keys)
+    keys.sort()
+    if positions:
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:positions - 1])))
+        counts = np.diff(np.append(starts, positions))
+        repeated = np.ascontiguousarray(keys[starts[counts > 1]])
+    else:
+        starts = repeated = np.empty(0, np.uint64)
+    del keys
+    collisions, examples = _census_confirm(plan, repeated)
+    return {"positions": positions, "distinct": len(starts) + collisions,
+            "repeated": len(repeated), "collisions": collisions, "examples": examples,
+            "mismatches": c.mismatches if check else 0,
+            "seconds": time.perf_counter() - started}
+
+def _census_confirm(plan, repeated):
+    """Replays the census' games: each position whose key is in `repeated` (sorted) is
+    compared with the first position met with that key. Returns (collisions, examples)."""
+    cdef long long n = len(repeated), i, g, ply, games
+    cdef const uint64_t[::1] keys = repeated if n else None
+    cdef State* first = <State*>calloc(n if n else 1, sizeof(State))
+    cdef uint8_t* seen = <uint8_t*>calloc(n if n else 1, 1)
+    cdef long long* where = <long long*>calloc(3 * (n if n else 1), sizeof(long long))
+    cdef State s, canon
+    cdef uint64_t rng, seed
+    cdef int players, options, run
+    cdef long long collisions = 0
+    examples = []
+    if first == NULL or seen == NULL or where == NULL:
+        free(first)
+        free(seen)
+        free(where)
+        raise MemoryError("key_census: no memory for the repeated positions")
+    try:
+        for run, (players, options, games, seed) in enumerate(plan):
+            for g in range(games):
+                rng = game_seed(seed, <uint64_t>g)
+                state_init(&s, players, options)
+                ply = 0
+                while True:
+                    i = find_key(&keys[0], n, s.key) if n else -1
+                    if i >= 0:
+                        canonical_state(&s, &canon)
+                        if not seen[i]:
+                            seen[i] = 1
+                            first[i] = canon
+                            where[3 * i] = run
+                            where[3 * i + 1] = g
+                            where[3 * i + 2] = ply
+                        elif memcmp(&first[i], &canon, sizeof(State)):
+                            collisions += 1
+                            if len(examples) < 10:
+                                examples.append(((where[3 * i], where[3 * i + 1],
+                                                  where[3 * i + 2]), (run, g, ply)))
+                    if s.phase == PHASE_OVER:
+                        break
+                    apply_action(&s, random_action(&s, &rng))
+                    ply += 1
+    finally:
+        free(first)
+        free(seen)
+        free(where)
+    return collisions, examples
 
 # The advanced rules (docs/rules.md §8), one row each: name, letter (the text form), kernel
 # bit, words (for people), help (for the command line). photocore.facts.Options, the command

@@ -441,6 +441,16 @@ cdef class VecGame:
             view[i] = self.states[i].current
         return out
 
+    @property
+    def key(self):
+        """Each game's position key (Game.key), uint64 array."""
+        out = np.empty(self.num_games, np.uint64)
+        cdef uint64_t[::1] view = out
+        cdef int i
+        for i in range(self.num_games):
+            view[i] = self.states[i].key
+        return out
+
     cdef int64_t[::1] _actions(self, actions, bint forfeit) except *:
         array = _input_array(actions, "actions")
         if array.shape == (self.num_games, 1):
