@@ -23,8 +23,8 @@ blunders; a forced move (the only legal one) loses nothing. A player's accuracy 
 over their unforced moves of lichess's curve 103.1668 e^(-0.04354 d) - 3.1669 (d: the win
 chance lost, in percent), clipped to 0..100.
 
->>> import photocore
->>> game = photocore.Game()
+>>> from photocore import Game
+>>> game = Game()
 >>> for _ in range(6):
 ...     game.play(game.legal_moves()[0])
 >>> result = analyze(game, engine="mcts:50", seed=1)

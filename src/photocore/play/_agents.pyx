@@ -263,9 +263,9 @@ cdef class Agent:
     """A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move).
     A photocore.play.Player: what agent specs load a built-in agent into.
 
-    >>> import photocore
+    >>> from photocore import Game
     >>> agent = Agent("greedy", seed=1)
-    >>> agent.select(photocore.Game()) in photocore.Game().legal_moves()
+    >>> agent.select(Game()) in Game().legal_moves()
     True
     """
     cdef AgentSpec spec
@@ -344,8 +344,8 @@ def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
     the agent plays it at once), as RootStats. The root's first visit expands it, so its
     moves share one visit fewer than it has.
 
-    >>> import photocore
-    >>> stats = search_root(photocore.Game(), simulations=50, seed=1)
+    >>> from photocore import Game
+    >>> stats = search_root(Game(), simulations=50, seed=1)
     >>> sum(stats.visits), stats.root_visits, len(stats.actions)
     (49, 50, 18)
     """

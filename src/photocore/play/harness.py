@@ -1,9 +1,9 @@
 """Plays a game between loaded players (play/specs.py): each chooses for its seat until the
 game ends or one of them forfeits.
 
->>> import photocore
+>>> from photocore import Game
 >>> from photocore.play import specs
->>> game = photocore.Game()
+>>> game = Game()
 >>> played = play_game(game, [specs.load("greedy"), specs.load("random")], seeds=[1, 2])
 >>> game.is_over, played.forfeit
 (True, None)

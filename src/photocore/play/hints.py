@@ -6,8 +6,8 @@ every seat (the C `random` agent by default); a move's value is the mean return
 in rounds of successive halving: the weaker half of the moves is dropped after each round,
 so the best moves get the most playouts.
 
->>> import photocore
->>> game = photocore.Game(players=2)
+>>> from photocore import Game
+>>> game = Game(players=2)
 >>> best = hint(game, top=2, playouts=200, seed=1)
 >>> len(best), all(-1 <= h.value <= 1 and h.playouts > 0 for h in best)
 (2, True)

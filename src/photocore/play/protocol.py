@@ -46,9 +46,9 @@ _cleanup_installed = False
 class Engine(Player):
     """An engine program behind the protocol, started on its first game.
 
-    >>> import photocore
+    >>> from photocore import Game
     >>> engine = Engine([sys.executable, "examples/engines/simple_engine.py"])  # doctest: +SKIP
-    >>> engine.reset(seed=1); engine.select(photocore.Game())                   # doctest: +SKIP
+    >>> engine.reset(seed=1); engine.select(Game())                             # doctest: +SKIP
     Move('place g3')
     >>> engine.close()                                                          # doctest: +SKIP
     """
