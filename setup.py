@@ -8,9 +8,13 @@ highest the CPU runs in its own place at import (src/photocore/_kernel.pyx, end)
 PHOTOCORE_DEBUG=1 turns bounds checks back on and disables optimisation, for debugging.
 PHOTOCORE_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (see
 docs/hardening.md for running Python under them).
+
+Cython and the C compiler run on every core (pip install included: it passes no -j);
+PHOTOCORE_BUILD_JOBS=N sets how many.
 """
 import os
 import platform
+import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -18,6 +22,10 @@ from setuptools import Extension, setup
 native = os.environ.get("PHOTOCORE_NATIVE") == "1"
 debug = os.environ.get("PHOTOCORE_DEBUG") == "1"
 sanitize = os.environ.get("PHOTOCORE_SANITIZE") == "1"
+jobs = int(os.environ.get("PHOTOCORE_BUILD_JOBS") or os.cpu_count() or 1)
+# Cython's own processes are forked: where they would be spawned (macOS, Windows) they would
+# run this file again, so Cython runs in this process there
+cython_jobs = jobs if sys.platform.startswith("linux") else 0
 
 compile_args = ["-O0", "-g"] if debug else ["-O3"]
 link_args = []
@@ -49,7 +57,7 @@ extensions = [
 ]
 
 extensions = cythonize(extensions, compiler_directives=directives,
-                       compile_time_env={"PHOTOCORE_NATIVE": native})
+                       compile_time_env={"PHOTOCORE_NATIVE": native}, nthreads=cython_jobs)
 if (not (native or debug) and os.name == "posix"
         and platform.machine().lower() in ("x86_64", "amd64")):
     # the same C (_kernel_x86_64_vN.c includes _kernel.c, naming its level): the module
@@ -65,4 +73,4 @@ if (not (native or debug) and os.name == "posix"
             define_macros=[("PHOTOCORE_NATIVE", "0")],
         ))
 
-setup(ext_modules=extensions)
+setup(ext_modules=extensions, options={"build_ext": {"parallel": jobs}})
