@@ -50,10 +50,10 @@ def test_a_key_is_a_64_bit_int_fixed_by_the_position():
     assert Game.from_position(TURN).key == 0x9ECD89AE44FCBAB0
 
 
-def test_every_order_of_a_turn_reaches_one_key():
-    start = Game.from_position(TURN)
+def legal_orders(start, moves):
+    """Every order of `moves` legal from `start`, each with the game it reaches."""
     ends = []
-    for order in itertools.permutations(TURN_MOVES):
+    for order in itertools.permutations(moves):
         game = start.copy()
         for move in order:
             if not game.is_legal(move):
@@ -61,6 +61,12 @@ def test_every_order_of_a_turn_reaches_one_key():
             game.play(move)
         else:
             ends.append((order, game))
+    return ends
+
+
+def test_every_order_of_a_turn_reaches_one_key():
+    start = Game.from_position(TURN)
+    ends = legal_orders(start, TURN_MOVES)
     # "grow f2" needs the medium tree "buy medium" brings: half the 120 orders
     assert len(ends) == 60
     assert {game.key for _, game in ends} == {ends[0][1].key}

@@ -231,3 +231,31 @@ cdef inline int acted_cell(int action) noexcept nogil:
     if kind == KIND_COLLECT:
         return action - COLLECT_BASE
     return -1
+
+cdef inline uint64_t touched_cells(int action) noexcept nogil:
+    """The cells a plant, grow or collect activates, as a bitboard (0 for the others)."""
+    cdef int kind = action_kind(action)
+    if kind == KIND_PLANT:
+        return (<uint64_t>1 << cell_bit(plant_source(action))
+                | <uint64_t>1 << cell_bit(plant_target(action)))
+    if kind == KIND_GROW or kind == KIND_COLLECT:
+        return <uint64_t>1 << cell_bit(acted_cell(action))
+    return 0
+
+cdef inline bint actions_commute(int x, int y, int options) noexcept nogil:
+    """Whether playing x then y in a turn, wherever that is legal, could as well be y then
+    x: y is legal before x, x after y, and both orders reach the same position. True for
+    two plants, grows or collects on disjoint cells (their costs are fixed, neither gives
+    back light or an available piece, and the cells each needs are the other's to leave
+    alone), unless shade blocks growth and one changes the shadows (grow, collect) that
+    the other is judged by (plant, grow). Buys (a column's price moves), end and place
+    never commute. docs/search.md, "Orders of a turn"."""
+    cdef int kx = action_kind(x), ky = action_kind(y)
+    if kx < KIND_PLANT or kx > KIND_COLLECT or ky < KIND_PLANT or ky > KIND_COLLECT:
+        return False
+    if touched_cells(x) & touched_cells(y):
+        return False
+    if options & OPT_SHADE_BLOCKS:
+        if (kx != KIND_PLANT and ky != KIND_COLLECT) or (ky != KIND_PLANT and kx != KIND_COLLECT):
+            return False
+    return True

@@ -1339,6 +1339,25 @@ cdef long long find_key(const uint64_t* sorted_keys, long long n, uint64_t key) 
             hi = mid
     return lo if lo < n and sorted_keys[lo] == key else -1
 
+def commutes(x, y, options=0):
+    """Whether action ids x then y, played in one turn of a game with these option bits,
+    could as well be played y then x: the same position either way, wherever x then y is
+    legal (actions_commute; docs/search.md, "Orders of a turn").
+
+    >>> from photocore import Move
+    >>> commutes(Move.parse("collect a4"), Move.parse("grow d4"))
+    True
+    >>> commutes(Move.parse("grow a4"), Move.parse("collect a4"))    # one cell
+    False
+    >>> commutes(Move.parse("buy seed"), Move.parse("plant a4 a5"))  # a buy never commutes
+    False
+    """
+    x, y = index(x), index(y)
+    for action in (x, y):
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action ids are 0 to {NUM_ACTIONS - 1}, got {action}")
+    return bool(actions_commute(x, y, index(options)))
+
 def key_census(runs, check=True):
     """The collision census of the position keys over random games: no two different
     positions may share a key.

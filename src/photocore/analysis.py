@@ -44,7 +44,7 @@ from photocore import compat
 from photocore._game import Game, Move
 from photocore._kernel import stream_seed
 from photocore.errors import RecordError
-from photocore.play._agents import MAX_SIMULATIONS, search_root
+from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
 from photocore.play.player import Forfeit, as_move
 from photocore.play.settings import Evaluate
 from photocore.play.specs import parse as parse_spec
@@ -143,20 +143,22 @@ class Judge(Protocol):
 
 
 class MctsJudge:
-    """The built-in UCT search, `simulations` random playouts a position."""
+    """The built-in UCT search, `simulations` random playouts a position, over a tree of
+    move orders or, with `graph`, over positions (mcts:N?graph=1)."""
 
-    def __init__(self, simulations: int, exploration: float = 1.0) -> None:
+    def __init__(self, simulations: int, exploration: float = 1.0,
+                 graph: bool = DEFAULT_GRAPH) -> None:
         if not 1 <= simulations <= MAX_SIMULATIONS:
             raise ValueError(f"mcts engine: simulations must be from 1 to "
                              f"{MAX_SIMULATIONS:,}, got {simulations}")
-        self.simulations, self.exploration = simulations, exploration
+        self.simulations, self.exploration, self.graph = simulations, exploration, graph
 
     @property
     def name(self) -> str:
-        return f"mcts:{self.simulations}"
+        return Agent("mcts", 0, self.simulations, graph=self.graph).name
 
     def evaluate(self, game: Game, seed: int) -> Evaluation:
-        stats = search_root(game, self.simulations, seed, self.exploration)
+        stats = search_root(game, self.simulations, seed, self.exploration, self.graph)
         player = _to_move(game)
         texts = [str(Move(a)) for a in stats.actions]
         moves = {t: v[player] for t, v, n in zip(texts, stats.values, stats.visits) if n}
@@ -269,8 +271,8 @@ def judge(spec: "str | Judge | object", budget: int | None = None) -> Judge:
     with `analyse`. `budget` overrides the simulations of mcts and of a SearchAgent. Engines
     made from text are kept for the process (a checkpoint loads once).
 
-    >>> judge("mcts:300").name, judge("mcts", budget=80).name
-    ('mcts:300', 'mcts:80')
+    >>> judge("mcts:300").name, judge("mcts", budget=80).name, judge("mcts:50?graph=1").name
+    ('mcts:300', 'mcts:80', 'mcts:50?graph=1')
     """
     if not isinstance(spec, str):
         return _judge_of_object(spec, budget, getattr(spec, "name", type(spec).__name__))
@@ -278,7 +280,7 @@ def judge(spec: "str | Judge | object", budget: int | None = None) -> Judge:
     if key not in _JUDGES:
         parsed = parse_spec(spec)
         if parsed.kind == "mcts":
-            _JUDGES[key] = MctsJudge(budget or parsed.simulations)
+            _JUDGES[key] = MctsJudge(budget or parsed.simulations, graph=parsed.graph)
         elif parsed.kind == "py":
             agent = parsed.python_class()(**dict(parsed.options))
             _JUDGES[key] = _judge_of_object(agent, budget, spec)

@@ -144,6 +144,7 @@ cdef class VecGame:
             self.agents[k].kind = BUILTIN_AGENTS[parsed.kind].kind
             self.agents[k].simulations = parsed.simulations
             self.agents[k].exploration = 1.0        # the default of photocore.Agent
+            self.agents[k].graph = parsed.graph
             names.append(parsed.label)
         return tuple(names)
 

@@ -13,8 +13,10 @@ ctypedef struct AgentSpec:
     int kind
     int simulations          # MCTS: playouts per decision
     double exploration       # MCTS: the UCT constant
+    bint graph               # MCTS: over positions (1) or over orders of moves (0)
 
 cdef int greedy_action(const State* s, uint64_t* rng) noexcept nogil
-cdef int mcts_action(const State* s, uint64_t* rng, int simulations, double exploration) noexcept nogil
+cdef int mcts_action(const State* s, uint64_t* rng, int simulations, double exploration,
+                     bint graph) noexcept nogil
 cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noexcept nogil
 cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* moves) noexcept nogil

@@ -13,16 +13,21 @@ class BuiltinAgent(NamedTuple):
     budget: bool
     searches: bool
     help: str
+    options: tuple[tuple[str, object], ...] = ()
 
 BUILTIN_AGENTS: dict[str, BuiltinAgent]
 DEFAULT_SIMULATIONS: int
+DEFAULT_GRAPH: bool
 MAX_SIMULATIONS: int
 
 class Agent(Player):
     @property
     def kind(self) -> str: ...
     def __init__(self, kind: str = "random", seed: SupportsIndex = 0,
-                 simulations: SupportsIndex = ..., exploration: float = 1.0) -> None: ...
+                 simulations: SupportsIndex = ..., exploration: float = 1.0,
+                 graph: bool = ...) -> None: ...
+    @property
+    def graph(self) -> bool: ...
     @property
     def name(self) -> str: ...
     def select(self, game: Game) -> Move: ...
@@ -36,9 +41,14 @@ class RootStats(NamedTuple):
     root_visits: int
     root_values: tuple[float, ...]
     principal: list[int]
+    nodes: int
+    memory: int
 
 def search_root(game: Game, simulations: SupportsIndex = ..., seed: SupportsIndex = 0,
-                exploration: float = 1.0) -> RootStats: ...
+                exploration: float = 1.0, graph: bool = ...) -> RootStats: ...
 
-def play_games(agents: list[tuple[str, int]], players: int, options: int, seed: int,
-               start: int, count: int) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int64]]: ...
+def option_suffix(agent: BuiltinAgent, options: dict[str, object]) -> str: ...
+
+def play_games(agents: list[tuple[str, int]] | list[tuple[str, int, bool]], players: int,
+               options: int, seed: int, start: int,
+               count: int) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int64]]: ...

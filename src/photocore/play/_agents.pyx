@@ -3,7 +3,7 @@
 
 from libc.math cimport log, sqrt
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
 from photocore._kernel cimport *
@@ -188,14 +188,237 @@ cdef int most_visited(const Tree* t, int node) noexcept nogil:
             best = t.nodes[node].first_child + i
     return best
 
+# ---- UCT over positions (docs/search.md, "The graph") ---------------------------------
+
+ctypedef struct Edge:
+    int child                # the node it leads to; -1 until its first visit
+    int visits               # N(e): the visits that went through this edge
+    uint16_t action
+
+ctypedef struct Position:
+    State state
+    int first_edge           # edges are contiguous; -1 until expanded
+    int edges
+    int visits               # N(n) = 1 + the visits of its edges once it has been played out
+    double own[MAX_PLAYERS]  # the returns of its one playout (of the game, once over)
+    double value[MAX_PLAYERS]    # Q(n) by seat: (own + sum N(e) Q(child)) / N(n)
+
+ctypedef struct Graph:
+    Position* nodes
+    Edge* edges
+    int* table               # open addressing on the key: node + 1, 0 for an empty slot
+    int size
+    int capacity
+    int nedges
+    int edge_capacity
+    int mask                 # table slots - 1 (a power of two, at least twice the nodes)
+
+cdef void graph_free(Graph* g) noexcept nogil:
+    free(g.nodes)
+    free(g.edges)
+    free(g.table)
+    g.nodes = NULL
+    g.edges = NULL
+    g.table = NULL
+
+cdef int graph_find(const Graph* g, const State* s) noexcept nogil:
+    """The node of position s, or -(its free table slot) - 1."""
+    cdef int slot = <int>(s.key & <uint64_t>g.mask), node
+    while g.table[slot]:
+        node = g.table[slot] - 1
+        if g.nodes[node].state.key == s.key and same_position(&g.nodes[node].state, s):
+            return node
+        slot = (slot + 1) & g.mask
+    return -slot - 1
+
+cdef int graph_rehash(Graph* g, int slots) noexcept nogil:
+    cdef int* table = <int*>calloc(slots, sizeof(int))
+    cdef int node, slot
+    if table == NULL:
+        return -1
+    free(g.table)
+    g.table = table
+    g.mask = slots - 1
+    for node in range(g.size):
+        slot = <int>(g.nodes[node].state.key & <uint64_t>g.mask)
+        while g.table[slot]:
+            slot = (slot + 1) & g.mask
+        g.table[slot] = node + 1
+    return 0
+
+cdef int graph_add(Graph* g, const State* s) noexcept nogil:
+    """The node of position s, made unvisited if the graph has none; -1 out of memory."""
+    cdef int found = graph_find(g, s), node, capacity
+    cdef Position* grown
+    cdef Position* n
+    if found >= 0:
+        return found
+    if g.size == g.capacity:
+        capacity = 2 * g.capacity
+        grown = <Position*>realloc(g.nodes, capacity * sizeof(Position))
+        if grown == NULL:
+            return -1
+        g.nodes = grown
+        g.capacity = capacity
+    node = g.size
+    n = &g.nodes[node]
+    n.state = s[0]
+    n.first_edge = -1
+    n.edges = 0
+    n.visits = 0
+    memset(n.own, 0, sizeof(n.own))
+    memset(n.value, 0, sizeof(n.value))
+    g.size += 1
+    g.table[-found - 1] = node + 1
+    if 2 * g.size > g.mask and graph_rehash(g, 2 * (g.mask + 1)) < 0:
+        return -1
+    return node
+
+cdef int graph_expand(Graph* g, int node) noexcept nogil:
+    cdef uint16_t actions[MAX_LEGAL]
+    cdef int i, n = legal_actions(&g.nodes[node].state, actions), capacity
+    cdef Edge* grown
+    if g.nedges + n > g.edge_capacity:
+        capacity = max(2 * g.edge_capacity, g.nedges + n)
+        grown = <Edge*>realloc(g.edges, capacity * sizeof(Edge))
+        if grown == NULL:
+            return -1
+        g.edges = grown
+        g.edge_capacity = capacity
+    for i in range(n):
+        g.edges[g.nedges + i].child = -1
+        g.edges[g.nedges + i].visits = 0
+        g.edges[g.nedges + i].action = actions[i]
+    g.nodes[node].first_edge = g.nedges
+    g.nodes[node].edges = n
+    g.nedges += n
+    return 0
+
+cdef int graph_select(const Graph* g, int node, int previous, double exploration,
+                      uint64_t* rng) noexcept nogil:
+    """The edge with the best UCT value for the player to move, over the child's value
+    (whatever path visited it) and the edge's own visits; untried edges first. An edge
+    whose action commutes with the one just played and comes before it in id order is
+    skipped: that order of the turn is searched from the other one (docs/search.md)."""
+    cdef const Position* n = &g.nodes[node]
+    cdef const Edge* e
+    cdef int i, k, best = -1, mover = n.state.current, options = n.state.options
+    cdef int start = rng_below(rng, n.edges)
+    cdef double score, top = -1e300, log_n = log(n.visits + 1.0)
+    for i in range(n.edges):
+        k = n.first_edge + (start + i) % n.edges
+        e = &g.edges[k]
+        if previous >= 0 and e.action < previous and actions_commute(previous, e.action, options):
+            continue
+        if e.visits == 0:
+            return k
+        score = (g.nodes[e.child].value[mover]
+                 + exploration * sqrt(log_n / e.visits))
+        if score > top:
+            top = score
+            best = k
+    return best
+
+cdef void graph_update(Graph* g, int node) noexcept nogil:
+    """Q(n) again from its own playout and its children's values, weighted by the visits
+    of the edges that lead there (KataGo's rule: right however many paths reach a child)."""
+    cdef Position* n = &g.nodes[node]
+    cdef const Edge* e
+    cdef int i, p, visits = 1
+    cdef double total[MAX_PLAYERS]
+    for p in range(MAX_PLAYERS):
+        total[p] = n.own[p]
+    for i in range(n.edges):
+        e = &g.edges[n.first_edge + i]
+        if e.visits:
+            visits += e.visits
+            for p in range(MAX_PLAYERS):
+                total[p] += e.visits * g.nodes[e.child].value[p]
+    n.visits = visits
+    for p in range(MAX_PLAYERS):
+        n.value[p] = total[p] / visits
+
+cdef int graph_search(Graph* g, const State* root, uint64_t* rng, int simulations,
+                      double exploration) noexcept nogil:
+    """UCT over positions with uniformly random playouts: one node per position (found by
+    its key, confirmed by the whole state), edges that keep their own visits. Node 0 is
+    the root, expanded; -1 when memory runs out before that."""
+    cdef State s
+    cdef int nodes[MAX_GAME_MOVES + 1]
+    cdef int edges[MAX_GAME_MOVES + 1]
+    cdef int sim, depth, node, e, child, previous, i
+    g.size = 0
+    g.capacity = 64
+    g.nedges = 0
+    g.edge_capacity = 0
+    g.edges = NULL
+    g.table = NULL
+    g.nodes = <Position*>malloc(g.capacity * sizeof(Position))
+    if g.nodes == NULL or graph_rehash(g, 128) < 0 or graph_add(g, root) < 0:
+        return -1
+    for sim in range(simulations):
+        node = 0
+        depth = 0
+        previous = -1
+        # down while the position has been played out: every node on the way is a position
+        # met before, by this path or another
+        while g.nodes[node].visits > 0 and g.nodes[node].state.phase != PHASE_OVER:
+            if g.nodes[node].first_edge < 0 and graph_expand(g, node) < 0:
+                break
+            e = graph_select(g, node, previous, exploration, rng)
+            if g.edges[e].child < 0:
+                s = g.nodes[node].state
+                apply_action(&s, g.edges[e].action)
+                child = graph_add(g, &s)
+                if child < 0:
+                    break
+                g.edges[e].child = child
+            nodes[depth] = node
+            edges[depth] = e
+            depth += 1
+            previous = g.edges[e].action
+            node = g.edges[e].child
+        else:
+            if g.nodes[node].visits == 0:
+                s = g.nodes[node].state
+                play_random_game(&s, rng)
+                returns(&s, g.nodes[node].own)
+            graph_update(g, node)
+            for i in range(depth - 1, -1, -1):
+                g.edges[edges[i]].visits += 1
+                graph_update(g, nodes[i])
+            continue
+        break                                   # out of memory: the search so far stands
+    if g.nodes[0].first_edge < 0 and root.phase != PHASE_OVER:
+        if graph_expand(g, 0) < 0:
+            return -1
+    return 0
+
+cdef int most_visited_edge(const Graph* g, int node) noexcept nogil:
+    """The most visited edge of `node` (the first of equals); -1 if none."""
+    cdef int i, best = -1, most = -1
+    for i in range(g.nodes[node].edges):
+        if g.edges[g.nodes[node].first_edge + i].visits > most:
+            most = g.edges[g.nodes[node].first_edge + i].visits
+            best = g.nodes[node].first_edge + i
+    return best
+
 cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
-                     double exploration) noexcept nogil:
-    """UCT with uniformly random playouts in C; the most visited root move."""
+                     double exploration, bint graph) noexcept nogil:
+    """UCT with uniformly random playouts in C, over positions (graph) or over orders of
+    moves (a tree); the most visited root move."""
     cdef Tree t
+    cdef Graph g
     cdef int best
     cdef uint16_t only[MAX_LEGAL]
     if legal_actions(root, only) == 1:
         return only[0]
+    if graph:
+        best = END_ACTION
+        if graph_search(&g, root, rng, simulations, exploration) == 0:
+            best = g.edges[most_visited_edge(&g, 0)].action
+        graph_free(&g)
+        return best
     if mcts_search(&t, root, rng, simulations, exploration) < 0:
         free(t.nodes)
         return END_ACTION
@@ -210,7 +433,7 @@ cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noe
     if agent.kind == AGENT_GREEDY:
         return greedy_action(s, rng)
     if agent.kind == AGENT_MCTS:
-        return mcts_action(s, rng, agent.simulations, agent.exploration)
+        return mcts_action(s, rng, agent.simulations, agent.exploration, agent.graph)
     return random_action(s, rng)
 
 cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* moves) noexcept nogil:
@@ -229,6 +452,7 @@ cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* m
 from photocore._game cimport Game
 
 from photocore._game import Move
+from photocore._kernel import check_bool
 
 from math import isfinite as _isfinite
 from numbers import Real as _Real
@@ -245,17 +469,29 @@ class BuiltinAgent(_NamedTuple):
     budget: bool        # takes a budget of simulations: name:N
     searches: bool      # searches each move (milliseconds a move, not microseconds)
     help: str           # for the command line
+    options: tuple = () # the ?key=value options it takes, as (key, default) pairs
 
 
+DEFAULT_SIMULATIONS = 200
+DEFAULT_GRAPH = False       # mcts searches a tree of move orders (docs/search.md, "The graph")
 # The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
 # sizing and the command line's help read them here (docs/engine.md).
 BUILTIN_AGENTS = {agent.name: agent for agent in (
     BuiltinAgent("random", AGENT_RANDOM, False, False, "a uniformly random legal move"),
     BuiltinAgent("greedy", AGENT_GREEDY, False, False, "the best move by a one-ply heuristic"),
-    BuiltinAgent("mcts", AGENT_MCTS, True, True, "UCT search with N random playouts a move"),
+    BuiltinAgent("mcts", AGENT_MCTS, True, True,
+                 "UCT search with N random playouts a move (?graph=1: over positions)",
+                 (("graph", DEFAULT_GRAPH),)),
 )}
-DEFAULT_SIMULATIONS = 200
 MAX_SIMULATIONS = 10_000_000
+def option_suffix(agent, options):
+    """`?key=value&...` of the options (a dict) that differ from the agent's defaults, in
+    the row's order: how names and spec labels write them ('' when all are defaults)."""
+    changed = [f"{key}={int(options[key]) if isinstance(default, bool) else options[key]}"
+               for key, default in agent.options if key in options and options[key] != default]
+    return "?" + "&".join(changed) if changed else ""
+
+
 cdef dict _KIND_OF_NAME = {agent.name: agent.kind for agent in BUILTIN_AGENTS.values()}
 
 
@@ -273,7 +509,8 @@ cdef class Agent:
     cdef uint64_t seed          # the one it was made with: reset() starts again from it
     cdef readonly str kind
 
-    def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0):
+    def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
+                 graph=DEFAULT_GRAPH):
         if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
             raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
         simulations = _index(simulations)
@@ -293,14 +530,22 @@ cdef class Agent:
         self.spec.kind = _KIND_OF_NAME[kind]
         self.spec.simulations = simulations
         self.spec.exploration = c
+        self.spec.graph = check_bool(graph, "graph")
         self.seed = self.rng = <uint64_t>seed
 
     @property
     def name(self):
-        """The agent as `photocore selfplay --agents` spells it, e.g. mcts:200."""
-        if BUILTIN_AGENTS[self.kind].budget:
-            return f"{self.kind}:{self.spec.simulations}"
-        return self.kind
+        """The agent as `photocore selfplay --agents` spells it, e.g. mcts:200, with the
+        options that are not their defaults: mcts:1000?graph=1."""
+        if not BUILTIN_AGENTS[self.kind].budget:
+            return self.kind
+        return f"{self.kind}:{self.spec.simulations}" + option_suffix(
+            BUILTIN_AGENTS[self.kind], {"graph": bool(self.spec.graph)})
+
+    @property
+    def graph(self):
+        """Whether it searches over positions (mcts:N?graph=1) or over orders of moves."""
+        return bool(self.spec.graph)
 
     def select(self, Game game not None):
         """The move this agent plays in `game` (which it does not change)."""
@@ -326,8 +571,9 @@ cdef class Agent:
 class RootStats(_NamedTuple):
     """What one UCT search found at its root (search_root): per legal move, in ascending
     id order, its visits and its mean return for every player (NaN before a visit); the
-    root's visits and mean returns by player; and the principal line, the most visited
-    move from the root down while its node was visited."""
+    root's visits and mean returns by player; the principal line, the most visited move
+    from the root down while its node was visited; the nodes the search made (tree nodes,
+    or positions when it searches over positions) and the bytes they took."""
 
     actions: list           # the legal action ids
     visits: list            # visits of each
@@ -335,14 +581,17 @@ class RootStats(_NamedTuple):
     root_visits: int
     root_values: tuple      # mean return by player of the position
     principal: list         # action ids
+    nodes: int
+    memory: int             # bytes
 
 
 def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
-                exploration=1.0):
-    """The root statistics of the search `Agent("mcts", seed, simulations, exploration)`
-    makes in `game` (the same code; a position with one legal move is searched too, where
-    the agent plays it at once), as RootStats. The root's first visit expands it, so its
-    moves share one visit fewer than it has.
+                exploration=1.0, graph=DEFAULT_GRAPH):
+    """The root statistics of the search `Agent("mcts", seed, simulations, exploration,
+    graph)` makes in `game` (the same code; a position with one legal move is searched
+    too, where the agent plays it at once), as RootStats. The root's first visit expands
+    it, so its moves share one visit fewer than it has. Over positions (graph), a move's
+    visits are its edge's, its values those of the position it reaches (every path's).
 
     >>> from photocore import Game
     >>> stats = search_root(Game(), simulations=50, seed=1)
@@ -351,7 +600,9 @@ def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
     """
     if game.st.phase == PHASE_OVER:
         raise ValueError("the game is over: there is no move to search")
-    cdef Agent agent = Agent("mcts", seed, simulations, exploration)   # checks the settings
+    cdef Agent agent = Agent("mcts", seed, simulations, exploration, graph)   # checks them
+    if agent.spec.graph:
+        return _graph_root(game, agent)
     cdef Tree t
     cdef int failed, i, k, node, players = game.st.players
     with nogil:
@@ -375,16 +626,52 @@ def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
         root_visits = t.nodes[0].visits
         root_values = tuple(t.nodes[0].value[k] / root_visits if root_visits else nan
                             for k in range(players))
+        memory = t.capacity * sizeof(Node)
+        nodes = t.size
     finally:
         free(t.nodes)
-    return RootStats(actions, visits, values, root_visits, root_values, principal)
+    return RootStats(actions, visits, values, root_visits, root_values, principal, nodes,
+                     memory)
+
+
+cdef _graph_root(Game game, Agent agent):
+    cdef Graph g
+    cdef int failed, i, k, e, node, players = game.st.players
+    with nogil:
+        failed = graph_search(&g, &game.st, &agent.rng, agent.spec.simulations,
+                              agent.spec.exploration)
+    try:
+        if failed < 0:
+            raise MemoryError("search_root: out of memory for the search graph")
+        actions, visits, values, principal = [], [], [], []
+        nan = float("nan")
+        for i in range(g.nodes[0].edges):
+            e = g.nodes[0].first_edge + i
+            actions.append(g.edges[e].action)
+            visits.append(g.edges[e].visits)
+            values.append(tuple(g.nodes[g.edges[e].child].value[k] for k in range(players))
+                          if g.edges[e].visits else (nan,) * players)
+        node = 0
+        while g.nodes[node].edges:
+            e = most_visited_edge(&g, node)
+            if g.edges[e].visits == 0:
+                break
+            principal.append(g.edges[e].action)
+            node = g.edges[e].child
+        root = g.nodes[0]
+        return RootStats(actions, visits, values, root.visits,
+                         tuple(root.value[k] if root.visits else nan for k in range(players)),
+                         principal, g.size, g.capacity * sizeof(Position)
+                         + g.edge_capacity * sizeof(Edge) + (g.mask + 1) * sizeof(int))
+    finally:
+        graph_free(&g)
 
 
 def play_games(agents, int players, int options, unsigned long long seed, long long start,
                long long count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.
 
-    `agents` lists (kind, simulations) per agent; in game i agent k sits in seat
+    `agents` lists (kind, simulations) or (kind, simulations, graph) per agent; in game i agent k sits in seat
     (k + i) % players, so every agent plays every seat. Game i depends only on (seed, i).
     Returns (moves uint16 array, offsets int64 array of count + 1).
     """
@@ -394,11 +681,10 @@ def play_games(agents, int players, int options, unsigned long long seed, long l
     cdef AgentSpec specs[MAX_PLAYERS]
     cdef AgentSpec seats[MAX_PLAYERS]
     cdef int k
-    for k, (kind, simulations) in enumerate(agents):
-        Agent(kind, 0, simulations)               # checks the spec
-        specs[k].kind = _KIND_OF_NAME[kind]
-        specs[k].simulations = simulations
-        specs[k].exploration = 1.0
+    for k, agent in enumerate(agents):
+        kind, simulations, *graph = agent
+        made = Agent(kind, 0, simulations, 1.0, *graph)           # checks the spec
+        specs[k] = made.spec
     moves = np.empty(count * MAX_GAME_MOVES, np.uint16)
     offsets = np.zeros(count + 1, np.int64)
     cdef uint16_t[::1] out = moves

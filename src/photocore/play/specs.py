@@ -3,6 +3,7 @@
 
     random | greedy | mcts | mcts:N                  the built-in agents, in C (BUILTIN_AGENTS;
                                                       N simulations, default 200)
+    mcts:N?graph=1                                    a built-in agent with its options
     py:package.module:Class[?key=value&...]          a Python class, imported
     py:path/to/file.py:Class[?key=value&...]         a Python class from a file
     cmd:"./engine --flag"[?startup=SECONDS]          a program speaking docs/protocol.md
@@ -45,10 +46,12 @@ from photocore import compat
 from photocore._game import Game, Move
 from photocore.play._agents import (
     BUILTIN_AGENTS,
+    DEFAULT_GRAPH,
     DEFAULT_SIMULATIONS,
     MAX_SIMULATIONS,
     Agent,
     BuiltinAgent,
+    option_suffix,
 )
 from photocore.play.player import Forfeit, Player, as_move, one_line
 from photocore.play.protocol import DEFAULT_STARTUP, Engine
@@ -122,7 +125,19 @@ class Spec:
         agent = self.builtin_agent
         if agent is None:
             return self.text
-        return f"{agent.name}:{self.simulations}" if agent.budget else agent.name
+        if not agent.budget:
+            return agent.name
+        return f"{agent.name}:{self.simulations}{option_suffix(agent, dict(self.options))}"
+
+    @property
+    def graph(self) -> bool:
+        """A built-in search's `?graph=`: over positions (True) or over move orders."""
+        return bool(dict(self.options).get("graph", DEFAULT_GRAPH))
+
+    @property
+    def settings(self) -> tuple[str, int, bool]:
+        """A built-in agent as play_games takes it: (kind, simulations, graph)."""
+        return self.kind, self.simulations or DEFAULT_SIMULATIONS, self.graph
 
     @property
     def short(self) -> str:
@@ -137,7 +152,8 @@ class Spec:
     def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
         if self.builtin:
-            return _agent(self.kind, self.simulations)
+            kind, simulations, graph = self.settings
+            return Agent(kind, 0, simulations, graph=graph)
         if self.kind == "py":
             agent = self.python_class()(**dict(self.options))
             if not callable(getattr(agent, "select", None)):
@@ -213,8 +229,10 @@ def parse(text: str) -> Spec:
         raise TypeError(f"an agent spec is text, not {type(text).__name__}")
     text = text.strip()
     kind, colon, rest = text.partition(":")
-    if kind.lower() in BUILTIN_AGENTS:
-        return _parse_builtin(text, BUILTIN_AGENTS[kind.lower()], colon, rest)
+    name, _, query = text.partition("?")
+    name, colon_, budget = name.partition(":")
+    if name.lower() in BUILTIN_AGENTS:
+        return _parse_builtin(text, BUILTIN_AGENTS[name.lower()], colon_, budget, query)
     if kind == "py" and colon:
         return _parse_python(text, rest)
     if kind == "cmd" and colon:
@@ -334,9 +352,12 @@ class Allowed:
         return ", ".join([*self.labels, *extra]) or "none"
 
 
-def _parse_builtin(text: str, agent: BuiltinAgent, colon: str, budget: str) -> Spec:
+def _parse_builtin(text: str, agent: BuiltinAgent, colon: str, budget: str,
+                   query: str) -> Spec:
+    options = _builtin_options(text, agent, query)
     if not colon:
-        return Spec(text, agent.name, DEFAULT_SIMULATIONS if agent.budget else 0)
+        return Spec(text, agent.name, DEFAULT_SIMULATIONS if agent.budget else 0,
+                    options=options)
     if not agent.budget:
         takes = "takes" if len(_BUDGETED) == 1 else "take"
         raise ValueError(f"agent {text!r}: only {' and '.join(_BUDGETED)} {takes} a budget "
@@ -344,7 +365,25 @@ def _parse_builtin(text: str, agent: BuiltinAgent, colon: str, budget: str) -> S
     if not budget.isdigit() or not 1 <= int(budget) <= MAX_SIMULATIONS:
         raise ValueError(f"agent {text!r}: the budget must be a whole number of simulations "
                          f"from 1 to {MAX_SIMULATIONS:,}")
-    return Spec(text, agent.name, int(budget))
+    return Spec(text, agent.name, int(budget), options=options)
+
+
+def _builtin_options(text: str, agent: BuiltinAgent,
+                     query: str) -> tuple[tuple[str, OptionValue], ...]:
+    """A built-in agent's ?key=value options, each checked against its row's (a switch is
+    0, 1, true or false), all of them in the row's order with the defaults filled in."""
+    given = dict(_options(text, query))
+    defaults = dict(agent.options)
+    for key, value in given.items():
+        if key not in defaults:
+            takes = (f"takes {', '.join(defaults)}" if defaults else "takes no options")
+            raise ValueError(f"agent {text!r}: unknown option {key!r} ({agent.name} {takes})")
+        if isinstance(defaults[key], bool):
+            if value not in (0, 1):         # True and False are 1 and 0
+                raise ValueError(f"agent {text!r}: {key} is 0 or 1, got {value!r}")
+            given[key] = bool(value)
+    return tuple((key, cast(OptionValue, given.get(key, default)))
+                 for key, default in agent.options)
 
 
 def _parse_python(text: str, rest: str) -> Spec:
@@ -494,12 +533,6 @@ class PythonPlayer(Player):
 
     def close(self) -> None:
         pass
-
-
-def _agent(kind: str, simulations: int) -> Agent:
-    """The built-in agent `kind`, a Player itself (simulations 0, random's and greedy's:
-    Agent's default)."""
-    return Agent(kind, 0, simulations or DEFAULT_SIMULATIONS)
 
 
 def _takes_seed(method: Callable[..., object] | None) -> bool:

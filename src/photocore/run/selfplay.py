@@ -25,7 +25,7 @@ from photocore.compat import game_options
 from photocore.facts import RULES_VERSION, Options
 from photocore.play import harness
 from photocore.play import specs as agent_specs
-from photocore.play._agents import DEFAULT_SIMULATIONS, play_games
+from photocore.play._agents import play_games
 from photocore.records import record_line
 
 
@@ -78,7 +78,7 @@ class Series:
     def play(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
                                                     npt.NDArray[np.int64]]:
         """Games start .. start + count - 1 of built-in agents as (moves, offsets) arrays."""
-        agents = [(spec.kind, spec.simulations or DEFAULT_SIMULATIONS) for spec in self.specs]
+        agents = [spec.settings for spec in self.specs]
         return play_games(agents, self.players, self.options.flags, self.seed, start, count)
 
     def batch(self, start: int, count: int) -> SelfPlayBatch:
