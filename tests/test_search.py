@@ -266,6 +266,7 @@ def test_an_evaluator_that_raises_leaves_the_search_usable():
     ({"dirichlet_fraction": 1.5}, ValueError, "dirichlet_fraction must be .* <= 1"),
     ({"rollout_weight": 1.5}, ValueError, "rollout_weight must be .* <= 1"),
     ({"rollout_weight": -0.1}, ValueError, "rollout_weight must be a finite number >= 0"),
+    ({"transpositions": "yes"}, TypeError, "transpositions must be True or False"),
 ])
 def test_bad_parameters(kwargs, error, message):
     with pytest.raises(error, match=message):
@@ -294,6 +295,63 @@ def test_the_node_pool_is_bounded():
         search.advance(search.choose(temperature=0))
         search.run(uniform(2))
         assert search.nodes[0] <= 64
+
+
+# ---- transpositions ------------------------------------------------------------------------
+
+# Player 0 to move in round 5 with 20 light (tests/test_keys.py): two collects, a plant and
+# grows that commute, so the orders of a turn meet in the same positions again and again
+TURN = "2 - 5 4 0 0 - a4:0:3,c4:0:2,d4:0:3,f2:0:1,g4:1:1 20/2100/4430/- 0/2310/4432/- 0579"
+
+
+def hashed(players):
+    """A deterministic network whose answers depend on the position only (its observation):
+    the same position gets the same priors and values, by whatever path it is reached."""
+
+    def evaluate(obs, mask):
+        evaluate.rows += len(obs)
+        seeds = (obs * np.arange(1, obs.shape[1] + 1, dtype=np.float32)).sum(axis=1)
+        rng = [np.random.default_rng(int(abs(x) * 1000) % 2**32) for x in seeds]
+        logits = np.stack([r.normal(size=mask.shape[1]) for r in rng]).astype(np.float32)
+        values = np.stack([r.uniform(-1, 1, players) for r in rng]).astype(np.float32)
+        return logits, values
+
+    evaluate.rows = 0
+    return evaluate
+
+
+def test_a_position_met_again_is_not_sent_to_the_network():
+    game = Game.from_position(TURN)
+    shared, fresh = hashed(2), hashed(2)
+    search = photocore.Search([game], 600, dirichlet_fraction=0)
+    tree = photocore.Search([game], 600, dirichlet_fraction=0, transpositions=False)
+    visits = search.run(shared)
+    # one leaf a simulation (none ends the game this early): the network's or a
+    # transposition's, and the same network gives the same search either way
+    assert search.saved[0] > 10 and shared.rows + search.saved[0] == 600
+    assert np.array_equal(visits, tree.run(fresh))
+    assert fresh.rows == 600 and tree.saved[0] == 0
+    assert search.root_values() == pytest.approx(tree.root_values())
+    # the tree kept by advance() is searched with its transpositions too
+    move = search.choose(temperature=0)
+    search.advance(move)
+    tree.advance(move)
+    before, saved = shared.rows, search.saved[0]
+    kept = search.visits()[0].sum() + 1
+    assert np.array_equal(search.run(shared), tree.run(fresh))
+    assert (shared.rows - before) + (search.saved[0] - saved) == 600 - kept
+    search.set_game(0, game)
+    assert search.saved[0] == 0
+
+
+def test_transpositions_are_shared_across_a_batch_of_games_in_flight():
+    games = [Game.from_position(TURN), midgame(plies=50)]
+    search = photocore.Search(games, 300, in_flight=4)
+    evaluate = hashed(2)
+    search.run(evaluate)
+    assert search.saved.sum() > 0
+    assert evaluate.rows + search.saved.sum() <= 600
+    assert SearchAgent(uniform(2), transpositions=False).settings.transpositions is False
 
 
 # ---- moving on: reuse, choice, noise, determinism -------------------------------------------

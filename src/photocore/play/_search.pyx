@@ -18,6 +18,7 @@ from operator import index
 
 import numpy as np
 
+from photocore._kernel import check_bool
 from photocore.notation import MOVE_TEXTS
 from photocore.play.settings import SearchSettings
 
@@ -58,6 +59,7 @@ ctypedef struct Node:
     uint8_t status
     uint8_t player      # the player to move here
     uint8_t mover       # the player who chose the move leading here (its edge's value)
+    float net[MAX_PLAYERS]      # the network's value of the position by seat (once EXPANDED)
     State state
 
 ctypedef struct Tree:
@@ -71,6 +73,9 @@ ctypedef struct Tree:
     int nedges
     int edge_capacity
     int spare_edge_capacity
+    int* table          # the EXPANDED nodes by position key (open addressing): node + 1, 0 empty
+    int table_mask      # slots - 1; 0 while there is no table
+    int64_t saved       # network evaluations transpositions spared this game's searches
     uint64_t rng
 
 
@@ -165,6 +170,56 @@ cdef void add_inflight(Tree* t, int x, int delta) noexcept nogil:
         if t.nodes[x].parent_edge >= 0:
             t.edges[t.nodes[x].parent_edge].inflight += delta
         x = t.nodes[x].parent
+
+
+# ---- transpositions: a position evaluated once in a tree is not sent to the network again
+
+cdef int table_find(const Tree* t, const State* s) noexcept nogil:
+    """An EXPANDED node of position s, or -1."""
+    cdef int slot = <int>(s.key & <uint64_t>t.table_mask), x
+    while t.table[slot]:
+        x = t.table[slot] - 1
+        if t.nodes[x].state.key == s.key and same_position(&t.nodes[x].state, s):
+            return x
+        slot = (slot + 1) & t.table_mask
+    return -1
+
+
+cdef void table_insert(Tree* t, int x) noexcept nogil:
+    cdef int slot = <int>(t.nodes[x].state.key & <uint64_t>t.table_mask)
+    while t.table[slot]:
+        slot = (slot + 1) & t.table_mask
+    t.table[slot] = x + 1
+
+
+cdef void table_rebuild(Tree* t) noexcept nogil:
+    cdef int x
+    memset(t.table, 0, (t.table_mask + 1) * sizeof(int))
+    for x in range(t.size):
+        if t.nodes[x].status == EXPANDED:
+            table_insert(t, x)
+
+
+cdef void expand_from(Tree* t, int x, int donor) noexcept nogil:
+    """Expands x with the moves and priors of `donor`, the same position evaluated before
+    (never the root, whose priors hold noise: no position is reached again below itself)."""
+    cdef Node* node = &t.nodes[x]
+    cdef const Node* source = &t.nodes[donor]
+    cdef Edge* e
+    cdef int k
+    node.first_edge = t.nedges
+    node.edges = source.edges
+    t.nedges += source.edges
+    for k in range(source.edges):
+        e = &t.edges[node.first_edge + k]
+        e.prior = t.edges[source.first_edge + k].prior
+        e.action = t.edges[source.first_edge + k].action
+        e.child = -1
+        e.visits = 0
+        e.inflight = 0
+        e.value = 0.0
+    memcpy(node.net, source.net, sizeof(node.net))
+    node.status = EXPANDED
 
 
 # ---- Dirichlet noise: Gamma samples by Marsaglia and Tsang, from the tree's own stream ----
@@ -263,6 +318,23 @@ cdef int _reserve_edges(Tree* t, int need, bint spare) except -1:
     return 0
 
 
+cdef int _reserve_table(Tree* t, int need) except -1:
+    """A table with at least twice `need` slots (at most half full)."""
+    cdef int slots = 64
+    cdef int* grown
+    while slots < 2 * need:
+        slots *= 2
+    if t.table != NULL and slots <= t.table_mask + 1:
+        return 0
+    grown = <int*>PyMem_Realloc(t.table, slots * sizeof(int))
+    if grown == NULL:
+        raise MemoryError(f"no memory for a transposition table of {slots} slots")
+    t.table = grown
+    t.table_mask = slots - 1
+    table_rebuild(t)
+    return 0
+
+
 cdef double _parameter(value, str name, double low, double high, bint open_low=False) except? -1:
     if not isinstance(value, Real) or isinstance(value, bool):
         raise TypeError(f"{name} must be a number, got {value!r}")
@@ -302,6 +374,7 @@ cdef class Search:
     cdef double c_puct, alpha, fraction, worst, rollout
     cdef uint64_t seed
     cdef bint busy
+    cdef readonly bint transpositions
     # the batch handed out by ask(), waiting for tell()
     cdef int rows
     cdef int* row_game
@@ -319,7 +392,8 @@ cdef class Search:
                  dirichlet_alpha=SearchSettings.dirichlet_alpha,
                  dirichlet_fraction=SearchSettings.dirichlet_fraction,
                  in_flight=SearchSettings.in_flight, max_nodes=SearchSettings.max_nodes,
-                 rollout_weight=SearchSettings.rollout_weight):
+                 rollout_weight=SearchSettings.rollout_weight,
+                 transpositions=SearchSettings.transpositions):
         if self.trees != NULL:
             raise RuntimeError("Search.__init__ called twice")
         games = list(games)
@@ -343,6 +417,7 @@ cdef class Search:
         self.alpha = _parameter(dirichlet_alpha, "dirichlet_alpha", 0.0, 1e300, open_low=True)
         self.fraction = _parameter(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
         self.rollout = _parameter(rollout_weight, "rollout_weight", 0.0, 1.0)
+        self.transpositions = check_bool(transpositions, "transpositions")
         self.seed = index(seed) & 0xFFFFFFFFFFFFFFFF
         self.num_games = len(games)
         self.players = first.st.players
@@ -376,6 +451,7 @@ cdef class Search:
                 PyMem_Free(self.trees[i].spare)
                 PyMem_Free(self.trees[i].edges)
                 PyMem_Free(self.trees[i].spare_edges)
+                PyMem_Free(self.trees[i].table)
             PyMem_Free(self.trees)
         PyMem_Free(self.row_game)
         PyMem_Free(self.row_node)
@@ -387,7 +463,10 @@ cdef class Search:
         _reserve_nodes(t, 1, False)
         t.size = 1
         t.nedges = 0
+        t.saved = 0
         node_init(&t.nodes[0], s, -1, -1, s.current)
+        if t.table != NULL:
+            table_rebuild(t)
         return 0
 
     @property
@@ -438,10 +517,14 @@ cdef class Search:
                     f"max_nodes={self.max_nodes}; nothing was searched (create the Search "
                     "with a larger max_nodes)")
             _reserve_nodes(t, need, False)
+            if self.transpositions:
+                # the moves of the positions a collect values from a transposition
+                _reserve_edges(t, t.nedges + self.in_flight * MAX_LEGAL, False)
+                _reserve_table(t, need)
         return 0
 
     cdef int _collect(self) noexcept:
-        cdef int g, x, taken, row = 0, k, n
+        cdef int g, x, taken, shared, donor, row = 0, k, n
         cdef Tree* t
         cdef Node* root
         cdef Node* leaf
@@ -455,6 +538,7 @@ cdef class Search:
                 t = &self.trees[g]
                 root = &t.nodes[0]
                 taken = 0
+                shared = 0
                 if g + 1 < self.num_games and self.trees[g + 1].edges != NULL:
                     # the next game's root and its first moves, while this one is walked
                     prefetch(self.trees[g + 1].nodes)
@@ -471,6 +555,16 @@ cdef class Search:
                         returns(&leaf.state, result)
                         backup(t, x, result, self.players, 0)
                         continue
+                    if self.transpositions and shared < self.in_flight:
+                        donor = table_find(t, &leaf.state)
+                        if donor >= 0:
+                            # valued before by another path: its moves, priors and value
+                            expand_from(t, x, donor)
+                            self._value_leaf(t, x, result)
+                            backup(t, x, result, self.players, 0)
+                            t.saved += 1
+                            shared += 1
+                            continue
                     leaf.status = PENDING
                     add_inflight(t, x, 1)
                     actions = &self.row_actions[row * MAX_LEGAL]
@@ -563,8 +657,6 @@ cdef class Search:
         cdef int k, n = self.row_count[r], p = node.player
         cdef double top = -INFINITY, total = 0.0, e
         cdef double seat[MAX_PLAYERS]
-        cdef double played[MAX_PLAYERS]
-        cdef State end
         cdef Edge* edge
         for k in range(n):
             if logits[actions[k]] > top:
@@ -588,15 +680,26 @@ cdef class Search:
         if self.row_node[r] == 0:
             add_noise(t, self.alpha, self.fraction)
         for k in range(self.players):
-            seat[(p + k) % self.players] = values[k]
+            node.net[(p + k) % self.players] = values[k]
+        if self.transpositions:
+            table_insert(t, self.row_node[r])
+        self._value_leaf(t, self.row_node[r], seat)
+        backup(t, self.row_node[r], seat, self.players, 1)
+
+    cdef void _value_leaf(self, Tree* t, int x, double* seat) noexcept nogil:
+        """The value by seat that node x, just expanded, backs up: the network's, with a
+        random game's returns from it mixed in at rollout_weight."""
+        cdef State end
+        cdef double played[MAX_PLAYERS]
+        cdef int k
+        for k in range(self.players):
+            seat[k] = t.nodes[x].net[k]
         if self.rollout > 0.0:
-            # a random game from the leaf, its returns mixed into the network's values
-            end = node.state
+            end = t.nodes[x].state
             play_random_game(&end, &t.rng)
             returns(&end, played)
             for k in range(self.players):
                 seat[k] = (1.0 - self.rollout) * seat[k] + self.rollout * played[k]
-        backup(t, self.row_node[r], seat, self.players, 1)
 
     cdef _checked(self, array, str name, int width):
         try:
@@ -818,6 +921,8 @@ cdef class Search:
             node_init(&t.nodes[0], &s, -1, -1, s.current)
             t.size = 1
             t.nedges = 0
+            if t.table != NULL:
+                table_rebuild(t)
             return
         # breadth-first copy of c's subtree into the spare arrays, then swap them in
         t.spare[0] = t.nodes[c]
@@ -855,6 +960,8 @@ cdef class Search:
         t.spare_edge_capacity = swap_capacity
         t.size = size
         t.nedges = nedges
+        if t.table != NULL:
+            table_rebuild(t)
         add_noise(t, self.alpha, self.fraction)
 
     def set_game(self, i, Game game not None):
@@ -878,6 +985,17 @@ cdef class Search:
         g.st = self.trees[<int>i].nodes[0].state
         g.origin = g.st
         return g
+
+    @property
+    def saved(self):
+        """Network evaluations transpositions spared each game (int64 (num_games,)): leaves
+        whose position the tree had evaluated by another path, valued from there, since
+        the Search was made or the game set (0 with transpositions=False)."""
+        out = np.zeros(self.num_games, np.int64)
+        cdef int g
+        for g in range(self.num_games):
+            out[g] = self.trees[g].saved
+        return out
 
     @property
     def nodes(self):

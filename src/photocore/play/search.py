@@ -48,7 +48,8 @@ class SearchAgent(Player):
     instead of a fresh one. `temperature` > 0 draws the move in proportion to
     visits ** (1 / temperature); `dirichlet_fraction` > 0 adds root noise (both off by
     default: an agent plays its best); `rollout_weight` > 0 mixes a random game's result
-    into each leaf's value (Search). The other settings default to Search's
+    into each leaf's value (Search); `transpositions` (on) values a position met again
+    from its first evaluation. The other settings default to Search's
     (play.settings.SearchSettings); `settings` gives them as one value. The same seed and
     calls give the same moves. `simulations` is at least 2 (MIN_SIMULATIONS): 2 plays the
     move of the highest prior.
@@ -59,7 +60,8 @@ class SearchAgent(Player):
                  dirichlet_alpha: float = SearchSettings.dirichlet_alpha,
                  dirichlet_fraction: float = 0.0, in_flight: int = SearchSettings.in_flight,
                  name: str = "search",
-                 rollout_weight: float = SearchSettings.rollout_weight) -> None:
+                 rollout_weight: float = SearchSettings.rollout_weight,
+                 transpositions: bool = SearchSettings.transpositions) -> None:
         self.evaluate = evaluate
         self.seed = seed
         self.temperature = temperature
@@ -67,7 +69,8 @@ class SearchAgent(Player):
         self.simulations = choosing(simulations)
         self.settings = SearchSettings(c_puct=c_puct, dirichlet_alpha=dirichlet_alpha,
                                        dirichlet_fraction=dirichlet_fraction,
-                                       in_flight=in_flight, rollout_weight=rollout_weight)
+                                       in_flight=in_flight, rollout_weight=rollout_weight,
+                                       transpositions=transpositions)
         self._searches = 0
         self._search: Search | None = None
         self._history: list[int] = []

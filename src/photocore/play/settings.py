@@ -26,9 +26,10 @@ class SearchSettings:
     """How photocore.Search searches (docs/search.md): the exploration constant `c_puct`,
     root noise Dirichlet(`dirichlet_alpha`) mixed in at `dirichlet_fraction` (AlphaZero's
     values, for self-play: an agent turns it off), `in_flight` leaves per game a batch,
-    at most `max_nodes` nodes a tree, and `rollout_weight`, the share of a random game's
-    result in a leaf's value. The fields are Search's keyword arguments of the same names;
-    Search checks them."""
+    at most `max_nodes` nodes a tree, `rollout_weight`, the share of a random game's
+    result in a leaf's value, and `transpositions`: a position the tree evaluated by
+    another path is valued from there, not sent to the network again. The fields are
+    Search's keyword arguments of the same names; Search checks them."""
 
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.3
@@ -36,6 +37,7 @@ class SearchSettings:
     in_flight: int = 1
     max_nodes: int = 65536
     rollout_weight: float = 0.0
+    transpositions: bool = True
 
     def keywords(self) -> dict[str, Any]:
         """The settings as Search's keyword arguments: Search(games, n, seed, **keywords())."""

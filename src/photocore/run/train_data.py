@@ -118,6 +118,7 @@ class DataSeries:
     dirichlet_fraction: float = SearchSettings.dirichlet_fraction
     in_flight: int = SearchSettings.in_flight
     rollout_weight: float = SearchSettings.rollout_weight
+    transpositions: bool = SearchSettings.transpositions
     reuse: bool = True
     records: bool = False
     name: str = "search"
@@ -141,7 +142,8 @@ class DataSeries:
         """The search's settings (photocore.Search's keyword arguments)."""
         return SearchSettings(c_puct=self.c_puct, dirichlet_alpha=self.dirichlet_alpha,
                               dirichlet_fraction=self.dirichlet_fraction,
-                              in_flight=self.in_flight, rollout_weight=self.rollout_weight)
+                              in_flight=self.in_flight, rollout_weight=self.rollout_weight,
+                              transpositions=self.transpositions)
 
     searches = True       # for the driver: it searches every move
 
