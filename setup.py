@@ -53,7 +53,7 @@ extensions = [
         extra_link_args=link_args,
         define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
     )
-    for name in ("_kernel", "_game", "play._agents", "play._search", "env._vec")
+    for name in ("_kernel", "_game", "play._agents", "play._search", "play._solver", "env._vec")
 ]
 
 extensions = cythonize(extensions, compiler_directives=directives,

@@ -104,6 +104,7 @@ def test_stubs_match_the_compiled_modules():
     result = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "--allowlist",
          str(ROOT / "tests" / "stubtest_allowlist.txt"), "photocore._game", "photocore._kernel",
-         "photocore.play._agents", "photocore.play._search", "photocore.env._vec"],
+         "photocore.play._agents", "photocore.play._search", "photocore.play._solver",
+         "photocore.env._vec"],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -38,6 +38,7 @@ if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore.env._vec import VecGame
     from photocore.play._agents import Agent
     from photocore.play._search import Search
+    from photocore.play._solver import solve
     from photocore.records import RecordWriter, read_games, write_games
 
 __version__: str = VERSION
@@ -49,6 +50,7 @@ _LAZY = {
     "analyze": "photocore.analysis",
     "RecordWriter": "photocore.records",
     "Search": "photocore.play._search",
+    "solve": "photocore.play._solver",
     "read_games": "photocore.records",
     "write_games": "photocore.records",
 }
@@ -59,7 +61,7 @@ __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
     "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "__version__",
-    "analyze", "check_invariants", "random_playouts", "read_games", "write_games",
+    "analyze", "check_invariants", "random_playouts", "read_games", "solve", "write_games",
 ]
 
 

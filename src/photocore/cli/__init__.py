@@ -12,6 +12,7 @@ from photocore.cli.repair import repair
 from photocore.cli.replay import replay
 from photocore.cli.selfplay import selfplay
 from photocore.cli.serve import serve
+from photocore.cli.solve import solve
 from photocore.facts import RULES_VERSION
 
 
@@ -30,12 +31,13 @@ def main() -> None:
     and checks them, show draws a position, stats summarises them, export writes numpy
     arrays for training, replay writes a game as an HTML page to step through, repair
     keeps the whole games of a damaged file. analyze evaluates every move of recorded games
-    with an engine and marks the mistakes (docs/analysis.md). play and serve let a person
+    with an engine and marks the mistakes (docs/analysis.md); solve gives a two-player
+    position's exact result under best play. play and serve let a person
     play against the agents, in the terminal and in the browser (docs/play.md). Run
     `photocore COMMAND --help` for each command's options.
     """
 
 
 for command in (selfplay, match, tournament, playouts, bench, verify, show, stats, export,
-                replay, repair, analyze, play, serve):
+                replay, repair, analyze, solve, play, serve):
     main.add_command(command)

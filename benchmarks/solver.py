@@ -1,0 +1,107 @@
+"""How far and how fast photocore.solve reaches (docs/search.md, "Exact endgames"):
+
+    python benchmarks/solver.py                     # 1,000 last-round positions, 20 games back
+    python benchmarks/solver.py --positions 200 --games 10 --seconds 10
+
+1. The last round: every position at the start of a player's final turn in 2-player games
+   of real agents (greedy, mcts:100 and random, in every pairing, seeds from --seed),
+   solved one at a time on one core within --last-round-seconds each: how many were
+   solved, the median and worst time, positions per second and the table's hit rate.
+2. Rounds back: for --games games, the position at the start of each round from the last
+   one back, solved within --seconds each, until one is not; how many rounds back each
+   game reached (the median over the games).
+"""
+
+import argparse
+import random
+import statistics
+
+import photocore
+from photocore.play import specs
+
+AGENTS = ("greedy", "mcts:100", "random")
+
+
+def played(seed):
+    """A 2-player game of two agents drawn from AGENTS, as a list of the Games after
+    each move (the positions of the game)."""
+    rng = random.Random(seed)
+    agents = [specs.load(rng.choice(AGENTS)) for _ in range(2)]
+    for k, agent in enumerate(agents):
+        agent.reset(seed * 2 + k)
+    game = photocore.Game(2)
+    positions = [game.copy()]
+    while not game.is_over:
+        game.play(agents[game.current_player].select(game))
+        positions.append(game.copy())
+    return positions
+
+
+def turn_starts(positions):
+    """The positions where a player starts a turn of the play (the move before: an end)."""
+    end = photocore.Move.parse("end")
+    return [game for game in positions[1:]
+            if not game.is_over and game.history[-1] == end]
+
+
+def last_round(count, seed, budget):
+    times, nodes, rates, unsolved = [], 0, [], 0
+    game_seed = seed
+    while len(times) < count:
+        positions = played(game_seed)
+        game_seed += 1
+        for game in turn_starts(positions):
+            if game.round != game.last_round or len(times) == count:
+                continue
+            solution = photocore.solve(game, seconds=budget)
+            unsolved += not solution.solved
+            times.append(solution.seconds)
+            nodes += solution.nodes
+            rates.append(solution.table_hit_rate)
+    print(f"last round, 2 players: {count} positions at the start of a final turn, "
+          f"{game_seed - seed} games, {budget:g} s each at most")
+    print(f"  solved {count - unsolved} ({(count - unsolved) / count:.1%}); seconds: median "
+          f"{statistics.median(times):.4f}, mean {statistics.mean(times):.4f}, 99th "
+          f"percentile {sorted(times)[int(0.99 * (count - 1))]:.3f}, worst {max(times):.3f}")
+    print(f"  {nodes / sum(times):,.0f} positions a second, table hits "
+          f"{statistics.mean(rates):.0%} (mean over positions)")
+
+
+def rounds_back(games, seconds, seed):
+    reached, worst = [], []
+    for g in range(games):
+        positions = played(seed + 10_000 + g)
+        starts = {}
+        for game in turn_starts(positions):
+            starts.setdefault(game.round, game)        # each round's first turn
+        last = max(starts)
+        back = 0
+        for r in range(last, 0, -1):
+            if r not in starts:
+                break
+            solution = photocore.solve(starts[r], seconds=seconds)
+            if not solution.solved:
+                break
+            back += 1
+            worst.append(solution.seconds)
+        reached.append(back)
+    print(f"rounds back within {seconds:g} s a position, 2 players, {games} games: median "
+          f"{statistics.median(reached)} (each game: {reached}; 1 is the last round)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=10.0,
+                        help="the budget of a position, rounds back")
+    parser.add_argument("--last-round-seconds", type=float, default=1.0,
+                        help="the budget of a last-round position")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    last_round(args.positions, args.seed, args.last_round_seconds)
+    rounds_back(args.games, args.seconds, args.seed)
+
+
+if __name__ == "__main__":
+    main()

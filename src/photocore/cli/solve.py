@@ -1,0 +1,104 @@
+"""`photocore solve`: the exact result of a two-player position under best play."""
+
+import json
+import sys
+
+import click
+
+from photocore import records
+from photocore._game import Game
+from photocore.cli.options import FiniteRange
+from photocore.errors import InvalidPositionError, RecordError
+from photocore.play import _solver
+from photocore.play._solver import DEFAULT_MEMORY, DEFAULT_NODES, DEFAULT_SECONDS, Solution
+
+RESULTS = {1: "win", 0: "shared win", -1: "loss"}
+
+
+@click.command()
+@click.argument("source", metavar="POSITION|FILE")
+@click.option("--game", "line", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With a record FILE: the game on line N.")
+@click.option("--ply", type=click.IntRange(min=0), default=None,
+              help="With a record FILE: the position after K moves.  [default: the last]")
+@click.option("--seconds", type=FiniteRange(min=0, min_open=True), default=DEFAULT_SECONDS,
+              show_default=True, help="Wall-clock time the search may take.")
+@click.option("--nodes", type=click.IntRange(min=1), default=None,
+              help="Positions the search may visit.  [default: no limit]")
+@click.option("--memory", type=click.IntRange(min=1), default=DEFAULT_MEMORY >> 20,
+              show_default=True, help="MiB of transposition table.")
+@click.option("--json", "as_json", is_flag=True, help="Print the solution as one JSON object.")
+def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | None,
+          memory: int, as_json: bool) -> None:
+    """Solve a two-player position: its result under best play for both players (win,
+    shared win or loss for the player to move), the final score margin, every move's
+    exact result and a line of best play (docs/search.md, "Exact endgames").
+
+    POSITION is a position in notation (Game.position(), the `position` command of
+    photocore play); FILE a game
+    record (.jsonl or .jsonl.gz), of which --game and --ply choose the position. Nothing
+    is guessed: when a budget runs out first the answer is "unsolved", with how far the
+    search got (exit status 3).
+
+    \b
+    Examples:
+    photocore solve games.jsonl --game 4 --ply 150 --seconds 60
+    photocore solve "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
+    """
+    game = _position(source, line, ply)
+    try:
+        solution = _solver.solve(game, seconds, DEFAULT_NODES if nodes is None else nodes,
+                                 memory << 20)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(json.dumps(as_dict(solution)) if as_json else describe(solution))
+    sys.exit(0 if solution.solved else 3)
+
+
+def _position(source: str, line: int, ply: int | None) -> Game:
+    if source.endswith((".jsonl", ".jsonl.gz", ".json")):
+        try:
+            rec = records.read_game(source, line)
+            if ply is not None and ply > len(rec["moves"]):
+                raise click.BadParameter(f"the game on line {line} has {len(rec['moves'])} "
+                                         "moves", param_hint="--ply")
+            return records.from_record(rec, ply)
+        except OSError as e:
+            raise click.ClickException(f"{source}: {e.strerror or e}") from None
+        except RecordError as e:
+            raise click.ClickException(str(e.at(source, line) if e.path is None else e)) \
+                from None
+    try:
+        return Game.from_position(source)
+    except InvalidPositionError as e:
+        raise click.BadParameter(f"{e} (give a position in notation or a record file)",
+                                 param_hint="POSITION") from None
+
+
+def as_dict(solution: Solution) -> dict[str, object]:
+    """The solution as JSON-ready values: moves in notation."""
+    return {"solved": solution.solved, "player": solution.player, "result": solution.result,
+            "margin": solution.margin,
+            "returns": list(solution.returns) if solution.returns else None,
+            "moves": {str(m): list(v) for m, v in solution.moves.items()},
+            "best": [str(m) for m in solution.best],
+            "principal": [str(m) for m in solution.principal],
+            "nodes": solution.nodes, "seconds": round(solution.seconds, 6),
+            "table_hit_rate": round(solution.table_hit_rate, 4)}
+
+
+def describe(solution: Solution) -> str:
+    """The solution in words, a line each."""
+    speed = (f"{solution.nodes:,} positions in {solution.seconds:.3g} s "
+             f"({solution.nodes / max(solution.seconds, 1e-9):,.0f}/s), "
+             f"table hits {solution.table_hit_rate:.0%}")
+    if not solution.solved:
+        return f"unsolved: the budget ran out after {speed}"
+    assert solution.result is not None and solution.margin is not None
+    lines = [f"player {solution.player} to move: {RESULTS[solution.result]} by "
+             f"{solution.margin:+d} points under best play ({speed})",
+             "best: " + ", ".join(str(m) for m in solution.best),
+             "line: " + " ".join(f"[{m}]" for m in solution.principal)]
+    ranked = sorted(solution.moves.items(), key=lambda item: (-item[1][0], -item[1][1]))
+    lines += [f"  {str(m):<14} {RESULTS[r]:<10} {d:+d}" for m, (r, d) in ranked]
+    return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""photocore.solve: exact two-player endgames (docs/search.md, "Exact endgames"), held to a
+plain exhaustive minimax over the Game API on hundreds of end positions of real games,
+with known answers, budgets that run out and bad input."""
+
+import json
+import pathlib
+import random
+
+import pytest
+
+import photocore
+from photocore import Game, Move
+from test_search import COLLECT_THEN_END, END_WINS, ONLY_END
+
+RESULT = 4096       # as the solver weighs a result against a margin
+
+
+def final(game, player):
+    """(result, margin) of a finished game for `player`."""
+    returns, scores = game.returns(), game.scores()
+    return int(returns[player]), scores[player] - scores[1 - player]
+
+
+def exhaustive(game, memo, budget):
+    """(result, margin) for the player to move under best play: every legal move in every
+    order, nothing pruned; `budget` (a one-item list) counts down the moves tried and
+    stops the search with None when it is spent."""
+    text = game.position()
+    if text in memo:
+        return memo[text]
+    mover = game.current_player
+    best = None
+    for move in game.legal_moves():
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        game.play(move)
+        if game.is_over:
+            value = final(game, mover)
+        else:
+            value = exhaustive(game, memo, budget)
+            if value is not None and game.current_player != mover:
+                value = (-value[0], -value[1])
+        game.undo()
+        if value is None:
+            return None
+        best = value if best is None or value > best else best
+    memo[text] = best
+    return best
+
+
+def end_positions(count, seed, budget=4000):
+    """`count` positions of the last round of 2-player games (greedy and random agents,
+    every option), each small enough for the exhaustive search, with its answer."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        options = rng.choice(photocore.facts.OPTIONS)
+        game = Game(2, options=options)
+        agents = [photocore.Agent(rng.choice(["greedy", "random"]), seed=rng.randrange(1 << 30))
+                  for _ in range(2)]
+        while not game.is_over and game.round < game.last_round:
+            game.play(agents[game.current_player].select(game))
+        # a position somewhere in the last round: its turns or within one
+        while not game.is_over and rng.random() < 0.6:
+            game.play(agents[game.current_player].select(game))
+        if game.is_over:
+            continue
+        answer = exhaustive(game.copy(), {}, [budget])
+        if answer is not None:
+            found.append((game, answer))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_solver_agrees_with_exhaustive_minimax(seed):
+    for game, answer in end_positions(70, seed):
+        solution = photocore.solve(game)
+        assert solution.solved
+        assert (solution.result, solution.margin) == answer, game.position()
+        # every move's own value, and the best are those of the best result
+        for move, value in solution.moves.items():
+            after = game.copy()
+            after.play(move)
+            if after.is_over:
+                expected = final(after, game.current_player)
+            else:
+                expected = exhaustive(after, {}, [10 ** 6])
+                if after.current_player != game.current_player:
+                    expected = (-expected[0], -expected[1])
+            assert value == expected, (game.position(), str(move))
+        assert solution.best and all(solution.moves[m][0] == answer[0] for m in solution.best)
+        assert solution.moves[solution.best[0]] == answer
+        assert sum(solution.returns) == 0 and solution.returns[game.current_player] == answer[0]
+
+
+def test_known_endings():
+    solution = photocore.solve(Game.from_position(END_WINS))
+    assert (solution.result, solution.margin, solution.best) == (1, 1, [Move.parse("end")])
+    # collect d4 (19 points, all 4 light) then end wins; ending at once loses, 1 point
+    # (4 light) to player 1's 6 (20 light)
+    solution = photocore.solve(Game.from_position(COLLECT_THEN_END))
+    assert solution.result == 1 and solution.margin == 19 - 6
+    assert solution.best == [Move.parse("collect d4")]
+    assert solution.moves[Move.parse("end")] == (-1, 1 - 6)
+    assert solution.principal == [Move.parse("collect d4"), Move.parse("end")]
+    # one move left, and it loses on the tie-break
+    solution = photocore.solve(Game.from_position(ONLY_END))
+    assert (solution.result, solution.margin) == (-1, 0)
+    assert solution.principal == [Move.parse("end")]
+
+
+def test_a_budget_that_runs_out_gives_no_answer():
+    game = Game(2)
+    agent = photocore.Agent("greedy", seed=1)
+    while game.round < game.last_round - 4:        # far from the end: more than 50 nodes
+        game.play(agent.select(game))
+    solution = photocore.solve(game, nodes=50)
+    assert not solution.solved and solution.result is None and solution.best == []
+    assert solution.nodes == 51          # the one past the budget stops it
+    solution = photocore.solve(game, seconds=0.01)
+    assert not solution.solved and 0.01 <= solution.seconds < 1
+
+
+def test_bad_input():
+    over = Game.from_position(ONLY_END)
+    over.play("end")
+    with pytest.raises(ValueError, match="the game is over"):
+        photocore.solve(over)
+    with pytest.raises(ValueError, match="two-player"):
+        photocore.solve(Game(3))
+    for budget, error in (({"nodes": 0}, ValueError), ({"seconds": 0}, ValueError),
+                          ({"seconds": float("nan")}, ValueError), ({"memory": 4}, ValueError),
+                          ({"nodes": "5"}, TypeError), ({"seconds": True}, TypeError)):
+        with pytest.raises(error, match=next(iter(budget))):
+            photocore.solve(Game.from_position(END_WINS), **budget)
+
+
+# ---- photocore solve -----------------------------------------------------------------------
+
+def test_the_command_solves_a_position_or_a_records_position():
+    from click.testing import CliRunner
+
+    from photocore import records
+    from photocore.cli import main
+
+    run = CliRunner().invoke
+    done = run(main, ["solve", COLLECT_THEN_END])
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("player 0 to move: win by +13 points under best play")
+    assert "best: collect d4\nline: [collect d4] [end]\n" in done.output
+    done = run(main, ["solve", COLLECT_THEN_END, "--json"])
+    answer = json.loads(done.output)
+    assert answer["result"] == 1 and answer["margin"] == 13 and answer["best"] == ["collect d4"]
+    assert answer["moves"]["end"] == [-1, -5] and answer["returns"] == [1.0, -1.0]
+    # a record's position: a golden game's, a few moves before its end
+    golden = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "golden.jsonl"
+    line = next(n for n in range(1, 50) if records.read_game(golden, n)["players"] == 2)
+    ply = len(records.read_game(golden, line)["moves"]) - 4
+    expected = photocore.solve(records.from_record(records.read_game(golden, line), ply))
+    done = run(main, ["solve", str(golden), "--game", line, "--ply", ply, "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["best"] == [str(m) for m in expected.best]
+    # a budget that runs out: unsolved, exit status 3
+    far = Game(2)
+    far.play(far.legal_moves()[0])
+    done = run(main, ["solve", far.position(), "--nodes", "100"])
+    assert done.exit_code == 3 and done.output.startswith("unsolved: the budget ran out")
+    # bad input: one clear message each
+    done = run(main, ["solve", "2 - 18 5"])
+    assert done.exit_code == 2 and "has 11 fields, got 4" in done.output
+    done = run(main, ["solve", Game(3).position()])
+    assert done.exit_code == 1 and "two-player" in done.output
+    done = run(main, ["solve", str(golden), "--game", line, "--ply", ply + 5])
+    assert done.exit_code == 2 and f"has {ply + 4} moves" in done.output
+    done = run(main, ["solve", COLLECT_THEN_END, "--seconds", "0"])
+    assert done.exit_code == 2
