@@ -97,6 +97,11 @@ def test_the_solver_agrees_with_exhaustive_minimax(seed):
 def test_known_endings():
     solution = photocore.solve(Game.from_position(END_WINS))
     assert (solution.result, solution.margin, solution.best) == (1, 1, [Move.parse("end")])
+    # 3 light, a point; player 1 has no point and a piece more. Planting a seed spends 1:
+    # 0-0 on points, 2-2 on pieces, a shared win; growing b4 to medium spends 2: 0-0 on
+    # points, 1-2 on pieces, lost on the tie-break
+    assert solution.moves[Move.parse("plant b4 b3")] == (0, 0)
+    assert solution.moves[Move.parse("grow b4")] == (-1, 0)
     # collect d4 (19 points, all 4 light) then end wins; ending at once loses, 1 point
     # (4 light) to player 1's 6 (20 light)
     solution = photocore.solve(Game.from_position(COLLECT_THEN_END))
