@@ -4,8 +4,9 @@ built-in agents and the shipped checkpoints, written as one Markdown page.
     python examples/alphazero/ratings.py                   # docs/ratings.md, as shipped
 
 For each number of players P (--players), every group of P of the agents plays a match
-(`photocore tournament --group P`): random, greedy, mcts:N for each N of --mcts, and the
-shipped checkpoint for P players (agent.py) at each of --simulations. Ratings are
+(`photocore tournament --group P`): random, greedy, mcts:N for each N of --mcts,
+mcts:N?graph=1 (UCT over positions, docs/search.md) for each N of --graph, and the shipped
+checkpoint for P players (agent.py) at each of --simulations. Ratings are
 Bradley-Terry from every pairwise result, anchored at random = 0, with 95% intervals;
 each agent's time per move is measured in the same games. The tournaments' summaries and
 game records are kept in --folder; the page says how it was made.
@@ -31,11 +32,13 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 AGENT = os.path.relpath(os.path.join(HERE, "agent.py"), ROOT)
 
 
-def agents(players, mcts, simulations, checkpoint=None):
-    """The specs of one tournament: random, greedy, mcts:N for each N, and the checkpoint
-    (the shipped one for `players` unless given) at each number of simulations."""
+def agents(players, mcts, simulations, checkpoint=None, graph=()):
+    """The specs of one tournament: random, greedy, mcts:N for each N, mcts:N?graph=1 for
+    each N of `graph`, and the checkpoint (the shipped one for `players` unless given) at
+    each number of simulations."""
     where = f"checkpoint={checkpoint}&" if checkpoint else ""
     return (["random", "greedy"] + [f"mcts:{n}" for n in mcts]
+            + [f"mcts:{n}?graph=1" for n in graph]
             + [f"py:{AGENT}:AlphaZeroAgent?{where}simulations={n}" for n in simulations])
 
 
@@ -132,6 +135,8 @@ def main(argv=None):
                         help="numbers of players, one list each")
     parser.add_argument("--mcts", type=listing(whole(1)), default="100,1000,10000",
                         help="simulations of the mcts agents")
+    parser.add_argument("--graph", type=listing(whole(1)), default="1000",
+                        help="simulations of the mcts agents over positions (?graph=1)")
     parser.add_argument("--simulations", type=listing(whole(MIN_SIMULATIONS)), default="64,800",
                         help="simulations of the checkpoint, one entry each")
     parser.add_argument("--checkpoint", default=None,
@@ -166,7 +171,7 @@ def main(argv=None):
     os.makedirs(args.folder, exist_ok=True)
     results = []
     for p, g in zip(players, games):
-        specs = agents(p, args.mcts, args.simulations, args.checkpoint)
+        specs = agents(p, args.mcts, args.simulations, args.checkpoint, args.graph)
         results.append((p, *tournament(p, specs, g, args.seed, args.workers, folder,
                                        play=not args.render)))
     text = page(results, [a for a in argv if a != "--render"])
