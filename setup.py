@@ -78,7 +78,6 @@ if (not (native or debug) and os.name == "posix"
         ))
 
 
-
 class BuildExt(build_ext):
     """MSVC's flags in place of gcc's and clang's, once the compiler is known."""
 
