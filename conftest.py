@@ -1,7 +1,9 @@
 """Doctest collection over src/photocore: the modules of an extra that is not installed are
-left out, as their tests skip."""
+left out, as their tests skip; and all of src/ when the photocore installed is not the one
+built there (a wheel's: src/ has no compiled modules to import, .ci/wheel)."""
 
 import importlib.util
+import pathlib
 
 _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py"],
            "pettingzoo": ["src/photocore/env/pettingzoo.py"],
@@ -9,7 +11,13 @@ _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py"],
            "ray": ["src/photocore/run/ray_backend.py"],
            "stable_baselines3": ["src/photocore/env/sb3.py"],
            "matplotlib": ["src/photocore/plots.py"],
-           "scipy": ["src/photocore/run/ratings.py"]}
+           "scipy": ["src/photocore/run/ratings.py"],
+           "fastapi": ["src/photocore/serve/app.py", "src/photocore/serve/models.py"]}
 
 collect_ignore = [path for module, paths in _EXTRAS.items()
                   if importlib.util.find_spec(module) is None for path in paths]
+
+_SOURCE = pathlib.Path(__file__).resolve().parent / "src" / "photocore"
+_installed = importlib.util.find_spec("photocore")
+if _installed is None or not pathlib.Path(_installed.origin).resolve().is_relative_to(_SOURCE):
+    collect_ignore.append("src/photocore")

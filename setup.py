@@ -9,6 +9,9 @@ PHOTOCORE_DEBUG=1 turns bounds checks back on and disables optimisation, for deb
 PHOTOCORE_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer (see
 docs/hardening.md for running Python under them).
 
+The flags above are gcc's and clang's; MSVC (Windows) gets /O2 (/Od /Zi for PHOTOCORE_DEBUG=1)
+and has no native or sanitized build.
+
 Cython and the C compiler run on every core (pip install included: it passes no -j);
 PHOTOCORE_BUILD_JOBS=N sets how many.
 """
@@ -18,6 +21,7 @@ import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 native = os.environ.get("PHOTOCORE_NATIVE") == "1"
 debug = os.environ.get("PHOTOCORE_DEBUG") == "1"
@@ -73,4 +77,18 @@ if (not (native or debug) and os.name == "posix"
             define_macros=[("PHOTOCORE_NATIVE", "0")],
         ))
 
-setup(ext_modules=extensions, options={"build_ext": {"parallel": jobs}})
+
+class BuildExt(build_ext):
+    """MSVC's flags in place of gcc's and clang's, once the compiler is known."""
+
+    def build_extensions(self):
+        if self.compiler.compiler_type == "msvc":
+            if native or sanitize:
+                raise SystemExit("PHOTOCORE_NATIVE=1 and PHOTOCORE_SANITIZE=1 need gcc or clang")
+            for extension in self.extensions:
+                extension.extra_compile_args = ["/Od", "/Zi"] if debug else ["/O2"]
+        super().build_extensions()
+
+
+setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt},
+      options={"build_ext": {"parallel": jobs}})

@@ -2,12 +2,12 @@
 itself (pyproject.toml: --doctest-modules, --doctest-cython for the compiled modules,
 --doctest-glob=*.md). This checks that the collection reaches every file with examples."""
 
-import pathlib
 import re
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from installed import ROOT, of_the_source
+
 PACKAGE = ROOT / "src" / "photocore"
 
 
@@ -19,6 +19,7 @@ def with_examples():
             if re.search(r"^\s*>>> ", path.read_text(encoding="utf-8"), re.M)}
 
 
+@of_the_source
 def test_pytest_collects_the_examples_of_every_file_that_has_some():
     listed = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",

@@ -44,7 +44,8 @@ def test_stats_plot_writes_a_png(tmp_path):
 
 def test_stats_plot_without_matplotlib(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "photocore.plots", None)   # import fails
-    monkeypatch.delattr(photocore, "plots", raising=False)
+    # from the module's dict: getattr would ask the package's __getattr__, which imports it
+    monkeypatch.delitem(vars(photocore), "plots", raising=False)
     result = CliRunner().invoke(main, ["stats", str(GOLDEN), "--plot", str(tmp_path / "x.png")])
     assert result.exit_code == 1 and "pip install 'photocore[plot]'" in result.output
     assert not (tmp_path / "x.png").exists()

@@ -11,6 +11,7 @@ import photocore
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE, Game, Move
 from photocore.play.search import SearchAgent
 from photocore.play.settings import SearchSettings
+from installed import of_the_source
 
 # The last player of the last round (player 0; player 1 opened round 18) holds 3 light, one
 # point: ending the turn now wins 1-0, while every other move spends light, ties 0-0 and
@@ -501,6 +502,7 @@ def test_a_rollout_weight_of_one_ignores_the_networks_values():
     assert not np.array_equal(searched(0.9, 0.0)[0], visits)
 
 
+@of_the_source
 def test_the_searchs_defaults_are_written_once():
     # play.settings.SearchSettings holds them: Search, SearchAgent, the training data and
     # the AlphaZero example take them from there

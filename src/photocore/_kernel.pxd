@@ -11,23 +11,48 @@ from libc.stdint cimport uint8_t, uint16_t, uint64_t
 
 cdef extern from *:
     """
-    /* Hardware popcount where the build targets it (the x86-64-v3 kernel that the portable
-       build loads on CPUs that have it, native builds, arm64); elsewhere gcc would call a
-       library routine, so the SWAR count inlines instead. */
-    #if defined(__POPCNT__) || defined(__ARM_NEON) || defined(__aarch64__)
-    static inline int pc_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    /* The compiler builtins the kernels use, here only: gcc's and clang's, MSVC's intrinsics
+       under _MSC_VER (clang-cl, which defines both, takes the gcc branch). */
+    #if defined(_MSC_VER) && !defined(__clang__)
+    #include <intrin.h>
+    #define PC_INLINE static __forceinline
+    #if defined(__AVX__)        /* /arch:AVX and above: every such CPU has POPCNT */
+    #define PC_HARDWARE_POPCOUNT 1
+    #endif
+    PC_INLINE int pc_lowest(unsigned long long x) {
+        unsigned long bit;
+        _BitScanForward64(&bit, x);
+        return (int)bit;
+    }
+    #define pc_hardware_popcount(x) ((int)__popcnt64(x))
+    #define pc_prefetch(p) _mm_prefetch((const char*)(p), _MM_HINT_T0)
     #else
-    static inline int pc_popcount(unsigned long long x) {
+    #if defined(__POPCNT__) || defined(__ARM_NEON) || defined(__aarch64__)
+    #define PC_HARDWARE_POPCOUNT 1
+    #endif
+    /* unused: each module that cimports this block has them, and not every one calls them */
+    #define PC_INLINE static inline __attribute__((unused))
+    PC_INLINE int pc_lowest(unsigned long long x) { return __builtin_ctzll(x); }
+    #define pc_hardware_popcount(x) __builtin_popcountll(x)
+    #define pc_prefetch(p) __builtin_prefetch(p)
+    #endif
+    /* Hardware popcount where the build targets it (the x86-64-v3 kernel that the portable
+       build loads on CPUs that have it, native builds, arm64); elsewhere the compiler would
+       call a library routine, so the SWAR count inlines instead. */
+    #ifdef PC_HARDWARE_POPCOUNT
+    PC_INLINE int pc_popcount(unsigned long long x) { return pc_hardware_popcount(x); }
+    #else
+    PC_INLINE int pc_popcount(unsigned long long x) {
         x = x - ((x >> 1) & 0x5555555555555555ULL);
         x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
         x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
         return (int)((x * 0x0101010101010101ULL) >> 56);
     }
     #endif
-    static inline int pc_lowest(unsigned long long x) { return __builtin_ctzll(x); }
     """
     int pc_popcount(uint64_t x) nogil
     int pc_lowest(uint64_t x) nogil
+    void pc_prefetch(const void* p) nogil
 
 cdef enum:
     NCELLS = 37

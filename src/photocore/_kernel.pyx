@@ -47,7 +47,7 @@ cdef extern from *:
     static inline int pc_select(unsigned long long x, int k) {
     #if defined(__BMI2__)
         if (pc_pdep_is_fast)
-            return (int)__builtin_ctzll(_pdep_u64(1ULL << k, x));
+            return pc_lowest(_pdep_u64(1ULL << k, x));
     #endif
         const unsigned long long ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
         unsigned long long c = x - ((x >> 1) & 0x5555555555555555ULL);

@@ -22,13 +22,6 @@ from photocore._kernel import check_bool
 from photocore.notation import MOVE_TEXTS
 from photocore.play.settings import SearchSettings
 
-cdef extern from *:
-    """
-    #define prefetch(p) __builtin_prefetch(p)
-    """
-    void prefetch(const void* p) nogil
-
-
 # ---- the tree -----------------------------------------------------------------------------
 
 cdef enum:
@@ -541,10 +534,10 @@ cdef class Search:
                 shared = 0
                 if g + 1 < self.num_games and self.trees[g + 1].edges != NULL:
                     # the next game's root and its first moves, while this one is walked
-                    prefetch(self.trees[g + 1].nodes)
-                    prefetch(self.trees[g + 1].edges)
-                    prefetch(<char*>self.trees[g + 1].edges + 64)
-                    prefetch(<char*>self.trees[g + 1].edges + 128)
+                    pc_prefetch(self.trees[g + 1].nodes)
+                    pc_prefetch(self.trees[g + 1].edges)
+                    pc_prefetch(<char*>self.trees[g + 1].edges + 64)
+                    pc_prefetch(<char*>self.trees[g + 1].edges + 128)
                 while (taken < self.in_flight and root.status != TERMINAL
                        and root.visits + root.inflight < self._simulations):
                     x = descend(t, self.c_puct, self.worst)
