@@ -1,15 +1,16 @@
-"""Doctest collection over src/photocore: the modules of an extra that is not installed are
-left out, as their tests skip; and all of src/ when the photocore installed is not the one
-built there (a wheel's: src/ has no compiled modules to import, .ci/wheel)."""
+"""Doctest collection over src/photocore and docs/: the modules and pages of an extra that is
+not installed are left out, as their tests skip; and all of src/ when the photocore
+installed is not the one built there (a wheel's: src/ has no compiled modules to import,
+.ci/wheel)."""
 
 import importlib.util
 import pathlib
 
-_EXTRAS = {"gymnasium": ["src/photocore/env/gym.py"],
+_EXTRAS = {"gymnasium": ["src/photocore/env/gym.py", "docs/rl.md"],
            "pettingzoo": ["src/photocore/env/pettingzoo.py"],
            "pyspiel": ["src/photocore/env/openspiel.py"],
            "ray": ["src/photocore/run/ray_backend.py"],
-           "stable_baselines3": ["src/photocore/env/sb3.py"],
+           "stable_baselines3": ["src/photocore/env/sb3.py", "docs/rl.md"],
            "matplotlib": ["src/photocore/plots.py"],
            "scipy": ["src/photocore/run/ratings.py"],
            "fastapi": ["src/photocore/serve/app.py", "src/photocore/serve/models.py"]}
@@ -20,4 +21,5 @@ collect_ignore = [path for module, paths in _EXTRAS.items()
 _SOURCE = pathlib.Path(__file__).resolve().parent / "src" / "photocore"
 _installed = importlib.util.find_spec("photocore")
 if _installed is None or not pathlib.Path(_installed.origin).resolve().is_relative_to(_SOURCE):
-    collect_ignore.append("src/photocore")
+    # (a glob: collect_ignore leaves a directory given as a path to collect, testpaths' own)
+    collect_ignore_glob = ["src/photocore/*"]

@@ -82,7 +82,10 @@ def mypy(*args, cwd=ROOT):
 
 def test_typed_usage_passes_mypy_strict(tmp_path):
     pytest.importorskip("mypy")
-    result = mypy("--strict", "--cache-dir", str(tmp_path / "cache"), "examples/typed_usage.py")
+    # as a user's project checks it: outside this project's mypy settings (whose mypy_path
+    # is src/), against the photocore installed, its stubs and py.typed
+    result = mypy("--strict", "--cache-dir", str(tmp_path / "cache"),
+                  str(EXAMPLES / "typed_usage.py"), cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

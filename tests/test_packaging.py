@@ -9,7 +9,6 @@ import sys
 import tomllib
 
 import pytest
-
 from installed import ROOT
 
 WORKFLOW = ROOT / ".github" / "workflows" / "wheels.yml"
