@@ -113,16 +113,17 @@ def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
 def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_path, capsys):
     # docs/ratings.md's command, small: 2 players, a tiny checkpoint, 2 games a pairing
     page = tmp_path / "ratings.md"
-    command = ["--players", "2", "--mcts", "5", "--simulations", "2,6", "--checkpoint",
-               str(trained / "final.pt"), "--games", "2", "--workers", "2",
+    command = ["--players", "2", "--mcts", "5", "--graph", "5", "--simulations", "2,6",
+               "--checkpoint", str(trained / "final.pt"), "--games", "2", "--workers", "2",
                "--folder", str(tmp_path), "--out", str(page)]
     example.ratings.main(command)
     summary = json.loads((tmp_path / "2p.json").read_text())
-    assert summary["games"] == 2 * 10 and summary["anchor"] == "random"
+    assert summary["games"] == 2 * 15 and summary["anchor"] == "random"
     text = page.read_text()
     rows = [line for line in text.splitlines() if line.startswith("| ") and "rank" not in line]
     names = sorted(line.split("`")[1] for line in rows)
-    assert names == ["alphazero:2", "alphazero:6", "greedy", "mcts:5", "random"]
+    assert names == ["alphazero:2", "alphazero:6", "greedy", "mcts:5", "mcts:5?graph=1",
+                     "random"]
     assert "| `random` | +0 | anchor |" in text
     # strongest first, each Elo inside its interval, a time per move for every agent
     elos = [int(line.split("|")[3]) for line in rows]
@@ -134,7 +135,7 @@ def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_pa
             assert low <= int(cells[3]) <= high
         assert float(cells[7]) >= 0
     assert "python examples/alphazero/ratings.py --players 2" in text
-    assert "photocore tournament random greedy mcts:5 'py:" in text
+    assert "photocore tournament random greedy mcts:5 'mcts:5?graph=1' 'py:" in text
     # --render writes the same page from the summaries, playing nothing
     (tmp_path / "2p.jsonl.gz").unlink()
     page.unlink()
