@@ -180,3 +180,28 @@ def test_the_command_solves_a_position_or_a_records_position():
     assert done.exit_code == 2 and f"has {ply + 4} moves" in done.output
     done = run(main, ["solve", COLLECT_THEN_END, "--seconds", "0"])
     assert done.exit_code == 2
+
+
+def test_ctrl_c_stops_the_search_at_once(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    # a position of round 13: far more than the seconds the test waits
+    game = Game(2)
+    agent = photocore.Agent("greedy", seed=1)
+    while game.round < game.last_round - 5:
+        game.play(agent.select(game))
+    command = [sys.executable, "-m", "photocore", "solve", game.position(), "--seconds", "60"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    time.sleep(2)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 5
+    assert process.returncode == 130 and "interrupted; no answer" in err and out == ""
+    # and Python's own handler is back after a solve
+    photocore.solve(Game.from_position(END_WINS))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

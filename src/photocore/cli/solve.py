@@ -38,7 +38,7 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     photocore play); FILE a game
     record (.jsonl or .jsonl.gz), of which --game and --ply choose the position. Nothing
     is guessed: when a budget runs out first the answer is "unsolved", with how far the
-    search got (exit status 3).
+    search got (exit status 3). Ctrl-C stops the search at once (exit status 130).
 
     \b
     Examples:
@@ -51,6 +51,9 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
                                  memory << 20)
     except ValueError as e:
         raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo("\nphotocore solve: interrupted; no answer", err=True)
+        raise click.exceptions.Exit(130) from None
     click.echo(json.dumps(as_dict(solution)) if as_json else describe(solution))
     sys.exit(0 if solution.solved else 3)
 

@@ -15,6 +15,25 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from photocore._kernel cimport *
 
+cdef extern from *:
+    """
+    #include <signal.h>
+    /* Ctrl-C while the search runs without the GIL (Python's own handler would only run
+       once it returns): a flag the search reads as it reads the clock. */
+    static volatile sig_atomic_t pc_interrupted = 0;
+    static void pc_on_interrupt(int sig) { (void)sig; pc_interrupted = 1; }
+    typedef void (*pc_handler)(int);
+    static pc_handler pc_catch_interrupts(void) {
+        pc_interrupted = 0;
+        return signal(SIGINT, pc_on_interrupt);
+    }
+    static void pc_release_interrupts(pc_handler previous) { signal(SIGINT, previous); }
+    """
+    ctypedef void (*pc_handler)(int)
+    int pc_interrupted
+    pc_handler pc_catch_interrupts() nogil
+    void pc_release_interrupts(pc_handler previous) nogil
+
 cdef enum:
     RESULT = 4096            # a result's weight: above any score margin (|margin| < 2048)
     INFINITE = 1 << 20
@@ -131,7 +150,8 @@ cdef int search(Solver* sv, const State* s, int alpha, int beta, int previous,
     cdef uint64_t key = context_key(s, previous)
     cdef Entry* entry = &sv.table[key & sv.mask]
     sv.nodes += 1
-    if sv.nodes > sv.node_limit or ((sv.nodes & CHECK_EVERY) == 0 and now() > sv.deadline):
+    if sv.nodes > sv.node_limit or ((sv.nodes & CHECK_EVERY) == 0
+                                    and (now() > sv.deadline or pc_interrupted)):
         sv.aborted = True
     if sv.aborted or depth >= MAX_DEPTH:
         sv.aborted = True
@@ -196,6 +216,7 @@ from photocore._game import Move
 from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
+import threading as _threading
 from typing import NamedTuple as _NamedTuple
 
 DEFAULT_SECONDS = 10.0
@@ -278,7 +299,11 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     cdef int n = legal_actions(&root, actions), i, v, value = 0
     cdef int values[MAX_LEGAL]
     cdef double start = now()
+    cdef pc_handler previous
+    cdef bint catching = _threading.current_thread() is _threading.main_thread()
     sv.deadline = start + limit
+    if catching:
+        previous = pc_catch_interrupts()
     try:
         with nogil:
             value = search(&sv, &root, -INFINITE, INFINITE, -1, 0)
@@ -287,6 +312,11 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
                 if sv.aborted:
                     break
                 values[i] = child_value(&sv, &root, actions[i], -INFINITE, INFINITE, 0, False)
+        if catching:
+            catching = False
+            pc_release_interrupts(previous)
+            if pc_interrupted:
+                raise KeyboardInterrupt
         seconds_taken = now() - start
         rate = <double>sv.hits / sv.probes if sv.probes else 0.0
         player = root.current
@@ -303,6 +333,8 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
         return Solution(True, player, result, margin, tuple(returns), moves, best,
                         _principal(&sv, &root), sv.nodes, seconds_taken, rate)
     finally:
+        if catching:
+            pc_release_interrupts(previous)
         free(sv.table)
 
 
