@@ -299,7 +299,7 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     cdef int n = legal_actions(&root, actions), i, v, value = 0
     cdef int values[MAX_LEGAL]
     cdef double start = now()
-    cdef pc_handler previous
+    cdef pc_handler previous = NULL
     cdef bint catching = _threading.current_thread() is _threading.main_thread()
     sv.deadline = start + limit
     if catching:
