@@ -1,5 +1,5 @@
-"""Searching positions instead of orders of moves (docs/search.md, "Positions, not orders"),
-measured in one process on the same positions:
+"""Searching positions instead of orders of moves (docs/search.md, "Transpositions" and
+"The C agent over positions"), measured in one process on the same positions:
 
     python benchmarks/graph_search.py                       # both parts
     python benchmarks/graph_search.py --positions 100 --simulations 1000 --network-games 8

@@ -188,7 +188,7 @@ cdef int most_visited(const Tree* t, int node) noexcept nogil:
             best = t.nodes[node].first_child + i
     return best
 
-# ---- UCT over positions (docs/search.md, "The graph") ---------------------------------
+# ---- UCT over positions (docs/search.md, "The C agent over positions") ------------------
 
 ctypedef struct Edge:
     int child                # the node it leads to; -1 until its first visit
@@ -473,7 +473,7 @@ class BuiltinAgent(_NamedTuple):
 
 
 DEFAULT_SIMULATIONS = 200
-DEFAULT_GRAPH = False       # mcts searches a tree of move orders (docs/search.md, "The graph")
+DEFAULT_GRAPH = False       # mcts: a tree of move orders (docs/search.md, "The C agent ...")
 # The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
 # sizing and the command line's help read them here (docs/engine.md).
 BUILTIN_AGENTS = {agent.name: agent for agent in (
@@ -671,8 +671,9 @@ def play_games(agents, int players, int options, unsigned long long seed, long l
                long long count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.
 
-    `agents` lists (kind, simulations) or (kind, simulations, graph) per agent; in game i agent k sits in seat
-    (k + i) % players, so every agent plays every seat. Game i depends only on (seed, i).
+    `agents` lists (kind, simulations) or (kind, simulations, graph) per agent; in game i
+    agent k sits in seat (k + i) % players, so every agent plays every seat. Game i depends
+    only on (seed, i).
     Returns (moves uint16 array, offsets int64 array of count + 1).
     """
     import numpy as np
