@@ -159,9 +159,9 @@ def test_graph_values_land_on_every_players_seat():
     assert stats.values[i] == pytest.approx(done.returns())
 
 
-def test_one_node_per_position():
-    # the orders of a turn meet in one node: fewer nodes than the tree makes, and a
-    # position of many orders holds their visits together
+def test_the_graph_holds_a_position_a_simulation_at_most():
+    # the tree makes a node for every move of every node it expands; the graph a position
+    # for each simulation that reaches a new one, and says what it took
     game = Game.from_position(TURN)
     tree = search_root(game, simulations=3000, seed=2, graph=False)
     graph = search_root(game, simulations=3000, seed=2, graph=True)
