@@ -1,6 +1,6 @@
-"""photocore.solve: exact two-player endgames (docs/search.md, "Exact endgames"), held to a
-plain exhaustive minimax over the Game API on hundreds of end positions of real games,
-with known answers, budgets that run out and bad input."""
+"""photocore.solve: exact endgames (docs/search.md, "Exact endgames"), held to a plain
+exhaustive minimax (two players) and max^n (three and four) over the Game API on hundreds
+of end positions of real games, with known answers, budgets that run out and bad input."""
 
 import json
 import pathlib
@@ -49,24 +49,64 @@ def exhaustive(game, memo, budget):
     return best
 
 
-def end_positions(count, seed, budget=4000):
-    """`count` positions of the last round of 2-player games (greedy and random agents,
-    every option), each small enough for the exhaustive search, with its answer."""
+def seat_values(game):
+    """(return, margin) of every seat of a finished game: the margin over the best of the
+    others' scores."""
+    returns, scores = game.returns(), game.scores()
+    return tuple((returns[p], scores[p] - max(s for q, s in enumerate(scores) if q != p))
+                 for p in range(len(scores)))
+
+
+def preference(values, mover):
+    """What the mover ranks by (higher is better): their own (return, margin), then
+    against the next player in turn, then the one after (docs/search.md)."""
+    n = len(values)
+    return (values[mover],) + tuple((-values[(mover + k) % n][0], -values[(mover + k) % n][1])
+                                    for k in range(1, n))
+
+
+def exhaustive_maxn(game, memo, budget):
+    """Every seat's (return, margin) under max^n: every legal move in every order, nothing
+    pruned; None once `budget` (a one-item list) of moves tried is spent."""
+    text = game.position()
+    if text in memo:
+        return memo[text]
+    mover = game.current_player
+    best = None
+    for move in game.legal_moves():
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        game.play(move)
+        value = seat_values(game) if game.is_over else exhaustive_maxn(game, memo, budget)
+        game.undo()
+        if value is None:
+            return None
+        if best is None or preference(value, mover) > preference(best, mover):
+            best = value
+    memo[text] = best
+    return best
+
+
+def end_positions(count, seed, budget=4000, players=2):
+    """`count` positions of the last round of games (greedy and random agents, every
+    option), each small enough for the exhaustive search, with its answer."""
     rng = random.Random(seed)
+    search = exhaustive if players == 2 else exhaustive_maxn
     found = []
     while len(found) < count:
         options = rng.choice(photocore.facts.OPTIONS)
-        game = Game(2, options=options)
+        game = Game(players, options=options)
         agents = [photocore.Agent(rng.choice(["greedy", "random"]), seed=rng.randrange(1 << 30))
-                  for _ in range(2)]
+                  for _ in range(players)]
         while not game.is_over and game.round < game.last_round:
             game.play(agents[game.current_player].select(game))
         # a position somewhere in the last round: its turns or within one
-        while not game.is_over and rng.random() < 0.6:
+        while not game.is_over and rng.random() < (0.6 if players == 2 else 0.9):
             game.play(agents[game.current_player].select(game))
         if game.is_over:
             continue
-        answer = exhaustive(game.copy(), {}, [budget])
+        answer = search(game.copy(), {}, [budget])
         if answer is not None:
             found.append((game, answer))
     return found
@@ -92,6 +132,63 @@ def test_the_solver_agrees_with_exhaustive_minimax(seed):
         assert solution.best and all(solution.moves[m][0] == answer[0] for m in solution.best)
         assert solution.moves[solution.best[0]] == answer
         assert sum(solution.returns) == 0 and solution.returns[game.current_player] == answer[0]
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_three_and_four_players_agree_with_exhaustive_maxn(players):
+    for game, answer in end_positions(50, players, budget=3000, players=players):
+        mover = game.current_player
+        solution = photocore.solve(game)
+        assert solution.solved
+        assert solution.returns == tuple(r for r, _ in answer), game.position()
+        assert (solution.result, solution.margin) == answer[mover]
+        after_each = {}
+        for move, value in solution.moves.items():
+            after = game.copy()
+            after.play(move)
+            after_each[move] = seat_values(after) if after.is_over else \
+                exhaustive_maxn(after, {}, [10 ** 6])
+            assert value == after_each[move][mover], (game.position(), str(move))
+        assert all(solution.moves[m][0] == solution.result for m in solution.best)
+        assert solution.moves[solution.best[0]] == answer[mover]
+        # the line of best play ends where the answer says
+        line = game.copy()
+        for move in solution.principal:
+            line.play(move)
+        assert line.is_over and seat_values(line) == answer
+
+
+# Three players in their last round (18; player 2 has played, 0 then 1 to move), player 2
+# far ahead. Player 0 collects a4 (1-leaf soil) or b4 (2-leaf): a 13 either way, but the
+# 1-leaf stack's 13 is the one player 1's g1 would take next, leaving them a 12.
+TIE_RULE = ("3 - 18 5 2 0 - a4:0:3,b4:0:3,g1:1:3 4/0000/0000/17.16.16 4/0000/0000/14.14.14.14.13.13 "
+            "0/0000/0000/22.21.20.19.18.18.17.17 0025")
+# Player 0 at 77 points, player 2 at 90 with a seed on the board, player 1 without light
+SHARED = ("3 - 18 5 2 0 - a4:0:3,b4:0:3,g1:1:3,c2:2:0 {light}/1000/0000/17.16.16.14.14 "
+          "0/0000/0000/19.18.18.14.13 0/0000/0000/22.21.20.14.13 0225")
+
+
+def test_known_endings_of_three_players():
+    # indifferent (a loss by 90 either way), player 0 leaves the least to player 1
+    solution = photocore.solve(Game.from_position(TIE_RULE))
+    assert solution.returns == (-0.5, -0.5, 1.0) and solution.margin == (49 + 13) - 152
+    assert solution.moves[Move.parse("collect a4")] == solution.moves[Move.parse("collect b4")]
+    assert solution.principal == [Move.parse(m) for m in
+                                  ("collect a4", "end", "collect g1", "end")]
+    # 4 light: a collect of 13 ties player 2 on points and on pieces (a tree left each), a
+    # shared win: 3 / (2 * 2) - 1 / 2 = 0.25 each; ending at once loses by 12 (4 light, a point)
+    solution = photocore.solve(Game.from_position(SHARED.format(light=4)))
+    assert solution.returns == (0.25, -0.5, 0.25) and solution.margin == 0
+    assert solution.best == [Move.parse("collect a4"), Move.parse("collect b4")]
+    assert solution.moves[Move.parse("end")] == (-0.5, -12)
+    # 5 light: a seed planted as well (1 light) wins the tie-break on pieces, 2 to 1
+    solution = photocore.solve(Game.from_position(SHARED.format(light=5)))
+    assert solution.returns == (1.0, -0.5, -0.5) and solution.margin == 0
+    assert solution.moves[Move.parse("end")] == (-0.5, -12)
+    line = Game.from_position(SHARED.format(light=5))
+    for move in solution.principal:
+        line.play(move)
+    assert line.is_over and line.scores() == (90, 82, 90) and line.winners() == (0,)
 
 
 def test_known_endings():
@@ -132,8 +229,6 @@ def test_bad_input():
     over.play("end")
     with pytest.raises(ValueError, match="the game is over"):
         photocore.solve(over)
-    with pytest.raises(ValueError, match="two-player"):
-        photocore.solve(Game(3))
     for budget, error in (({"nodes": 0}, ValueError), ({"seconds": 0}, ValueError),
                           ({"seconds": float("nan")}, ValueError), ({"memory": 4}, ValueError),
                           ({"nodes": "5"}, TypeError), ({"seconds": True}, TypeError)):
@@ -174,8 +269,6 @@ def test_the_command_solves_a_position_or_a_records_position():
     # bad input: one clear message each
     done = run(main, ["solve", "2 - 18 5"])
     assert done.exit_code == 2 and "has 11 fields, got 4" in done.output
-    done = run(main, ["solve", Game(3).position()])
-    assert done.exit_code == 1 and "two-player" in done.output
     done = run(main, ["solve", str(golden), "--game", line, "--ply", ply + 5])
     assert done.exit_code == 2 and f"has {ply + 4} moves" in done.output
     done = run(main, ["solve", COLLECT_THEN_END, "--seconds", "0"])

@@ -10,10 +10,10 @@ DEFAULT_MEMORY: int
 class Solution(NamedTuple):
     solved: bool
     player: int
-    result: int | None
+    result: float | None
     margin: int | None
     returns: tuple[float, ...] | None
-    moves: dict[Move, tuple[int, int]]
+    moves: dict[Move, tuple[float, int]]
     best: list[Move]
     principal: list[Move]
     nodes: int

@@ -1,12 +1,17 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Exact endgames: the result of a two-player position under best play, by alpha-beta over
-positions in C without the GIL (docs/search.md, "Exact endgames").
+"""Exact endgames: a position's value under best play, by search over positions in C
+without the GIL (docs/search.md, "Exact endgames").
 
-A position's value for the player to move is `result * RESULT + margin`: the result first
-(+1 a win, 0 a shared win, -1 a loss: Game.returns() for two players), then the final score
-margin (their score minus the opponent's), which both players also play for once the
-result is settled. Values are exact: a search that runs out of its budget says so and
-gives none.
+Two players: alpha-beta. A position's value for the player to move is
+`result * RESULT + margin`: the result first (+1 a win, 0 a shared win, -1 a loss:
+Game.returns() for two players), then the final score margin (their score minus the
+opponent's), which both players also play for once the result is settled.
+
+Three and four players: max^n. Every player has a value of the same form, their share of
+the win first (SHARE / winners, 0 for a loss), then their score minus the best of the
+others'; each maximises their own, and ties go against the others (`prefers`).
+
+Values are exact: a search that runs out of its budget says so and gives none.
 """
 
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
@@ -43,6 +48,7 @@ cdef enum:
     NO_MOVE = 0xFFFF
     MAX_DEPTH = MAX_GAME_MOVES
     CHECK_EVERY = 1023       # nodes between looks at the clock
+    SHARE = 12               # a win's share, 12 / winners: whole for 1 to 4 winners
 
 ctypedef struct Entry:
     uint64_t key             # the position's key, mixed with the move just played (below)
@@ -50,8 +56,18 @@ ctypedef struct Entry:
     uint16_t best
     uint8_t bound
 
+ctypedef struct Values:          # max^n (3-4 players): a value for every seat
+    int32_t of[MAX_PLAYERS]
+
+ctypedef struct ValuesEntry:
+    uint64_t key             # as Entry's
+    Values values
+    uint16_t best
+    bint filled              # max^n stores exact values only
+
 ctypedef struct Solver:
-    Entry* table
+    Entry* table             # two players
+    ValuesEntry* values_table    # three and four
     uint64_t mask            # entries - 1 (a power of two)
     long long nodes
     long long node_limit
@@ -95,16 +111,13 @@ cdef bint last_round(const State* s) noexcept nogil:
     return s.round == s.last_round and s.phase == PHASE_PLAY
 
 
-cdef int last_round_bound(const State* s) noexcept nogil:
-    """No value of s, in the last round, beats this for its player to move (two players).
-    Their score is final once this turn ends and grows only by collects: the richest soil
+cdef int best_final_score(const State* s) noexcept nogil:
+    """The most the player to move in s, in the last round, can end the game with: their
+    score is final once this turn ends and grows only by collects, the richest soil
     first (a collect takes the best token its soil reaches, whatever the order), each for
-    4 of the light left, which counts a point a third. The opponent's is at least what
-    ending their turn at once gives them (final if they have played), so the mover's
-    value is at most that margin, a tie on points counted as won."""
+    4 of the light left, which counts a point a third."""
     cdef State t = s[0]
     cdef int p = s.current, best = score(s, p), bit, cell, richest, most, gained
-    cdef int opponent = score(s, 1 - p)
     cdef uint64_t trees
     while t.light[p] >= COLLECT_COST:
         trees = t.owner_bb[p] & t.size_bb[LARGE] & ~t.active
@@ -123,7 +136,27 @@ cdef int last_round_bound(const State* s) noexcept nogil:
         gained = score(&t, p)
         if gained > best:
             best = gained
+    return best
+
+
+cdef int last_round_bound(const State* s) noexcept nogil:
+    """No value of s, in the last round, beats this for its player to move (two players):
+    the opponent can always end their turn at once (final if they have played), so the
+    mover's value is at most their best final score's margin over the opponent's score
+    now, a tie on points counted as won."""
+    cdef int best = best_final_score(s), opponent = score(s, 1 - s.current)
     return (RESULT if best >= opponent else -RESULT) + best - opponent
+
+
+cdef bint out_of_budget(Solver* sv, int depth) noexcept nogil:
+    """Counts a node; whether the search must stop (a budget spent, Ctrl-C, too deep)."""
+    sv.nodes += 1
+    if sv.nodes > sv.node_limit or ((sv.nodes & CHECK_EVERY) == 0
+                                    and (now() > sv.deadline or pc_interrupted)):
+        sv.aborted = True
+    if depth >= MAX_DEPTH:
+        sv.aborted = True
+    return sv.aborted
 
 
 cdef int child_value(Solver* sv, const State* s, int action, int alpha, int beta,
@@ -149,12 +182,7 @@ cdef int search(Solver* sv, const State* s, int alpha, int beta, int previous,
     cdef int cap = INFINITE         # a bound of the value (the last round's)
     cdef uint64_t key = context_key(s, previous)
     cdef Entry* entry = &sv.table[key & sv.mask]
-    sv.nodes += 1
-    if sv.nodes > sv.node_limit or ((sv.nodes & CHECK_EVERY) == 0
-                                    and (now() > sv.deadline or pc_interrupted)):
-        sv.aborted = True
-    if sv.aborted or depth >= MAX_DEPTH:
-        sv.aborted = True
+    if out_of_budget(sv, depth):
         return 0
     sv.probes += 1
     if entry.bound and entry.key == key:
@@ -207,6 +235,99 @@ cdef int search(Solver* sv, const State* s, int alpha, int beta, int previous,
     return best
 
 
+# ---- three and four players: max^n --------------------------------------------------
+
+cdef void final_values(const State* s, Values* out) noexcept nogil:
+    """Every seat's value of a finished game: its share of the win, then its score minus
+    the best of the others'."""
+    cdef int p, q, n = s.players, mask = winners_mask(s), others
+    cdef int share = SHARE // pc_popcount(mask) if mask else 0
+    cdef int scores[MAX_PLAYERS]
+    for p in range(n):
+        scores[p] = score(s, p)
+    for p in range(n):
+        others = -INFINITE
+        for q in range(n):
+            if q != p and scores[q] > others:
+                others = scores[q]
+        out.of[p] = (share if mask >> p & 1 else 0) * RESULT + scores[p] - others
+
+
+cdef bint prefers(const Values* a, const Values* b, int mover, int n) noexcept nogil:
+    """Whether `mover` takes a over b: their own value first; between moves equal to them,
+    the one that leaves the least to the next player in turn, then to the one after. A
+    total order, so a position's value does not hang on the order its moves are searched."""
+    cdef int k, p
+    if a.of[mover] != b.of[mover]:
+        return a.of[mover] > b.of[mover]
+    for k in range(1, n):
+        p = (mover + k) % n
+        if a.of[p] != b.of[p]:
+            return a.of[p] < b.of[p]
+    return False
+
+
+cdef void child_values(Solver* sv, const State* s, int action, int depth, bint ordered,
+                       Values* out) noexcept nogil:
+    """Every seat's value after `action` in s; `ordered` as child_value's."""
+    cdef State child = s[0]
+    apply_action(&child, action)
+    if child.phase == PHASE_OVER:
+        final_values(&child, out)
+    else:
+        search_values(sv, &child, action if ordered and child.current == s.current else -1,
+                      depth + 1, out)
+
+
+cdef int final_turn_bound(const State* s) noexcept nogil:
+    """No value of s, in the game's final turn, beats this for its player to move: their
+    best final score, against the others' scores, final already (a tie counted as won)."""
+    cdef int best = best_final_score(s), others = -INFINITE, p
+    for p in range(s.players):
+        if p != s.current and score(s, p) > others:
+            others = score(s, p)
+    return (SHARE if best >= others else 0) * RESULT + best - others
+
+
+cdef void search_values(Solver* sv, const State* s, int previous, int depth,
+                        Values* out) noexcept nogil:
+    """The max^n values of s (3-4 players) into out, `previous` as search()'s. No bound
+    prunes max^n's moves in general (ties between them are decided by the others'
+    values), but in the game's final turn the others' values follow from the mover's, so
+    a move reaching the most the mover can get ends the search."""
+    cdef uint16_t actions[MAX_LEGAL]
+    cdef Values v
+    cdef int n, i, a, best_move = NO_MOVE, cap = INFINITE
+    cdef uint64_t key = context_key(s, previous)
+    cdef ValuesEntry* entry = &sv.values_table[key & sv.mask]
+    if out_of_budget(sv, depth):
+        return
+    sv.probes += 1
+    if entry.filled and entry.key == key:
+        sv.hits += 1
+        out[0] = entry.values
+        return
+    if last_round(s) and (s.current + 1) % s.players == s.first:
+        cap = final_turn_bound(s)
+    n = legal_actions(s, actions)
+    i = n - 1
+    while i >= 0 and not (best_move != NO_MOVE and out.of[s.current] >= cap):
+        a = actions[i]
+        i -= 1
+        if previous >= 0 and a < previous and actions_commute(previous, a, s.options):
+            continue
+        child_values(sv, s, a, depth, True, &v)
+        if sv.aborted:
+            return
+        if best_move == NO_MOVE or prefers(&v, out, s.current, s.players):
+            out[0] = v
+            best_move = a
+    entry.key = key
+    entry.values = out[0]
+    entry.best = <uint16_t>best_move
+    entry.filled = True
+
+
 # ---- Python -----------------------------------------------------------------------------
 
 from photocore._game cimport Game
@@ -226,15 +347,16 @@ DEFAULT_MEMORY = 64 << 20          # bytes of the transposition table
 
 class Solution(_NamedTuple):
     """What solve() found. `solved` False: the budget ran out first, and only `nodes` and
-    `seconds` say how far it got. Otherwise, for the player to move, `result` (+1 win, 0
-    shared win, -1 loss) and `margin` (final score minus the opponent's) under best play,
-    `returns` by seat on Game.returns()'s scale, `moves` the (result, margin) of every
-    legal move, `best` the moves that keep the best result (those with the best margin
-    first), and `principal` a line of best play to the end (as far as the table kept it)."""
+    `seconds` say how far it got. Otherwise, for the player to move, `result` (their
+    return under best play, Game.returns()'s scale: +1 win, 0 shared win, -1 loss for
+    two players) and `margin` (their final score minus the best of the others') under
+    best play, `returns` by seat, `moves` the (result, margin) of every legal move,
+    `best` the moves that keep the best result (those with the best margin first), and
+    `principal` a line of best play to the end (as far as the table kept it)."""
 
     solved: bool
     player: int
-    result: int | None
+    result: float | None
     margin: int | None
     returns: tuple | None
     moves: dict
@@ -256,17 +378,26 @@ def _budget(value, name, low, integer):
 
 
 cdef tuple _split(int value):
-    """(result, margin) of a value."""
+    """(result, margin) of a two-player value."""
     cdef int result = (abs(value) + RESULT // 2) // RESULT * (1 if value >= 0 else -1)
     return result, value - result * RESULT
 
 
+cdef tuple _seat_value(const Values* v, int seat, int players):
+    """(return, margin) of one seat's max^n value: the return as the kernel's returns()
+    computes it, to the last bit."""
+    cdef int share = (v.of[seat] + RESULT // 2) // RESULT     # >= 0: |margin| < RESULT / 2
+    cdef double won = players / (<double>(SHARE // share) * (players - 1)) if share else 0.0
+    return won - 1.0 / (players - 1), v.of[seat] - share * RESULT
+
+
 def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
           memory=DEFAULT_MEMORY):
-    """The exact result of `game`'s position under best play for both players (two
-    players), within the budgets: `seconds` of wall-clock time, `nodes` searched and
-    `memory` bytes of transposition table. A Solution; `solved` False when a budget ran
-    out first (never a guess).
+    """The exact value of `game`'s position under best play, within the budgets:
+    `seconds` of wall-clock time, `nodes` searched and `memory` bytes of transposition
+    table. Two players: alpha-beta, each playing to win and then for the margin; three
+    and four: max^n, each maximising their own return, then margin (docs/search.md). A
+    Solution; `solved` False when a budget ran out first (never a guess).
 
     >>> from photocore import Game
     >>> game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
@@ -277,41 +408,59 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     """
     if game.st.phase == PHASE_OVER:
         raise ValueError("the game is over: there is nothing to solve")
-    if game.st.players != 2:
-        raise ValueError(f"solve() solves two-player games; this one has {game.st.players} "
-                         "players")
+    cdef int players = game.st.players
     cdef double limit = _budget(seconds, "seconds", 1e-9, False)
     cdef long long node_limit = _budget(nodes, "nodes", 1, True)
-    memory = _budget(memory, "memory", sizeof(Entry), True)
+    cdef size_t entry_size = sizeof(Entry) if players == 2 else sizeof(ValuesEntry)
+    memory = _budget(memory, "memory", entry_size, True)
     cdef uint64_t entries = 1
-    while entries * 2 * sizeof(Entry) <= memory:
+    while entries * 2 * entry_size <= memory:
         entries *= 2
     cdef Solver sv
-    sv.table = <Entry*>calloc(entries, sizeof(Entry))
-    if sv.table == NULL:
-        raise MemoryError(f"no memory for a table of {entries * sizeof(Entry):,} bytes")
+    sv.table = NULL
+    sv.values_table = NULL
+    if players == 2:
+        sv.table = <Entry*>calloc(entries, sizeof(Entry))
+    else:
+        sv.values_table = <ValuesEntry*>calloc(entries, sizeof(ValuesEntry))
+    if sv.table == NULL and sv.values_table == NULL:
+        raise MemoryError(f"no memory for a table of {entries * entry_size:,} bytes")
     sv.mask = entries - 1
     sv.nodes = sv.probes = sv.hits = 0
     sv.node_limit = node_limit
     sv.aborted = False
     cdef State root = game.st
     cdef uint16_t actions[MAX_LEGAL]
-    cdef int n = legal_actions(&root, actions), i, v, value = 0
+    cdef int n = legal_actions(&root, actions), i, value = 0
     cdef int values[MAX_LEGAL]
+    cdef Values root_values
+    cdef Values* move_values = NULL
     cdef double start = now()
     cdef pc_handler previous = NULL
     cdef bint catching = _threading.current_thread() is _threading.main_thread()
+    if players > 2:
+        move_values = <Values*>calloc(n, sizeof(Values))
+        if move_values == NULL:
+            free(sv.values_table)
+            raise MemoryError("no memory for the moves' values")
     sv.deadline = start + limit
     if catching:
         previous = pc_catch_interrupts()
     try:
         with nogil:
-            value = search(&sv, &root, -INFINITE, INFINITE, -1, 0)
+            if players == 2:
+                value = search(&sv, &root, -INFINITE, INFINITE, -1, 0)
+            else:
+                search_values(&sv, &root, -1, 0, &root_values)
             # every root move exactly, for `moves` and `best` (the table makes most cheap)
             for i in range(n):
                 if sv.aborted:
                     break
-                values[i] = child_value(&sv, &root, actions[i], -INFINITE, INFINITE, 0, False)
+                if players == 2:
+                    values[i] = child_value(&sv, &root, actions[i], -INFINITE, INFINITE, 0,
+                                            False)
+                else:
+                    child_values(&sv, &root, actions[i], 0, False, &move_values[i])
         if catching:
             catching = False
             pc_release_interrupts(previous)
@@ -323,19 +472,27 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
         if sv.aborted:
             return Solution(False, player, None, None, None, {}, [], [], sv.nodes,
                             seconds_taken, rate)
-        result, margin = _split(value)
-        moves = {Move(actions[i]): _split(values[i]) for i in range(n)}
+        if players == 2:
+            result, margin = _split(value)
+            moves = {Move(actions[i]): _split(values[i]) for i in range(n)}
+            returns = [0.0, 0.0]
+            returns[player] = float(result)
+            returns[1 - player] = float(-result)
+        else:
+            result, margin = _seat_value(&root_values, player, players)
+            moves = {Move(actions[i]): _seat_value(&move_values[i], player, players)
+                     for i in range(n)}
+            returns = [_seat_value(&root_values, p, players)[0] for p in range(players)]
         best = sorted((m for m, (r, _) in moves.items() if r == result),
                       key=lambda m: (-moves[m][1], int(m)))
-        returns = [0.0, 0.0]
-        returns[player] = float(result)
-        returns[1 - player] = float(-result)
         return Solution(True, player, result, margin, tuple(returns), moves, best,
                         _principal(&sv, &root), sv.nodes, seconds_taken, rate)
     finally:
         if catching:
             pc_release_interrupts(previous)
         free(sv.table)
+        free(sv.values_table)
+        free(move_values)
 
 
 cdef list _principal(Solver* sv, const State* root):
@@ -344,16 +501,25 @@ cdef list _principal(Solver* sv, const State* root):
     cdef State s = root[0]
     cdef int previous = -1, mover
     cdef uint64_t key
+    cdef int best
     cdef Entry* entry
+    cdef ValuesEntry* values_entry
     line = []
     while s.phase != PHASE_OVER and len(line) < MAX_GAME_MOVES:
         key = context_key(&s, previous)
-        entry = &sv.table[key & sv.mask]
-        if not (entry.bound == BOUND_EXACT and entry.key == key and entry.best != NO_MOVE
-                and check_action(&s, entry.best) == LEGAL):
+        best = NO_MOVE
+        if sv.table != NULL:
+            entry = &sv.table[key & sv.mask]
+            if entry.bound == BOUND_EXACT and entry.key == key:
+                best = entry.best
+        else:
+            values_entry = &sv.values_table[key & sv.mask]
+            if values_entry.filled and values_entry.key == key:
+                best = values_entry.best
+        if best == NO_MOVE or check_action(&s, best) != LEGAL:
             break
-        line.append(Move(entry.best))
+        line.append(Move(best))
         mover = s.current
-        apply_action(&s, entry.best)
-        previous = entry.best if s.current == mover else -1
+        apply_action(&s, best)
+        previous = best if s.current == mover else -1
     return line
