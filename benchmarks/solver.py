@@ -1,12 +1,15 @@
 """How far and how fast photocore.solve reaches (docs/search.md, "Exact endgames"):
 
     python benchmarks/solver.py                     # 1,000 last-round positions, 20 games back
-    python benchmarks/solver.py --positions 200 --games 10 --seconds 10
+    python benchmarks/solver.py --players 3 4 --positions 200 --games 10 --seconds 60
 
-1. The last round: every position at the start of a player's final turn in 2-player games
-   of real agents (greedy, mcts:100 and random, in every pairing, seeds from --seed),
-   solved one at a time on one core within --last-round-seconds each: how many were
-   solved, the median and worst time, positions per second and the table's hit rate.
+For each player count of --players, in games of real agents (greedy, mcts:100 and random,
+drawn for each seat, seeds from --seed):
+
+1. The last round: every position at the start of a player's final turn, solved one at a
+   time on one core within --last-round-seconds each: how many were solved (by the turns
+   left in the game), the median and worst time, positions per second and the table's
+   hit rate.
 2. Rounds back: for --games games, the position at the start of each round from the last
    one back, solved within --seconds each, until one is not; how many rounds back each
    game reached (the median over the games).
@@ -22,14 +25,14 @@ from photocore.play import specs
 AGENTS = ("greedy", "mcts:100", "random")
 
 
-def played(seed):
-    """A 2-player game of two agents drawn from AGENTS, as a list of the Games after
-    each move (the positions of the game)."""
+def played(seed, players):
+    """A game of agents drawn from AGENTS, as a list of the Games after each move (the
+    positions of the game)."""
     rng = random.Random(seed)
-    agents = [specs.load(rng.choice(AGENTS)) for _ in range(2)]
+    agents = [specs.load(rng.choice(AGENTS)) for _ in range(players)]
     for k, agent in enumerate(agents):
-        agent.reset(seed * 2 + k)
-    game = photocore.Game(2)
+        agent.reset(seed * players + k)
+    game = photocore.Game(players)
     positions = [game.copy()]
     while not game.is_over:
         game.play(agents[game.current_player].select(game))
@@ -44,22 +47,27 @@ def turn_starts(positions):
             if not game.is_over and game.history[-1] == end]
 
 
-def last_round(count, seed, budget):
+def last_round(players, count, seed, budget):
     times, nodes, rates, unsolved = [], 0, [], 0
+    by_turns_left = {}          # turns left: [positions, solved]
     game_seed = seed
     while len(times) < count:
-        positions = played(game_seed)
+        positions = played(game_seed, players)
         game_seed += 1
-        for game in turn_starts(positions):
-            if game.round != game.last_round or len(times) == count:
-                continue
+        finals = [game for game in turn_starts(positions) if game.round == game.last_round]
+        for k, game in enumerate(finals[:count - len(times)]):
             solution = photocore.solve(game, seconds=budget)
             unsolved += not solution.solved
+            tally = by_turns_left.setdefault(len(finals) - k, [0, 0])
+            tally[0] += 1
+            tally[1] += solution.solved
             times.append(solution.seconds)
             nodes += solution.nodes
             rates.append(solution.table_hit_rate)
-    print(f"last round, 2 players: {count} positions at the start of a final turn, "
+    print(f"last round, {players} players: {count} positions at the start of a final turn, "
           f"{game_seed - seed} games, {budget:g} s each at most")
+    print("  solved by turns left in the game: " + ", ".join(
+        f"{left}: {solved}/{total}" for left, (total, solved) in sorted(by_turns_left.items())))
     print(f"  solved {count - unsolved} ({(count - unsolved) / count:.1%}); seconds: median "
           f"{statistics.median(times):.4f}, mean {statistics.mean(times):.4f}, 99th "
           f"percentile {sorted(times)[int(0.99 * (count - 1))]:.3f}, worst {max(times):.3f}")
@@ -67,10 +75,10 @@ def last_round(count, seed, budget):
           f"{statistics.mean(rates):.0%} (mean over positions)")
 
 
-def rounds_back(games, seconds, seed):
-    reached, worst = [], []
+def rounds_back(players, games, seconds, seed):
+    reached = []
     for g in range(games):
-        positions = played(seed + 10_000 + g)
+        positions = played(seed + 10_000 + g, players)
         starts = {}
         for game in turn_starts(positions):
             starts.setdefault(game.round, game)        # each round's first turn
@@ -83,14 +91,14 @@ def rounds_back(games, seconds, seed):
             if not solution.solved:
                 break
             back += 1
-            worst.append(solution.seconds)
         reached.append(back)
-    print(f"rounds back within {seconds:g} s a position, 2 players, {games} games: median "
+    print(f"rounds back within {seconds:g} s a position, {players} players, {games} games: median "
           f"{statistics.median(reached)} (each game: {reached}; 1 is the last round)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, nargs="+", default=[2], choices=(2, 3, 4))
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=10.0,
@@ -99,8 +107,9 @@ def main():
                         help="the budget of a last-round position")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    last_round(args.positions, args.seed, args.last_round_seconds)
-    rounds_back(args.games, args.seconds, args.seed)
+    for players in args.players:
+        last_round(players, args.positions, args.seed, args.last_round_seconds)
+        rounds_back(players, args.games, args.seconds, args.seed)
 
 
 if __name__ == "__main__":

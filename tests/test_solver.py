@@ -261,6 +261,13 @@ def test_the_command_solves_a_position_or_a_records_position():
     done = run(main, ["solve", str(golden), "--game", line, "--ply", ply, "--json"])
     assert done.exit_code == 0, done.output
     assert json.loads(done.output)["best"] == [str(m) for m in expected.best]
+    # three players: every seat's return
+    done = run(main, ["solve", SHARED.format(light=4)])
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("player 0 to move: return +0.25 (returns +0.25, -0.5, "
+                                  "+0.25) by +0 points")
+    answer = json.loads(run(main, ["solve", SHARED.format(light=4), "--json"]).output)
+    assert answer["returns"] == [0.25, -0.5, 0.25] and answer["moves"]["end"] == [-0.5, -12]
     # a budget that runs out: unsolved, exit status 3
     far = Game(2)
     far.play(far.legal_moves()[0])

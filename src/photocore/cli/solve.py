@@ -1,4 +1,4 @@
-"""`photocore solve`: the exact result of a two-player position under best play."""
+"""`photocore solve`: the exact value of a position under best play."""
 
 import json
 import sys
@@ -30,9 +30,10 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 @click.option("--json", "as_json", is_flag=True, help="Print the solution as one JSON object.")
 def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | None,
           memory: int, as_json: bool) -> None:
-    """Solve a two-player position: its result under best play for both players (win,
-    shared win or loss for the player to move), the final score margin, every move's
-    exact result and a line of best play (docs/search.md, "Exact endgames").
+    """Solve a position: its result under best play (two players: win, shared win or
+    loss for the player to move; three and four: every player's return, each maximising
+    their own), the final score margin, every move's exact result and a line of best
+    play (docs/search.md, "Exact endgames").
 
     POSITION is a position in notation (Game.position(), the `position` command of
     photocore play); FILE a game
@@ -97,11 +98,15 @@ def describe(solution: Solution) -> str:
              f"table hits {solution.table_hit_rate:.0%}")
     if not solution.solved:
         return f"unsolved: the budget ran out after {speed}"
-    assert solution.result is not None and solution.margin is not None
-    lines = [f"player {solution.player} to move: {RESULTS[solution.result]} by "
-             f"{solution.margin:+d} points under best play ({speed})",
+    assert solution.result is not None and solution.margin is not None and solution.returns
+    two = len(solution.returns) == 2
+    result = (RESULTS[int(solution.result)] if two else f"return {solution.result:+.3g} "
+              f"(returns {', '.join(f'{r:+.3g}' for r in solution.returns)})")
+    lines = [f"player {solution.player} to move: {result} by {solution.margin:+d} points "
+             f"under best play ({speed})",
              "best: " + ", ".join(str(m) for m in solution.best),
              "line: " + " ".join(f"[{m}]" for m in solution.principal)]
     ranked = sorted(solution.moves.items(), key=lambda item: (-item[1][0], -item[1][1]))
-    lines += [f"  {str(m):<14} {RESULTS[r]:<10} {d:+d}" for m, (r, d) in ranked]
+    lines += [f"  {str(m):<14} {RESULTS[int(r)] if two else f'{r:+.3g}':<10} {d:+d}"
+              for m, (r, d) in ranked]
     return "\n".join(lines)
