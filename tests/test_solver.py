@@ -305,3 +305,36 @@ def test_ctrl_c_stops_the_search_at_once(tmp_path):
     # and Python's own handler is back after a solve
     photocore.solve(Game.from_position(END_WINS))
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+# ---- mcts:N?solve=1 ------------------------------------------------------------------------
+
+def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
+    from photocore.play import specs
+    from photocore.play._agents import play_games
+
+    game = Game.from_position(COLLECT_THEN_END)      # collect d4 the one best move of 45
+    plain = {str(photocore.Agent("mcts", seed, 1).select(game)) for seed in range(20)}
+    assert plain == {"buy seed"}            # one playout: the search alone takes the first
+    for seed in range(20):
+        assert photocore.Agent("mcts", seed, 1, solve=True).select(game) == Move.parse(
+            "collect d4")
+    # before the last round it is the search alone, move for move
+    early = Game(2)
+    agent = photocore.Agent("greedy", seed=3)
+    while early.round < early.last_round - 3:
+        early.play(agent.select(early))
+    for seed in range(5):
+        assert photocore.Agent("mcts", seed, 50, solve=True).select(early) == \
+            photocore.Agent("mcts", seed, 50).select(early)
+    # the spec, its label and play_games
+    loaded = specs.load("mcts:50?solve=1")
+    assert loaded.name == "mcts:50?solve=1" and loaded.solve and not loaded.graph
+    assert specs.parse("mcts:50?solve=0").label == "mcts:50"
+    with pytest.raises(ValueError, match="solve"):
+        specs.parse("mcts:50?solve=maybe").load()
+    once = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, 0, 7, 0, 4)
+    again = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, 0, 7, 0, 4)
+    assert all((a == b).all() for a, b in zip(once, again))
+    assert not all((a.shape == b.shape and (a == b).all()) for a, b in zip(
+        once, play_games([("mcts", 20), ("greedy", 1)], 2, 0, 7, 0, 4)))

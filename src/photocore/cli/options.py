@@ -37,11 +37,12 @@ def builtin_agents() -> str:
     """The built-in agents as --agents and AGENTS take them, for help texts.
 
     >>> builtin_agents()
-    'random, greedy, mcts or mcts:SIMULATIONS[?graph=0|1] (default budget 200)'
+    'random, greedy, mcts or mcts:SIMULATIONS[?graph=0|1&solve=0|1] (default budget 200)'
     """
     forms = [(f"{agent.name} or {agent.name}:SIMULATIONS" if agent.budget else agent.name)
-             + "".join(f"[?{key}=0|1]" if isinstance(default, bool) else f"[?{key}=VALUE]"
-                       for key, default in agent.options)
+             + ("[?" + "&".join(f"{key}=0|1" if isinstance(default, bool) else f"{key}=VALUE"
+                                 for key, default in agent.options) + "]"
+                if agent.options else "")
              for agent in BUILTIN_AGENTS.values()]
     budget = (f" (default budget {DEFAULT_SIMULATIONS})"
               if any(agent.budget for agent in BUILTIN_AGENTS.values()) else "")

@@ -9,7 +9,7 @@ from photocore import records
 from photocore._game import Game
 from photocore.cli.options import FiniteRange
 from photocore.errors import InvalidPositionError, RecordError
-from photocore.play import _solver
+from photocore.play import _solver, solved, specs
 from photocore.play._solver import DEFAULT_MEMORY, DEFAULT_NODES, DEFAULT_SECONDS, Solution
 
 RESULTS = {1: "win", 0: "shared win", -1: "loss"}
@@ -28,8 +28,16 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 @click.option("--memory", type=click.IntRange(min=1), default=DEFAULT_MEMORY >> 20,
               show_default=True, help="MiB of transposition table.")
 @click.option("--json", "as_json", is_flag=True, help="Print the solution as one JSON object.")
+@click.option("--score", "spec", metavar="SPEC", default=None,
+              help="With a FILE of solved positions (seeds/solved.jsonl): how often the "
+                   "agent SPEC keeps their result, instead of solving.")
+@click.option("--positions", type=click.IntRange(min=1), default=None,
+              help="With --score: the first N positions only.  [default: all]")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="With --score: the agent's seed at the first position (+1 each next).")
 def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | None,
-          memory: int, as_json: bool) -> None:
+          memory: int, as_json: bool, spec: str | None, positions: int | None,
+          seed: int) -> None:
     """Solve a position: its result under best play (two players: win, shared win or
     loss for the player to move; three and four: every player's return, each maximising
     their own), the final score margin, every move's exact result and a line of best
@@ -41,11 +49,20 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     is guessed: when a budget runs out first the answer is "unsolved", with how far the
     search got (exit status 3). Ctrl-C stops the search at once (exit status 130).
 
+    With --score SPEC, FILE is a set of solved positions (seeds/solved.jsonl, made by
+    seeds/make_solved.py) and the agent SPEC plays a move in each: the share of the
+    positions where some move loses the result in which its move kept it, and the share
+    where it kept the margin too, with 95% intervals (docs/search.md, "A ground truth").
+
     \b
     Examples:
     photocore solve games.jsonl --game 4 --ply 150 --seconds 60
     photocore solve "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
+    photocore solve seeds/solved.jsonl --score mcts:1000
     """
+    if spec is not None:
+        _score(source, spec, positions, seed, as_json)
+        return
     game = _position(source, line, ply)
     try:
         solution = _solver.solve(game, seconds, DEFAULT_NODES if nodes is None else nodes,
@@ -57,6 +74,28 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
         raise click.exceptions.Exit(130) from None
     click.echo(json.dumps(as_dict(solution)) if as_json else describe(solution))
     sys.exit(0 if solution.solved else 3)
+
+
+def _score(source: str, spec: str, count: int | None, seed: int, as_json: bool) -> None:
+    try:
+        parsed = specs.parse(spec)
+        chosen = solved.read(source)[:count]
+        result = solved.score(parsed, chosen, seed)
+    except OSError as e:
+        raise click.ClickException(f"{source}: {e.strerror or e}") from None
+    except (RecordError, ValueError) as e:
+        raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        click.echo("\nphotocore solve: interrupted; no score", err=True)
+        raise click.exceptions.Exit(130) from None
+    share, low, high = result.accuracy()
+    optimal, optimal_low, optimal_high = result.optimal_accuracy()
+    click.echo(json.dumps({
+        "player": result.player, "positions": result.positions,
+        "contested": result.contested, "kept": result.kept, "accuracy": share,
+        "interval": [low, high], "optimal": result.optimal, "optimal_accuracy": optimal,
+        "optimal_interval": [optimal_low, optimal_high],
+        "ms_a_move": 1000 * result.seconds / result.positions}) if as_json else str(result))
 
 
 def _position(source: str, line: int, ply: int | None) -> Game:

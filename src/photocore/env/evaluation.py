@@ -20,7 +20,6 @@ import dataclasses
 import inspect
 import math
 from collections.abc import Callable, Sequence
-from statistics import NormalDist
 from typing import Any, Literal, Protocol, cast
 
 import numpy as np
@@ -33,6 +32,7 @@ from photocore.errors import IllegalMoveError
 from photocore.facts import Options
 from photocore.play import specs
 from photocore.play.player import Forfeit, Player
+from photocore.run.ratings import wilson
 
 __all__ = ["Policy", "PolicyEvaluation", "evaluate_policy"]
 
@@ -88,24 +88,6 @@ class PolicyEvaluation:
                 f"{self.losses} losses in {self.games} games, win rate "
                 f"{self.win_rate:.1%} ({self.confidence:.0%} CI {self.low:.1%} .. "
                 f"{self.high:.1%}){extra}")
-
-
-def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson's score interval of a win rate: it stays inside 0..1 and is not empty at
-    0 or `games` wins.
-
-    >>> [round(x, 4) for x in wilson(200, 200)]
-    [0.9812, 1.0]
-    """
-    if games <= 0:
-        return 0.0, 1.0
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    rate, spread = wins / games, z * z / games
-    centre = (rate + spread / 2) / (1 + spread)
-    half = z * math.sqrt(rate * (1 - rate) / games + spread / (4 * games)) / (1 + spread)
-    # at no wins (every win) the bound is exactly 0 (1): rounding would leave it a hair off
-    return (0.0 if wins <= 0 else max(0.0, centre - half),
-            1.0 if wins >= games else min(1.0, centre + half))
 
 
 def evaluate_policy(policy: Policy | _Model,

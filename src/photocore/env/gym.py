@@ -72,8 +72,8 @@ def _agent(spec: str, seed: int) -> Opponent:
     `py:` and `cmd:` specs (photocore.play.specs) a player reset with `seed`."""
     parsed = specs.parse(spec)
     if parsed.builtin:
-        kind, simulations, graph = parsed.settings
-        return Agent(kind, seed, simulations, graph=graph)
+        kind, simulations, graph, solve = parsed.settings
+        return Agent(kind, seed, simulations, graph=graph, solve=solve)
     player = parsed.load()
     player.reset(seed)
     return player

@@ -7,6 +7,10 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memset
 
 from photocore._kernel cimport *
+from photocore.play._solver cimport proven_action
+
+cdef enum:
+    SOLVE_NODES = 200_000   # ?solve=1: a last-round proof's budget, in positions (no clock)
 
 # ---- greedy ---------------------------------------------------------------------------
 
@@ -430,9 +434,14 @@ cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
 # ---- matches --------------------------------------------------------------------------
 
 cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noexcept nogil:
+    cdef int proven
     if agent.kind == AGENT_GREEDY:
         return greedy_action(s, rng)
     if agent.kind == AGENT_MCTS:
+        if agent.solve and s.round == s.last_round and s.phase == PHASE_PLAY:
+            proven = proven_action(s, SOLVE_NODES)
+            if proven >= 0:
+                return proven
         return mcts_action(s, rng, agent.simulations, agent.exploration, agent.graph)
     return random_action(s, rng)
 
@@ -474,14 +483,17 @@ class BuiltinAgent(_NamedTuple):
 
 DEFAULT_SIMULATIONS = 200
 DEFAULT_GRAPH = False       # mcts: a tree of move orders (docs/search.md, "The C agent ...")
+DEFAULT_SOLVE = False       # mcts: the search alone, also in the last round
+SOLVE_BUDGET = SOLVE_NODES
 # The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
 # sizing and the command line's help read them here (docs/engine.md).
 BUILTIN_AGENTS = {agent.name: agent for agent in (
     BuiltinAgent("random", AGENT_RANDOM, False, False, "a uniformly random legal move"),
     BuiltinAgent("greedy", AGENT_GREEDY, False, False, "the best move by a one-ply heuristic"),
     BuiltinAgent("mcts", AGENT_MCTS, True, True,
-                 "UCT search with N random playouts a move (?graph=1: over positions)",
-                 (("graph", DEFAULT_GRAPH),)),
+                 "UCT search with N random playouts a move (?graph=1: over positions; "
+                 "?solve=1: a proven best move in the last round)",
+                 (("graph", DEFAULT_GRAPH), ("solve", DEFAULT_SOLVE))),
 )}
 MAX_SIMULATIONS = 10_000_000
 def option_suffix(agent, options):
@@ -510,7 +522,7 @@ cdef class Agent:
     cdef readonly str kind
 
     def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
-                 graph=DEFAULT_GRAPH):
+                 graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE):
         if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
             raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
         simulations = _index(simulations)
@@ -531,6 +543,7 @@ cdef class Agent:
         self.spec.simulations = simulations
         self.spec.exploration = c
         self.spec.graph = check_bool(graph, "graph")
+        self.spec.solve = check_bool(solve, "solve")
         self.seed = self.rng = <uint64_t>seed
 
     @property
@@ -540,12 +553,18 @@ cdef class Agent:
         if not BUILTIN_AGENTS[self.kind].budget:
             return self.kind
         return f"{self.kind}:{self.spec.simulations}" + option_suffix(
-            BUILTIN_AGENTS[self.kind], {"graph": bool(self.spec.graph)})
+            BUILTIN_AGENTS[self.kind], {"graph": self.graph, "solve": self.solve})
 
     @property
     def graph(self):
         """Whether it searches over positions (mcts:N?graph=1) or over orders of moves."""
         return bool(self.spec.graph)
+
+    @property
+    def solve(self):
+        """Whether, in the last round, it plays a move the solver proves best within
+        SOLVE_BUDGET positions (mcts:N?solve=1), searching only when that runs out."""
+        return bool(self.spec.solve)
 
     def select(self, Game game not None):
         """The move this agent plays in `game` (which it does not change)."""
@@ -671,7 +690,8 @@ def play_games(agents, int players, int options, unsigned long long seed, long l
                long long count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.
 
-    `agents` lists (kind, simulations) or (kind, simulations, graph) per agent; in game i
+    `agents` lists (kind, simulations), (kind, simulations, graph) or (kind, simulations,
+    graph, solve) per agent; in game i
     agent k sits in seat (k + i) % players, so every agent plays every seat. Game i depends
     only on (seed, i).
     Returns (moves uint16 array, offsets int64 array of count + 1).
@@ -683,8 +703,8 @@ def play_games(agents, int players, int options, unsigned long long seed, long l
     cdef AgentSpec seats[MAX_PLAYERS]
     cdef int k
     for k, agent in enumerate(agents):
-        kind, simulations, *graph = agent
-        made = Agent(kind, 0, simulations, 1.0, *graph)           # checks the spec
+        kind, simulations, *flags = agent
+        made = Agent(kind, 0, simulations, 1.0, *flags)           # checks the spec
         specs[k] = made.spec
     moves = np.empty(count * MAX_GAME_MOVES, np.uint16)
     offsets = np.zeros(count + 1, np.int64)

@@ -49,6 +49,7 @@ cdef enum:
     MAX_DEPTH = MAX_GAME_MOVES
     CHECK_EVERY = 1023       # nodes between looks at the clock
     SHARE = 12               # a win's share, 12 / winners: whole for 1 to 4 winners
+    PROVEN_ENTRIES = 1 << 16     # an agent's table: 1 MiB (2 MiB for 3-4 players)
 
 ctypedef struct Entry:
     uint64_t key             # the position's key, mixed with the move just played (below)
@@ -74,6 +75,8 @@ ctypedef struct Solver:
     long long probes
     long long hits
     double deadline          # CLOCK_MONOTONIC seconds
+    bint interruptible       # Ctrl-C stops it (solve(); not an agent's, which must not
+                             # hang on a flag an earlier solve left)
     bint aborted
 
 
@@ -151,8 +154,8 @@ cdef int last_round_bound(const State* s) noexcept nogil:
 cdef bint out_of_budget(Solver* sv, int depth) noexcept nogil:
     """Counts a node; whether the search must stop (a budget spent, Ctrl-C, too deep)."""
     sv.nodes += 1
-    if sv.nodes > sv.node_limit or ((sv.nodes & CHECK_EVERY) == 0
-                                    and (now() > sv.deadline or pc_interrupted)):
+    if sv.nodes > sv.node_limit or ((sv.nodes & CHECK_EVERY) == 0 and (
+            now() > sv.deadline or (sv.interruptible and pc_interrupted))):
         sv.aborted = True
     if depth >= MAX_DEPTH:
         sv.aborted = True
@@ -328,6 +331,43 @@ cdef void search_values(Solver* sv, const State* s, int previous, int depth,
     entry.filled = True
 
 
+# ---- for the agents: a move proven best ---------------------------------------------
+
+cdef int proven_action(const State* s, long long node_limit) noexcept nogil:
+    """A best move of s, proven by a search of at most `node_limit` positions (no clock:
+    the same answer on any machine), or -1 when it did not finish. Two players: the best
+    result, then margin; more: max^n's choice."""
+    cdef Solver sv
+    cdef Values values
+    cdef int best = -1
+    sv.mask = PROVEN_ENTRIES - 1
+    sv.table = NULL
+    sv.values_table = NULL
+    if s.players == 2:
+        sv.table = <Entry*>calloc(PROVEN_ENTRIES, sizeof(Entry))
+    else:
+        sv.values_table = <ValuesEntry*>calloc(PROVEN_ENTRIES, sizeof(ValuesEntry))
+    if sv.table == NULL and sv.values_table == NULL:
+        return -1
+    sv.nodes = sv.probes = sv.hits = 0
+    sv.node_limit = node_limit
+    sv.deadline = 1e300
+    sv.interruptible = False
+    sv.aborted = False
+    # the root's entry is written last, after every entry below it: it holds its best move
+    if s.players == 2:
+        search(&sv, s, -INFINITE, INFINITE, -1, 0)
+        if not sv.aborted and sv.table[s.key & sv.mask].key == s.key:
+            best = sv.table[s.key & sv.mask].best
+    else:
+        search_values(&sv, s, -1, 0, &values)
+        if not sv.aborted and sv.values_table[s.key & sv.mask].key == s.key:
+            best = sv.values_table[s.key & sv.mask].best
+    free(sv.table)
+    free(sv.values_table)
+    return best if best != NO_MOVE else -1
+
+
 # ---- Python -----------------------------------------------------------------------------
 
 from photocore._game cimport Game
@@ -428,6 +468,7 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     sv.mask = entries - 1
     sv.nodes = sv.probes = sv.hits = 0
     sv.node_limit = node_limit
+    sv.interruptible = True
     sv.aborted = False
     cdef State root = game.st
     cdef uint16_t actions[MAX_LEGAL]

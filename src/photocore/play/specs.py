@@ -48,6 +48,7 @@ from photocore.play._agents import (
     BUILTIN_AGENTS,
     DEFAULT_GRAPH,
     DEFAULT_SIMULATIONS,
+    DEFAULT_SOLVE,
     MAX_SIMULATIONS,
     Agent,
     BuiltinAgent,
@@ -135,9 +136,14 @@ class Spec:
         return bool(dict(self.options).get("graph", DEFAULT_GRAPH))
 
     @property
-    def settings(self) -> tuple[str, int, bool]:
-        """A built-in agent as play_games takes it: (kind, simulations, graph)."""
-        return self.kind, self.simulations or DEFAULT_SIMULATIONS, self.graph
+    def solve(self) -> bool:
+        """A built-in search's `?solve=`: a proven best move in the last round."""
+        return bool(dict(self.options).get("solve", DEFAULT_SOLVE))
+
+    @property
+    def settings(self) -> tuple[str, int, bool, bool]:
+        """A built-in agent as play_games takes it: (kind, simulations, graph, solve)."""
+        return self.kind, self.simulations or DEFAULT_SIMULATIONS, self.graph, self.solve
 
     @property
     def short(self) -> str:
@@ -152,8 +158,8 @@ class Spec:
     def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
         if self.builtin:
-            kind, simulations, graph = self.settings
-            return Agent(kind, 0, simulations, graph=graph)
+            kind, simulations, graph, solve = self.settings
+            return Agent(kind, 0, simulations, graph=graph, solve=solve)
         if self.kind == "py":
             agent = self.python_class()(**dict(self.options))
             if not callable(getattr(agent, "select", None)):

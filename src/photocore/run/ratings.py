@@ -311,3 +311,21 @@ def bradley_terry(points: Sequence[Sequence[float]], prior: float = 1.0,
     errors = np.sqrt(np.clip(variance, 0, None))
     return Ratings([float(x) * ELO_PER_LOGIT for x in r],
                    [float(x) * ELO_PER_LOGIT for x in errors])
+
+
+def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval of a win rate: it stays inside 0..1 and is not empty at
+    0 or `games` wins.
+
+    >>> [round(x, 4) for x in wilson(200, 200)]
+    [0.9812, 1.0]
+    """
+    if games <= 0:
+        return 0.0, 1.0
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    rate, spread = wins / games, z * z / games
+    centre = (rate + spread / 2) / (1 + spread)
+    half = z * math.sqrt(rate * (1 - rate) / games + spread / (4 * games)) / (1 + spread)
+    # at no wins (every win) the bound is exactly 0 (1): rounding would leave it a hair off
+    return (0.0 if wins <= 0 else max(0.0, centre - half),
+            1.0 if wins >= games else min(1.0, centre + half))
