@@ -34,14 +34,14 @@ from photocore.facts import Options
 from photocore.play import specs
 from photocore.play.player import Forfeit, Player
 
-__all__ = ["Policy", "PolicyEvaluation", "evaluate_policy"]
+__all__ = ["Model", "Policy", "PolicyEvaluation", "evaluate_policy"]
 
-# a policy: the learners' observations (float32 (n, 798)) and legal actions (bool (n, 890))
-# of n games, to one action id per game (any integer array: numpy, a CPU torch tensor)
+#: A policy: the learners' observations (float32 (n, 798)) and legal actions (bool (n, 890))
+#: of n games, to one action id per game (any integer array: numpy, a CPU torch tensor).
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]
 
 
-class _Model(Protocol):
+class Model(Protocol):
     """A Stable-Baselines3 model or policy: `predict(obs, ..., deterministic=...)`."""
 
     def predict(self, observation: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]: ...
@@ -108,7 +108,7 @@ def wilson(wins: int, games: int, confidence: float = 0.95) -> tuple[float, floa
             1.0 if wins >= games else min(1.0, centre + half))
 
 
-def evaluate_policy(policy: Policy | _Model,
+def evaluate_policy(policy: Policy | Model,
                     opponents: str | object | Sequence[str | object], games: int = 200, *,
                     players: int = 2, seat: int | Literal["random"] = "random",
                     options: Options | str | None = None, seed: int = 10_000,
@@ -151,7 +151,7 @@ def evaluate_policy(policy: Policy | _Model,
     return PolicyEvaluation(label, games, confidence=confidence, low=low, high=high, **tally)
 
 
-def _chooser(policy: Policy | _Model, deterministic: bool) -> Policy:
+def _chooser(policy: Policy | Model, deterministic: bool) -> Policy:
     """The policy as a function (obs, mask) -> actions."""
     predict = getattr(policy, "predict", None)
     if callable(predict):
