@@ -47,8 +47,6 @@ def factory_defaults(app, what, name, obj, options, signature, return_annotation
     return None
 
 
-
-
 def own_docstrings(app, what, name, obj, options, lines):
     """A constant has no docstring of its own: autodoc would show its type's (int's, str's)."""
     if what == "data" and lines and lines[0] == (inspect.getdoc(type(obj)) or "").split("\n")[0]:
