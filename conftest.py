@@ -17,6 +17,8 @@ _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py", "docs/rl.md"],
 
 collect_ignore = [path for module, paths in _EXTRAS.items()
                   if importlib.util.find_spec(module) is None for path in paths]
+# the documentation site's Sphinx configuration and its build (.ci/docs): no examples there
+collect_ignore += ["docs/conf.py", "docs/_build"]
 
 _SOURCE = pathlib.Path(__file__).resolve().parent / "src" / "photocore"
 _installed = importlib.util.find_spec("photocore")

@@ -117,23 +117,26 @@ def test_zero_games_are_refused(tmp_path, command):
 def test_what_the_readme_writes_into_the_checkout_is_ignored_by_git():
     if not (ROOT / ".git").exists() or shutil.which("git") is None:
         pytest.skip("not a git checkout")
-    readme = (ROOT / "README.md").read_text()
+    # the README's commands, and those of the page its self-play section moved to
+    readme = (ROOT / "README.md").read_text() + (ROOT / "docs" / "selfplay.md").read_text()
     written = set(re.findall(r"(?:--out|--npz|--html|--plot) ([\w.]+)", readme))
     written |= set(re.findall(r'(?:write_games|RecordWriter)\("([\w.]+)"', readme))
-    assert {"games.jsonl.gz", "out.npz", "game25.html", "golden.png"} <= written
+    assert {"games.jsonl.gz", "out.npz", "game25.html", "golden.png", "match.jsonl"} <= written
     for name in sorted(written):
         done = subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT)
         assert done.returncode == 0, f"{name} (written by the README's commands) is not ignored"
 
 
-def test_the_readme_says_how_long_the_set_up_takes_and_how_to_stop_ray():
+def test_the_readme_says_how_long_the_set_up_takes_and_selfplay_how_to_stop_ray():
     readme = (ROOT / "README.md").read_text()
     setup = readme[readme.index("## Set-up"):readme.index("## A short tour")]
     install, tests = setup.split("Run the tests")
     assert re.search(r"`pip install \.` takes about \d+ (seconds|minutes)", install), \
         "install time"
     assert re.search(r"about \d+(-\d+)? minutes on 2 cores", tests), "test time"
-    ray = readme[readme.index("ray start --head"):]
+    assert "docs/selfplay.md" in readme
+    selfplay = (ROOT / "docs" / "selfplay.md").read_text()
+    ray = selfplay[selfplay.index("ray start --head"):]
     assert "ray stop" in ray and "every Ray process" in ray
 
 

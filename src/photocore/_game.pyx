@@ -90,7 +90,12 @@ def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
 
 
 cdef class Move:
-    """One move: an action id in range(NUM_ACTIONS) and its docs/rules.md §9 notation.
+    # the docstring up to "--" is the signature Python gives the class (inspect.signature,
+    # help(), the site's reference), as for a built-in type
+    """Move(action)
+--
+
+    One move: an action id in range(NUM_ACTIONS) and its docs/rules.md §9 notation.
 
     >>> m = Move.parse("  Plant D4   e5 ")
     >>> str(m), int(m), m.kind, m.source, m.target
@@ -279,7 +284,12 @@ cdef int _action_of(move) except -1:
 
 
 cdef class Game:
-    """A game of Photosynthesis: its state, its history and the moves from it.
+    # the docstring up to "--" is the signature Python gives the class (inspect.signature,
+    # help(), the site's reference), as for a built-in type
+    """Game(players=2, *, options=None)
+--
+
+    A game of Photosynthesis: its state, its history and the moves from it.
 
     >>> g = Game(players=2)
     >>> g.phase, len(g.legal_moves())
@@ -481,6 +491,7 @@ cdef class Game:
 
     @property
     def players(self):
+        """The number of players, 2 to 4."""
         return self.st.players
 
     @property
@@ -493,42 +504,52 @@ cdef class Game:
     # method-call fast path, and every g.legal_moves() got 28 ns slower.
     @property
     def fourth_revolution(self):
+        """Deprecated since 0.2: `options.fourth_revolution` (it goes in 0.3)."""
         return option_attribute(self.options, "Game", "fourth_revolution")
 
     @property
     def shade_blocks(self):
+        """Deprecated since 0.2: `options.shade_blocks` (it goes in 0.3)."""
         return option_attribute(self.options, "Game", "shade_blocks")
 
     @property
     def last_round(self):
+        """The round the game ends after: 18, or 24 with the fourth revolution."""
         return self.st.last_round
 
     @property
     def phase(self):
+        """The phase: "setup" (placing the first trees), "play" or "over"."""
         return _PHASES[self.st.phase]
 
     @property
     def is_over(self):
+        """Whether the game has ended (phase "over")."""
         return self.st.phase == PHASE_OVER
 
     @property
     def current_player(self):
+        """The player to move, None once the game is over."""
         return None if self.st.current == NO_PLAYER else self.st.current
 
     @property
     def round(self):
+        """The round, from 0 (setup) to last_round."""
         return self.st.round
 
     @property
     def sun(self):
+        """The sun's position, 0 to 5 (docs/rules.md §2)."""
         return sun_of(&self.st)
 
     @property
     def first_player(self):
+        """The first player of this round."""
         return self.st.first
 
     @property
     def light(self):
+        """Each player's light points, a tuple by seat."""
         return tuple(self.st.light[p] for p in range(self.st.players))
 
     @property

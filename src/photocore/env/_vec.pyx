@@ -41,7 +41,12 @@ cdef enum:
 
 
 cdef class VecGame:
-    """`n` games stepped at once; finished games start again automatically.
+    # the docstring up to "--" is the signature Python gives the class (inspect.signature,
+    # help(), the site's reference), as for a built-in type
+    """VecGame(n, players=2, *, options=None, opponents=None, seat=0, threads=1)
+--
+
+    `n` games stepped at once; finished games start again automatically.
 
     >>> env = VecGame(4, players=2)
     >>> obs, mask = env.reset(seed=0)

@@ -34,14 +34,14 @@ from photocore.play import specs
 from photocore.play.player import Forfeit, Player
 from photocore.run.ratings import wilson
 
-__all__ = ["Policy", "PolicyEvaluation", "evaluate_policy"]
+__all__ = ["Model", "Policy", "PolicyEvaluation", "evaluate_policy"]
 
-# a policy: the learners' observations (float32 (n, 798)) and legal actions (bool (n, 890))
-# of n games, to one action id per game (any integer array: numpy, a CPU torch tensor)
+#: A policy: the learners' observations (float32 (n, 798)) and legal actions (bool (n, 890))
+#: of n games, to one action id per game (any integer array: numpy, a CPU torch tensor).
 Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]
 
 
-class _Model(Protocol):
+class Model(Protocol):
     """A Stable-Baselines3 model or policy: `predict(obs, ..., deterministic=...)`."""
 
     def predict(self, observation: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]: ...
@@ -90,7 +90,7 @@ class PolicyEvaluation:
                 f"{self.high:.1%}){extra}")
 
 
-def evaluate_policy(policy: Policy | _Model,
+def evaluate_policy(policy: Policy | Model,
                     opponents: str | object | Sequence[str | object], games: int = 200, *,
                     players: int = 2, seat: int | Literal["random"] = "random",
                     options: Options | str | None = None, seed: int = 10_000,
@@ -133,7 +133,7 @@ def evaluate_policy(policy: Policy | _Model,
     return PolicyEvaluation(label, games, confidence=confidence, low=low, high=high, **tally)
 
 
-def _chooser(policy: Policy | _Model, deterministic: bool) -> Policy:
+def _chooser(policy: Policy | Model, deterministic: bool) -> Policy:
     """The policy as a function (obs, mask) -> actions."""
     predict = getattr(policy, "predict", None)
     if callable(predict):

@@ -508,7 +508,13 @@ cdef dict _KIND_OF_NAME = {agent.name: agent.kind for agent in BUILTIN_AGENTS.va
 
 
 cdef class Agent:
-    """A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move).
+    # the docstring up to "--" is the signature Python gives the class (inspect.signature,
+    # help(), the site's reference), as for a built-in type
+    """Agent(kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
+          graph=DEFAULT_GRAPH)
+--
+
+    A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move).
     A photocore.play.Player: what agent specs load a built-in agent into.
 
     >>> from photocore import Game

@@ -339,7 +339,17 @@ cdef double _parameter(value, str name, double low, double high, bint open_low=F
 
 
 cdef class Search:
-    """PUCT search over a batch of games, asking a network for priors and values in batches.
+    # the docstring up to "--" is the signature Python gives the class (inspect.signature,
+    # help(), the site's reference), as for a built-in type
+    """Search(games, simulations=100, seed=0, c_puct=SearchSettings.c_puct,
+           dirichlet_alpha=SearchSettings.dirichlet_alpha,
+           dirichlet_fraction=SearchSettings.dirichlet_fraction,
+           in_flight=SearchSettings.in_flight, max_nodes=SearchSettings.max_nodes,
+           rollout_weight=SearchSettings.rollout_weight,
+           transpositions=SearchSettings.transpositions)
+--
+
+    PUCT search over a batch of games, asking a network for priors and values in batches.
 
     >>> import numpy as np, photocore
     >>> search = photocore.Search([photocore.Game(), photocore.Game()], simulations=50)

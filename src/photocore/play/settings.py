@@ -40,5 +40,5 @@ class SearchSettings:
     transpositions: bool = True
 
     def keywords(self) -> dict[str, Any]:
-        """The settings as Search's keyword arguments: Search(games, n, seed, **keywords())."""
+        """The settings as Search's keyword arguments: `Search(games, n, seed, **keywords())`."""
         return dataclasses.asdict(self)

@@ -1,5 +1,5 @@
 """Agent specs: one text form for every agent, in `photocore match`, `photocore selfplay
---agents` and Python, and the players they load into (each a photocore.play.Player).
+--agents` and Python, and the players they load into (each a photocore.play.Player)::
 
     random | greedy | mcts | mcts:N                  the built-in agents, in C (BUILTIN_AGENTS;
                                                       N simulations, default 200)

@@ -16,7 +16,9 @@ class Played(Protocol):
     def lines(self) -> Sequence[bytes]: ...
 
 
+#: What a plan's batches give back (a Plan's type parameter).
 P_co = TypeVar("P_co", bound=Played, covariant=True)
+#: The same, invariant: where a batch result is both taken and given back (the driver).
 P = TypeVar("P", bound=Played)
 
 

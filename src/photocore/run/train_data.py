@@ -1,5 +1,5 @@
 """Training data from self-play: games played by photocore.Search with a network, written
-as .npz shards (and, if asked, as game records with the visits of every move).
+as .npz shards (and, if asked, as game records with the visits of every move)::
 
     from photocore.run.train_data import DataSeries, write_data
     series = DataSeries(evaluate, games=1000, simulations=64, seed=0)
@@ -13,7 +13,7 @@ same seed and per_search give the same shards and records whatever the workers o
 (a network gives the same answers for the same batch: PyTorch on CPU with a fixed number
 of threads does).
 
-A shard `shard-<first game>.npz` holds one row per move of its games, in game then ply order:
+A shard `shard-<first game>.npz` holds one row per move of its games, in game then ply order::
 
     obs         float32 (n, OBSERVATION_SIZE)  the position as the player to move sees it
     mask        bool    (n, NUM_ACTIONS)       its legal moves

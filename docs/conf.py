@@ -1,0 +1,58 @@
+"""Sphinx configuration of photocore's documentation site: the guides of docs/ as Markdown
+pages (MyST) and an API reference from the docstrings (autodoc). Built by .ci/docs:
+`sphinx-build -W --keep-going -n -b html docs docs/_build/html`."""
+
+import inspect
+import re
+
+import photocore
+
+project = "photocore"
+author = "photocore's authors"
+release = version = photocore.__version__
+
+extensions = ["myst_parser", "sphinx.ext.autodoc"]
+source_suffix = {".md": "markdown"}
+exclude_patterns = ["_build"]
+html_theme = "furo"
+html_title = f"photocore {release}"
+
+# the docstrings write code as `code`, as Markdown does (reST would make it a citation)
+default_role = "literal"
+
+autodoc_default_options = {"members": True, "undoc-members": True}
+autodoc_member_order = "bysource"
+# the optional frameworks the adapters and charts import at module level, mocked always, so
+# the reference is the same whichever of their extras the building venv has. Not serve's
+# FastAPI and pydantic: the docs extra installs them, and a mocked pydantic cannot build the
+# API's models (`StrictInt | None`)
+autodoc_mock_imports = ["gymnasium", "pettingzoo", "pyspiel", "open_spiel", "stable_baselines3",
+                        "sb3_contrib", "matplotlib"]
+
+# every reference must resolve (-n), but the site has no other project's inventory to link
+# (it builds offline): the types of Python's library and of the third-party packages that
+# signatures name stay plain text
+nitpick_ignore_regex = [
+    ("py:class", r"(collections\.abc|os|types|typing)\.\w+"),
+    ("py:class", r"numpy\.[\w.]+"),
+    ("py:class", r"(fastapi|starlette|gymnasium|matplotlib)\.[\w.]+"),
+]
+
+
+def factory_defaults(app, what, name, obj, options, signature, return_annotation):
+    """A dataclass field's default_factory shows as `=<factory>`, which Sphinx cannot parse
+    back into a signature: `=...` says the same."""
+    if signature and "<factory>" in signature:
+        return re.sub(r"= ?<factory>", "= ...", signature), return_annotation
+    return None
+
+
+def own_docstrings(app, what, name, obj, options, lines):
+    """A constant has no docstring of its own: autodoc would show its type's (int's, str's)."""
+    if what == "data" and lines and lines[0] == (inspect.getdoc(type(obj)) or "").split("\n")[0]:
+        lines.clear()
+
+
+def setup(app):
+    app.connect("autodoc-process-signature", factory_defaults)
+    app.connect("autodoc-process-docstring", own_docstrings)
