@@ -52,6 +52,7 @@ from photocore.errors import RecordError
 from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
 from photocore.play.player import Forfeit, as_move
 from photocore.play.settings import Evaluate
+from photocore.play._solver import DEFAULT_MEMORY
 from photocore.play._solver import solve as solve_position
 from photocore.play.specs import parse as parse_spec
 from photocore.records import ANALYSIS_VERSIONS, Record, check_record, from_record
@@ -64,15 +65,21 @@ DEFAULT_ENGINE = "mcts:1000"
 # a move with fewer visits is valued by the position it leads to, not by its own mean
 MIN_VISITS = 50
 LABELS = ("inaccuracy", "mistake", "blunder")
-# the positions the solver may visit in a position (`solve=`): measured, 10 games of
-# mcts:1000 against itself, it solves the same positions as with 3,000,000 but for 1 in
-# 300 and adds about 0.16 s a game (docs/analysis.md, "Exact plies")
+# the positions the solver may visit in a position (`solve=`). Measured (docs/analysis.md,
+# "Exact moves"): 0.02 to 0.11 s more a 2-player game than mcts:1000's 0.3 s, for 7 exact
+# moves a game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at most 0.4 more for 2 to 4 times
+# the cost
 DEFAULT_SOLVE = 1_000_000
 # the last rounds where the solver is tried: before them it seldom finishes
 SOLVE_ROUNDS = 2
 # the solver's clock, never reached: its positions alone stop a solve here, so that an
 # analysis is the same on any machine (photocore.solve wants a finite time: a day)
 _SOLVE_SECONDS = 86_400.0
+# the bytes of the solver's table at least: a byte per position of the budget beyond (an
+# entry per 16), up to photocore.solve's default. The first touch of each page of a table
+# costs more than the search in most solves here: with 64 MiB, 50 positions of the last two
+# rounds took 1.4 s, 0.25 s with 1 MiB for 10% more positions searched
+_SOLVE_MEMORY = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -357,7 +364,8 @@ def solved(game: Game, nodes: int | None = DEFAULT_SOLVE) -> Evaluation | None:
     nodes = _solve_budget(nodes)
     if nodes is None or not solvable(game) or game.last_round - game.round >= SOLVE_ROUNDS:
         return None
-    solution = solve_position(game, seconds=_SOLVE_SECONDS, nodes=nodes)
+    solution = solve_position(game, seconds=_SOLVE_SECONDS, nodes=nodes,
+                              memory=min(DEFAULT_MEMORY, max(_SOLVE_MEMORY, nodes)))
     if not solution.solved:
         return None
     assert solution.returns is not None, "a solved position has its returns"
