@@ -18,15 +18,16 @@ In the code an engine of an analysis is a `Judge` (`judge(spec)` makes one; `Mct
 A move's loss is the best move's value minus the played move's, for the mover, never
 below 0: in value units, and as a win probability (a value v of n players is a win
 chance of (v * (n - 1) + 1) / n). A move the engine barely looked at is valued by the
-position it leads to instead.
-
-Where it is cheap (the last round) and it finishes within a budget of positions (`solve=`,
-DEFAULT_SOLVE), the solver (photocore.solve) replaces the engine: the position's values and
-every move's are then its exact ones, the mover's return under best play, and the ply is
-marked `exact` (`solved`; `solvable` says which games the solver takes). Losses from THRESHOLDS up are inaccuracies, mistakes and
+position it leads to instead. Losses from THRESHOLDS up are inaccuracies, mistakes and
 blunders; a forced move (the only legal one) loses nothing. A player's accuracy is the mean
 over their unforced moves of lichess's curve 103.1668 e^(-0.04354 d) - 3.1669 (d: the win
 chance lost, in percent), clipped to 0..100.
+
+Where it is cheap (the last SOLVE_ROUNDS rounds, from the end back) and it finishes within
+a budget of positions (`solve=`, DEFAULT_SOLVE), the solver (photocore.solve) replaces the
+engine: the position's values and every move's are then exact, the mover's return under
+best play, and the ply is marked `exact`, its loss exact (`solved`; `solvable` says which
+games the solver takes).
 
 >>> from photocore import Game
 >>> game = Game()
@@ -50,10 +51,10 @@ from photocore._game import Game, Move
 from photocore._kernel import stream_seed
 from photocore.errors import RecordError
 from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
-from photocore.play.player import Forfeit, as_move
-from photocore.play.settings import Evaluate
 from photocore.play._solver import DEFAULT_MEMORY
 from photocore.play._solver import solve as solve_position
+from photocore.play.player import Forfeit, as_move
+from photocore.play.settings import Evaluate
 from photocore.play.specs import parse as parse_spec
 from photocore.records import ANALYSIS_VERSIONS, Record, check_record, from_record
 

@@ -209,8 +209,8 @@ def _int(value: Any) -> Any:
 # the solver's exact plies; photocore.analysis writes the last
 ANALYSIS_VERSIONS = (1, 2)
 # their arrays of one entry per move
-_ANALYSIS_PER_MOVE = {1: ("player", "best", "best_value", "played_value", "loss", "labels",
-                          "forced")}
+_ANALYSIS_PER_MOVE: dict[int, tuple[str, ...]] = {
+    1: ("player", "best", "best_value", "played_value", "loss", "labels", "forced")}
 _ANALYSIS_PER_MOVE[2] = (*_ANALYSIS_PER_MOVE[1], "exact", "best_margin", "played_margin")
 
 

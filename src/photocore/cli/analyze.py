@@ -169,8 +169,9 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
     OUT: each position's value for every player, the engine's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
-    (docs/analysis.md); exact, by the solver, where it finishes (--solve). `photocore replay` shows them; `photocore stats` sums them up by
-    agent. Ctrl-C keeps every finished game in OUT, and --resume finishes the run.
+    (docs/analysis.md); exactly, by the solver, where it finishes (--solve). `photocore
+    replay` shows them; `photocore stats` sums them up by agent. Ctrl-C keeps every
+    finished game in OUT, and --resume finishes the run.
 
     \b
     Example:  photocore analyze games.jsonl --engine mcts:1000 --out analysed.jsonl
