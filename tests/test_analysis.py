@@ -65,13 +65,13 @@ def test_search_root_is_the_agents_search():
 
 def test_the_one_winning_collect_is_best_and_the_rest_are_mistakes():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate(game, "mcts:2000", seed=1)
+    evaluation = analysis.evaluate(game, "mcts:2000", seed=1, solve=None)
     assert evaluation.best == "collect a4" and evaluation.player == 0
     assert evaluation.moves["collect a4"] > 0.9 and evaluation.values[0] > 0
     for move in game.legal_moves():
         played = game.copy()
         played.play(move)
-        (ply,) = analysis.analyze(played, "mcts:2000", seed=1).plies
+        (ply,) = analysis.analyze(played, "mcts:2000", seed=1, solve=None).plies
         assert ply.best == "collect a4"
         if str(move) == "collect a4":
             assert ply.loss == 0 and ply.label is None
@@ -134,7 +134,7 @@ class Collector:
 
 def test_an_agent_with_analyse_is_an_engine():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate(game, Collector())
+    evaluation = analysis.evaluate(game, Collector(), solve=None)
     assert evaluation.best == "collect a4" and evaluation.values == (1.0, -1.0)
     assert evaluation.visits == {}
 
@@ -149,7 +149,7 @@ def test_an_agent_with_analyse_is_an_engine():
                            ({"collect g4": 1.0}, "not a legal move"),
                            ({"grow nowhere": 1.0}, "malformed")):
         with pytest.raises(ValueError, match=reason):
-            analysis.evaluate(game, Bad(answer))
+            analysis.evaluate(game, Bad(answer), solve=None)
     with pytest.raises(ValueError, match="cannot evaluate"):
         analysis.judge("greedy")
     with pytest.raises(ValueError, match="cannot evaluate"):
@@ -209,9 +209,9 @@ def test_the_record_field_is_checked_and_versioned(games):
         bad = dict(rec, metadata=dict(rec["metadata"], analysis=dict(data, **change)))
         with pytest.raises(photocore.RecordError, match=field.split("[")[0]):
             records.check_record(bad)
-    later = dict(rec, metadata=dict(rec["metadata"], analysis={"version": 2, "new": []}))
+    later = dict(rec, metadata=dict(rec["metadata"], analysis={"version": 3, "new": []}))
     records.check_record(later)                 # a later version reads as a record...
-    with pytest.raises(photocore.RecordError, match="version 2"):
+    with pytest.raises(photocore.RecordError, match="version 3"):
         analysis.of_record(later)               # ...whose analysis this one cannot read
     short = dict(rec, moves=rec["moves"][:-1], result=None)
     with pytest.raises(photocore.RecordError, match="covers"):
@@ -238,7 +238,7 @@ def _set(array, k, value):
     return change
 
 
-# an analysis (version 1) that is not of its record: (the change, whether only a replay
+# an analysis (version 2) that is not of its record: (the change, whether only a replay
 # finds it, the error after "FILE:1: ")
 NOT_OF_ITS_RECORD = {
     "a move short": (lambda data: data["player"].pop(), False,
@@ -301,7 +301,7 @@ def test_an_analysis_read_with_whole_floats_or_of_a_later_version(analysed, tmp_
     the sums of stats and refused by replay, in words."""
     floats = changed_analysis(analysed, lambda data: data.update(
         player=[float(p) for p in data["player"]], seed=0.0))
-    later = changed_analysis(analysed, lambda data: data.update(version=2))
+    later = changed_analysis(analysed, lambda data: data.update(version=3))
     for rec, name in ((analysed, "ints"), (floats, "floats"), (later, "later")):
         (tmp_path / f"{name}.jsonl").write_text(json.dumps(rec) + "\n")
     said = {}
@@ -315,7 +315,7 @@ def test_an_analysis_read_with_whole_floats_or_of_a_later_version(analysed, tmp_
     assert said["floats", "replay"] == said["ints", "replay"]
     assert "analysis, greedy:" in said["ints", "stats"]
     assert said["later", "stats"] == said["ints", "stats"].split("\nanalysis, ")[0] + "\n"
-    assert said["later", "replay"].startswith("Error: FILE.jsonl:1: analysis version 2")
+    assert said["later", "replay"].startswith("Error: FILE.jsonl:1: analysis version 3")
 
 
 def test_summarise_by_agent(games):
@@ -425,7 +425,7 @@ def test_mcts_has_one_default_budget_and_a_query_gets_what_it_names():
     assert analysis.judge("mcts").name == specs.parse("mcts").label == "mcts:200"
     assert analysis.DEFAULT_ENGINE == "mcts:1000"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    assert analysis.evaluate(game).visits["collect a4"] > 200
+    assert analysis.evaluate(game, solve=None).visits["collect a4"] > 200
     answers = serve({"id": 1, "engine": "mcts:300"}, {"id": 2}, {"id": 3, "engine": "mcts"},
                     engine="mcts:1000")
     by_id = {a["id"]: a for a in answers}

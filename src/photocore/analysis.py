@@ -23,6 +23,12 @@ blunders; a forced move (the only legal one) loses nothing. A player's accuracy 
 over their unforced moves of lichess's curve 103.1668 e^(-0.04354 d) - 3.1669 (d: the win
 chance lost, in percent), clipped to 0..100.
 
+Where it is cheap (the last SOLVE_ROUNDS rounds, from the end back) and it finishes within
+a budget of positions (`solve=`, DEFAULT_SOLVE), the solver (photocore.solve) replaces the
+engine: the position's values and every move's are then exact, the mover's return under
+best play, and the ply is marked `exact`, its loss exact (`solved`; `solvable` says which
+games the solver takes).
+
 >>> from photocore import Game
 >>> game = Game()
 >>> for _ in range(6):
@@ -45,18 +51,36 @@ from photocore._game import Game, Move
 from photocore._kernel import stream_seed
 from photocore.errors import RecordError
 from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
+from photocore.play._solver import DEFAULT_MEMORY
+from photocore.play._solver import solve as solve_position
 from photocore.play.player import Forfeit, as_move
 from photocore.play.settings import Evaluate
 from photocore.play.specs import parse as parse_spec
-from photocore.records import Record, check_record, from_record
+from photocore.records import ANALYSIS_VERSIONS, Record, check_record, from_record
 
-VERSION = 1                     # of the `analysis` field of a record (metadata.analysis)
+# of the `analysis` field of a record (metadata.analysis) written; all ANALYSIS_VERSIONS read
+VERSION = ANALYSIS_VERSIONS[-1]
 # the engine when none is named: an analysis looks deeper than an agent plays (`mcts`
 # alone is mcts:DEFAULT_SIMULATIONS, as everywhere)
 DEFAULT_ENGINE = "mcts:1000"
 # a move with fewer visits is valued by the position it leads to, not by its own mean
 MIN_VISITS = 50
 LABELS = ("inaccuracy", "mistake", "blunder")
+# the positions the solver may visit in a position (`solve=`). Measured (docs/analysis.md,
+# "Exact moves"): 0.02 to 0.11 s more a 2-player game than mcts:1000's 0.3 s, for 7 exact
+# moves a game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at most 0.4 more for 2 to 4 times
+# the cost
+DEFAULT_SOLVE = 1_000_000
+# the last rounds where the solver is tried: before them it seldom finishes
+SOLVE_ROUNDS = 2
+# the solver's clock, never reached: its positions alone stop a solve here, so that an
+# analysis is the same on any machine (photocore.solve wants a finite time: a day)
+_SOLVE_SECONDS = 86_400.0
+# the bytes of the solver's table at least: a byte per position of the budget beyond (an
+# entry per 16), up to photocore.solve's default. The first touch of each page of a table
+# costs more than the search in most solves here: with 64 MiB, 50 positions of the last two
+# rounds took 1.4 s, 0.25 s with 1 MiB for 10% more positions searched
+_SOLVE_MEMORY = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -113,7 +137,9 @@ def move_accuracy(win_loss: float) -> float:
 class Evaluation:
     """An engine's view of one position: `values` by player, the moves it valued (move
     text -> value for the player to move) and their `visits` (empty for an engine that
-    does not count them), its `best` move and `principal` line."""
+    does not count them), its `best` move and `principal` line. An `exact` one is the
+    solver's (`solved`): every legal move valued, and `margins` the mover's final score
+    margin under best play after each."""
 
     player: int
     values: tuple[float, ...]
@@ -121,6 +147,8 @@ class Evaluation:
     visits: dict[str, int]
     best: str
     principal: tuple[str, ...]
+    exact: bool = False
+    margins: dict[str, int] = field(default_factory=dict)
 
     @property
     def best_value(self) -> float:
@@ -129,7 +157,8 @@ class Evaluation:
     def to_json(self) -> dict[str, Any]:
         return {"player": self.player, "values": _rounded(self.values),
                 "moves": {m: _round(v) for m, v in self.moves.items()},
-                "visits": self.visits, "best": self.best, "principal": list(self.principal)}
+                "visits": self.visits, "best": self.best, "principal": list(self.principal),
+                "exact": self.exact, "margins": self.margins}
 
 
 @runtime_checkable
@@ -314,6 +343,50 @@ def position_seed(seed: int, game: int, ply: int) -> int:
     return stream_seed(stream_seed(seed, game), ply)
 
 
+def solvable(game: Game) -> bool:
+    """Whether photocore.solve takes `game`: two players, a game going on (the one test to
+    widen as the solver takes more players)."""
+    return game.players == 2 and not game.is_over
+
+
+def solved(game: Game, nodes: int | None = DEFAULT_SOLVE) -> Evaluation | None:
+    """`game`'s position solved, as an exact Evaluation: each move's value the mover's
+    return under best play after it (for two players its result, +1, 0 or -1), `margins`
+    their final score margin. None where the solver is not tried (`nodes` None, a game it
+    does not take, a round before the last SOLVE_ROUNDS: there it seldom finishes) or
+    where `nodes` positions did not finish it: never an estimate.
+
+    >>> game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
+    ...                           "0/2200/4432/- 0579")
+    >>> exact = solved(game)
+    >>> exact.best, exact.moves["end"], exact.margins["end"], exact.values
+    ('end', 1.0, 1, (1.0, -1.0))
+    """
+    nodes = _solve_budget(nodes)
+    if nodes is None or not solvable(game) or game.last_round - game.round >= SOLVE_ROUNDS:
+        return None
+    solution = solve_position(game, seconds=_SOLVE_SECONDS, nodes=nodes,
+                              memory=min(DEFAULT_MEMORY, max(_SOLVE_MEMORY, nodes)))
+    if not solution.solved:
+        return None
+    assert solution.returns is not None, "a solved position has its returns"
+    texts = {str(m): value for m, value in solution.moves.items()}
+    return Evaluation(solution.player, solution.returns,
+                      {m: float(result) for m, (result, _) in texts.items()}, {},
+                      str(solution.best[0]), tuple(map(str, solution.principal)), True,
+                      {m: margin for m, (_, margin) in texts.items()})
+
+
+def _solve_budget(nodes: object) -> int | None:
+    """`solve=` checked: None (no solver) or the positions a solve may visit."""
+    if nodes is None:
+        return None
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+        raise ValueError(f"solve: the positions the solver may visit must be a whole number "
+                         f"of at least 1 (None: no solver), got {nodes!r}")
+    return nodes
+
+
 def _to_move(game: Game) -> int:
     player = game.current_player
     if player is None:
@@ -328,7 +401,9 @@ class PlyAnalysis:
     """Move `ply` (1 is the first) as the engine saw it: the position's values by player
     before it, the best move and its value, the move played, its value and its loss for
     the mover (value units; `win_loss` as a win chance) and its class (None, or one of
-    LABELS). A `forced` move was the only legal one."""
+    LABELS). A `forced` move was the only legal one. An `exact` one was valued by the
+    solver: its values are exact, and `best_margin` and `played_margin` the mover's final
+    score margins under best play after the best move and after the move played."""
 
     ply: int
     player: int
@@ -341,14 +416,18 @@ class PlyAnalysis:
     win_loss: float
     label: str | None
     forced: bool
+    exact: bool = False
+    best_margin: int | None = None
+    played_margin: int | None = None
 
 
 @dataclass(frozen=True)
 class GameAnalysis:
     """A game analysed: each move (`plies`), the values by player of every position
     (`values`: before each move, then the end), and each player's accuracy (None for a
-    player who made no unforced move). `positions` keeps each position's Evaluation
-    (None for a forced move) when the analysis was made here, not read from a record."""
+    player who made no unforced move). `solve`: the positions the solver might visit in a
+    position (None: not used). `positions` keeps each position's Evaluation (None for a
+    forced move) when the analysis was made here, not read from a record."""
 
     engine: str
     seed: int
@@ -356,6 +435,7 @@ class GameAnalysis:
     plies: tuple[PlyAnalysis, ...]
     values: tuple[tuple[float, ...], ...]
     accuracy: tuple[float | None, ...]
+    solve: int | None = None
     positions: tuple[Evaluation | None, ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -381,35 +461,47 @@ class GameAnalysis:
             "labels": [p.label for p in self.plies],
             "forced": [p.forced for p in self.plies],
             "accuracy": [None if a is None else round(a, 2) for a in self.accuracy],
+            "solve": self.solve,
+            "exact": [p.exact for p in self.plies],
+            "best_margin": [p.best_margin for p in self.plies],
+            "played_margin": [p.played_margin for p in self.plies],
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], players: int,
                   moves: Sequence[str] | None = None) -> "GameAnalysis":
         """The analysis a record holds (to_json's dict), for a game of `players` whose
-        moves were `moves` (the record's; None: the best moves stand in for them)."""
-        if data.get("version") != VERSION:
+        moves were `moves` (the record's; None: the best moves stand in for them). Version
+        1, from before the solver, has no exact ply."""
+        if data.get("version") not in ANALYSIS_VERSIONS:
             raise ValueError(f"analysis version {data.get('version')!r}: this photocore "
-                             f"reads version {VERSION}")
+                             f"reads versions {_versions()}")
         values = tuple(tuple(float(x) for x in v) for v in data["values"])
         played = list(moves) if moves is not None else list(data["best"])
+        count = len(data["best"])
+        exact = data.get("exact", [False] * count)
+        margins = [data.get(name, [None] * count) for name in ("best_margin", "played_margin")]
         plies = tuple(PlyAnalysis(
             ply=k + 1, player=data["player"][k], move=played[k], values=values[k],
             best=data["best"][k], best_value=data["best_value"][k],
             played_value=data["played_value"][k], loss=data["loss"][k],
             win_loss=data["loss"][k] * (players - 1) / players, label=data["labels"][k],
-            forced=data["forced"][k]) for k in range(len(data["best"])))
+            forced=data["forced"][k], exact=exact[k], best_margin=margins[0][k],
+            played_margin=margins[1][k]) for k in range(count))
         return cls(data["engine"], data["seed"], Thresholds(**data["thresholds"]), plies,
-                   values, tuple(data["accuracy"]))
+                   values, tuple(data["accuracy"]), data.get("solve"))
 
 
 def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE,
             budget: int | None = None, seed: int = 0,
-            thresholds: Thresholds = THRESHOLDS, index: int = 0) -> GameAnalysis:
+            thresholds: Thresholds = THRESHOLDS, index: int = 0,
+            solve: int | None = DEFAULT_SOLVE) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
-    by `engine` (see judge()) with `budget`, as a GameAnalysis. The same seed (and
-    `index`, the game's number in a run) gives the same analysis.
+    by `engine` (see judge()) with `budget`, as a GameAnalysis; by the solver instead
+    where it finishes within `solve` positions (see solved(); None: never). The same
+    seed (and `index`, the game's number in a run) gives the same analysis.
     """
+    nodes = _solve_budget(solve)
     if isinstance(game, dict):
         game = from_record(game)
     if not isinstance(game, Game):
@@ -422,21 +514,36 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
     for action in history:
         games.append(position.copy(history=False))
         position.play(action)
+    every = [*games, position]
+    # the solver from the end backward, up to the first position it does not finish: those
+    # before it, further from the end, are dearer still
+    exact: dict[int, Evaluation] = {}
+    for k in reversed(range(len(every))):
+        if every[k].is_over or len(every[k].legal_moves()) == 1:
+            continue        # no move, or a forced one: worth what the next position is
+        found = solved(every[k], nodes)
+        if found is None:
+            break
+        exact[k] = found
+
+    def look(k: int) -> Evaluation:
+        return exact.get(k) or judge.evaluate(every[k], position_seed(seed, index, k))
+
     # after the last move: the result, or (an unfinished game) the engine's view
-    final = (position.returns() if position.is_over
-             else judge.evaluate(position, position_seed(seed, index, len(history))).values)
+    final = position.returns() if position.is_over else look(len(history)).values
     evaluations: list[Evaluation | None] = [
-        None if len(g.legal_moves()) == 1 else judge.evaluate(g, position_seed(seed, index, k))
-        for k, g in enumerate(games)]
-    return judged(games, history, evaluations, final, judge.name, seed, thresholds)
+        None if len(g.legal_moves()) == 1 else look(k) for k, g in enumerate(games)]
+    return judged(games, history, evaluations, final, judge.name, seed, thresholds, nodes)
 
 
 def judged(games: Sequence[Game], history: Sequence[int],
            evaluations: Sequence[Evaluation | None], final: tuple[float, ...],
-           engine_name: str, seed: int, thresholds: Thresholds = THRESHOLDS) -> GameAnalysis:
+           engine_name: str, seed: int, thresholds: Thresholds = THRESHOLDS,
+           solve: int | None = None) -> GameAnalysis:
     """The analysis of the moves `history` played from `games` (the position before each)
-    from the engine's `evaluations` of them (None where the move was forced) and the
-    values of the position after the last move, `final`."""
+    from the engine's (or the solver's) `evaluations` of them (None where the move was
+    forced) and the values of the position after the last move, `final`; `solve` the
+    solver's budget."""
     n = len(history)
     players = len(final)
     # a forced position is worth what the next is
@@ -460,11 +567,13 @@ def judged(games: Sequence[Game], history: Sequence[int],
         loss = 0.0 if move == best else max(0.0, best_value - played)
         win_loss = loss * (players - 1) / players
         plies.append(PlyAnalysis(k + 1, player, move, values[k], best, best_value, played,
-                                 loss, win_loss, thresholds.label(win_loss), False))
+                                 loss, win_loss, thresholds.label(win_loss), False,
+                                 evaluation.exact, evaluation.margins.get(best),
+                                 evaluation.margins.get(move)))
     accuracy = tuple(_accuracy([p.win_loss for p in plies if p.player == q and not p.forced])
                      for q in range(players))
     return GameAnalysis(engine_name, seed, thresholds, tuple(plies), tuple(values), accuracy,
-                        tuple(evaluations))
+                        solve, tuple(evaluations))
 
 
 def _accuracy(losses: Sequence[float]) -> float | None:
@@ -472,9 +581,12 @@ def _accuracy(losses: Sequence[float]) -> float | None:
 
 
 def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
-             budget: int | None = None, seed: int = 0) -> Evaluation:
-    """One position evaluated by `engine` (see judge()), as an Evaluation."""
-    return _as_judge(engine, budget).evaluate(game, seed)
+             budget: int | None = None, seed: int = 0,
+             solve: int | None = DEFAULT_SOLVE) -> Evaluation:
+    """One position evaluated by `engine` (see judge()), as an Evaluation; by the solver
+    instead where it finishes within `solve` positions (see solved(); None: never)."""
+    judge = _as_judge(engine, budget)
+    return solved(game, solve) or judge.evaluate(game, seed)
 
 
 def _as_judge(spec: "str | Judge | object", budget: int | None) -> Judge:
@@ -508,10 +620,14 @@ def of_record(rec: Record) -> GameAnalysis | None:
     data = rec["metadata"].get("analysis")
     if data is None:
         return None
-    if data["version"] != VERSION:
+    if data["version"] not in ANALYSIS_VERSIONS:
         raise RecordError(f"analysis version {data['version']!r}: this photocore reads "
-                          f"version {VERSION}")
+                          f"versions {_versions()}")
     return GameAnalysis.from_json(data, rec["players"], rec["moves"])
+
+
+def _versions() -> str:
+    return " and ".join(map(str, ANALYSIS_VERSIONS))
 
 
 # ---- summaries ------------------------------------------------------------------------
@@ -547,7 +663,8 @@ def summarise(records: Iterable[Record]) -> dict[str, dict[str, float | int]]:
     agents: dict[str, AgentSummary] = {}
     for rec in records:
         data = rec["metadata"].get("analysis")
-        analysis = of_record(rec) if data is not None and data["version"] == VERSION else None
+        analysis = (of_record(rec) if data is not None and data["version"] in ANALYSIS_VERSIONS
+                    else None)
         if analysis is None:
             continue
         names = rec["metadata"]["agents"]

@@ -78,7 +78,7 @@ def result_of(game: Game) -> dict[str, Any] | None:
 def check_record(rec: object) -> list[int]:
     """The action ids of the record's moves, after checking it against the record schema
     (record.schema.json, shipped in the package), the move notation, and its analysis
-    (metadata.analysis of version 1) against its moves and players.
+    (metadata.analysis of ANALYSIS_VERSIONS) against its moves and players.
 
     An integer written as a whole float (2.0, which JSON Schema counts as the integer 2) is
     made an int in `rec`, so that every reader of a checked record counts with ints.
@@ -151,7 +151,9 @@ def _integer_paths(node: dict[str, Any], whole: dict[str, Any],
     if "$ref" in node:
         node = whole["$defs"][node["$ref"].removeprefix("#/$defs/")]
     allowed = node.get("enum", [node["const"]] if "const" in node else [])
-    if node.get("type") == "integer" or allowed and all(type(v) is int for v in allowed):
+    types = node.get("type")
+    if (types == "integer" or isinstance(types, list) and "integer" in types
+            or allowed and all(type(v) is int for v in allowed)):
         yield path
         return
     for name, field in node.get("properties", {}).items():
@@ -203,19 +205,24 @@ def _int(value: Any) -> Any:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
-# metadata.analysis of version 1 (docs/analysis.md): its arrays of one entry per move
-_ANALYSIS_PER_MOVE = ("player", "best", "best_value", "played_value", "loss", "labels", "forced")
+# the versions of metadata.analysis (docs/analysis.md) photocore checks and reads: 2 added
+# the solver's exact plies; photocore.analysis writes the last
+ANALYSIS_VERSIONS = (1, 2)
+# their arrays of one entry per move
+_ANALYSIS_PER_MOVE: dict[int, tuple[str, ...]] = {
+    1: ("player", "best", "best_value", "played_value", "loss", "labels", "forced")}
+_ANALYSIS_PER_MOVE[2] = (*_ANALYSIS_PER_MOVE[1], "exact", "best_margin", "played_margin")
 
 
 def _check_analysis(rec: Record) -> None:
-    """What the schema cannot say of an analysis of version 1 (later versions pass as
-    data): that it is of this record, one entry per move, per position (the moves + 1) and
-    per player, its players among the record's and its best moves in the notation."""
+    """What the schema cannot say of an analysis of ANALYSIS_VERSIONS (later versions pass
+    as data): that it is of this record, one entry per move, per position (the moves + 1)
+    and per player, its players among the record's and its best moves in the notation."""
     if not _analysed(rec):
         return
     data = rec["metadata"]["analysis"]
     moves, players = len(rec["moves"]), rec["players"]
-    for name in _ANALYSIS_PER_MOVE:
+    for name in _ANALYSIS_PER_MOVE[data["version"]]:
         if len(data[name]) != moves:
             raise RecordError(f"field 'metadata.analysis.{name}' covers {len(data[name])} "
                               f"moves, the game has {moves}")
@@ -242,13 +249,13 @@ def _check_analysis(rec: Record) -> None:
 
 
 def _analysed(rec: Record) -> bool:
-    """Whether the record holds an analysis of version 1, the one this photocore reads."""
+    """Whether the record holds an analysis of a version this photocore reads."""
     data = rec["metadata"].get("analysis")
-    return data is not None and data["version"] == 1
+    return data is not None and data["version"] in ANALYSIS_VERSIONS
 
 
 def _check_analysed_ply(rec: Record, game: Game, ply: int, action: int) -> None:
-    """What the record's analysis (of version 1) says of move `ply`, `action`, about to be
+    """What the record's analysis (of ANALYSIS_VERSIONS) says of move `ply`, `action`, about to be
     played on `game`, against the replay: who moves, and that the engine's best move is
     legal there. An illegal move itself is left to the replay to report."""
     data = rec["metadata"]["analysis"]

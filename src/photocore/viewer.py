@@ -7,7 +7,9 @@ them, so the file opens offline from file:// with no network access.
 A record that holds an analysis (photocore analyze, docs/analysis.md) adds an evaluation
 chart under the board (each player's win chance by ply; a click jumps there), its
 inaccuracies, mistakes and blunders marked on the chart and the move list, the engine's
-better move outlined on the board beside the move played, and each player's accuracy.
+better move outlined on the board beside the move played, and each player's accuracy; the
+moves the solver valued exactly are marked `exact` in the list and on the chart, as a chess
+viewer marks a tablebase's.
 """
 
 import html
@@ -31,6 +33,9 @@ EVAL_H = 150
 MARKS = {"inaccuracy": ("#d4a000", "?!"), "mistake": ("#f07000", "?"),
          "blunder": ("#d00000", "??")}
 BETTER = "#00995c"          # the engine's better move, outlined on the board
+EXACT = "#2a6fdb"           # a move the solver valued: its mark in the list and on the chart
+# a result of two players in words (Game.returns() for the mover)
+OUTCOMES = {1.0: "wins", 0.0: "shares the win", -1.0: "loses"}
 
 
 class _Frame(TypedDict):
@@ -84,6 +89,7 @@ def page(rec: Record) -> str:
         light_chart=_chart("light", [f["light"] for f in frames], players, top=LIGHT_CAP),
         result=_result(games[-1], agents),
         data=data,
+        exact=EXACT,
         **{label: colour for label, (colour, _) in MARKS.items()},
     )
 
@@ -127,10 +133,23 @@ def _note(ply: analysis.PlyAnalysis, players: int) -> str:
     if ply.forced:
         return f"{ply.ply}. {ply.move}: forced"
     said = f"{ply.ply}. {ply.move}: {ply.label or 'good'}"
+    if ply.exact:
+        said += (f", exact: {_outcome(ply.played_value, ply.played_margin, players)} under "
+                 "best play")
+        if ply.move != ply.best:
+            said += f"; {ply.best} {_outcome(ply.best_value, ply.best_margin, players)}"
+        return said + (f" (loses {ply.win_loss:.0%} of a win)" if ply.loss else "")
     if ply.move == ply.best:
         return f"{said} (the engine's choice)"
     return (f"{said}, loses {ply.win_loss:.1%} of a win; the engine prefers {ply.best} "
             f"(win chance {analysis.win_chance(ply.best_value, players):.0%})")
+
+
+def _outcome(value: float, margin: int | None, players: int) -> str:
+    """What the mover gets under best play (a solved move's value and score margin)."""
+    if players != 2:
+        return f"returns {value:+.2f}" + ("" if margin is None else f", margin {margin:+d}")
+    return OUTCOMES[value] + (f" by {abs(margin)} points" if margin else "")
 
 
 def _accuracy(judged: analysis.GameAnalysis | None, agents: Sequence[str]) -> str:
@@ -167,8 +186,18 @@ def _evaluation(judged: analysis.GameAnalysis | None, players: int) -> str:
     marks = [f'<circle class="mark {p.label}" data-ply="{p.ply}" data-player="{p.player}" '
              f'cx="{x(p.ply):.1f}" cy="{y(chances[p.ply][p.player]):.1f}" r="4.5" '
              f'fill="{MARKS[p.label][0]}" stroke="#fff"><title>{p.ply}. {html.escape(p.move)}: '
-             f'{p.label}, better {html.escape(p.best)}</title></circle>'
+             f'{p.label}{", exact" if p.exact else ""}, better {html.escape(p.best)}</title>'
+             '</circle>'
              for p in judged.plies if p.label is not None]
+    # the solver's moves: a strip along the bottom, a tick each, and a legend
+    step = width / max(last, 1)
+    exact = [f'<rect class="exact" data-ply="{p.ply}" x="{x(p.ply) - step / 2:.1f}" '
+             f'y="{pad + height - 5}" width="{step:.1f}" height="5" fill="{EXACT}">'
+             f'<title>{p.ply}. {html.escape(p.move)}: exact (solved)</title></rect>'
+             for p in judged.plies if p.exact]
+    if exact:
+        exact.append(f'<text x="{pad + width}" y="15" text-anchor="end" fill="{EXACT}">'
+                     '\u25ae exact: solved</text>')
     middle = y(0.5)
     return (f'<div id="evaluation"><svg xmlns="http://www.w3.org/2000/svg" id="eval-chart" '
             f'class="chart" viewBox="0 0 {BOARD_PX} {EVAL_H}" width="{BOARD_PX}" '
@@ -182,7 +211,7 @@ def _evaluation(judged: analysis.GameAnalysis | None, players: int) -> str:
             f'<text x="{pad - 4}" y="{pad + 4}" text-anchor="end">1</text>'
             f'<text x="{pad - 4}" y="{pad + height + 4}" text-anchor="end">0</text>'
             f'<text x="{pad + width}" y="{EVAL_H - 8}" text-anchor="end">{last}</text>'
-            + "".join(lines) + "".join(marks)
+            + "".join(lines) + "".join(marks) + "".join(exact)
             + f'<line class="cursor" x1="{x(0):.1f}" x2="{x(0):.1f}" y1="{pad}" '
             f'y2="{pad + height}" stroke="#e6007e" stroke-width="1.5" '
             f'data-x0="{pad}" data-step="{width / max(last, 1):.4f}"/></svg>'
@@ -205,6 +234,8 @@ def _moves(rec: Record, games: Sequence[Game],
         label = judged.plies[ply - 1].label if judged is not None else None
         kind, mark = (f"move {label}", f' <span class="mark">{MARKS[label][1]}</span>'
                       ) if label else ("move", "")
+        if judged is not None and judged.plies[ply - 1].exact:
+            mark += ' <span class="exact" title="valued exactly by the solver">exact</span>'
         items.append(f'<li data-ply="{ply}" class="{kind}"><span class="dot" '
                      f'style="background:{PLAYER_COLOURS[player]}"></span>{ply}. '
                      f'{html.escape(move)}{mark}</li>')
@@ -303,6 +334,9 @@ td, th { padding: 2px 8px; text-align: left; }
 #moves li.mistake .mark { color: ${mistake}; font-weight: bold; }
 #moves li.blunder .mark { color: ${blunder}; font-weight: bold; }
 #moves li.current .mark { color: #fff; }
+#moves .exact { font-size: 10px; color: ${exact}; border: 1px solid ${exact};
+                border-radius: 3px; padding: 0 2px; vertical-align: 1px; }
+#moves li.current .exact { color: #fff; border-color: #fff; }
 </style>
 </head>
 <body>

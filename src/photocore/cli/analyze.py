@@ -28,7 +28,8 @@ MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless --max-visits s
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
-          "agents": "GAMES", "moves": "GAMES", "engine": "--engine", "seed": "--seed"}
+          "agents": "GAMES", "moves": "GAMES", "engine": "--engine", "seed": "--seed",
+          "solve": "--solve"}
 
 
 class AnalysisBatch(NamedTuple):
@@ -40,15 +41,17 @@ class AnalysisBatch(NamedTuple):
 
 class AnalysisRun:
     """The games of the record file `path` analysed by `engine` (a spec, see
-    photocore.analysis.judge; `budget` its simulations), seeded `seed`: a Plan of
-    photocore.run.driver. Game i's analysis depends only on the game, the engine and
+    photocore.analysis.judge; `budget` its simulations) and the solver within `solve`
+    positions a position (None: not used), seeded `seed`: a Plan of photocore.run.driver.
+    Game i's analysis depends only on the game, the engine, the solver's budget and
     (seed, i). The file is read first as `photocore verify` reads it, every game replayed:
     a bad game stops the run before it starts (RecordError naming its line and ply)."""
 
     def __init__(self, path: str, engine: str, budget: int | None = None, seed: int = 0,
-                 thresholds: analysis.Thresholds = analysis.THRESHOLDS) -> None:
+                 thresholds: analysis.Thresholds = analysis.THRESHOLDS,
+                 solve: int | None = analysis.DEFAULT_SOLVE) -> None:
         self.path, self.spec, self.budget, self.seed = path, engine, budget, seed
-        self.thresholds = thresholds
+        self.thresholds, self.solve = thresholds, solve
         self.engine_name = analysis.judge(engine, budget).name     # fails early
         self._defining: list[dict[str, object]] = []
         lines = []
@@ -77,20 +80,20 @@ class AnalysisRun:
         lines, positions = [], 0
         for index, rec in enumerate(self._read(start, count), start):
             result = analysis.analyze(rec, judge, seed=self.seed, thresholds=self.thresholds,
-                                      index=index)
+                                      index=index, solve=self.solve)
             positions += len(result.plies)
             lines.append(record_line(analysis.with_analysis(rec, result)))
         return AnalysisBatch(lines, positions)
 
     def defining(self, index: int) -> dict[str, object]:
         """What game `index` of the output is defined by (the input's game): the fields
-        a resumed run checks (the moves, engine and seed: `check_resumed`)."""
+        a resumed run checks (the moves, engine, seed and solver: `check_resumed`)."""
         return self._defining[index]
 
     def check_resumed(self, index: int, rec: Record) -> None:
         """ResumeError unless the output's game `index` is the analysis this run makes."""
         data = rec["metadata"].get("analysis") or {}
-        expected = {"engine": self.engine_name, "seed": self.seed}
+        expected = {"engine": self.engine_name, "seed": self.seed, "solve": self.solve}
         for name, value in expected.items():
             if data.get(name) != value:
                 raise ResumeError(f"cannot resume: game {index:,} of the output was analysed "
@@ -139,6 +142,12 @@ def _line_starts(path: str) -> list[int]:
                    "cores]")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The same seed gives the same analysis, whatever --workers and --backend.")
+@click.option("--solve", type=click.IntRange(min=1), default=None, metavar="NODES",
+              help="Where the solver finishes a position within NODES positions (two "
+                   "players, the last two rounds, from the end back), its exact values "
+                   "stand for the engine's.  [default: "
+                   f"{analysis.DEFAULT_SOLVE:,}]")
+@click.option("--no-solve", is_flag=True, help="The engine alone: no solver.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run: keep the games already in --out.")
 @backend_options
@@ -154,19 +163,24 @@ def _line_starts(path: str) -> list[int]:
               default=MAX_QUERY_VISITS, show_default=True,
               help="With --serve: the most visits a query may ask for.")
 def analyze(games: str | None, engine: str, out: str | None, workers: int | None, seed: int,
-            resume: bool, backend: str, address: str | None, connect_timeout: float,
-            progress: bool | None, serve: bool, allow: str | None, max_visits: int) -> None:
+            solve: int | None, no_solve: bool, resume: bool, backend: str,
+            address: str | None, connect_timeout: float, progress: bool | None, serve: bool,
+            allow: str | None, max_visits: int) -> None:
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
     OUT: each position's value for every player, the engine's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
-    (docs/analysis.md). `photocore replay` shows them; `photocore stats` sums them up by
-    agent. Ctrl-C keeps every finished game in OUT, and --resume finishes the run.
+    (docs/analysis.md); exactly, by the solver, where it finishes (--solve). `photocore
+    replay` shows them; `photocore stats` sums them up by agent. Ctrl-C keeps every
+    finished game in OUT, and --resume finishes the run.
 
     \b
     Example:  photocore analyze games.jsonl --engine mcts:1000 --out analysed.jsonl
               photocore analyze --serve --engine mcts:1000 < queries.jsonl
     """
     check_backend(backend)
+    if no_solve and solve is not None:
+        raise click.UsageError("--solve NODES or --no-solve: not both")
+    nodes = None if no_solve else solve or analysis.DEFAULT_SOLVE
     if not serve and allow is not None:
         raise click.UsageError("--allow names the engines queries may choose: only with --serve")
     if serve:
@@ -185,7 +199,7 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
             raise click.BadParameter(str(e), param_hint="--allow") from None
         try:
             serve_queries(sys.stdin, sys.stdout, engine, workers or os.cpu_count() or 1,
-                          seed, engines)
+                          seed, engines, nodes)
         except KeyboardInterrupt:
             raise SystemExit(130) from None
         return
@@ -193,7 +207,7 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
         raise click.UsageError("Missing argument 'GAMES' (or --serve).")
     out = out or _analysed_name(games)
     try:
-        run = AnalysisRun(games, engine, seed=seed)
+        run = AnalysisRun(games, engine, seed=seed, solve=nodes)
     except RecordError as e:   # told now, not by a worker: --resume would not get past it
         fix = (f"`photocore repair {games}` keeps its whole games and drops the rest"
                if e.ply is None else      # a damaged line, which repair drops
@@ -222,8 +236,9 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
         drive(run, take, writer, skip=skip, workers=workers, backend=backend, address=address,
               progress=progress, status=speed)
     seconds = time.perf_counter() - start
+    solver = "" if nodes is None else f" and the solver (--solve {nodes:,})"
     click.echo(f"{run.games - skip:,} games, {positions:,} moves analysed by "
-               f"{run.engine_name} in {seconds:.1f} s ({speed()}) -> {out}")
+               f"{run.engine_name}{solver} in {seconds:.1f} s ({speed()}) -> {out}")
     _print_summary(analysis.summarise(read_games(out)))
 
 
@@ -248,9 +263,11 @@ class QueryError(ValueError):
     """A query that cannot be answered: the message says why."""
 
 
-def answer(query: object, engines: Allowed, engine: str, seed: int) -> dict[str, Any]:
+def answer(query: object, engines: Allowed, engine: str, seed: int,
+           solve: int | None = analysis.DEFAULT_SOLVE) -> dict[str, Any]:
     """The answer to one query (a parsed JSON object, see docs/analysis.md): by `engine`
-    unless it names another of `engines`, the only ones a query may choose."""
+    unless it names another of `engines`, the only ones a query may choose; exact, by the
+    solver, where it finishes within `solve` positions (analysis.solved)."""
     if not isinstance(query, dict):
         raise QueryError(f"a query is a JSON object, not {type(query).__name__}")
     unknown = set(query) - {"id", "position", "moves", "engine", "visits", "seed"}
@@ -271,7 +288,7 @@ def answer(query: object, engines: Allowed, engine: str, seed: int) -> dict[str,
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
     judge = analysis.judge(chosen.text, visits)
-    evaluation = judge.evaluate(game, query_seed)
+    evaluation = analysis.solved(game, solve) or judge.evaluate(game, query_seed)
     return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
 
 
@@ -294,10 +311,12 @@ def _game(query: dict[str, Any]) -> Game:
 
 
 def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int,
-                  engines: Allowed | None = None) -> None:
+                  engines: Allowed | None = None,
+                  solve: int | None = analysis.DEFAULT_SOLVE) -> None:
     """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
     (out of order), `workers` at a time, by `engine` or another of `engines` (default:
-    `engine` alone, built-ins up to MAX_QUERY_VISITS); a bad query gets {"id", "error"}
+    `engine` alone, built-ins up to MAX_QUERY_VISITS), or exactly by the solver where it
+    finishes within `solve` positions; a bad query gets {"id", "error"}
     and the rest go on. Returns at the end of `source`, once every query is answered; on
     Ctrl-C, once the queries being answered are, without starting the others."""
     engines = engines or Allowed([engine], MAX_QUERY_VISITS)
@@ -312,7 +331,7 @@ def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int,
     def run(query: Any) -> None:
         ident = query.get("id") if isinstance(query, dict) else None
         try:
-            send(answer(query, engines, engine, seed))
+            send(answer(query, engines, engine, seed, solve))
         except Exception as e:  # noqa: BLE001 (a bad query, or the engine's error: said, not fatal)
             send({"id": ident, "error": str(e) if isinstance(e, ValueError)
                   else f"{type(e).__name__}: {e}"})
