@@ -92,7 +92,7 @@ def test_solved_gives_the_solvers_values_or_nothing():
     assert analysis.solved(game, None) is None                  # asked for no solver
     assert analysis.solved(game, 1) is None                     # not finished in 1 position
     assert analysis.solved(photocore.Game()) is None            # the setup: not tried
-    assert analysis.solvable(game) and not analysis.solvable(photocore.Game(3))
+    assert analysis.solvable(game) and analysis.solvable(photocore.Game(3))
     over = game.copy()
     while not over.is_over:
         over.play(over.legal_moves()[0])
@@ -136,12 +136,17 @@ def test_a_budget_too_small_leaves_every_ply_to_the_engine(game_record, exact_an
     assert exact_analysis.plies[:first - 1] == engine_only.plies[:first - 1]
 
 
-def test_three_players_are_not_solved():
-    # until the solver takes them: then analysis.solvable widens, and this test with it
+def test_three_players_are_solved_at_the_end():
+    # max^n: every seat's return, the mover's move values theirs
     (line,), _ = Series(1, players=3, agents=["greedy", "random", "random"],
                         seed=1).batch(0, 1)
-    result = analysis.analyze(json.loads(line), "mcts:10", seed=0)
-    assert not any(p.exact for p in result.plies)
+    record = json.loads(line)
+    result = analysis.analyze(record, "mcts:10", seed=0)
+    exact = [p for p in result.plies if p.exact]
+    assert exact and all(p.ply > len(record["moves"]) - 40 for p in exact)
+    last = exact[-1]
+    solution = photocore.solve(photocore.records.from_record(record, last.ply - 1))
+    assert last.values == solution.returns and len(solution.returns) == 3
 
 
 @pytest.mark.parametrize("budget", [0, -5, math.nan, 1.5, True, "1000"])

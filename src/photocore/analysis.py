@@ -344,9 +344,9 @@ def position_seed(seed: int, game: int, ply: int) -> int:
 
 
 def solvable(game: Game) -> bool:
-    """Whether photocore.solve takes `game`: two players, a game going on (the one test to
-    widen as the solver takes more players)."""
-    return game.players == 2 and not game.is_over
+    """Whether photocore.solve takes `game`: a game going on (two players by alpha-beta,
+    three and four by max^n)."""
+    return not game.is_over
 
 
 def solved(game: Game, nodes: int | None = DEFAULT_SOLVE) -> Evaluation | None:

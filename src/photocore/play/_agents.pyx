@@ -492,7 +492,7 @@ BUILTIN_AGENTS = {agent.name: agent for agent in (
     BuiltinAgent("greedy", AGENT_GREEDY, False, False, "the best move by a one-ply heuristic"),
     BuiltinAgent("mcts", AGENT_MCTS, True, True,
                  "UCT search with N random playouts a move (?graph=1: over positions; "
-                 "?solve=1: a proven best move in the last round)",
+                 "?solve=1: a move proven to win in the last round)",
                  (("graph", DEFAULT_GRAPH), ("solve", DEFAULT_SOLVE))),
 )}
 MAX_SIMULATIONS = 10_000_000
@@ -568,8 +568,9 @@ cdef class Agent:
 
     @property
     def solve(self):
-        """Whether, in the last round, it plays a move the solver proves best within
-        SOLVE_BUDGET positions (mcts:N?solve=1), searching only when that runs out."""
+        """Whether, in the last round, it plays a move the solver proves keeps a win (or a
+        shared win) within SOLVE_BUDGET positions (mcts:N?solve=1), searching where that
+        runs out or the position is lost."""
         return bool(self.spec.solve)
 
     def select(self, Game game not None):

@@ -334,12 +334,15 @@ cdef void search_values(Solver* sv, const State* s, int previous, int depth,
 # ---- for the agents: a move proven best ---------------------------------------------
 
 cdef int proven_action(const State* s, long long node_limit) noexcept nogil:
-    """A best move of s, proven by a search of at most `node_limit` positions (no clock:
-    the same answer on any machine), or -1 when it did not finish. Two players: the best
-    result, then margin; more: max^n's choice."""
+    """A move of s proven to keep a win or a shared win (two players: the best result,
+    then margin; more: max^n's choice, where the mover shares the win), by a search of at
+    most `node_limit` positions (no clock: the same answer on any machine); -1 when the
+    search did not finish or the position is lost: there every move loses against best
+    play, and a search that counts on the opponent's mistakes does better than the
+    margin (measured: docs/search.md)."""
     cdef Solver sv
     cdef Values values
-    cdef int best = -1
+    cdef int best = -1, value
     sv.mask = PROVEN_ENTRIES - 1
     sv.table = NULL
     sv.values_table = NULL
@@ -356,12 +359,13 @@ cdef int proven_action(const State* s, long long node_limit) noexcept nogil:
     sv.aborted = False
     # the root's entry is written last, after every entry below it: it holds its best move
     if s.players == 2:
-        search(&sv, s, -INFINITE, INFINITE, -1, 0)
-        if not sv.aborted and sv.table[s.key & sv.mask].key == s.key:
+        value = search(&sv, s, -INFINITE, INFINITE, -1, 0)
+        if not sv.aborted and value > -RESULT // 2 and sv.table[s.key & sv.mask].key == s.key:
             best = sv.table[s.key & sv.mask].best
     else:
         search_values(&sv, s, -1, 0, &values)
-        if not sv.aborted and sv.values_table[s.key & sv.mask].key == s.key:
+        if not sv.aborted and values.of[s.current] >= RESULT // 2 \
+                and sv.values_table[s.key & sv.mask].key == s.key:
             best = sv.values_table[s.key & sv.mask].best
     free(sv.table)
     free(sv.values_table)

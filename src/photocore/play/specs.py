@@ -137,7 +137,7 @@ class Spec:
 
     @property
     def solve(self) -> bool:
-        """A built-in search's `?solve=`: a proven best move in the last round."""
+        """A built-in search's `?solve=`: a move proven to win in the last round."""
         return bool(dict(self.options).get("solve", DEFAULT_SOLVE))
 
     @property
