@@ -115,12 +115,13 @@ def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_pa
     page = tmp_path / "ratings.md"
     command = ["--players", "2", "--mcts", "5", "--graph", "5", "--simulations", "2,6",
                "--checkpoint", str(trained / "final.pt"), "--games", "2", "--workers", "2",
-               "--folder", str(tmp_path), "--out", str(page)]
+               "--folder", str(tmp_path), "--out", str(page), "--solved-positions", "40"]
     example.ratings.main(command)
     summary = json.loads((tmp_path / "2p.json").read_text())
     assert summary["games"] == 2 * 15 and summary["anchor"] == "random"
     text = page.read_text()
-    rows = [line for line in text.splitlines() if line.startswith("| ") and "rank" not in line]
+    ratings, accuracy = text.split("## Accuracy on solved positions (2 players)")
+    rows = [line for line in ratings.splitlines() if line.startswith("| ") and "rank" not in line]
     names = sorted(line.split("`")[1] for line in rows)
     assert names == ["alphazero:2", "alphazero:6", "greedy", "mcts:5", "mcts:5?graph=1",
                      "random"]
@@ -136,6 +137,14 @@ def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_pa
         assert float(cells[7]) >= 0
     assert "python examples/alphazero/ratings.py --players 2" in text
     assert "photocore tournament random greedy mcts:5 'mcts:5?graph=1' 'py:" in text
+    # every agent scored on the solved positions: shares inside their intervals
+    scored = [line.split("|") for line in accuracy.splitlines()
+              if line.startswith("| `")]
+    assert sorted(cells[1].strip().strip("`") for cells in scored) == names
+    for cells in scored:
+        kept, (low, high) = float(cells[2].strip(" %")), cells[3].split(" .. ")
+        assert float(low.strip(" %")) <= kept <= float(high.strip(" %"))
+    assert "each of the 40 positions" in accuracy
     # --render writes the same page from the summaries, playing nothing
     (tmp_path / "2p.jsonl.gz").unlink()
     page.unlink()

@@ -8,8 +8,10 @@ For each number of players P (--players), every group of P of the agents plays a
 mcts:N?graph=1 (UCT over positions, docs/search.md) for each N of --graph, and the shipped
 checkpoint for P players (agent.py) at each of --simulations. Ratings are
 Bradley-Terry from every pairwise result, anchored at random = 0, with 95% intervals;
-each agent's time per move is measured in the same games. The tournaments' summaries and
-game records are kept in --folder; the page says how it was made.
+each agent's time per move is measured in the same games. The 2-player agents are also
+scored on the solved positions of seeds/solved.jsonl (`photocore solve --score`): how
+often their move keeps the exact result. The tournaments' summaries, game records and
+scores are kept in --folder; the page says how it was made.
 """
 
 import argparse
@@ -30,6 +32,7 @@ from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 AGENT = os.path.relpath(os.path.join(HERE, "agent.py"), ROOT)
+SOLVED = os.path.join("seeds", "solved.jsonl")
 
 
 def agents(players, mcts, simulations, checkpoint=None, graph=()):
@@ -58,6 +61,56 @@ def tournament(players, specs, games, seed, workers, folder, play=True):
         return command, json.load(f)
 
 
+def accuracy(specs, folder, play=True, positions=None):
+    """Each agent scored on SOLVED (`photocore solve SOLVED --score SPEC --json`, in a
+    subprocess; the first `positions` only, if given) unless `play` is false, kept in
+    `folder`/solved.json; the scores."""
+    path = os.path.join(ROOT, folder, "solved.json")
+    if play:
+        scores = []
+        for spec in specs:
+            command = (["photocore", "solve", SOLVED, "--score", spec, "--json"]
+                       + (["--positions", str(positions)] if positions else []))
+            print("$", shlex.join(command), flush=True)
+            done = subprocess.run([sys.executable, "-m", "photocore", *command[1:]],
+                                  check=True, cwd=ROOT, capture_output=True, text=True)
+            scores.append({"spec": spec, **json.loads(done.stdout)})
+        with open(path + ".tmp", "w") as f:
+            json.dump(scores, f, indent=1)
+        os.replace(path + ".tmp", path)
+    with open(path) as f:
+        return json.load(f)
+
+
+def accuracy_table(scores):
+    """The scores on the solved positions as Markdown rows, most accurate first."""
+    rows = ["| agent | result kept | 95% interval | result and margin kept | 95% interval | "
+            "ms a move |", "|---|---:|---|---:|---|---:|"]
+    for score in sorted(scores, key=lambda s: (-s["accuracy"], -s["optimal_accuracy"])):
+        low, high = score["interval"]
+        best_low, best_high = score["optimal_interval"]
+        rows.append(f"| `{label({'spec': score['spec'], 'name': score['player']})}` | "
+                    f"{score['accuracy']:.1%} | {low:.1%} .. {high:.1%} | "
+                    f"{score['optimal_accuracy']:.1%} | {best_low:.1%} .. {best_high:.1%} | "
+                    f"{score['ms_a_move']:.3g} |")
+    return rows
+
+
+def accuracy_section(scores):
+    """The page's section on the solved positions."""
+    first = scores[0]
+    return ["## Accuracy on solved positions (2 players)", "",
+            f"Each 2-player agent chose a move in each of the {first['positions']:,} positions "
+            f"of `{SOLVED}` (positions of real games the solver settled exactly, "
+            "docs/search.md, *A ground truth*). *Result kept*: the share of the "
+            f"{first['contested']} positions where some move loses the result (a win, a "
+            "shared win) in which the agent's move kept it; *result and margin kept*: the "
+            "share of all the positions where its move was one of the best in result and "
+            "final score margin. Intervals are 95% Wilson intervals.", "",
+            *accuracy_table(scores), "",
+            "```", f"photocore solve {SOLVED} --score SPEC --json", "```", ""]
+
+
 def label(agent):
     """A short name for the table: alphazero:64 for the checkpoint at 64 simulations."""
     spec = agent["spec"]
@@ -81,8 +134,9 @@ def table(summary):
     return rows
 
 
-def page(results, argv):
-    """docs/ratings.md from [(players, command, summary)]."""
+def page(results, argv, scores=None):
+    """docs/ratings.md from [(players, command, summary)] and the agents' scores on the
+    solved positions."""
     lines = ["# Rating list", "",
              "Every built-in agent and every shipped AlphaZero checkpoint "
              "(examples/alphazero) on one Bradley-Terry scale per number of players, "
@@ -106,6 +160,8 @@ def page(results, argv):
                   f"of {summary['group']}, seed {summary['seed']}, "
                   f"{summary['forfeits']} forfeits.", "", *table(summary), "",
                   "```", shlex.join(command), "```", ""]
+    if scores:
+        lines += accuracy_section(scores)
     return "\n".join(lines)
 
 
@@ -151,6 +207,9 @@ def main(argv=None):
                         help="the tournaments' summaries and games")
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "ratings.md"),
                         help="the page")
+    parser.add_argument("--solved-positions", type=whole(1), default=None,
+                        help=f"score the 2-player agents on the first N positions of {SOLVED} "
+                             "(default: all)")
     parser.add_argument("--render", action="store_true",
                         help="write the page from the summaries already in --folder, "
                              "playing nothing")
@@ -169,12 +228,14 @@ def main(argv=None):
         except CheckpointError as e:
             parser.error(str(e))
     os.makedirs(args.folder, exist_ok=True)
-    results = []
+    results, scores = [], None
     for p, g in zip(players, games):
         specs = agents(p, args.mcts, args.simulations, args.checkpoint, args.graph)
         results.append((p, *tournament(p, specs, g, args.seed, args.workers, folder,
                                        play=not args.render)))
-    text = page(results, [a for a in argv if a != "--render"])
+        if p == 2:
+            scores = accuracy(specs, folder, not args.render, args.solved_positions)
+    text = page(results, [a for a in argv if a != "--render"], scores)
     with open(args.out + ".tmp", "w") as f:
         f.write(text)
     os.replace(args.out + ".tmp", args.out)
