@@ -53,6 +53,7 @@ def search_root(game: Game, simulations: SupportsIndex = ..., seed: SupportsInde
 
 def option_suffix(agent: BuiltinAgent, options: dict[str, object]) -> str: ...
 
-def play_games(agents: list[tuple[str, int]] | list[tuple[str, int, bool]], players: int,
+def play_games(agents: list[tuple[str, int]] | list[tuple[str, int, bool]]
+               | list[tuple[str, int, bool, bool]], players: int,
                options: int, seed: int, start: int,
                count: int) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int64]]: ...

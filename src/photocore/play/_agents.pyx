@@ -511,7 +511,7 @@ cdef class Agent:
     # the docstring up to "--" is the signature Python gives the class (inspect.signature,
     # help(), the site's reference), as for a built-in type
     """Agent(kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
-          graph=DEFAULT_GRAPH)
+          graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE)
 --
 
     A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move).
