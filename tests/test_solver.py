@@ -338,3 +338,28 @@ def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
     assert all((a == b).all() for a, b in zip(once, again))
     assert not all((a.shape == b.shape and (a == b).all()) for a, b in zip(
         once, play_games([("mcts", 20), ("greedy", 1)], 2, 0, 7, 0, 4)))
+
+
+def test_a_search_agent_with_solve_plays_a_proven_win():
+    import numpy as np
+
+    from photocore.play._solver import proven_move
+    from photocore.play.search import SearchAgent
+
+    def uniform(obs, mask):
+        return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+
+    game = Game.from_position(COLLECT_THEN_END)
+    assert SearchAgent(uniform, 16).select(game) != Move.parse("collect d4")
+    agent = SearchAgent(uniform, 16, solve=True)
+    assert agent.name == "search:16?solve=1" and agent.select(game) == Move.parse("collect d4")
+    # a lost position is searched: every move loses against best play
+    assert proven_move(Game.from_position(ONLY_END), 1000) is None
+    assert photocore.solve(Game.from_position(ONLY_END)).result == -1
+    # and the kept tree follows the proven moves the agent played without it
+    game.play("collect d4")
+    assert agent.select(game) == Move.parse("end")
+    with pytest.raises(TypeError, match="solve must be True or False"):
+        SearchAgent(uniform, 16, solve=1)
+    with pytest.raises(ValueError, match="nodes"):
+        proven_move(game, 0)

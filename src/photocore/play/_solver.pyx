@@ -540,6 +540,25 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
         free(move_values)
 
 
+def proven_move(Game game not None, nodes):
+    """The move of proven_action(): a move of `game` proven within `nodes` positions to
+    keep a win or a shared win, or None (not finished, a lost position, the game over).
+    What a search plays before searching (mcts:N?solve=1, SearchAgent(solve=True)).
+
+    >>> from photocore import Game
+    >>> str(proven_move(Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 "
+    ...                                    "3/1110/2220/- 0/2200/4432/- 0579"), 1000))
+    'end'
+    """
+    cdef long long limit = _budget(nodes, "nodes", 1, True)
+    cdef int action
+    if game.st.phase == PHASE_OVER:
+        return None
+    with nogil:
+        action = proven_action(&game.st, limit)
+    return Move(action) if action >= 0 else None
+
+
 cdef list _principal(Solver* sv, const State* root):
     """Best play from the root as the table holds it: each position's best move while
     its entry is exact."""

@@ -15,7 +15,9 @@ import numpy as np
 
 from photocore._game import Game, Move
 from photocore._kernel import stream_seed
+from photocore.play._agents import SOLVE_BUDGET
 from photocore.play._search import Search
+from photocore.play._solver import proven_move
 from photocore.play.player import Player
 from photocore.play.settings import Evaluate, SearchSettings
 
@@ -52,7 +54,9 @@ class SearchAgent(Player):
     from its first evaluation. The other settings default to Search's
     (play.settings.SearchSettings); `settings` gives them as one value. The same seed and
     calls give the same moves. `simulations` is at least 2 (MIN_SIMULATIONS): 2 plays the
-    move of the highest prior.
+    move of the highest prior. `solve`: in the last round, a move the solver proves keeps
+    a win or a shared win (within SOLVE_BUDGET positions) is played without a search, as
+    by mcts:N?solve=1.
     """
 
     def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
@@ -61,8 +65,12 @@ class SearchAgent(Player):
                  dirichlet_fraction: float = 0.0, in_flight: int = SearchSettings.in_flight,
                  name: str = "search",
                  rollout_weight: float = SearchSettings.rollout_weight,
-                 transpositions: bool = SearchSettings.transpositions) -> None:
+                 transpositions: bool = SearchSettings.transpositions,
+                 solve: bool = False) -> None:
+        if not isinstance(solve, bool):
+            raise TypeError(f"solve must be True or False, got {solve!r}")
         self.evaluate = evaluate
+        self.solve = solve
         self.seed = seed
         self.temperature = temperature
         self._name = name
@@ -78,8 +86,8 @@ class SearchAgent(Player):
 
     @property
     def name(self) -> str:
-        """The agent as reports name it, e.g. search:64."""
-        return f"{self._name}:{self.simulations}"
+        """The agent as reports name it, e.g. search:64 (search:64?solve=1 with `solve`)."""
+        return f"{self._name}:{self.simulations}" + ("?solve=1" if self.solve else "")
 
     def reset(self, seed: int | None = None) -> None:
         """Forgets the tree (a new game starts); the move stream goes on from the seed, or
@@ -101,6 +109,10 @@ class SearchAgent(Player):
         legal = game.legal_moves()
         if len(legal) == 1:
             return legal[0]
+        if self.solve and game.round == game.last_round:
+            proven = proven_move(game, SOLVE_BUDGET)
+            if proven is not None:
+                return proven               # the kept tree follows it on the next search
         search = self._reused(game)
         if search is None:
             search = self._new_search(game, self._next_seed())
