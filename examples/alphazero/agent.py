@@ -81,6 +81,6 @@ class AlphaZeroAgent(SearchAgent):
             self.evaluate, self.checkpoint = self.evaluators[game.players]
             self.players, self.path = game.players, CHECKPOINTS[game.players]
             self.settings = dataclasses.replace(self.settings,
-                                                rollout_weight=self._weight(self.checkpoint), solve=solve)
+                                                rollout_weight=self._weight(self.checkpoint))
             self.reset()
         return super().select(game)
