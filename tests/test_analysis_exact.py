@@ -16,6 +16,7 @@ import photocore
 from photocore import analysis, records, viewer
 from photocore.cli.analyze import analyze, serve_queries
 from photocore.run.selfplay import Series
+from test_solver import exhaustive, seat_values
 
 # the last round, player 0 to move with light for one collect: collecting a4 wins the game,
 # anything else loses it (tests/test_analysis.py)
@@ -23,21 +24,6 @@ ONE_WINNING_COLLECT = (
     "2 - 18 5 1 0 d6,e5,f5 a4:0:3,a5:1:1,a7:0:0,b4:1:1,b6:0:1,b7:0:0,c3:1:1,c4:1:0,c5:1:1,"
     "c6:0:1,d3:1:1,d5:1:0,d6:0:1,e2:1:0,e3:1:1,e5:0:0,f3:0:1,f4:0:1,g4:0:0 6/0000/0031/"
     "14.14.13 3/0000/1132/13.13.19 0474")
-
-
-def exhaustive(game):
-    """(result, margin) for player 0 under best play, every line tried (no pruning, no
-    table: a tiny tree only): each mover takes their best result, then their best margin."""
-    if game.is_over:
-        scores = game.scores()
-        return game.returns()[0], scores[0] - scores[1]
-    sign = 1 if game.current_player == 0 else -1
-    outcomes = []
-    for move in game.legal_moves():
-        child = game.copy()
-        child.play(move)
-        outcomes.append(exhaustive(child))
-    return max(outcomes, key=lambda v: (sign * v[0], sign * v[1]))
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +46,8 @@ def test_a_losing_move_of_the_last_round_is_an_exact_blunder():
     for move in start.legal_moves():        # player 0 moves: their (result, margin) after it
         child = start.copy()
         child.play(move)
-        expected[str(move)] = exhaustive(child)
+        expected[str(move)] = (seat_values(child) if child.is_over
+                               else exhaustive(child, {}, [10 ** 6]))[0]
     assert expected == {"buy medium": (-1.0, -4), "buy large": (-1.0, -5),
                         "collect a4": (1.0, 7), "end": (-1.0, -3)}
     game = start.copy()
@@ -233,6 +220,21 @@ def test_the_viewer_marks_the_exact_moves(game_record, exact_analysis):
     inexact = next(p for p in exact_analysis.plies if not p.exact and not p.forced)
     item = page.split(f'<li data-ply="{inexact.ply}" ')[1].split("</li>")[0]
     assert "exact" not in item
+
+
+def test_the_evaluation_chart_shades_the_exact_plies(game_record, exact_analysis, tmp_path):
+    pytest.importorskip("matplotlib")
+    from photocore import plots
+    exact = [p.ply for p in exact_analysis.plies if p.exact]
+    spans = plots.exact_spans(exact_analysis)
+    assert exact and [k for first, last in spans for k in range(first, last + 1)] == exact
+    figure = plots.evaluations(exact_analysis, tmp_path / "e.png")
+    shaded = [patch.get_x() for patch in figure.axes[0].patches]
+    assert shaded == [first - 0.5 for first, _ in spans]
+    labels = figure.axes[0].get_legend_handles_labels()[1]
+    assert f"exact ({len(exact)})" in labels
+    engine_only = analysis.analyze(game_record, "mcts:20", seed=0, solve=None)
+    assert not plots.evaluations(engine_only).axes[0].patches
 
 
 def test_the_note_of_an_exact_blunder():

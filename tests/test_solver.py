@@ -12,42 +12,6 @@ import photocore
 from photocore import Game, Move
 from test_search import COLLECT_THEN_END, END_WINS, ONLY_END
 
-RESULT = 4096       # as the solver weighs a result against a margin
-
-
-def final(game, player):
-    """(result, margin) of a finished game for `player`."""
-    returns, scores = game.returns(), game.scores()
-    return int(returns[player]), scores[player] - scores[1 - player]
-
-
-def exhaustive(game, memo, budget):
-    """(result, margin) for the player to move under best play: every legal move in every
-    order, nothing pruned; `budget` (a one-item list) counts down the moves tried and
-    stops the search with None when it is spent."""
-    text = game.position()
-    if text in memo:
-        return memo[text]
-    mover = game.current_player
-    best = None
-    for move in game.legal_moves():
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        game.play(move)
-        if game.is_over:
-            value = final(game, mover)
-        else:
-            value = exhaustive(game, memo, budget)
-            if value is not None and game.current_player != mover:
-                value = (-value[0], -value[1])
-        game.undo()
-        if value is None:
-            return None
-        best = value if best is None or value > best else best
-    memo[text] = best
-    return best
-
 
 def seat_values(game):
     """(return, margin) of every seat of a finished game: the margin over the best of the
@@ -65,9 +29,10 @@ def preference(values, mover):
                                     for k in range(1, n))
 
 
-def exhaustive_maxn(game, memo, budget):
-    """Every seat's (return, margin) under max^n: every legal move in every order, nothing
-    pruned; None once `budget` (a one-item list) of moves tried is spent."""
+def exhaustive(game, memo, budget):
+    """Every seat's (return, margin) under max^n (with two players, minimax: one seat's
+    gain is the other's loss): every legal move in every order, nothing pruned; None once
+    `budget` (a one-item list) of moves tried is spent."""
     text = game.position()
     if text in memo:
         return memo[text]
@@ -78,7 +43,7 @@ def exhaustive_maxn(game, memo, budget):
         if budget[0] < 0:
             return None
         game.play(move)
-        value = seat_values(game) if game.is_over else exhaustive_maxn(game, memo, budget)
+        value = seat_values(game) if game.is_over else exhaustive(game, memo, budget)
         game.undo()
         if value is None:
             return None
@@ -92,7 +57,6 @@ def end_positions(count, seed, budget=4000, players=2):
     """`count` positions of the last round of games (greedy and random agents, every
     option), each small enough for the exhaustive search, with its answer."""
     rng = random.Random(seed)
-    search = exhaustive if players == 2 else exhaustive_maxn
     found = []
     while len(found) < count:
         options = rng.choice(photocore.facts.OPTIONS)
@@ -106,7 +70,7 @@ def end_positions(count, seed, budget=4000, players=2):
             game.play(agents[game.current_player].select(game))
         if game.is_over:
             continue
-        answer = search(game.copy(), {}, [budget])
+        answer = exhaustive(game.copy(), {}, [budget])
         if answer is not None:
             found.append((game, answer))
     return found
@@ -115,27 +79,24 @@ def end_positions(count, seed, budget=4000, players=2):
 @pytest.mark.parametrize("seed", range(3))
 def test_the_solver_agrees_with_exhaustive_minimax(seed):
     for game, answer in end_positions(70, seed):
+        mover = game.current_player
         solution = photocore.solve(game)
         assert solution.solved
-        assert (solution.result, solution.margin) == answer, game.position()
+        assert (solution.result, solution.margin) == answer[mover], game.position()
         # every move's own value, and the best are those of the best result
         for move, value in solution.moves.items():
             after = game.copy()
             after.play(move)
-            if after.is_over:
-                expected = final(after, game.current_player)
-            else:
-                expected = exhaustive(after, {}, [10 ** 6])
-                if after.current_player != game.current_player:
-                    expected = (-expected[0], -expected[1])
-            assert value == expected, (game.position(), str(move))
-        assert solution.best and all(solution.moves[m][0] == answer[0] for m in solution.best)
-        assert solution.moves[solution.best[0]] == answer
-        assert sum(solution.returns) == 0 and solution.returns[game.current_player] == answer[0]
+            expected = seat_values(after) if after.is_over else exhaustive(after, {}, [10 ** 6])
+            assert value == expected[mover], (game.position(), str(move))
+        assert solution.best and all(solution.moves[m][0] == answer[mover][0]
+                                     for m in solution.best)
+        assert solution.moves[solution.best[0]] == answer[mover]
+        assert solution.returns == tuple(r for r, _ in answer)
 
 
 @pytest.mark.parametrize("players", [3, 4])
-def test_three_and_four_players_agree_with_exhaustive_maxn(players):
+def test_three_and_four_players_agree_with_exhaustive(players):
     for game, answer in end_positions(50, players, budget=3000, players=players):
         mover = game.current_player
         solution = photocore.solve(game)
@@ -147,7 +108,7 @@ def test_three_and_four_players_agree_with_exhaustive_maxn(players):
             after = game.copy()
             after.play(move)
             after_each[move] = seat_values(after) if after.is_over else \
-                exhaustive_maxn(after, {}, [10 ** 6])
+                exhaustive(after, {}, [10 ** 6])
             assert value == after_each[move][mover], (game.position(), str(move))
         assert all(solution.moves[m][0] == solution.result for m in solution.best)
         assert solution.moves[solution.best[0]] == answer[mover]
@@ -363,3 +324,21 @@ def test_a_search_agent_with_solve_plays_a_proven_win():
         SearchAgent(uniform, 16, solve=1)
     with pytest.raises(ValueError, match="nodes"):
         proven_move(game, 0)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_searches_proofs_agree_with_the_solver(players):
+    """What ?solve=1 plays is one of solve()'s best moves, given exactly where the mover
+    wins or shares the win under best play."""
+    from photocore.play._solver import proven_move
+    proven = 0
+    for game, answer in end_positions(30, 10 + players, budget=2000, players=players):
+        solution = photocore.solve(game)
+        move = proven_move(game, 10 ** 6)
+        # a loss is -1 / (players - 1); anything above it is a win, sole or shared
+        assert (move is not None) == (solution.result > -1 / (players - 1)), game.position()
+        if move is not None:
+            proven += 1
+            assert move in solution.best and solution.moves[move] == answer[
+                game.current_player], (game.position(), str(move))
+    assert 3 <= proven <= 27            # both kinds of position were met

@@ -111,13 +111,33 @@ def _finish(axes: Axes, title: str, ylabel: str) -> None:
 
 
 MARK_COLOURS = {"inaccuracy": "#d4a000", "mistake": "#f07000", "blunder": "#d00000"}
+EXACT_COLOUR = "#2060c0"
+
+
+def exact_spans(result: "analysis.GameAnalysis") -> list[tuple[int, int]]:
+    """The runs of consecutive plies the solver valued (`exact`), as (first, last) plies:
+    the shaded spans of the evaluation chart.
+
+    >>> from types import SimpleNamespace as Ply
+    >>> exact_spans(Ply(plies=[Ply(ply=k, exact=k in (3, 4, 5, 7)) for k in range(9)]))
+    [(3, 5), (7, 7)]
+    """
+    spans: list[tuple[int, int]] = []
+    for ply in result.plies:
+        if not ply.exact:
+            continue
+        if spans and spans[-1][1] == ply.ply - 1:
+            spans[-1] = (spans[-1][0], ply.ply)
+        else:
+            spans.append((ply.ply, ply.ply))
+    return spans
 
 
 def evaluations(result: "analysis.GameAnalysis", path: FilePath | None = None) -> Figure:
     """The evaluation chart of an analysed game (photocore.analyze): each player's win
-    chance by ply, its inaccuracies, mistakes and blunders marked on the mover's line.
-    Written as a PNG to `path` when given; returned as a matplotlib Figure (which a
-    notebook shows)."""
+    chance by ply, its inaccuracies, mistakes and blunders marked on the mover's line, and
+    the plies the solver valued exactly shaded (`exact_spans`). Written as a PNG to `path`
+    when given; returned as a matplotlib Figure (which a notebook shows)."""
     figure = Figure(figsize=(10, 3.2), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots()
@@ -132,6 +152,11 @@ def evaluations(result: "analysis.GameAnalysis", path: FilePath | None = None) -
         axes.scatter([ply.ply for ply in marked],
                      [chances[ply.ply][ply.player] for ply in marked], color=colour, s=22,
                      zorder=3, label=f"{label} ({len(marked)})")
+    exact = sum(ply.exact for ply in result.plies)
+    for k, (first, last) in enumerate(exact_spans(result)):
+        # the values there are the solver's, not an estimate (as a tablebase hit is marked)
+        axes.axvspan(first - 0.5, last + 0.5, color=EXACT_COLOUR, alpha=0.15, lw=0,
+                     label=None if k else f"exact ({exact})")
     axes.set_xlabel("ply")
     axes.set_ylim(0, 1)
     axes.legend(fontsize="small", ncol=3)
