@@ -13,6 +13,11 @@ drawn for each seat, seeds from --seed):
 2. Rounds back: for --games games, the position at the start of each round from the last
    one back, solved within --seconds each, until one is not; how many rounds back each
    game reached (the median over the games).
+3. The searches' proofs: every position of the last round where more than one move is
+   legal (any move of a turn), solved within ?solve=1's budget of positions
+   (SOLVE_BUDGET): how many the proof finishes, what `mcts:N?solve=1` can play from.
+
+    python benchmarks/solver.py --players 2 3 4 --parts proofs --positions 200
 """
 
 import argparse
@@ -21,6 +26,7 @@ import statistics
 
 import photocore
 from photocore.play import specs
+from photocore.play._agents import SOLVE_BUDGET
 
 AGENTS = ("greedy", "mcts:100", "random")
 
@@ -96,6 +102,28 @@ def rounds_back(players, games, seconds, seed):
           f"{statistics.median(reached)} (each game: {reached}; 1 is the last round)")
 
 
+def proofs(players, count, seed):
+    solved = total = 0
+    game_seed = seed
+    while total < count:
+        positions = played(game_seed, players)
+        game_seed += 1
+        for game in positions[:-1]:
+            if total < count and game.round == game.last_round and len(game.legal_moves()) > 1:
+                total += 1
+                solved += photocore.solve(game, nodes=SOLVE_BUDGET, seconds=1e6).solved
+    print(f"the searches' proofs, {players} players: {solved} of {total} last-round positions "
+          f"({solved / total:.1%}, {game_seed - seed} games) solved within {SOLVE_BUDGET:,} "
+          "positions")
+
+
+PARTS = {"last-round": lambda players, args: last_round(players, args.positions, args.seed,
+                                                         args.last_round_seconds),
+         "rounds-back": lambda players, args: rounds_back(players, args.games, args.seconds,
+                                                          args.seed),
+         "proofs": lambda players, args: proofs(players, args.positions, args.seed)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2], choices=(2, 3, 4))
@@ -106,10 +134,11 @@ def main():
     parser.add_argument("--last-round-seconds", type=float, default=1.0,
                         help="the budget of a last-round position")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS))
     args = parser.parse_args()
     for players in args.players:
-        last_round(players, args.positions, args.seed, args.last_round_seconds)
-        rounds_back(players, args.games, args.seconds, args.seed)
+        for part in args.parts:
+            PARTS[part](players, args)
 
 
 if __name__ == "__main__":
