@@ -1172,7 +1172,8 @@ cdef class Search:
     def saved(self):
         """Network evaluations transpositions spared each game (int64 (num_games,)): leaves
         whose position the tree had evaluated by another path, valued from there, since
-        the Search was made or the game set (0 with transpositions=False)."""
+        the Search was made or the game set (0 with transpositions=False). With
+        graph=True: walks that ended at a position already evaluated, backing up its Q."""
         out = np.zeros(self.num_games, np.int64)
         cdef int g
         for g in range(self.num_games):
@@ -1181,11 +1182,26 @@ cdef class Search:
 
     @property
     def nodes(self):
-        """Nodes in each game's tree (int32 (num_games,)); never more than max_nodes."""
+        """Nodes in each game's tree (int32 (num_games,)): with graph=True, the positions
+        it holds; never more than max_nodes."""
         out = np.zeros(self.num_games, np.int32)
         cdef int g
         for g in range(self.num_games):
             out[g] = self.trees[g].size
+        return out
+
+    @property
+    def memory(self):
+        """Bytes each game's tree or graph uses (int64 (num_games,)): its nodes, their edges
+        and its table; the arrays hold up to twice that while they grow, and advance()
+        copies into spare arrays of the same sizes."""
+        out = np.zeros(self.num_games, np.int64)
+        cdef int g
+        cdef Tree* t
+        for g in range(self.num_games):
+            t = &self.trees[g]
+            out[g] = (<int64_t>t.size * sizeof(Node) + <int64_t>t.nedges * sizeof(Edge)
+                      + (<int64_t>(t.table_mask + 1) * sizeof(int) if t.table != NULL else 0))
         return out
 
     cdef int _game_index(self, i) except -1:
