@@ -122,31 +122,6 @@ cdef int select_edge(const Tree* t, int x, double c_puct, double worst) noexcept
     return node.first_edge + best
 
 
-cdef int descend(Tree* t, double c_puct, double worst) noexcept nogil:
-    """Walks from the root to a node to evaluate (new, or a finished game): its index, or
-    -1 when the walk meets a leaf already waiting for the network (a collision)."""
-    cdef int x = 0, e, c
-    cdef Node* node
-    cdef State s
-    while True:
-        node = &t.nodes[x]
-        if node.status == UNEVALUATED or node.status == TERMINAL:
-            return x
-        if node.status == PENDING:
-            return -1
-        e = select_edge(t, x, c_puct, worst)
-        c = t.edges[e].child
-        if c < 0:
-            c = t.size
-            t.size += 1
-            s = node.state
-            apply_action(&s, t.edges[e].action)
-            node_init(&t.nodes[c], &s, x, e, node.player)
-            t.edges[e].child = c
-            return c
-        x = c
-
-
 cdef void backup(Tree* t, int x, const double* value, int players, int inflight) noexcept nogil:
     """Adds one finished simulation with `value` (by seat) to x and its ancestors."""
     cdef Node* node
@@ -177,19 +152,22 @@ cdef void add_inflight(Tree* t, int x, int delta) noexcept nogil:
 # ---- the graph: one node per position, several parents (docs/search.md, "The graph in Search")
 # A walk records its edges (the path); the nodes on it are the root and the edges' children.
 
-cdef int graph_descend(Tree* t, double c_puct, double worst, int* path, int* depth) noexcept nogil:
-    """Walks from the root, recording the edges taken in `path` (their number in `depth`),
-    to a node to evaluate (new, or a finished game) or to an evaluated node whose Q it
-    backs up: its index, or -1 when the walk meets a position waiting for the network, by
-    any order (a collision: it is not sent twice). A new edge to a position the graph
-    holds is linked to its node. The walk stops at an evaluated child that has more visits
-    than the edge taken to it (a new edge to a known position among them): its Q already
-    stands on those visits, so the edge can count one more without a search below
-    (KataGo's docs/GraphSearch.md); else it goes on down."""
+cdef int descend(Tree* t, double c_puct, double worst, int* path, int* depth) noexcept nogil:
+    """Walks from the root to a node to evaluate (new, or a finished game): its index, or
+    -1 when the walk meets a leaf already waiting for the network (a collision).
+
+    In a graph the walk records the edges it takes in `path` (their number in `depth`;
+    the tree leaves both alone), finds the position an untried edge leads to among all
+    the graph's nodes (so a position waiting for the network by another order is a
+    collision too: it is not sent twice) and may end at an evaluated node whose Q it
+    backs up: one with more visits than the edge taken to it (a new edge to a known
+    position among them), whose Q already stands on those visits, so the edge can count
+    one more without a search below (KataGo's docs/GraphSearch.md)."""
     cdef int x = 0, e, c
     cdef Node* node
     cdef State s
-    depth[0] = 0
+    if t.graph:
+        depth[0] = 0
     while True:
         node = &t.nodes[x]
         if node.status == UNEVALUATED or node.status == TERMINAL:
@@ -197,9 +175,20 @@ cdef int graph_descend(Tree* t, double c_puct, double worst, int* path, int* dep
         if node.status == PENDING:
             return -1
         e = select_edge(t, x, c_puct, worst)
+        c = t.edges[e].child
+        if not t.graph:
+            if c < 0:
+                c = t.size
+                t.size += 1
+                s = node.state
+                apply_action(&s, t.edges[e].action)
+                node_init(&t.nodes[c], &s, x, e, node.player)
+                t.edges[e].child = c
+                return c
+            x = c
+            continue
         path[depth[0]] = e
         depth[0] += 1
-        c = t.edges[e].child
         if c < 0:
             s = node.state
             apply_action(&s, t.edges[e].action)
@@ -669,7 +658,8 @@ cdef class Search:
         cdef uint8_t* mask = <uint8_t*><size_t>self.mask_buffer.ctypes.data
         cdef int* games = <int*><size_t>self.game_buffer.ctypes.data
         cdef uint16_t* actions
-        cdef int* path = NULL
+        cdef int* path = NULL       # graph: the walk's edges and their number, row's own
+        cdef int* depth = NULL
         with nogil:
             for g in range(self.num_games):
                 t = &self.trees[g]
@@ -686,25 +676,24 @@ cdef class Search:
                        and root.visits + root.inflight < self._simulations):
                     if self.graph:
                         path = &self.row_path[row * PATH]
-                        x = graph_descend(t, self.c_puct, self.worst, path, &self.row_depth[row])
-                    else:
-                        x = descend(t, self.c_puct, self.worst)
+                        depth = &self.row_depth[row]
+                    x = descend(t, self.c_puct, self.worst, path, depth)
                     if x < 0:
                         break                   # the rest of this game waits for the network
                     leaf = &t.nodes[x]
                     if leaf.status == EXPANDED:     # graph: a known position's Q, no network
-                        graph_backup(t, path, self.row_depth[row], result, self.players, 0)
+                        graph_backup(t, path, depth[0], result, self.players, 0)
                         t.saved += 1
                         continue
                     if leaf.status == TERMINAL:
                         returns(&leaf.state, result)
                         if self.graph:
-                            graph_backup(t, path, self.row_depth[row], result, self.players, 0)
+                            graph_backup(t, path, depth[0], result, self.players, 0)
                         else:
                             backup(t, x, result, self.players, 0)
                         continue
                     if self.graph:
-                        graph_inflight(t, path, self.row_depth[row], 1)
+                        graph_inflight(t, path, depth[0], 1)
                     elif self.transpositions and shared < self.in_flight:
                         donor = table_find(t, &leaf.state)
                         if donor >= 0:
