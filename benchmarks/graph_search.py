@@ -10,10 +10,12 @@
    machine slows both alike); the nodes each search made and the bytes they took.
 2. photocore.Search with the shipped 2-player network (examples/alphazero, needs the
    alphazero extra): the AlphaZero agent's games at `--network-simulations`, each position
-   searched with and without `transpositions`; the network rows per move each way, the
-   evaluations transpositions saved and the seconds per move each way. Both searches give
-   the same visits (the same network values a position the same by any path), which the
-   run checks.
+   searched three ways, in an order that rotates move by move: the tree with
+   `transpositions` (the default), the tree without, and the graph (`graph=True`); the
+   network rows per move, the evaluations saved, the seconds per move (the graph's ratio
+   to the tree taken move by move), and the nodes and bytes of each search. The two trees
+   give the same visits (the same network values a position the same by any path), which
+   the run checks.
 
 Strength is measured by matches, not here: docs/search.md gives the commands and results.
 """
@@ -72,6 +74,11 @@ def c_agent(positions, simulations):
           f"tree {statistics.median(tree_memory) / 1024:,.0f} KiB (medians)")
 
 
+# the searches part 2 compares, by name: Search's keyword arguments
+WAYS = {"tree": {"transpositions": True}, "tree without transpositions": {"transpositions": False},
+        "graph": {"graph": True}}
+
+
 def network(games, simulations, seed):
     sys.path.insert(0, str(ROOT / "examples" / "alphazero"))
     import torch
@@ -79,9 +86,14 @@ def network(games, simulations, seed):
 
     torch.set_num_threads(1)
     net, _ = load(ROOT / "examples" / "alphazero" / "checkpoint.pt")
-    rows = {True: 0, False: 0}
-    seconds = {True: 0.0, False: 0.0}
-    saved = moves = 0
+    names = list(WAYS)
+    rows = dict.fromkeys(names, 0)
+    saved = dict.fromkeys(names, 0)
+    seconds = dict.fromkeys(names, 0.0)
+    nodes = {name: [] for name in names}
+    memory = {name: [] for name in names}
+    ratios = []
+    moves = 0
     for g in range(games):
         game = photocore.Game(2)
         rng = np.random.default_rng(seed + g)
@@ -89,8 +101,8 @@ def network(games, simulations, seed):
             if len(game.legal_moves()) == 1:
                 game.play(game.legal_moves()[0])
                 continue
-            visits = {}
-            for share in ((True, False) if moves % 2 else (False, True)):
+            visits, timed = {}, {}
+            for name in names[moves % 3:] + names[:moves % 3]:
                 evaluate = Evaluator(net)
                 counted = [0]
 
@@ -99,26 +111,31 @@ def network(games, simulations, seed):
                     return evaluate(obs, mask)
 
                 search = photocore.Search([game], simulations, seed=moves,
-                                          dirichlet_fraction=0.0, transpositions=share)
+                                          dirichlet_fraction=0.0, **WAYS[name])
                 start = time.perf_counter()
-                visits[share] = search.run(count)[0]
-                seconds[share] += time.perf_counter() - start
-                rows[share] += counted[0]
-                if share:
-                    saved += int(search.saved[0])
-            if not np.array_equal(visits[True], visits[False]):
-                raise SystemExit(f"game {g}, move {len(game.history)}: the searches differ")
+                visits[name] = search.run(count)[0]
+                timed[name] = time.perf_counter() - start
+                seconds[name] += timed[name]
+                rows[name] += counted[0]
+                saved[name] += int(search.saved[0])
+                nodes[name].append(int(search.nodes[0]))
+                memory[name].append(int(search.memory[0]))
+            if not np.array_equal(visits["tree"], visits["tree without transpositions"]):
+                raise SystemExit(f"game {g}, move {len(game.history)}: the trees differ")
+            ratios.append(timed["graph"] / timed["tree"])
             moves += 1
-            # the game goes on by the visits (temperature 1 for variety, from its own stream)
-            p = visits[True] / visits[True].sum()
+            # the game goes on by the tree's visits (temperature 1 for variety, its own stream)
+            p = visits["tree"] / visits["tree"].sum()
             game.play(int(rng.choice(len(p), p=p)))
     print(f"photocore.Search, the shipped 2-player network, {simulations} simulations, "
           f"{games} games, {moves} searched moves, one thread:")
-    print(f"  network rows per move: transpositions {rows[True] / moves:.1f}, "
-          f"without {rows[False] / moves:.1f}; saved {saved / moves:.2f} a move "
-          f"({saved / rows[False]:.1%} of the evaluations)")
-    print(f"  seconds per move: transpositions {seconds[True] / moves * 1e3:.2f} ms, without "
-          f"{seconds[False] / moves * 1e3:.2f} ms (ratio {seconds[True] / seconds[False]:.2f})")
+    for name in names:
+        print(f"  {name}: {rows[name] / moves:.1f} network rows a move, saved "
+              f"{saved[name] / moves:.2f} a move; {seconds[name] / moves * 1e3:.2f} ms a move; "
+              f"{statistics.median(nodes[name]):,.0f} nodes and "
+              f"{statistics.median(memory[name]) / 1024:,.0f} KiB a search (medians)")
+    print(f"  seconds per simulation, graph / tree: median {statistics.median(ratios):.2f} "
+          f"(quartiles {np.percentile(ratios, 25):.2f} .. {np.percentile(ratios, 75):.2f})")
 
 
 def main():

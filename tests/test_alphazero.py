@@ -210,6 +210,15 @@ def test_the_shipped_checkpoints_are_the_agents_default_for_each_number_of_playe
         assert agent.settings.rollout_weight == agent.checkpoint.get("rollout_weight", 0.0)
 
 
+def test_the_agent_passes_graph_on_to_its_search(example):
+    agent = example.agent.AlphaZeroAgent(simulations=8, graph=True)
+    assert agent.settings.graph is True and agent.name == "alphazero:8?graph=1"
+    game = photocore.Game(3)                 # another checkpoint: the settings stay
+    game.play(agent.select(game))
+    assert agent.settings.graph is True and agent._search.graph is True
+    assert example.agent.AlphaZeroAgent(simulations=8).settings.graph is False
+
+
 def test_a_missing_checkpoint_is_named(example, tmp_path):
     with pytest.raises(FileNotFoundError, match="nothing.pt"):
         example.agent.AlphaZeroAgent(checkpoint=str(tmp_path / "nothing.pt"))

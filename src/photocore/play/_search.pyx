@@ -29,6 +29,7 @@ cdef enum:
     PENDING = 1         # handed out by ask(), waiting for tell()
     EXPANDED = 2        # evaluated: its edges hold the legal moves and their priors
     TERMINAL = 3        # the game is over here: valued by its own returns
+    PATH = MAX_GAME_MOVES + 1   # room for a walk's edges (graph): a walk plays one game at most
 
 ctypedef struct Edge:
     # a move's statistics live in its edge, so choosing among a node's moves reads one
@@ -70,6 +71,7 @@ ctypedef struct Tree:
     int table_mask      # slots - 1; 0 while there is no table
     int64_t saved       # network evaluations transpositions spared this game's searches
     uint64_t rng
+    bint graph          # one node per position (Search(graph=True)): the table holds them all
 
 
 cdef inline void node_init(Node* n, const State* s, int parent, int parent_edge,
@@ -91,7 +93,9 @@ cdef int select_edge(const Tree* t, int x, double c_puct, double worst) noexcept
     """The edge of expanded node x with the best PUCT score for the player to move there.
 
     Unvisited moves are valued at the node's own mean value for that player; a simulation
-    in flight counts as a visit that lost (`worst`, the lowest return).
+    in flight counts as a visit that lost (`worst`, the lowest return). In a graph a
+    visited move is valued at its child's Q, however many paths made it, weighted by the
+    edge's own visits.
     """
     cdef const Node* node = &t.nodes[x]
     cdef const Edge* e
@@ -99,43 +103,23 @@ cdef int select_edge(const Tree* t, int x, double c_puct, double worst) noexcept
     cdef double total = node.visits + node.inflight
     cdef double scale = c_puct * sqrt(total if total > 1.0 else 1.0)
     cdef double fpu = node.value[p] / node.visits if node.visits > 0 else 0.0
-    cdef double score, top = -INFINITY
+    cdef double score, top = -INFINITY, summed
+    cdef const Node* child
     for i in range(node.edges):
         e = &t.edges[node.first_edge + i]
         n = e.visits + e.inflight
         if n == 0:
             score = fpu + scale * e.prior
         else:
-            score = (e.value + e.inflight * worst) / n + scale * e.prior / (1 + n)
+            summed = e.value
+            if t.graph and e.visits:
+                child = &t.nodes[e.child]
+                summed = e.visits * (child.value[p] / child.visits)
+            score = (summed + e.inflight * worst) / n + scale * e.prior / (1 + n)
         if score > top:
             top = score
             best = i
     return node.first_edge + best
-
-
-cdef int descend(Tree* t, double c_puct, double worst) noexcept nogil:
-    """Walks from the root to a node to evaluate (new, or a finished game): its index, or
-    -1 when the walk meets a leaf already waiting for the network (a collision)."""
-    cdef int x = 0, e, c
-    cdef Node* node
-    cdef State s
-    while True:
-        node = &t.nodes[x]
-        if node.status == UNEVALUATED or node.status == TERMINAL:
-            return x
-        if node.status == PENDING:
-            return -1
-        e = select_edge(t, x, c_puct, worst)
-        c = t.edges[e].child
-        if c < 0:
-            c = t.size
-            t.size += 1
-            s = node.state
-            apply_action(&s, t.edges[e].action)
-            node_init(&t.nodes[c], &s, x, e, node.player)
-            t.edges[e].child = c
-            return c
-        x = c
 
 
 cdef void backup(Tree* t, int x, const double* value, int players, int inflight) noexcept nogil:
@@ -165,10 +149,123 @@ cdef void add_inflight(Tree* t, int x, int delta) noexcept nogil:
         x = t.nodes[x].parent
 
 
+# ---- the graph: one node per position, several parents (docs/search.md, "The graph in Search")
+# A walk records its edges (the path); the nodes on it are the root and the edges' children.
+
+cdef int descend(Tree* t, double c_puct, double worst, int* path, int* depth) noexcept nogil:
+    """Walks from the root to a node to evaluate (new, or a finished game): its index, or
+    -1 when the walk meets a leaf already waiting for the network (a collision).
+
+    In a graph the walk records the edges it takes in `path` (their number in `depth`;
+    the tree leaves both alone), finds the position an untried edge leads to among all
+    the graph's nodes (so a position waiting for the network by another order is a
+    collision too: it is not sent twice) and may end at an evaluated node whose Q it
+    backs up: one with more visits than the edge taken to it (a new edge to a known
+    position among them), whose Q already stands on those visits, so the edge can count
+    one more without a search below (KataGo's docs/GraphSearch.md)."""
+    cdef int x = 0, e, c
+    cdef Node* node
+    cdef State s
+    if t.graph:
+        depth[0] = 0
+    while True:
+        node = &t.nodes[x]
+        if node.status == UNEVALUATED or node.status == TERMINAL:
+            return x
+        if node.status == PENDING:
+            return -1
+        e = select_edge(t, x, c_puct, worst)
+        c = t.edges[e].child
+        if not t.graph:
+            if c < 0:
+                c = t.size
+                t.size += 1
+                s = node.state
+                apply_action(&s, t.edges[e].action)
+                node_init(&t.nodes[c], &s, x, e, node.player)
+                t.edges[e].child = c
+                return c
+            x = c
+            continue
+        path[depth[0]] = e
+        depth[0] += 1
+        if c < 0:
+            s = node.state
+            apply_action(&s, t.edges[e].action)
+            c = table_find(t, &s)
+            if c < 0:
+                c = t.size
+                t.size += 1
+                node_init(&t.nodes[c], &s, -1, -1, node.player)
+                table_insert(t, c)
+            t.edges[e].child = c
+        x = c
+        if t.nodes[x].status == EXPANDED and t.edges[e].visits < t.nodes[x].visits:
+            return x
+
+
+cdef void graph_update(Tree* t, int x, int players) noexcept nogil:
+    """Q(x) again from its own value U (`net`) and its children's Q weighted by the visits
+    of the edges to them: Q = (U + sum N(e) Q(child)) / (1 + sum N(e)), kept as the sum
+    `value` over `visits` = 1 + sum N(e) (KataGo's rule: right however many paths reach a
+    child, since a child counts at its own value, not at the values this path brought)."""
+    cdef Node* node = &t.nodes[x]
+    cdef const Edge* e
+    cdef const Node* child
+    cdef int i, p, visits = 1
+    for p in range(players):
+        node.value[p] = node.net[p]
+    for i in range(node.edges):
+        e = &t.edges[node.first_edge + i]
+        if e.visits:
+            child = &t.nodes[e.child]
+            visits += e.visits
+            for p in range(players):
+                node.value[p] += e.visits * (child.value[p] / child.visits)
+    node.visits = visits
+
+
+cdef void graph_inflight(Tree* t, const int* path, int depth, int delta) noexcept nogil:
+    """Adds `delta` walks in flight to the nodes and edges of a recorded path."""
+    cdef int i, x = 0
+    for i in range(depth):
+        t.nodes[x].inflight += delta
+        t.edges[path[i]].inflight += delta
+        x = t.edges[path[i]].child
+    t.nodes[x].inflight += delta
+
+
+cdef void graph_backup(Tree* t, const int* path, int depth, const double* value, int players,
+                       int inflight) noexcept nogil:
+    """One finished simulation down `path`: a finished game's leaf adds its returns
+    (`value`), an evaluated one is Q = U; then, leaf to root, each edge counts the visit
+    and each node's Q is recomputed from its children (the path, not parent links: a
+    node may have several parents)."""
+    cdef int nodes[MAX_GAME_MOVES + 1]
+    cdef int i, p
+    cdef Node* leaf
+    nodes[0] = 0
+    for i in range(depth):
+        nodes[i + 1] = t.edges[path[i]].child
+    leaf = &t.nodes[nodes[depth]]
+    leaf.inflight -= inflight
+    if leaf.status == TERMINAL:
+        leaf.visits += 1
+        for p in range(players):
+            leaf.value[p] += value[p]
+    else:
+        graph_update(t, nodes[depth], players)
+    for i in range(depth - 1, -1, -1):
+        t.edges[path[i]].visits += 1
+        t.edges[path[i]].inflight -= inflight
+        t.nodes[nodes[i]].inflight -= inflight
+        graph_update(t, nodes[i], players)
+
+
 # ---- transpositions: a position evaluated once in a tree is not sent to the network again
 
 cdef int table_find(const Tree* t, const State* s) noexcept nogil:
-    """An EXPANDED node of position s, or -1."""
+    """An EXPANDED node of position s (in a graph: any node of it), or -1."""
     cdef int slot = <int>(s.key & <uint64_t>t.table_mask), x
     while t.table[slot]:
         x = t.table[slot] - 1
@@ -189,7 +286,7 @@ cdef void table_rebuild(Tree* t) noexcept nogil:
     cdef int x
     memset(t.table, 0, (t.table_mask + 1) * sizeof(int))
     for x in range(t.size):
-        if t.nodes[x].status == EXPANDED:
+        if t.graph or t.nodes[x].status == EXPANDED:
             table_insert(t, x)
 
 
@@ -346,7 +443,7 @@ cdef class Search:
            dirichlet_fraction=SearchSettings.dirichlet_fraction,
            in_flight=SearchSettings.in_flight, max_nodes=SearchSettings.max_nodes,
            rollout_weight=SearchSettings.rollout_weight,
-           transpositions=SearchSettings.transpositions)
+           transpositions=SearchSettings.transpositions, graph=SearchSettings.graph)
 --
 
     PUCT search over a batch of games, asking a network for priors and values in batches.
@@ -365,7 +462,9 @@ cdef class Search:
     visits kept by advance(); the first is the root's own evaluation. `in_flight` leaves per
     game go out in each batch, spread by virtual loss. With `rollout_weight` w > 0 a leaf's
     value is (1 - w) times the network's plus w times the returns of one uniformly random
-    game played from it in C (AlphaGo's mixed evaluation). docs/search.md has the details.
+    game played from it in C (AlphaGo's mixed evaluation). With `graph` a position reached
+    by several orders of moves is one node, its value recomputed from its children (then
+    `transpositions` has nothing left to do). docs/search.md has the details.
     """
     cdef Tree* trees
     cdef readonly int num_games
@@ -378,17 +477,22 @@ cdef class Search:
     cdef uint64_t seed
     cdef bint busy
     cdef readonly bint transpositions
+    cdef readonly bint graph
     # the batch handed out by ask(), waiting for tell()
     cdef int rows
     cdef int* row_game
     cdef int* row_node
     cdef int* row_count
     cdef uint16_t* row_actions
+    cdef int* row_path          # graph: each row's walk, PATH edges a row
+    cdef int* row_depth
     cdef object obs_buffer, mask_buffer, game_buffer
 
     def __cinit__(self, *args, **kwargs):
         self.trees = NULL
         self.num_games = 0
+        self.row_path = NULL
+        self.row_depth = NULL
 
     # the settings' defaults are photocore.play.settings.SearchSettings's
     def __init__(self, games, simulations=100, seed=0, c_puct=SearchSettings.c_puct,
@@ -396,7 +500,7 @@ cdef class Search:
                  dirichlet_fraction=SearchSettings.dirichlet_fraction,
                  in_flight=SearchSettings.in_flight, max_nodes=SearchSettings.max_nodes,
                  rollout_weight=SearchSettings.rollout_weight,
-                 transpositions=SearchSettings.transpositions):
+                 transpositions=SearchSettings.transpositions, graph=SearchSettings.graph):
         if self.trees != NULL:
             raise RuntimeError("Search.__init__ called twice")
         games = list(games)
@@ -421,6 +525,7 @@ cdef class Search:
         self.fraction = _parameter(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
         self.rollout = _parameter(rollout_weight, "rollout_weight", 0.0, 1.0)
         self.transpositions = check_bool(transpositions, "transpositions")
+        self.graph = check_bool(graph, "graph")
         self.seed = index(seed) & 0xFFFFFFFFFFFFFFFF
         self.num_games = len(games)
         self.players = first.st.players
@@ -435,6 +540,11 @@ cdef class Search:
         self.row_node = <int*>PyMem_Malloc(rows * sizeof(int))
         self.row_count = <int*>PyMem_Malloc(rows * sizeof(int))
         self.row_actions = <uint16_t*>PyMem_Malloc(rows * MAX_LEGAL * sizeof(uint16_t))
+        if self.graph:
+            self.row_path = <int*>PyMem_Malloc(rows * PATH * sizeof(int))
+            self.row_depth = <int*>PyMem_Malloc(rows * sizeof(int))
+            if self.row_path == NULL or self.row_depth == NULL:
+                raise MemoryError()
         if (self.trees == NULL or self.row_game == NULL or self.row_node == NULL
                 or self.row_count == NULL or self.row_actions == NULL):
             raise MemoryError()
@@ -444,6 +554,7 @@ cdef class Search:
         self.game_buffer = np.zeros(rows, np.int32)
         for i, game in enumerate(games):
             self.trees[i].rng = game_seed(self.seed, <uint64_t>i)
+            self.trees[i].graph = self.graph
             self._set_root(i, &game.st)
 
     def __dealloc__(self):
@@ -460,13 +571,14 @@ cdef class Search:
         PyMem_Free(self.row_node)
         PyMem_Free(self.row_count)
         PyMem_Free(self.row_actions)
+        PyMem_Free(self.row_path)
+        PyMem_Free(self.row_depth)
 
     cdef int _set_root(self, int i, const State* s) except -1:
         cdef Tree* t = &self.trees[i]
         _reserve_nodes(t, 1, False)
         t.size = 1
         t.nedges = 0
-        t.saved = 0
         node_init(&t.nodes[0], s, -1, -1, s.current)
         if t.table != NULL:
             table_rebuild(t)
@@ -511,16 +623,26 @@ cdef class Search:
     cdef int _reserve_for_batch(self) except -1:
         cdef int g, need
         cdef Tree* t
+        cdef State root
         for g in range(self.num_games):
             t = &self.trees[g]
             need = t.size + max(0, self._simulations - t.nodes[0].visits - t.nodes[0].inflight)
+            if self.graph and need > self.max_nodes:
+                # a kept graph can hold more positions than its root has visits (reached by
+                # other orders, through parents advance() dropped): searched afresh instead
+                # (no walk is in flight between batches), so max_nodes holds
+                root = t.nodes[0].state
+                self._set_root(g, &root)
+                need = 1 + self._simulations
             if need > self.max_nodes:
                 raise RuntimeError(
                     f"game {g}: the search tree would need {need} nodes, more than "
                     f"max_nodes={self.max_nodes}; nothing was searched (create the Search "
                     "with a larger max_nodes)")
             _reserve_nodes(t, need, False)
-            if self.transpositions:
+            if self.graph:
+                _reserve_table(t, need)
+            elif self.transpositions:
                 # the moves of the positions a collect values from a transposition
                 _reserve_edges(t, t.nedges + self.in_flight * MAX_LEGAL, False)
                 _reserve_table(t, need)
@@ -536,6 +658,8 @@ cdef class Search:
         cdef uint8_t* mask = <uint8_t*><size_t>self.mask_buffer.ctypes.data
         cdef int* games = <int*><size_t>self.game_buffer.ctypes.data
         cdef uint16_t* actions
+        cdef int* path = NULL       # graph: the walk's edges and their number, row's own
+        cdef int* depth = NULL
         with nogil:
             for g in range(self.num_games):
                 t = &self.trees[g]
@@ -550,15 +674,27 @@ cdef class Search:
                     pc_prefetch(<char*>self.trees[g + 1].edges + 128)
                 while (taken < self.in_flight and root.status != TERMINAL
                        and root.visits + root.inflight < self._simulations):
-                    x = descend(t, self.c_puct, self.worst)
+                    if self.graph:
+                        path = &self.row_path[row * PATH]
+                        depth = &self.row_depth[row]
+                    x = descend(t, self.c_puct, self.worst, path, depth)
                     if x < 0:
                         break                   # the rest of this game waits for the network
                     leaf = &t.nodes[x]
+                    if leaf.status == EXPANDED:     # graph: a known position's Q, no network
+                        graph_backup(t, path, depth[0], result, self.players, 0)
+                        t.saved += 1
+                        continue
                     if leaf.status == TERMINAL:
                         returns(&leaf.state, result)
-                        backup(t, x, result, self.players, 0)
+                        if self.graph:
+                            graph_backup(t, path, depth[0], result, self.players, 0)
+                        else:
+                            backup(t, x, result, self.players, 0)
                         continue
-                    if self.transpositions and shared < self.in_flight:
+                    if self.graph:
+                        graph_inflight(t, path, depth[0], 1)
+                    elif self.transpositions and shared < self.in_flight:
                         donor = table_find(t, &leaf.state)
                         if donor >= 0:
                             # valued before by another path: its moves, priors and value
@@ -569,7 +705,8 @@ cdef class Search:
                             shared += 1
                             continue
                     leaf.status = PENDING
-                    add_inflight(t, x, 1)
+                    if not self.graph:
+                        add_inflight(t, x, 1)
                     actions = &self.row_actions[row * MAX_LEGAL]
                     n = legal_actions(&leaf.state, actions)
                     self.row_game[row] = g
@@ -684,9 +821,15 @@ cdef class Search:
             add_noise(t, self.alpha, self.fraction)
         for k in range(self.players):
             node.net[(p + k) % self.players] = values[k]
+        self._value_leaf(t, self.row_node[r], seat)
+        if self.graph:
+            # U(n), the value the node keeps for its Q (docs/search.md)
+            for k in range(self.players):
+                node.net[k] = <float>seat[k]
+            graph_backup(t, &self.row_path[r * PATH], self.row_depth[r], seat, self.players, 1)
+            return
         if self.transpositions:
             table_insert(t, self.row_node[r])
-        self._value_leaf(t, self.row_node[r], seat)
         backup(t, self.row_node[r], seat, self.players, 1)
 
     cdef void _value_leaf(self, Tree* t, int x, double* seat) noexcept nogil:
@@ -728,7 +871,10 @@ cdef class Search:
             for r in range(self.rows):
                 t = &self.trees[self.row_game[r]]
                 t.nodes[self.row_node[r]].status = UNEVALUATED
-                add_inflight(t, self.row_node[r], -1)
+                if self.graph:
+                    graph_inflight(t, &self.row_path[r * PATH], self.row_depth[r], -1)
+                else:
+                    add_inflight(t, self.row_node[r], -1)
             self.rows = 0
         finally:
             self.busy = False
@@ -884,9 +1030,10 @@ cdef class Search:
                              f"got {_describe(a)}")
         a = a.astype(np.int64)
         cdef int64_t[::1] acts = a
-        cdef int g, k, c, size, nedges
+        cdef int g, k, c, size, nedges, most = 0
         cdef Tree* t
         cdef Node* root
+        cdef int* remap
         for g in range(self.num_games):
             if acts[g] == -1:
                 continue
@@ -899,12 +1046,20 @@ cdef class Search:
             if acts[g] != -1:
                 _reserve_nodes(t, t.size, True)
                 _reserve_edges(t, t.nedges, True)
-        for g in range(self.num_games):
-            if acts[g] != -1:
-                self._reroot(&self.trees[g], <int>acts[g])
+                most = max(most, t.size)
+        # a graph's node is copied once whatever the paths to it: its new index by its old
+        remap = <int*>PyMem_Malloc(most * sizeof(int)) if self.graph else NULL
+        if self.graph and remap == NULL:
+            raise MemoryError()
+        try:
+            for g in range(self.num_games):
+                if acts[g] != -1:
+                    self._reroot(&self.trees[g], <int>acts[g], remap)
+        finally:
+            PyMem_Free(remap)
         return 0
 
-    cdef void _reroot(self, Tree* t, int action) noexcept:
+    cdef void _reroot(self, Tree* t, int action, int* remap) noexcept:
         cdef Node* root = &t.nodes[0]
         cdef Node* node
         cdef Edge* e
@@ -927,7 +1082,11 @@ cdef class Search:
             if t.table != NULL:
                 table_rebuild(t)
             return
-        # breadth-first copy of c's subtree into the spare arrays, then swap them in
+        # breadth-first copy of what c reaches into the spare arrays, then swap them in
+        if t.graph:
+            for i in range(t.size):
+                remap[i] = -1
+            remap[c] = 0
         t.spare[0] = t.nodes[c]
         t.spare[0].parent = -1
         t.spare[0].parent_edge = -1
@@ -941,7 +1100,15 @@ cdef class Search:
                 node.first_edge = nedges
                 for k in range(node.edges):
                     e = &t.spare_edges[nedges + k]
-                    if e.child >= 0:
+                    if e.child < 0:
+                        continue
+                    if t.graph:
+                        if remap[e.child] < 0:      # first met: copied; else linked to the copy
+                            remap[e.child] = size
+                            t.spare[size] = t.nodes[e.child]
+                            size += 1
+                        e.child = remap[e.child]
+                    else:
                         t.spare[size] = t.nodes[e.child]
                         t.spare[size].parent = i
                         t.spare[size].parent_edge = nedges + k
@@ -978,6 +1145,7 @@ cdef class Search:
             if game.st.players != self.players or game.st.options != self.options:
                 raise ValueError("the game has other players or options than this search's")
             self._set_root(i, &game.st)
+            self.trees[<int>i].saved = 0
         finally:
             self.busy = False
 
@@ -993,7 +1161,8 @@ cdef class Search:
     def saved(self):
         """Network evaluations transpositions spared each game (int64 (num_games,)): leaves
         whose position the tree had evaluated by another path, valued from there, since
-        the Search was made or the game set (0 with transpositions=False)."""
+        the Search was made or the game set (0 with transpositions=False). With
+        graph=True: walks that ended at a position already evaluated, backing up its Q."""
         out = np.zeros(self.num_games, np.int64)
         cdef int g
         for g in range(self.num_games):
@@ -1002,11 +1171,26 @@ cdef class Search:
 
     @property
     def nodes(self):
-        """Nodes in each game's tree (int32 (num_games,)); never more than max_nodes."""
+        """Nodes in each game's tree (int32 (num_games,)): with graph=True, the positions
+        it holds; never more than max_nodes."""
         out = np.zeros(self.num_games, np.int32)
         cdef int g
         for g in range(self.num_games):
             out[g] = self.trees[g].size
+        return out
+
+    @property
+    def memory(self):
+        """Bytes each game's tree or graph uses (int64 (num_games,)): its nodes, their edges
+        and its table; the arrays hold up to twice that while they grow, and advance()
+        copies into spare arrays of the same sizes."""
+        out = np.zeros(self.num_games, np.int64)
+        cdef int g
+        cdef Tree* t
+        for g in range(self.num_games):
+            t = &self.trees[g]
+            out[g] = (<int64_t>t.size * sizeof(Node) + <int64_t>t.nedges * sizeof(Edge)
+                      + (<int64_t>(t.table_mask + 1) * sizeof(int) if t.table != NULL else 0))
         return out
 
     cdef int _game_index(self, i) except -1:

@@ -51,7 +51,8 @@ class SearchAgent(Player):
     visits ** (1 / temperature); `dirichlet_fraction` > 0 adds root noise (both off by
     default: an agent plays its best); `rollout_weight` > 0 mixes a random game's result
     into each leaf's value (Search); `transpositions` (on) values a position met again
-    from its first evaluation. The other settings default to Search's
+    from its first evaluation; `graph` searches positions, not orders of moves (Search,
+    docs/search.md). The other settings default to Search's
     (play.settings.SearchSettings); `settings` gives them as one value. The same seed and
     calls give the same moves. `simulations` is at least 2 (MIN_SIMULATIONS): 2 plays the
     move of the highest prior. `solve`: in the last round, a move the solver proves keeps
@@ -66,7 +67,7 @@ class SearchAgent(Player):
                  name: str = "search",
                  rollout_weight: float = SearchSettings.rollout_weight,
                  transpositions: bool = SearchSettings.transpositions,
-                 solve: bool = False) -> None:
+                 solve: bool = False, graph: bool = SearchSettings.graph) -> None:
         if not isinstance(solve, bool):
             raise TypeError(f"solve must be True or False, got {solve!r}")
         self.evaluate = evaluate
@@ -78,7 +79,7 @@ class SearchAgent(Player):
         self.settings = SearchSettings(c_puct=c_puct, dirichlet_alpha=dirichlet_alpha,
                                        dirichlet_fraction=dirichlet_fraction,
                                        in_flight=in_flight, rollout_weight=rollout_weight,
-                                       transpositions=transpositions)
+                                       transpositions=transpositions, graph=graph)
         self._searches = 0
         self._search: Search | None = None
         self._history: list[int] = []
@@ -86,8 +87,12 @@ class SearchAgent(Player):
 
     @property
     def name(self) -> str:
-        """The agent as reports name it, e.g. search:64 (search:64?solve=1 with `solve`)."""
-        return f"{self._name}:{self.simulations}" + ("?solve=1" if self.solve else "")
+        """The agent as reports name it, e.g. search:64, with the options that are not their
+        defaults: search:64?graph=1&solve=1."""
+        changed = [f"{key}={int(value)}" for key, value, default in (
+            ("graph", self.settings.graph, SearchSettings.graph), ("solve", self.solve, False))
+            if value != default]
+        return f"{self._name}:{self.simulations}" + ("?" + "&".join(changed) if changed else "")
 
     def reset(self, seed: int | None = None) -> None:
         """Forgets the tree (a new game starts); the move stream goes on from the seed, or

@@ -27,8 +27,9 @@ class SearchSettings:
     root noise Dirichlet(`dirichlet_alpha`) mixed in at `dirichlet_fraction` (AlphaZero's
     values, for self-play: an agent turns it off), `in_flight` leaves per game a batch,
     at most `max_nodes` nodes a tree, `rollout_weight`, the share of a random game's
-    result in a leaf's value, and `transpositions`: a position the tree evaluated by
-    another path is valued from there, not sent to the network again. The fields are
+    result in a leaf's value, `transpositions`: a position the tree evaluated by
+    another path is valued from there, not sent to the network again, and `graph`: search
+    positions, one node per position whatever the order of moves. The fields are
     Search's keyword arguments of the same names; Search checks them."""
 
     c_puct: float = 1.25
@@ -38,6 +39,7 @@ class SearchSettings:
     max_nodes: int = 65536
     rollout_weight: float = 0.0
     transpositions: bool = True
+    graph: bool = False
 
     def keywords(self) -> dict[str, Any]:
         """The settings as Search's keyword arguments: `Search(games, n, seed, **keywords())`."""

@@ -102,7 +102,7 @@ class DataSeries:
     The first `explore_plies` moves of each game are drawn in proportion to their visits
     (temperature 1), the later ones are the most visited; `reuse` keeps the subtree of the
     move played (visits kept count toward `simulations`, at least 2 to choose a move:
-    play.search.MIN_SIMULATIONS). Root noise and `rollout_weight` as in Search, whose
+    play.search.MIN_SIMULATIONS). Root noise, `rollout_weight` and `graph` as in Search, whose
     defaults they take (play.settings.SearchSettings; `settings` gives them as one value).
     """
 
@@ -119,6 +119,7 @@ class DataSeries:
     in_flight: int = SearchSettings.in_flight
     rollout_weight: float = SearchSettings.rollout_weight
     transpositions: bool = SearchSettings.transpositions
+    graph: bool = SearchSettings.graph
     reuse: bool = True
     records: bool = False
     name: str = "search"
@@ -143,7 +144,7 @@ class DataSeries:
         return SearchSettings(c_puct=self.c_puct, dirichlet_alpha=self.dirichlet_alpha,
                               dirichlet_fraction=self.dirichlet_fraction,
                               in_flight=self.in_flight, rollout_weight=self.rollout_weight,
-                              transpositions=self.transpositions)
+                              transpositions=self.transpositions, graph=self.graph)
 
     searches = True       # for the driver: it searches every move
 
