@@ -1,4 +1,5 @@
-"""Runs the fuzz targets one after another, each in its own process, and reports.
+"""Runs the fuzz targets, each in its own process, --jobs at once (default: one a core),
+and reports.
 
     python fuzz/run.py --seconds 15                  # every target, 15 s each (CI)
     python fuzz/run.py --seconds 600 --corpus fuzz/corpus --targets record_file,pickled_state
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -53,6 +55,8 @@ def main(argv=None):
                         help="also write the results as JSON here")
     parser.add_argument("--replay", type=pathlib.Path, default=None,
                         help="run one saved input (name TARGET-...) and show what happens")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="targets fuzzed at once (default: one a core)")
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -65,6 +69,8 @@ def main(argv=None):
     unknown = set(names) - set(NAMES)
     if unknown:
         parser.error(f"unknown targets {sorted(unknown)}; the targets are {', '.join(NAMES)}")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     engine = args.engine
     if engine == "auto":
         engine = "atheris" if _imports("atheris") else "random"
@@ -79,13 +85,15 @@ def main(argv=None):
     args.artifacts.mkdir(parents=True, exist_ok=True)
     results = []
     try:
-        for name in names:
-            results.append(run_target(name, engine, args, env))
-            r = results[-1]
-            coverage = "" if r["coverage"] is None else f"  cov {r['coverage']:>5}"
-            verdict = "ok" if r["ok"] else "FAILED: " + r["failure"]
-            print(f"{name:15} {r['engine']:8} {r['seconds']:6.1f} s {r['runs']:>9,} inputs"
-                  f"{coverage}  {verdict}", flush=True)
+        # each target is a process of its own: threads only wait for them
+        with ThreadPoolExecutor(args.jobs) as pool:
+            done = pool.map(lambda name: run_target(name, engine, args, env), names)
+            for r in done:
+                results.append(r)
+                coverage = "" if r["coverage"] is None else f"  cov {r['coverage']:>5}"
+                verdict = "ok" if r["ok"] else "FAILED: " + r["failure"]
+                print(f"{r['target']:15} {r['engine']:8} {r['seconds']:6.1f} s "
+                      f"{r['runs']:>9,} inputs{coverage}  {verdict}", flush=True)
     finally:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)

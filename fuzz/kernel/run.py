@@ -98,7 +98,8 @@ def seed_inputs(folder, count=60, seed=1):
         data = bytes([0, config]) + bytes(rng.randrange(128) if j % 2 else rng.randrange(256)
                                           for j in range(2 * rng.randrange(4, 200)))
         (folder / f"game-{k}").write_bytes(data)
-        game = photocore.Game(2 + config % 3, bool(config >> 2 & 1), bool(config >> 3 & 1))
+        game = photocore.Game(2 + config % 3, options=photocore.Options(
+            fourth_revolution=bool(config >> 2 & 1), shade_blocks=bool(config >> 3 & 1)))
         for _ in range(rng.randrange(0, 150)):
             if game.is_over:
                 break
@@ -148,7 +149,8 @@ def reference(harness, env, corpus, limit):
             ref = reference_of(game, ReferenceGame)
         else:
             fourth, shade = bool(g["options"] & 1), bool(g["options"] & 2)
-            game = photocore.Game(g["players"], fourth, shade)
+            game = photocore.Game(g["players"], options=photocore.Options(
+                fourth_revolution=fourth, shade_blocks=shade))
             ref = ReferenceGame(g["players"], fourth, shade)
         for move in [None, *g["moves"]]:
             if move is not None:
