@@ -96,7 +96,7 @@ def test_the_solver_agrees_with_exhaustive_minimax(seed):
 
 
 @pytest.mark.parametrize("players", [3, 4])
-def test_three_and_four_players_agree_with_exhaustive(players):
+def test_three_and_four_players_agree_with_exhaustive_maxn(players):
     for game, answer in end_positions(50, players, budget=3000, players=players):
         mover = game.current_player
         solution = photocore.solve(game)
