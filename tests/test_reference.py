@@ -10,7 +10,7 @@ import photocore
 from photocore.facts import OPTIONS, PLAYERS
 
 CONFIGS = [(players, options) for players in PLAYERS for options in OPTIONS]
-GAMES_PER_CONFIG = 100
+GAMES_PER_CONFIG = 60      # 720 games, every player count and option: a minute
 
 
 @pytest.fixture(autouse=True)

@@ -78,7 +78,7 @@ def end_positions(count, seed, budget=4000, players=2):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_the_solver_agrees_with_exhaustive_minimax(seed):
-    for game, answer in end_positions(70, seed):
+    for game, answer in end_positions(50, seed):
         mover = game.current_player
         solution = photocore.solve(game)
         assert solution.solved
@@ -334,7 +334,7 @@ def test_the_searches_proofs_agree_with_the_solver(players):
     wins or shares the win under best play."""
     from photocore.play._solver import proven_move
     proven = 0
-    for game, answer in end_positions(30, 10 + players, budget=2000, players=players):
+    for game, answer in end_positions(20, 10 + players, budget=2000, players=players):
         solution = photocore.solve(game)
         move = proven_move(game, 10 ** 6)
         # a loss is -1 / (players - 1); anything above it is a win, sole or shared
@@ -343,4 +343,4 @@ def test_the_searches_proofs_agree_with_the_solver(players):
             proven += 1
             assert move in solution.best and solution.moves[move] == answer[
                 game.current_player], (game.position(), str(move))
-    assert 3 <= proven <= 27            # both kinds of position were met
+    assert 2 <= proven <= 18            # both kinds of position were met
