@@ -103,6 +103,12 @@ def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
     assert result["games"] == 4
     # the baseline in the same seats: mcts:50 beats random
     assert result["baseline"]["mcts:50"]["win_rate"] >= 0.75
+    # --graph searches positions: the same games, another search
+    evaluate.main(["--checkpoint", str(trained / "final.pt"), "--games", "2", "--graph",
+                   "--opponents", "random", "--simulations", "4",
+                   "--json", str(tmp_path / "g.json")])
+    searched = json.loads((tmp_path / "g.json").read_text())
+    assert searched["graph"] is True and searched["results"]["random"]["games"] == 2
     play.main(["--checkpoint", str(trained / "final.pt"), "--games", "1", "--simulations", "4",
                "--opponent", "mcts:5", "--out", str(tmp_path / "g.jsonl")])
     assert "alphazero:4 against mcts:5" in capsys.readouterr().out
@@ -114,17 +120,18 @@ def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_pa
     # docs/ratings.md's command, small: 2 players, a tiny checkpoint, 2 games a pairing
     page = tmp_path / "ratings.md"
     command = ["--players", "2", "--mcts", "5", "--graph", "5", "--simulations", "2,6",
+               "--graph-simulations", "4",
                "--checkpoint", str(trained / "final.pt"), "--games", "2", "--workers", "2",
                "--folder", str(tmp_path), "--out", str(page), "--solved-positions", "40"]
     example.ratings.main(command)
     summary = json.loads((tmp_path / "2p.json").read_text())
-    assert summary["games"] == 2 * 15 and summary["anchor"] == "random"
+    assert summary["games"] == 2 * 21 and summary["anchor"] == "random"
     text = page.read_text()
     ratings, accuracy = text.split("## Accuracy on solved positions (2 players)")
     rows = [line for line in ratings.splitlines() if line.startswith("| ") and "rank" not in line]
     names = sorted(line.split("`")[1] for line in rows)
-    assert names == ["alphazero:2", "alphazero:6", "greedy", "mcts:5", "mcts:5?graph=1",
-                     "random"]
+    assert names == ["alphazero:2", "alphazero:4?graph=1", "alphazero:6", "greedy", "mcts:5",
+                     "mcts:5?graph=1", "random"]
     assert "| `random` | +0 | anchor |" in text
     # strongest first, each Elo inside its interval, a time per move for every agent
     elos = [int(line.split("|")[3]) for line in rows]

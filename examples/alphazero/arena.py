@@ -41,9 +41,10 @@ def builtin_matches(agent="mcts:1000", opponent="mcts:100", games=400, players=2
 
 def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players=2, seed=0,
                  c_puct=SearchSettings.c_puct, in_flight=SearchSettings.in_flight,
-                 rollout_weight=SearchSettings.rollout_weight):
+                 rollout_weight=SearchSettings.rollout_weight, graph=SearchSettings.graph):
     """Plays `games` games of the searched network (its values mixed with random games' by
-    `rollout_weight`, photocore.Search) against `opponent` in the other seats; returns
+    `rollout_weight`, photocore.Search; over positions with `graph`) against `opponent` in
+    the other seats; returns
     {"games", "win_rate" (the network's share of the wins, ties shared), "score"
     (its mean score), "opponent_score", "moves"}."""
     kind, budget = parse_opponent(opponent)
@@ -53,7 +54,7 @@ def play_matches(evaluate, opponent="greedy", games=400, simulations=64, players
               for i in range(games)]
     search = photocore.Search(boards, simulations, seed=seed, c_puct=c_puct,
                               dirichlet_fraction=0.0, in_flight=in_flight,
-                              rollout_weight=rollout_weight)
+                              rollout_weight=rollout_weight, graph=graph)
 
     def play(moves):
         search.advance(moves)

@@ -54,6 +54,8 @@ def main(argv=None):
     parser.add_argument("--rollout-weight", type=share, default=None,
                         help="share of a random game's result in each leaf's value "
                              "(default: the checkpoint's)")
+    parser.add_argument("--graph", action="store_true",
+                        help="search positions, not orders of moves (docs/search.md)")
     parser.add_argument("--seed", type=int, default=12345, help="of the games")
     parser.add_argument("--baseline", type=builtin_agent, default=None,
                         help="a built-in agent to play in the checkpoint's seats too")
@@ -73,7 +75,8 @@ def main(argv=None):
         start = time.perf_counter()
         result = play_matches(Evaluator(net), opponent, games=args.games,
                               simulations=args.simulations, players=net.players,
-                              seed=args.seed, rollout_weight=args.rollout_weight)
+                              seed=args.seed, rollout_weight=args.rollout_weight,
+                              graph=args.graph)
         rate = result["win_rate"]
         low, high = wilson(rate, args.games)
         result.update(seconds=round(time.perf_counter() - start, 1),
@@ -93,7 +96,8 @@ def main(argv=None):
         with open(args.json, "w") as out:
             json.dump({"checkpoint": args.checkpoint, "players": net.players,
                        "simulations": args.simulations,
-                       "rollout_weight": args.rollout_weight, "seed": args.seed,
+                       "rollout_weight": args.rollout_weight, "graph": args.graph,
+                       "seed": args.seed,
                        "games": args.games, "results": results}, out, indent=1)
 
 

@@ -6,7 +6,8 @@ built-in agents and the shipped checkpoints, written as one Markdown page.
 For each number of players P (--players), every group of P of the agents plays a match
 (`photocore tournament --group P`): random, greedy, mcts:N for each N of --mcts,
 mcts:N?graph=1 (UCT over positions, docs/search.md) for each N of --graph, and the shipped
-checkpoint for P players (agent.py) at each of --simulations. Ratings are
+checkpoint for P players (agent.py) at each of --simulations, and searching positions
+(?graph=true) at each of --graph-simulations. Ratings are
 Bradley-Terry from every pairwise result, anchored at random = 0, with 95% intervals;
 each agent's time per move is measured in the same games. The 2-player agents are also
 scored on the solved positions of seeds/solved.jsonl (`photocore solve --score`): how
@@ -35,14 +36,16 @@ AGENT = os.path.relpath(os.path.join(HERE, "agent.py"), ROOT)
 SOLVED = os.path.join("seeds", "solved.jsonl")
 
 
-def agents(players, mcts, simulations, checkpoint=None, graph=()):
+def agents(players, mcts, simulations, checkpoint=None, graph=(), graph_simulations=()):
     """The specs of one tournament: random, greedy, mcts:N for each N, mcts:N?graph=1 for
     each N of `graph`, and the checkpoint (the shipped one for `players` unless given) at
-    each number of simulations."""
+    each number of `simulations`, then over positions at each of `graph_simulations`."""
     where = f"checkpoint={checkpoint}&" if checkpoint else ""
     return (["random", "greedy"] + [f"mcts:{n}" for n in mcts]
             + [f"mcts:{n}?graph=1" for n in graph]
-            + [f"py:{AGENT}:AlphaZeroAgent?{where}simulations={n}" for n in simulations])
+            + [f"py:{AGENT}:AlphaZeroAgent?{where}simulations={n}" for n in simulations]
+            + [f"py:{AGENT}:AlphaZeroAgent?{where}simulations={n}&graph=true"
+               for n in graph_simulations])
 
 
 def tournament(players, specs, games, seed, workers, folder, play=True):
@@ -112,10 +115,12 @@ def accuracy_section(scores):
 
 
 def label(agent):
-    """A short name for the table: alphazero:64 for the checkpoint at 64 simulations."""
+    """A short name for the table: alphazero:64 for the checkpoint at 64 simulations,
+    alphazero:64?graph=1 over positions."""
     spec = agent["spec"]
     if ":AlphaZeroAgent" in spec:
-        return "alphazero:" + spec.rsplit("simulations=", 1)[1]
+        simulations, graph = spec.rsplit("simulations=", 1)[1].partition("&graph=true")[:2]
+        return f"alphazero:{simulations}" + ("?graph=1" if graph else "")
     return agent["name"]
 
 
@@ -195,6 +200,10 @@ def main(argv=None):
                         help="simulations of the mcts agents over positions (?graph=1)")
     parser.add_argument("--simulations", type=listing(whole(MIN_SIMULATIONS)), default="64,800",
                         help="simulations of the checkpoint, one entry each")
+    parser.add_argument("--graph-simulations", type=listing(whole(MIN_SIMULATIONS)),
+                        default="64",
+                        help="simulations of the checkpoint over positions (?graph=true), one "
+                             "entry each")
     parser.add_argument("--checkpoint", default=None,
                         help="a checkpoint instead of the shipped ones (one number of players: "
                              "its own)")
@@ -230,7 +239,8 @@ def main(argv=None):
     os.makedirs(args.folder, exist_ok=True)
     results, scores = [], None
     for p, g in zip(players, games):
-        specs = agents(p, args.mcts, args.simulations, args.checkpoint, args.graph)
+        specs = agents(p, args.mcts, args.simulations, args.checkpoint, args.graph,
+                       args.graph_simulations)
         results.append((p, *tournament(p, specs, g, args.seed, args.workers, folder,
                                        play=not args.render)))
         if p == 2:
