@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+import photocore
 from photocore import Game, Move
 from photocore._kernel import commutes
 from photocore.env._vec import VecGame
@@ -137,6 +138,36 @@ def test_the_graph_search_finds_the_win_and_counts_its_visits():
     stats = search_root(game, simulations=2000, seed=3, graph=True)
     assert stats.principal[:2] == [int(Move.parse("collect d4")), int(Move.parse("end"))]
     assert Agent("mcts", 3, 2000, graph=True).select(game) == Move.parse("collect d4")
+
+
+# The last round of a game to 24 rounds: player 1 (79 to 55 behind, 20 light) moves first, and
+# player 0 (5 light, no large tree) can score nothing after. Player 1 wins only by collecting
+# both large trees, a5 and g3, in either order, and ending at once: 79 all (12 light left
+# make 4 points), won on pieces on the board. Any other move spends light that scores.
+TWO_COLLECTS = ("2 f 24 5 1 1 - a4:1:2,a5:1:3,a7:1:0,b3:1:1,b4:1:1,b6:1:2,b7:1:1,c3:1:1,c4:1:1,"
+                "c5:0:0,c6:0:1,c7:0:1,d4:1:1,d7:0:2,e2:1:0,f1:0:0,f3:1:1,g1:0:2,g2:0:0,g3:1:3 "
+                "5/0000/1322/14.14.16.16.18 20/0010/2010/19.17.13 0346")
+
+
+def test_the_winning_turn_is_found_when_its_orders_are_merged():
+    game = Game.from_position(TWO_COLLECTS)
+    solution = photocore.solve(game)
+    assert (solution.result, solution.margin) == (1, 0)
+    assert sorted(map(str, solution.best)) == ["collect a5", "collect g3"]
+    assert list(map(str, solution.principal)) == ["collect a5", "collect g3", "end"]
+    wins = {int(m) for m in solution.best}
+    # the tree searches both orders of the two collects, each three moves deep among a
+    # dozen: at 200 simulations every root move still looks lost to it. Over positions
+    # the orders are one (g3 then a5 is not played), so the win is found from any seed.
+    tree = search_root(game, simulations=200, seed=0, graph=False)
+    graph = search_root(game, simulations=200, seed=0, graph=True)
+    assert max(values[1] for values in tree.values) < -0.9
+    a5 = graph.actions.index(int(Move.parse("collect a5")))
+    assert graph.values[a5][1] > 0.5 and graph.visits[a5] == max(graph.visits)
+    found = {graph: sum(int(Agent("mcts", seed, 200, graph=graph).select(game)) in wins
+                        for seed in range(10))
+             for graph in (False, True)}
+    assert found[True] == 10 and found[False] <= 5
 
 
 def test_graph_values_land_on_every_players_seat():
