@@ -261,3 +261,34 @@ def test_ppo_torch_example_short_run():
     assert steps == 3200 and len(logged) == 1
     result = evaluate_policy(agent.policy, "greedy", games=4)
     assert result.games == 4 and result.illegal == 0
+
+
+def test_the_ppo_examples_refuse_bad_options_before_training(capsys):
+    import doctest
+    import subprocess
+    import sys
+
+    path = ROOT / "examples" / "rl" / "ppo_command.py"
+    spec = importlib.util.spec_from_file_location("ppo_command", path)
+    command = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(command)
+    assert doctest.testmod(command).failed == 0
+    parser = command.parser("", "--games", "network")
+    args = parser.parse_args(["--eval", "mcts:50:4,greedy:2", "--minutes", "0.5",
+                              "--players", "3"])
+    assert args.eval == [("mcts:50", 4), ("greedy", 2)] and args.minutes == 0.5
+    # each bad value is refused at once, naming its option
+    for bad, why in ((["--minutes", "-1"], "--minutes: must be a number of minutes > 0"),
+                     (["--eval", "greedy"], "--eval: 'greedy': an opponent and its games"),
+                     (["--eval", "mcts:100:0"], "--eval: 'mcts:100:0'"),
+                     (["--opponents", "bogus"], "--opponents: unknown agent 'bogus'"),
+                     (["--players", "5"], "--players: invalid choice: 5"),
+                     (["--batch-size", "0"], "--batch-size: must be a whole number >= 1")):
+        with pytest.raises(SystemExit):
+            parser.parse_args(bad)
+        assert why in capsys.readouterr().err, bad
+    # and the scripts are made of it: refused before torch trains anything
+    for script in ("maskable_ppo.py", "ppo_torch.py"):
+        done = subprocess.run([sys.executable, str(ROOT / "examples" / "rl" / script),
+                               "--eval", "greedy"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "an opponent and its games" in done.stderr

@@ -12,8 +12,8 @@ opponent.
 VecMonitor logs the mean episode reward (rollout/ep_rew_mean) as it trains.
 """
 
-import argparse
-import json
+import os
+import sys
 import time
 
 import torch
@@ -22,6 +22,9 @@ from stable_baselines3.common.vec_env import VecMonitor
 
 import photocore.env
 from photocore.env.sb3 import Deadline, VecEnv
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ppo_command  # noqa: E402
 
 
 def train(opponents="greedy", players=2, envs=256, seconds=60.0, steps=10**9, seed=0,
@@ -44,19 +47,7 @@ def evaluate(model, opponents, games=100, players=2, seed=10_000):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=15.0)
-    parser.add_argument("--opponents", default="greedy", help="the training opponents' spec")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--envs", type=int, default=256, help="games side by side")
-    parser.add_argument("--n-steps", type=int, default=16, help="steps per game per rollout")
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval", default="random:200,greedy:200,mcts:100:200",
-                        help="opponent:games,... to evaluate against")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
-    parser.add_argument("--save", help="where to save the trained model (.zip)")
-    args = parser.parse_args()
+    args = ppo_command.parser(__doc__.split("\n\n")[0], "--envs", "model (.zip)").parse_args()
     torch.set_num_threads(args.threads)
     start = time.monotonic()
     model = train(args.opponents, args.players, args.envs, args.minutes * 60, seed=args.seed,
@@ -64,15 +55,11 @@ def main():
     trained = time.monotonic() - start
     if args.save:
         model.save(args.save)
-    results = {"trained_against": args.opponents, "players": args.players,
-               "minutes": round(trained / 60, 2), "learner_steps": model.num_timesteps,
-               "steps_per_s": round(model.num_timesteps / trained)}
-    for item in args.eval.split(","):
-        spec, _, games = item.rpartition(":")
-        result = photocore.env.evaluate_policy(model, spec, int(games), players=args.players)
-        print(result, flush=True)
-        results[spec] = result.to_dict()
-    print(json.dumps(results))
+    ppo_command.report(model, {"trained_against": args.opponents, "players": args.players,
+                               "minutes": round(trained / 60, 2),
+                               "learner_steps": model.num_timesteps,
+                               "steps_per_s": round(model.num_timesteps / trained)},
+                       args.eval, args.players)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ and critic MLPs of 256 x 256, tanh, orthogonal initialisation; 4 epochs, clip 0.
 so the two runs differ only in the machinery.
 """
 
-import argparse
 import json
+import os
+import sys
 import time
 
 import torch
@@ -24,6 +25,9 @@ from torch import nn
 import photocore
 import photocore.env
 from photocore import NUM_ACTIONS, OBSERVATION_SIZE
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ppo_command  # noqa: E402
 
 
 def layer(inputs, outputs, gain=2 ** 0.5):
@@ -137,19 +141,7 @@ def train(opponents="greedy", players=2, games=256, seconds=60.0, steps=10**9, s
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, default=15.0)
-    parser.add_argument("--opponents", default="greedy", help="the training opponents' spec")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=256, help="games side by side")
-    parser.add_argument("--n-steps", type=int, default=16, help="steps per game per rollout")
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval", default="random:200,greedy:200,mcts:100:200",
-                        help="opponent:games,... to evaluate against")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads")
-    parser.add_argument("--save", help="where to save the trained network (.pt)")
-    args = parser.parse_args()
+    args = ppo_command.parser(__doc__.split("\n\n")[0], "--games", "network (.pt)").parse_args()
     torch.set_num_threads(args.threads)
     start = time.monotonic()
     agent, steps = train(args.opponents, args.players, args.games, args.minutes * 60,
@@ -157,16 +149,11 @@ def main():
     trained = time.monotonic() - start
     if args.save:
         torch.save(agent.state_dict(), args.save)
-    results = {"trained_against": args.opponents, "players": args.players,
-               "minutes": round(trained / 60, 2), "learner_steps": steps,
-               "steps_per_s": round(steps / trained)}
-    for item in args.eval.split(","):
-        spec, _, games = item.rpartition(":")
-        result = photocore.env.evaluate_policy(agent.policy, spec, int(games),
-                                               players=args.players)
-        print(result, flush=True)
-        results[spec] = result.to_dict()
-    print(json.dumps(results))
+    ppo_command.report(agent.policy, {"trained_against": args.opponents,
+                                      "players": args.players,
+                                      "minutes": round(trained / 60, 2), "learner_steps": steps,
+                                      "steps_per_s": round(steps / trained)},
+                       args.eval, args.players)
 
 
 if __name__ == "__main__":
