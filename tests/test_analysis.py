@@ -296,6 +296,34 @@ def test_an_analysis_not_of_its_record_is_refused_by_every_command(analysed, tmp
     assert not (tmp_path / "g.html").exists() and not (tmp_path / "g.npz").exists()
 
 
+def test_from_json_refuses_what_check_record_refuses(analysed):
+    """GameAnalysis.from_json, given an analysis on its own, checks it as a record's is
+    checked: one clear RecordError naming the field, never a KeyError or a half-made
+    analysis."""
+    data, moves = analysed["metadata"]["analysis"], analysed["moves"]
+    assert analysis.GameAnalysis.from_json(copy.deepcopy(data), 2, moves).to_json() == data
+    for case, (change, needs_replay, message) in NOT_OF_ITS_RECORD.items():
+        bad = changed_analysis(analysed, change)["metadata"]["analysis"]
+        if needs_replay:
+            continue
+        with pytest.raises(photocore.RecordError, match=message.replace("ply 4: ", "")):
+            analysis.GameAnalysis.from_json(bad, 2, moves)
+    junk = [("not an analysis", r"field 'metadata.analysis' must be an object, not a string"),
+            ({**data, "values": "x"}, r"field 'metadata.analysis.values' must be an array"),
+            ({k: v for k, v in data.items() if k != "best"},
+             r"missing field 'metadata.analysis.best'"),
+            ({**data, "version": 7}, r"analysis version 7: this photocore reads versions 1 and 2")]
+    for bad, message in junk:
+        with pytest.raises(photocore.RecordError, match=message):
+            analysis.GameAnalysis.from_json(bad, 2, moves)
+    with pytest.raises(photocore.RecordError, match=r"'metadata.analysis.player' covers \d+ "
+                                                    r"moves, the game has \d+"):
+        analysis.GameAnalysis.from_json(data, 2, moves[:-1])
+    with pytest.raises(photocore.RecordError, match=r"'metadata.analysis.values\[0\]' must "
+                                                    r"hold 3 values"):
+        analysis.GameAnalysis.from_json(data, 3, moves)
+
+
 def test_an_analysis_read_with_whole_floats_or_of_a_later_version(analysed, tmp_path):
     """Its players written 1.0 read as ints; a later version's passes as data, left out of
     the sums of stats and refused by replay, in words."""

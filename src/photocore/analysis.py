@@ -56,7 +56,7 @@ from photocore.play._solver import solve as solve_position
 from photocore.play.player import Forfeit, as_move
 from photocore.play.settings import Evaluate
 from photocore.play.specs import parse as parse_spec
-from photocore.records import ANALYSIS_VERSIONS, Record, check_record, from_record
+from photocore.records import ANALYSIS_VERSIONS, Record, check_analysis, check_record, from_record
 
 # of the `analysis` field of a record (metadata.analysis) written; all ANALYSIS_VERSIONS read
 VERSION = ANALYSIS_VERSIONS[-1]
@@ -472,10 +472,15 @@ class GameAnalysis:
                   moves: Sequence[str] | None = None) -> "GameAnalysis":
         """The analysis a record holds (to_json's dict), for a game of `players` whose
         moves were `moves` (the record's; None: the best moves stand in for them). Version
-        1, from before the solver, has no exact ply."""
-        if data.get("version") not in ANALYSIS_VERSIONS:
-            raise ValueError(f"analysis version {data.get('version')!r}: this photocore "
-                             f"reads versions {_versions()}")
+        1, from before the solver, has no exact ply. RecordError (a ValueError) naming the
+        field if `data` is not such an analysis (records.check_analysis)."""
+        if not isinstance(data, Mapping):
+            check_analysis(data, players)       # says what it is instead
+        version = data.get("version")
+        if version not in ANALYSIS_VERSIONS:
+            raise RecordError(f"analysis version {version!r}: this photocore reads versions "
+                              f"{_versions()}")
+        check_analysis(data, players, None if moves is None else len(moves))
         values = tuple(tuple(float(x) for x in v) for v in data["values"])
         played = list(moves) if moves is not None else list(data["best"])
         count = len(data["best"])

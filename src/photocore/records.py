@@ -214,14 +214,44 @@ _ANALYSIS_PER_MOVE: dict[int, tuple[str, ...]] = {
 _ANALYSIS_PER_MOVE[2] = (*_ANALYSIS_PER_MOVE[1], "exact", "best_margin", "played_margin")
 
 
+# an analysis alone, as a record holds it (metadata.analysis)
+_validate_analysis: _Validator = fastjsonschema.compile({
+    "$defs": schema()["$defs"], "type": "object",
+    "properties": {"metadata": {"type": "object",
+                                "properties": {"analysis": {"$ref": "#/$defs/analysis"}}}}})
+
+
+def check_analysis(data: object, players: int, moves: int | None = None) -> None:
+    """An analysis of ANALYSIS_VERSIONS on its own (metadata.analysis, as
+    GameAnalysis.from_json reads it) checked as check_record checks a record's, for a game
+    of `players` and `moves` moves (None: as many as it has best moves): RecordError naming
+    the field.
+
+    >>> check_analysis({"version": 2, "engine": "mcts:5"}, 2)
+    Traceback (most recent call last):
+    ...
+    photocore.errors.RecordError: missing field 'metadata.analysis.seed'
+    """
+    holder = {"metadata": {"analysis": data}}
+    try:
+        _validate_analysis(holder)
+    except fastjsonschema.JsonSchemaValueException as e:
+        raise RecordError(_schema_error(holder, e)) from None
+    analysis = cast(dict[str, Any], data)
+    _check_analysis_fields(analysis, len(analysis["best"]) if moves is None else moves, players)
+
+
 def _check_analysis(rec: Record) -> None:
-    """What the schema cannot say of an analysis of ANALYSIS_VERSIONS (later versions pass
-    as data): that it is of this record, one entry per move, per position (the moves + 1)
-    and per player, its players among the record's and its best moves in the notation."""
-    if not _analysed(rec):
-        return
-    data = rec["metadata"]["analysis"]
-    moves, players = len(rec["moves"]), rec["players"]
+    """What the schema cannot say of a record's analysis of ANALYSIS_VERSIONS (later
+    versions pass as data)."""
+    if _analysed(rec):
+        _check_analysis_fields(rec["metadata"]["analysis"], len(rec["moves"]), rec["players"])
+
+
+def _check_analysis_fields(data: dict[str, Any], moves: int, players: int) -> None:
+    """That an analysis is of a game of `moves` moves and `players`: one entry per move, per
+    position (the moves + 1) and per player, its players among the game's and its best
+    moves in the notation."""
     for name in _ANALYSIS_PER_MOVE[data["version"]]:
         if len(data[name]) != moves:
             raise RecordError(f"field 'metadata.analysis.{name}' covers {len(data[name])} "
