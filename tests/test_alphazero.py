@@ -5,6 +5,7 @@ subnormal weights (trained, shipped, loaded, flushed). Needs PyTorch
 
 import importlib.util
 import json
+import re
 import pathlib
 import pickle
 import sys
@@ -92,6 +93,19 @@ def test_the_checkpoint_is_an_agent(example, trained):
         assert move in game.legal_moves()
         game.play(move)
     agent.reset()
+
+
+def test_the_examples_in_the_scripts_docstrings_run_as_written(example):
+    # pytest collects the package's doctests, not the example's: each file with some here
+    import doctest
+    import importlib
+
+    files = [path for path in sorted(FOLDER.glob("*.py"))
+             if re.search(r"^\s*>>> ", path.read_text(encoding="utf-8"), re.M)]
+    assert {"options.py", "evaluate.py", "train.py"} <= {path.name for path in files}
+    for path in files:
+        result = doctest.testmod(importlib.import_module(path.stem))
+        assert result.attempted > 0 and result.failed == 0, path.name
 
 
 def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
