@@ -108,7 +108,7 @@ def test_the_examples_in_the_scripts_docstrings_run_as_written(example):
         assert result.attempted > 0 and result.failed == 0, path.name
 
 
-def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
+def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys, monkeypatch):
     evaluate, play = example.evaluate, example.play
     evaluate.main(["--checkpoint", str(trained / "final.pt"), "--games", "4",
                    "--opponents", "random", "--simulations", "4", "--baseline", "mcts:50",
@@ -117,12 +117,20 @@ def test_the_scripts_play_and_evaluate(example, trained, tmp_path, capsys):
     assert result["games"] == 4
     # the baseline in the same seats: mcts:50 beats random
     assert result["baseline"]["mcts:50"]["win_rate"] >= 0.75
-    # --graph searches positions: the same games, another search
+    # --graph searches positions: the arena's Search is made with graph=True
+    made, search = [], photocore.Search
+
+    def recorded(*args, **settings):
+        made.append(settings.get("graph"))
+        return search(*args, **settings)
+
+    monkeypatch.setattr(photocore, "Search", recorded)
     evaluate.main(["--checkpoint", str(trained / "final.pt"), "--games", "2", "--graph",
                    "--opponents", "random", "--simulations", "4",
                    "--json", str(tmp_path / "g.json")])
     searched = json.loads((tmp_path / "g.json").read_text())
     assert searched["graph"] is True and searched["results"]["random"]["games"] == 2
+    assert made == [True]
     play.main(["--checkpoint", str(trained / "final.pt"), "--games", "1", "--simulations", "4",
                "--opponent", "mcts:5", "--out", str(tmp_path / "g.jsonl")])
     assert "alphazero:4 against mcts:5" in capsys.readouterr().out
