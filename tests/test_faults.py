@@ -6,6 +6,7 @@ import errno
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -90,7 +91,7 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
         assert len(kept) <= 8, result.output       # nothing from the dead worker's batch on
         assert f"holds the {len(kept)} games" in result.output and "--resume" in result.output
     else:     # under load the worker can die before any batch is written: no file is left
-        assert f"No game was finished; {out} was removed" in result.output
+        assert f"No game was written to it; {out} was removed" in result.output
 
     monkeypatch.undo()
     result = selfplay(out, *args, "--resume")
@@ -224,7 +225,7 @@ def test_a_full_disk_stops_clearly_with_whole_lines_and_resume_completes_it(
         tmp_path, monkeypatch, uninterrupted, name):
     out = tmp_path / name
     args = ["--games", "20", *RUN, "--workers", "1", "--batch", "2"]
-    real_sink_write, real_write_lines = records._Sink.write, records.RecordWriter.write_lines
+    real_write_all, real_write_lines = records._write_all, records.RecordWriter.write_lines
     full = []
 
     def write_lines(self, lines):              # the third batch finds the disk full
@@ -232,14 +233,15 @@ def test_a_full_disk_stops_clearly_with_whole_lines_and_resume_completes_it(
             full.append(True)
         return real_write_lines(self, lines)
 
-    def sink_write(self, data):                # part of it lands, then ENOSPC, as a disk does
+    def write_all(fd, data, at=None):          # part of it lands, then ENOSPC, as a disk does
         if full:
-            self.raw.write(bytes(data)[:len(data) // 2])
+            full.clear()                       # (space freed by the cut: the rest lands)
+            real_write_all(fd, bytes(data)[:len(data) // 2], at)
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real_sink_write(self, data)
+        return real_write_all(fd, data, at)
 
     monkeypatch.setattr(records.RecordWriter, "write_lines", write_lines)
-    monkeypatch.setattr(records._Sink, "write", sink_write)
+    monkeypatch.setattr(records, "_write_all", write_all)
     result = selfplay(out, *args)
     assert result.exit_code == 1
     assert f"cannot write {out}: No space left on device" in result.output
@@ -253,6 +255,46 @@ def test_a_full_disk_stops_clearly_with_whole_lines_and_resume_completes_it(
     assert len(list(photocore.read_games(out, verify=True))) == 20
 
 
+@pytest.fixture
+def small_disk(tmp_path):
+    """A folder on a 48 KiB tmpfs of its own: a disk that really fills up (mounting one
+    needs root, which CI is)."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(folder)]
+    if os.geteuid() != 0 or subprocess.run(mount, capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "--lazy", str(folder)], check=True)
+
+
+@pytest.mark.parametrize("name, batch", [("g.jsonl.gz", ["--batch", "10"]),
+                                         ("g.jsonl", ["--batch", "10"]),
+                                         ("g.jsonl", [])])     # the first batch cannot fit
+def test_a_really_full_disk_leaves_a_whole_file_that_resume_completes(
+        small_disk, uninterrupted, name, batch):
+    out = small_disk / name
+    args = ["--games", "600", *RUN, "--workers", "1", *batch]
+    result = selfplay(out, *args)
+    assert result.exit_code == 1, result.output
+    assert f"cannot write {out}: No space left on device" in result.output
+    kept = re.search(r"holds the ([\d,]+) games finished before", result.output)
+    if kept is None:                            # what it says is true: no game in the file
+        assert f"No game could be written to it; {out} was removed" in result.output
+        assert not out.exists()
+    else:                                       # whole, and holding the games it says
+        reader = photocore.read_games(out, verify=True, on_error="skip")
+        assert len(list(reader)) == int(kept.group(1).replace(",", "")) > 0
+        assert reader.errors == [] and len(whole_lines(out)) == reader.games
+    # space is found
+    subprocess.run(["mount", "-o", "remount,size=8m", str(small_disk)], check=True)
+    result = selfplay(out, *args, "--resume" if out.exists() else "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert content(out) == content(uninterrupted(600, name))
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 def test_a_writer_on_dev_full_raises_enospc_and_writes_no_more():
     with records.RecordWriter("/dev/full", append=False) as writer:
@@ -263,26 +305,29 @@ def test_a_writer_on_dev_full_raises_enospc_and_writes_no_more():
             writer.write(photocore.Game())
 
 
-def test_an_exception_in_the_middle_of_a_write_leaves_whole_lines(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["g.jsonl", "g.jsonl.gz"])
+def test_an_exception_in_the_middle_of_a_write_leaves_whole_lines(tmp_path, monkeypatch, name):
     # e.g. a KeyboardInterrupt landing between two writes of one batch
-    path = tmp_path / "g.jsonl"
+    path = tmp_path / name
     game = photocore.Game()
     calls = []
-    real = records._Sink.write
+    real = records._write_all
 
-    def interrupted(self, data):
+    def interrupted(fd, data, at=None):
         calls.append(1)
         if len(calls) == 2:
-            self.raw.write(bytes(data)[:10])
+            real(fd, bytes(data)[:10], at)
             raise KeyboardInterrupt
-        return real(self, data)
+        return real(fd, data, at)
 
-    monkeypatch.setattr(records._Sink, "write", interrupted)
+    monkeypatch.setattr(records, "_write_all", interrupted)
     with records.RecordWriter(path, append=False) as writer:
         writer.write(game)
         with pytest.raises(KeyboardInterrupt):
             writer.write_lines([records.record_line(game)] * 3)
-    assert path.read_bytes() == records.record_line(game)
+    monkeypatch.undo()
+    assert content(path) == records.record_line(game)
+    assert [r["moves"] for r in photocore.read_games(path)] == [[]]   # whole, gzip included
 
 
 # ---- Ctrl-C ------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Game records (photocore.records, docs/records.md): round trips, files, errors, commands."""
 
 import copy
+import gzip
 import json
 import os
 import random
@@ -261,12 +262,26 @@ def forfeited(moves, **forfeit):
                    metadata={"agents": ["a", "b"], "forfeit": forfeit})
 
 
+# the bad lines that are not JSON as photocore reads it (records.loads): no schema sees them
+JSON_TEXT = ("malformed JSON", "NaN", "1e400 in an analysis", "-1e999 in metadata",
+             "a 400-digit float", "a key twice", "a key twice deeper")
 # (bad line, does it need a replay (verify=True) to be found, message after "FILE:2: ")
 BAD_LINES = {
     "malformed JSON": ('{"format": "photocore-game", "version": 1,,}', False,
                        r"malformed JSON: Expecting property name"),
     "NaN": (line_of(GOOD).replace('"players":2', '"players":NaN'), False,
-            r"malformed JSON: NaN is not JSON"),
+            r"field 'players': NaN is not JSON"),
+    # numbers Python's reader makes infinity; writing them back would give Infinity
+    "1e400 in an analysis": (line_of(GOOD).replace('"metadata":{', '"metadata":{"loss":[0.0,1e400],'),
+                             False, r"field 'metadata.loss\[1\]': 1e400 is not a finite number"),
+    "-1e999 in metadata": (line_of(GOOD).replace('"metadata":{', '"metadata":{"note":-1e999,'),
+                           False, r"field 'metadata.note': -1e999 is not a finite number"),
+    "a 400-digit float": (line_of(GOOD).replace('"metadata":{', '"metadata":{"x":1' + "0" * 400 + '.5,'),
+                          False, r"field 'metadata.x': 10+\.\.\. is not a finite number"),
+    "a key twice": (line_of(GOOD).replace('"players":2', '"players":2,"players":3'), False,
+                    r"field 'players' is written twice in one object"),
+    "a key twice deeper": (line_of(GOOD).replace('"metadata":{', '"metadata":{"seed":1,"seed":1,'),
+                           False, r"field 'metadata.seed' is written twice in one object"),
     "not an object": ("[1, 2, 3]", False, r"a record is a JSON object, not an array"),
     "missing field": (changed(moves=KeyError), False, r"missing field 'moves'"),
     "missing format": (changed(format=KeyError), False, r"missing field 'format'"),
@@ -374,7 +389,7 @@ def test_skip_passes_over_a_bad_record_and_counts_it(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", [c for c, (_, replay, _) in BAD_LINES.items()
-                                  if not replay and c not in ("malformed JSON", "NaN")])
+                                  if not replay and c not in JSON_TEXT])
 def test_the_schema_rejects_what_the_reader_rejects(case):
     bad = json.loads(BAD_LINES[case][0])
     # the move notation is the rules' (docs/rules.md section 9), not the record format's
@@ -493,13 +508,31 @@ def test_a_cut_gzip_stream_keeps_the_lines_before_it(tmp_path):
     games = list(reader)
     assert 1 <= len(games) < len(GAMES)
     assert games == [records.to_record(g) for g in GAMES[:len(games)]]
-    assert reader.skipped >= 1 and reader.errors[-1].reason.startswith("the compressed stream")
+    assert reader.skipped == 0 and reader.damaged is reader.errors[-1]
+    assert reader.damaged.reason.startswith("the compressed stream")
 
 
-def test_not_gzip_at_all(tmp_path):
-    path = write_lines(tmp_path / "g.jsonl.gz", [line_of(GOOD)])
-    with pytest.raises(photocore.RecordError, match=r"g.jsonl.gz:1: the compressed stream"):
-        list(photocore.read_games(path))
+def test_a_file_is_read_and_appended_to_as_what_it_holds_whatever_its_name(tmp_path):
+    path = write_lines(tmp_path / "g.jsonl.gz", [line_of(GOOD)])     # plain, named .gz
+    assert list(photocore.read_games(path)) == [GOOD]
+    with photocore.RecordWriter(path) as out:
+        out.write(GAMES[1])
+    assert path.read_bytes().startswith(b"{")                       # still plain
+    assert list(photocore.read_games(path)) == [GOOD, records.to_record(GAMES[1])]
+    packed = tmp_path / "g.jsonl"                                   # gzip, named .jsonl
+    photocore.write_games(tmp_path / "packed.jsonl.gz", [GOOD])
+    os.replace(tmp_path / "packed.jsonl.gz", packed)
+    with photocore.RecordWriter(packed) as out:
+        out.write(GAMES[1])
+    assert list(photocore.read_games(packed)) == [GOOD, records.to_record(GAMES[1])]
+
+
+def test_junk_is_a_malformed_line_not_a_damaged_stream(tmp_path):
+    path = tmp_path / "g.jsonl.gz"
+    path.write_bytes(b"\x00\x01 not gzip, not JSON\n")
+    reader = photocore.read_games(path, on_error="skip")
+    assert list(reader) == [] and reader.damaged is None and reader.skipped == 1
+    assert "malformed JSON" in str(reader.errors[0])
 
 
 def test_record_error_message_and_pickling():
@@ -512,6 +545,38 @@ def test_record_error_message_and_pickling():
     assert isinstance(error, ValueError)
 
 
+def test_a_number_json_cannot_hold_is_never_written(tmp_path):
+    rec = rec_of(GAMES[0], agents=["a", "b"], note=float("inf"))
+    with pytest.raises(photocore.RecordError, match=r"field 'metadata.note' is inf: JSON holds "
+                                                    "finite numbers only"):
+        records.record_line(rec)
+    path = tmp_path / "g.jsonl"
+    with pytest.raises(photocore.RecordError, match="metadata.note"):
+        photocore.write_games(path, [GAMES[1], rec])
+    assert not path.exists()
+    with photocore.RecordWriter(path) as out, pytest.raises(photocore.RecordError):
+        out.write(rec)
+    assert path.read_bytes() == b""
+
+
+def test_a_record_with_1e400_is_refused_everywhere_and_repair_drops_it(tmp_path):
+    good, bad = line_of(GOOD), line_of(GOOD).replace('"metadata":{', '"metadata":{"note":1e400,')
+    path = write_lines(tmp_path / "g.jsonl", [good, bad, good[:50]], newline_at_end=False)
+    result = invoke("verify", path)
+    assert result.exit_code == 1
+    assert f"{path}:2: field 'metadata.note': 1e400 is not a finite number" in result.output
+    assert "2 problems" in result.output
+    result = invoke("stats", path)
+    assert result.exit_code == 0 and "inf" not in result.output
+    result = invoke("analyze", path, "--engine", "mcts:2", "--out", tmp_path / "a.jsonl")
+    assert result.exit_code == 1 and "1e400 is not a finite number" in result.output
+    assert not (tmp_path / "a.jsonl").exists()
+    result = invoke("repair", path)
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes() == good.encode() + b"\n"        # what is kept reads back
+    assert invoke("verify", path).exit_code == 0
+
+
 # ---- RecordWriter --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["s.jsonl", "s.jsonl.gz"])
@@ -521,12 +586,12 @@ def test_record_writer_appends_whole_lines(tmp_path, name):
         out.write(GAMES[0])
         out.write(rec_of(GAMES[1]))
         assert out.count == 2
-        # every written game can be read while the writer is open; a gzip stream just
-        # lacks its end until close()
+        # every written game can be read while the writer is open: the file is whole
+        # after every write, a gzip stream with its end
         reader = photocore.read_games(path, on_error="skip")
-        assert len(list(reader)) == 2
-        assert [e.reason[:26] for e in reader.errors] == (
-            ["the compressed stream is d"] if name.endswith(".gz") else [])
+        assert len(list(reader)) == 2 and reader.errors == []
+        if name.endswith(".gz"):
+            assert gzip.decompress(path.read_bytes()).count(b"\n") == 2
     with photocore.RecordWriter(path) as out:
         out.write(GAMES[2])
     assert list(photocore.read_games(path)) == [records.to_record(GAMES[0]), rec_of(GAMES[1]),

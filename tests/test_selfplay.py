@@ -206,27 +206,29 @@ def decompressed(path):
     return gzip.decompress(data) if path.name.endswith(".gz") else data
 
 
-def test_repair_keeps_the_whole_games_of_a_killed_gzip_run_and_resume_finishes_it(
+def test_resume_of_a_killed_gzip_run_cuts_its_unfinished_write_and_finishes_it(
         tmp_path, whole_run):
     whole = whole_run["jsonl.gz"]
     out = tmp_path / "g.jsonl.gz"
     out.write_bytes(whole.read_bytes()[:len(whole.read_bytes()) * 6 // 10])   # SIGKILLed
-    args = ["selfplay", "--out", out, "--games", 30, *RUN, "--resume"]
-    result = cli(*args)
-    assert result.exit_code == 1
-    assert "compressed stream is damaged or cut short" in result.output
-    assert f"`photocore repair {out}` keeps its whole games" in result.output
-    result = cli("repair", out)
+    # repair keeps every whole game it can read
+    copy = tmp_path / "copy.jsonl.gz"
+    shutil.copy(out, copy)
+    result = cli("repair", copy)
     assert result.exit_code == 0, result.output
-    kept = int(re.search(r"kept (\d+) whole games, dropped 1 damaged line$",
-                         result.output.strip()).group(1))
+    kept = int(re.search(r"kept (\d+) whole games, dropped the damaged end of the compressed "
+                         r"stream$", result.output.strip()).group(1))
     assert 10 < kept < 30 and "dropped " in result.output.splitlines()[0]
-    assert decompressed(out) == b"".join(decompressed(whole).splitlines(True)[:kept])
-    assert [p.name for p in tmp_path.iterdir()] == ["g.jsonl.gz"]        # no temporary file
-    result = cli(*args)
+    assert decompressed(copy) == b"".join(decompressed(whole).splitlines(True)[:kept])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.jsonl.gz", "g.jsonl.gz"]
+    # --resume cuts the unfinished write off itself, as a .jsonl's cut line, and finishes
+    result = cli("selfplay", "--out", out, "--games", 30, *RUN, "--resume")
     assert result.exit_code == 0, result.output
-    assert f"after {kept} already in the file" in result.output
+    assert "photocore selfplay: " in result.output and "cut off the last" in result.output
+    resumed_after = int(re.search(r"after (\d+) already in the file", result.output).group(1))
+    assert 10 < resumed_after <= kept
     assert decompressed(out) == decompressed(whole)
+    assert list(photocore.read_games(out, verify=True)) == list(photocore.read_games(whole))
 
 
 def test_repair_cuts_a_half_written_last_line_and_leaves_a_sound_file_alone(tmp_path,
@@ -245,17 +247,17 @@ def test_repair_cuts_a_half_written_last_line_and_leaves_a_sound_file_alone(tmp_
     assert out.stat().st_mtime_ns == before
 
 
-def test_repair_and_resume_of_a_file_without_a_whole_game_leave_it_alone(tmp_path):
+def test_repair_leaves_a_file_without_a_whole_game_alone_and_resume_starts_it_over(tmp_path):
     out = tmp_path / "g.jsonl.gz"
     out.write_bytes(gzip.compress(b"")[:10])         # killed before its first game
-    result = cli("selfplay", "--out", out, "--games", 3, *RUN, "--resume")
-    assert result.exit_code == 1
-    assert "It holds no whole game: remove it and run this command without --resume" \
-        in one_line_error(result.output)
     result = cli("repair", out)
     assert result.exit_code == 1
     assert "holds no whole game" in one_line_error(result.output)
     assert out.read_bytes() == gzip.compress(b"")[:10]
+    result = cli("selfplay", "--out", out, "--games", 3, *RUN, "--resume")
+    assert result.exit_code == 0, result.output
+    assert "cut off the last 10 bytes" in result.output and "3 games" in result.output
+    assert len(list(photocore.read_games(out, verify=True))) == 3
 
 
 # ---- the Ray backend: a connection failure is one line, in bounded time, with no file -----

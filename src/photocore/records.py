@@ -5,6 +5,7 @@ A record keeps a game as its moves from the start position; positions and result
 replaying them through the engine, which is also how a record is checked.
 """
 
+import collections
 import contextlib
 import copy
 import errno
@@ -12,7 +13,10 @@ import gzip
 import importlib.resources
 import io
 import json
+import math
 import os
+import re
+import stat
 import struct
 import warnings
 import zlib
@@ -514,8 +518,10 @@ class GameReader:
     """An iterator over the records of one file (see read_games) that keeps counts.
 
     After (or during) iteration: `games` and `moves` count the records yielded, `skipped`
-    the bad ones passed over, `errors` holds their RecordErrors, and `line` is the line of
-    the record yielded last. Blank lines are ignored, so a game's number is its line.
+    the bad lines passed over, `damaged` is the RecordError of a compressed stream whose end
+    cannot be read (no game: the lines in it are lost), `errors` holds the RecordErrors of
+    both, and `line` is the line of the record yielded last. Blank lines are ignored, so a
+    game's number is its line.
     """
 
     def __init__(self, path: FilePath, on_error: OnError = "raise", verify: bool = False) -> None:
@@ -525,6 +531,7 @@ class GameReader:
         self.on_error, self.verify = on_error, verify
         self.games = self.moves = self.skipped = self.line = 0
         self.errors: list[RecordError] = []
+        self.damaged: RecordError | None = None
         self._records = self._read()
 
     def __iter__(self) -> Self:
@@ -547,7 +554,10 @@ class GameReader:
                 error = e.at(self.path, line)
                 if self.on_error == "raise":
                     raise error from None
-                self.skipped += 1
+                if damage:
+                    self.damaged = error
+                else:
+                    self.skipped += 1
                 self.errors.append(error)
                 continue
             self.line = line
@@ -585,43 +595,153 @@ def _lines(path: str) -> Iterator[tuple[int, bytes, str | None]]:
     """(line number, bytes, None) per non-blank line; a damaged compressed stream ends the
     lines with (its line number, b"", what is wrong)."""
     line = 0
-    with (gzip.open if _compressed(path) else open)(path, "rb") as f:
+    compressed = is_compressed(path)
+    with (gzip.open if compressed else open)(path, "rb") as f:
         try:
             for line, data in enumerate(f, 1):
                 if not data.isspace():
                     yield line, data, None
         except (EOFError, OSError, zlib.error) as e:
-            if not _compressed(path):
+            if not compressed:
                 raise  # a plain file's read error is not about its records
             yield line + 1, b"", (f"the compressed stream is damaged or cut short ({e}); "
-                                   "nothing after this line can be read")
-
-
-def _no_constant(name: str) -> None:
-    # JSON has no NaN or Infinity; Python's reader takes them, and a NaN passes every bound
-    raise RecordError(f"malformed JSON: {name} is not JSON")
+                                  "nothing after this line can be read")
 
 
 def _parse(data: bytes) -> Any:
     try:
-        return json.loads(data, parse_constant=_no_constant)
+        return loads(data)
+    except RecordError as e:
+        if e.reason.startswith("malformed JSON: ") and not data.endswith(b"\n"):
+            raise RecordError("truncated last line: it is not valid JSON and the file does "
+                              "not end with a newline (was the writer killed mid-game?)") \
+                from None
+        raise
+
+
+# a number whose text may overflow a float to infinity: a three-digit exponent, or 300
+# digits (the rest cannot, so they take json's own float and skip the slower check)
+_HUGE_NUMBER = re.compile(rb"[eE]\+?\d{3}|\d{300}")
+
+
+class _Refused:
+    """What loads() puts where JSON holds a value it refuses, to name the field after."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def loads(data: bytes | str) -> Any:
+    """One JSON value, read as photocore reads every record, file and message: strictly
+    JSON. NaN and Infinity (not JSON), a number too large for a float (1e400, which
+    Python's reader makes infinity), a key written twice in one object (JSON's readers
+    disagree on which wins) and nesting deeper than the parser's stack are refused:
+    RecordError, naming the field.
+
+    >>> loads(b'{"a": [1, 2.5]}')
+    {'a': [1, 2.5]}
+    >>> loads(b'{"metadata": {"note": 1e400}}')
+    Traceback (most recent call last):
+    ...
+    photocore.errors.RecordError: field 'metadata.note': 1e400 is not a finite number
+    >>> loads(b'{"moves": [], "moves": ["place a4"]}')
+    Traceback (most recent call last):
+    ...
+    photocore.errors.RecordError: field 'moves' is written twice in one object
+    """
+    refused = False
+
+    def refuse(why: str) -> _Refused:
+        nonlocal refused
+        refused = True
+        return _Refused(why)
+
+    def number(text: str) -> float | _Refused:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+        return refuse(f"{text if len(text) <= 24 else text[:21] + '...'} is not a finite number")
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:
+        obj = dict(items)
+        if len(obj) != len(items):
+            twice = next(k for k, n in collections.Counter(k for k, _ in items).items()
+                         if n > 1)
+            obj[twice] = refuse("is written twice in one object")
+        return obj
+
+    raw = data.encode() if isinstance(data, str) else data
+    try:
+        value = json.loads(data, parse_constant=lambda name: refuse(f"{name} is not JSON"),
+                           object_pairs_hook=pairs,
+                           parse_float=number if _HUGE_NUMBER.search(raw) else None)
     except RecursionError:   # not a ValueError: nesting deeper than the parser's stack
         raise RecordError("malformed JSON: nested too deeply") from None
-    except RecordError:
-        raise
     except ValueError as e:
-        if not data.endswith(b"\n"):
-            raise RecordError("truncated last line: it is not valid JSON and the file does not "
-                              "end with a newline (was the writer killed mid-game?)") from None
         raise RecordError(f"malformed JSON: {e}") from None
+    if refused:
+        path, why = _first_refused(value)
+        if not path:
+            raise RecordError(f"malformed JSON: {why}")
+        raise RecordError(f"field {_field(path)!r}{'' if why.startswith('is ') else ':'} {why}")
+    return value
+
+
+def _first_refused(value: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str]:
+    """The path to loads()'s first refused value in `value` and why it is refused; ((), "")
+    if there is none."""
+    if isinstance(value, _Refused):
+        return path, value.why
+    items = (value.items() if isinstance(value, dict) else
+             ((str(k), v) for k, v in enumerate(value)) if isinstance(value, list) else ())
+    for key, item in items:
+        found = _first_refused(item, (*path, key))
+        if found[1]:
+            return found
+    return (), ""
+
+
+def dumps(value: Any, **options: Any) -> str:
+    """`value` as JSON text (json.dumps with `options`), never a text loads() refuses: a
+    NaN or an infinity anywhere is a RecordError naming its field, and nothing is written.
+
+    >>> dumps({"loss": [0.0, float("inf")]})
+    Traceback (most recent call last):
+    ...
+    photocore.errors.RecordError: field 'loss[1]' is inf: JSON holds finite numbers only
+    """
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:
+        path = _first_non_finite(value)
+        if path is None:
+            raise
+        where, number = path
+        raise RecordError(f"{f'field {_field(where)!r}' if where else 'the value'} is {number}: "
+                          "JSON holds finite numbers only") from None
+
+
+def _first_non_finite(value: Any, path: tuple[str, ...] = ()
+                      ) -> tuple[tuple[str, ...], float] | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, value
+    items = (value.items() if isinstance(value, dict) else
+             ((str(k), v) for k, v in enumerate(value)) if isinstance(value, (list, tuple))
+             else ())
+    for key, item in items:
+        found = _first_non_finite(item, (*path, str(key)))
+        if found is not None:
+            return found
+    return None
 
 
 def write_games(path: FilePath, games: Iterable[Game | Record]) -> int:
     """Writes Games and record dicts to `path` (.jsonl, or .jsonl.gz), one per line.
 
     The lines go to a temporary file in the same folder, renamed over `path` only once all
-    are written: an exception or a killed process leaves `path` as it was (an exception
-    also removes the temporary file). Returns the number of games written.
+    are written (files.atomic: through a link, keeping the file's mode): an exception or a
+    killed process leaves `path` as it was (an exception also removes the temporary file).
+    Returns the number of games written.
     """
     path = os.fspath(path)
     count = 0
@@ -635,17 +755,20 @@ def write_games(path: FilePath, games: Iterable[Game | Record]) -> int:
 class RecordWriter:
     """Appends games to a .jsonl (or .jsonl.gz) file one complete line at a time.
 
-    For self-play: each write() flushes its line to the operating system (fsync=True also
-    to the disk), so a killed process leaves every game written before it plus at most one
-    truncated last line, which read_games reports and on_error="skip" passes over. Opening
-    a .jsonl to append first cuts such a truncated line off (with a warning); a .jsonl.gz
-    whose stream was cut short cannot be appended to (RecordError). Use as a context manager
-    or call close(); `count` is the number of games written.
+    For self-play: each write() puts its line in the file at once (fsync=True: on the disk
+    too), so a killed process leaves every game written before it plus at most the start
+    of one more. A .jsonl.gz is a whole gzip file after every write (_GzipMember); a file
+    that already exists is appended to as what it holds (gzip or plain JSON lines,
+    whatever its name). Opening a file to append first cuts off what a killed writer left
+    of an unfinished write (with a warning): a .jsonl's truncated last line, a .jsonl.gz's
+    cut stream back to its last whole line; a .jsonl.gz damaged otherwise cannot be
+    appended to (RecordError). Use as a context manager or call close(); `count` is the
+    number of games written.
 
     A write that fails (OSError: a full disk; or an exception such as KeyboardInterrupt in
-    the middle of it) cuts the file back to where that write began, so the file holds whole
-    lines only, and re-raises; the writer then refuses further writes. A .jsonl.gz is then
-    closed as a complete gzip stream of the lines before, which a later writer can append to.
+    the middle of it) leaves the file as it was before that write, a whole file of whole
+    lines, without needing a byte of free space to do so, and re-raises; the writer then
+    refuses further writes.
     """
 
     def __init__(self, path: FilePath, append: bool = True, fsync: bool = False) -> None:
@@ -653,14 +776,19 @@ class RecordWriter:
         self.fsync = fsync
         self.count = 0
         self.failed: BaseException | None = None   # the exception that broke a write, if any
-        if append and os.path.exists(self.path):
-            _prepare_append(self.path)
+        exists = append and os.path.exists(self.path)
+        compressed = is_compressed(self.path) if exists else _named_compressed(self.path)
+        if exists:
+            (_prepare_gzip_append if compressed else _prepare_append)(self.path)
         # unbuffered: once a write returns, its bytes are in the file, and after a failed
         # one no byte waits in a buffer to land behind the cut; close() closes it
-        self._raw = open(self.path, "ab" if append else "wb", buffering=0)  # noqa: SIM115
-        self._sink = _Sink(self._raw)
-        self._gzip = (gzip.GzipFile(fileobj=self._sink, mode="wb", filename="", mtime=0)
-                      if _compressed(self.path) else None)
+        # a gzip member's end is written over in place (pwrite), which O_APPEND forbids
+        flags = (os.O_WRONLY | os.O_CREAT | (0 if append else os.O_TRUNC)
+                 | (os.O_APPEND if append and not compressed else 0))
+        self._fd = os.open(self.path, flags | getattr(os, "O_CLOEXEC", 0), 0o666)
+        self._regular = stat.S_ISREG(os.fstat(self._fd).st_mode)
+        self._gzip = _GzipMember() if compressed else None
+        self._closed = False
 
     def write(self, game: Game | Record | bytes) -> None:
         """Appends one Game, record dict or line from record_line() as one line."""
@@ -677,48 +805,42 @@ class RecordWriter:
         if self.failed is not None:
             raise RecordError(f"an earlier write failed ({self.failed}); this writer writes "
                               "no more", path=self.path)
-        if self._raw.closed:
+        if self._closed:
             raise ValueError(f"{self.path}: write to a closed RecordWriter")
-        size = os.fstat(self._raw.fileno()).st_size
-        # the gzip stream's checksum and length so far (GzipFile.size: not in typeshed)
-        crc, length = ((self._gzip.crc, self._gzip.size) if self._gzip  # type: ignore[attr-defined]
-                       else (0, 0))
+        size = os.fstat(self._fd).st_size if self._regular else 0
         try:
-            if self._gzip:
-                self._gzip.write(data)
-                self._gzip.flush()   # a sync flush: every line written can be read now
-            else:
-                self._sink.write(data)
-            if self.fsync:
-                os.fsync(self._raw.fileno())
+            if self._gzip is None:
+                _write_all(self._fd, data)
+            elif self._regular:
+                self._gzip.write(self._fd, data, size)
+            else:   # a pipe: the member's end comes once, at close()
+                _write_all(self._fd, self._gzip.compress(data))
+            if self.fsync and self._regular:
+                os.fsync(self._fd)
         except BaseException as e:
             self.failed = e
-            self._cut(size, crc, length)
+            if self._regular:
+                self._restore(size)
             raise
 
-    def _cut(self, size: int, crc: int, length: int) -> None:
-        """After a failed write: the file back to `size` bytes, a gzip stream ended there."""
-        try:
-            if os.fstat(self._raw.fileno()).st_size > size:
-                os.ftruncate(self._raw.fileno(), size)
-        except OSError:
-            return   # not a regular file (/dev/full...): nothing was kept there anyway
-        if self._gzip is not None:
-            # the compressor has taken the failed data in: it must not write its end. The
-            # stream up to `size` ends on a sync flush, so an empty final block and the
-            # trailer of the lines before make it a whole gzip member.
-            self._gzip.fileobj = None  # type: ignore[assignment]   # typeshed: never None
-            try:
-                self._raw.write(b"\x03\x00" + struct.pack("<II", crc, length & 0xFFFFFFFF))
-            except OSError:
-                os.ftruncate(self._raw.fileno(), size)   # a cut stream: read_games reads it
+    def _restore(self, size: int) -> None:
+        """After a failed write: the file as it was, `size` bytes. Cutting frees space and
+        the gzip member's end goes back where it was, over bytes the file already had."""
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, size)
+            if self._gzip is not None:
+                self._gzip.restore(self._fd)
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         try:
-            if self._gzip is not None and self._gzip.fileobj is not None:
-                self._gzip.close()
+            if (self._gzip is not None and self._gzip.started and not self._regular
+                    and self.failed is None):
+                _write_all(self._fd, self._gzip.end())
         finally:
-            self._raw.close()
+            os.close(self._fd)
 
     def __enter__(self) -> Self:
         return self
@@ -727,37 +849,74 @@ class RecordWriter:
         self.close()
 
 
-class _Sink:
-    """An unbuffered binary file whose write() writes everything or raises (a raw file may
-    write part of what it is given, as on a disk that fills up)."""
+# a gzip member's header (no name, no time: the same bytes for the same games) and the
+# final empty deflate block that ends its data after a sync flush
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+_LAST_BLOCK = b"\x03\x00"
 
-    def __init__(self, raw: io.FileIO) -> None:
-        self.raw = raw
 
-    def write(self, data: bytes) -> int:
-        view = memoryview(data).cast("B")
-        while view:
-            written = self.raw.write(view)
-            if not written:
-                raise OSError(errno.EIO, "the file took no bytes")
-            view = view[written:]
-        return len(data)
+class _GzipMember:
+    """The gzip member a RecordWriter appends to a file, kept whole after every write.
 
-    def flush(self) -> None:
-        pass
+    Each write is compressed up to a sync flush and written with the member's end (the
+    last empty block, the checksum and the length: 10 bytes) after it, so the file is a
+    complete gzip file at every moment; the next write starts over that end. A failed
+    write puts the end back where it was, in bytes the file held before, which needs no
+    free space: a full disk leaves a whole file that a later writer appends to.
+    """
+
+    def __init__(self) -> None:
+        self._deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+        self.started = False               # the header written
+        self._crc = self._length = 0
+        self._end: int | None = None       # where the member's end lies in the file
+        self._written = b""                # that end, as written
+        self._previous: tuple[int | None, bytes] = (None, b"")  # both, before the last write
+
+    def compress(self, data: bytes) -> bytes:
+        """`data` as the member's next bytes, its header first, up to a sync flush."""
+        head = b"" if self.started else _GZIP_HEADER
+        self.started = True
+        self._crc = zlib.crc32(data, self._crc)
+        self._length += len(data)
+        return head + self._deflate.compress(data) + self._deflate.flush(zlib.Z_SYNC_FLUSH)
+
+    def end(self) -> bytes:
+        """The member's end after the bytes compressed so far."""
+        return _LAST_BLOCK + struct.pack("<II", self._crc, self._length & 0xFFFFFFFF)
+
+    def write(self, fd: int, data: bytes, size: int) -> None:
+        """Writes `data` to the file `fd` (`size` bytes long): over the member's end, or
+        after the file's last byte for the member's first write."""
+        at = size if self._end is None else self._end
+        self._previous = (self._end, self._written)
+        chunk = self.compress(data)
+        end = self.end()
+        _write_all(fd, chunk + end, at)
+        self._end, self._written = at + len(chunk), end
+
+    def restore(self, fd: int) -> None:
+        """After a failed write (the file cut back to its size before it): the end that
+        was there before, written again in place."""
+        self._end, self._written = self._previous
+        if self._end is not None:
+            _write_all(fd, self._written, self._end)
+
+
+def _write_all(fd: int, data: bytes, at: int | None = None) -> None:
+    """Writes all of `data` to `fd` (at offset `at`, or where it stands), or raises: a
+    write may take part of what it is given, as on a disk that fills up."""
+    view = memoryview(data).cast("B")
+    while view:
+        written = os.write(fd, view) if at is None else os.pwrite(fd, view, at)
+        if not written:
+            raise OSError(errno.EIO, "the file took no bytes")
+        view = view[written:]
+        if at is not None:
+            at += written
 
 
 def _prepare_append(path: str) -> None:
-    if _compressed(path):
-        try:
-            with gzip.open(path, "rb") as f:
-                while f.read(1 << 20):
-                    pass
-        except (EOFError, OSError, zlib.error) as e:
-            raise RecordError(f"cannot append: the compressed stream is damaged or cut short "
-                              f"({e}); copy its good games out with read_games(..., "
-                              "on_error='skip') and write_games", path=path) from None
-        return
     with open(path, "r+b") as f:
         end = f.seek(0, os.SEEK_END)
         start = end
@@ -773,13 +932,107 @@ def _prepare_append(path: str) -> None:
             return
         f.seek(start)
         try:
-            json.loads(f.read())
-        except ValueError:
+            loads(f.read())
+        except RecordError:
             f.truncate(start)
             warnings.warn(f"{path}: cut off a truncated last line ({end - start} bytes) that "
                           "an interrupted writer left", stacklevel=3)
             return
         f.write(b"\n")  # a complete record that only lacked its newline
+
+
+def _prepare_gzip_append(path: str) -> None:
+    """Before appending to the gzip file `path`: an unfinished last member that a killed
+    writer left is cut back to its last whole line and ended there (a warning says how
+    many bytes went); any other damage is a RecordError (see _unfinished_member)."""
+    unfinished = _unfinished_member(path)
+    if unfinished is None:
+        return
+    start, end, lines, _ = unfinished
+    with open(path, "r+b") as f:
+        dropped = f.seek(0, os.SEEK_END) - start - end
+        f.truncate(start + end)
+        if lines:
+            f.seek(start + end)
+            f.write(_LAST_BLOCK + struct.pack("<II", zlib.crc32(lines), len(lines) & 0xFFFFFFFF))
+    warnings.warn(f"{path}: cut off the last {dropped} bytes of compressed data, the "
+                  "unfinished write of an interrupted writer", stacklevel=3)
+
+
+def kept_lines(path: FilePath) -> int | None:
+    """How many lines of the gzip record file `path` a RecordWriter appending to it keeps,
+    once it has cut off the unfinished write a killed writer left (None: every line, the
+    file is whole). RecordError when it cannot be appended to (see RecordWriter)."""
+    unfinished = _unfinished_member(os.fspath(path))
+    if unfinished is None:
+        return None
+    _, _, lines, before = unfinished
+    return before + lines.count(b"\n")
+
+
+def _unfinished_member(path: str) -> tuple[int, int, bytes, int] | None:
+    """The gzip file `path` read through, member by member: None if every member is whole;
+    for an unfinished last member (a killed writer's), (where it starts, how many of its
+    bytes end at its last whole line, the data they hold, the lines before it). A file
+    damaged otherwise, or whose last member cannot be so ended, is a RecordError that
+    sends the user to `photocore repair`."""
+    start = read = before = 0   # where the member being read starts; bytes read; its lines
+    lines = 0                   # lines of the members read so far
+    member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            read += len(chunk)
+            while chunk:
+                try:
+                    lines += member.decompress(chunk).count(b"\n")
+                except zlib.error as e:
+                    raise _unappendable(path, e) from None
+                if not member.eof:
+                    break
+                chunk = member.unused_data      # the next member's first bytes
+                start, before = read - len(chunk), lines
+                member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        if start == read:
+            return None                         # every member whole
+        f.seek(start)
+        unfinished = f.read()
+    kept = _whole_lines_end(unfinished)
+    if kept is None:
+        raise _unappendable(path, "its last gzip member is cut short inside a line")
+    return start, kept[0], kept[1], before
+
+
+def _whole_lines_end(member: bytes) -> tuple[int, bytes] | None:
+    """Where the unfinished gzip member `member` can end with whole lines only, as (its
+    bytes kept, their data): at the last sync flush after a line, checked by decompressing
+    the member so ended; (0, b"") when it holds no whole line (the member goes); None when
+    it holds whole lines but no such place (it is not what _GzipMember writes)."""
+    try:
+        so_far = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(member)
+    except zlib.error:
+        return None
+    if b"\n" not in so_far:
+        return 0, b""
+    flush = len(member)
+    # a sync flush ends in these bytes; compressed data may hold them too, rarely
+    while (flush := member.rfind(b"\x00\x00\xff\xff", 0, flush)) >= 0:
+        cut = member[:flush + 4]
+        with contextlib.suppress(zlib.error):
+            lines = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(cut)
+            if lines.endswith(b"\n"):
+                ended = (cut + _LAST_BLOCK
+                         + struct.pack("<II", zlib.crc32(lines), len(lines) & 0xFFFFFFFF))
+                check = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                if check.decompress(ended) == lines and check.eof and not check.unused_data:
+                    return len(cut), lines
+    return None
+
+
+def _unappendable(path: str, why: object) -> RecordError:
+    return RecordError(f"cannot append: the compressed stream is damaged or cut short "
+                       f"({why}); `photocore repair {path}` keeps its whole games "
+                       "(or copy them out with read_games(..., on_error='skip') and "
+                       "write_games)", path=path)
 
 
 def record_line(game: Game | Record, metadata: Mapping[str, Any] | None = None) -> bytes:
@@ -792,16 +1045,27 @@ def record_line(game: Game | Record, metadata: Mapping[str, Any] | None = None) 
     else:
         check_record(game)
         rec = game
-    return json.dumps(rec, separators=(",", ":")).encode() + b"\n"
+    return dumps(rec, separators=(",", ":")).encode() + b"\n"
 
 
-def _compressed(path: str) -> bool:
+def is_compressed(path: FilePath) -> bool:
+    """Whether the record file at `path` is gzip: by its first bytes where it holds any,
+    else (a file to be written) by its name, .gz. A plain .jsonl named .jsonl.gz is read
+    and appended to as what it is."""
+    with contextlib.suppress(OSError), open(path, "rb") as f:
+        head = f.read(2)
+        if head:
+            return head == b"\x1f\x8b"
+    return _named_compressed(os.fspath(path))
+
+
+def _named_compressed(path: str) -> bool:
     return path.endswith(".gz")
 
 
 def _maybe_gzip(raw: io.BufferedWriter,
                 path: str) -> contextlib.AbstractContextManager[io.BufferedIOBase]:
-    if _compressed(path):
+    if _named_compressed(path):
         return gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0, compresslevel=6)
     return contextlib.nullcontext(raw)
 

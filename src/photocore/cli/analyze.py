@@ -17,11 +17,12 @@ import click
 from photocore import analysis
 from photocore._game import Game
 from photocore.cli.options import backend_options, check_backend, connect_backend
-from photocore.cli.output import record_file, resume_from, run_output
+from photocore.cli.output import check_writable, record_file, resume_from, run_output
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play.specs import Allowed, split
-from photocore.records import Record, check_record, read_games, record_line
+from photocore.play.specs import parse as parse_spec
+from photocore.records import Record, check_record, is_compressed, loads, read_games, record_line
 from photocore.run.driver import ResumeError, drive
 
 MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless --max-visits says otherwise
@@ -64,7 +65,7 @@ class AnalysisRun:
                 "options": rec["options"], "agents": rec["metadata"]["agents"]})
         self.games = len(self._defining)
         # where each game's line starts, for the batches to read it (a .gz: read through)
-        starts = None if path.endswith(".gz") else _line_starts(path)
+        starts = None if is_compressed(path) else _line_starts(path)
         self.offsets = None if starts is None else [starts[line - 1] for line in lines]
 
     @property
@@ -105,7 +106,7 @@ class AnalysisRun:
             with open(self.path, "rb") as f:
                 for index in range(start, start + count):
                     f.seek(self.offsets[index])
-                    rec = json.loads(f.readline())
+                    rec = loads(f.readline())
                     check_record(rec)       # read as every reader reads it (2.0 -> 2)
                     yield rec
             return
@@ -207,6 +208,11 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
         raise click.UsageError("Missing argument 'GAMES' (or --serve).")
     out = out or _analysed_name(games)
     try:
+        inputs = [games, *parse_spec(engine).files]
+    except ValueError:
+        inputs = [games]        # (a bad --engine is told below)
+    check_writable(out, append=resume, inputs=inputs)
+    try:
         run = AnalysisRun(games, engine, seed=seed, solve=nodes)
     except RecordError as e:   # told now, not by a worker: --resume would not get past it
         fix = (f"`photocore repair {games}` keeps its whole games and drops the rest"
@@ -217,7 +223,7 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
             from None
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--engine") from None
-    skip = resume_from(out, resume, run, SET_BY, run.check_resumed)
+    skip = resume_from(out, resume, run, SET_BY, run.check_resumed, inputs)
     if skip == run.games:
         click.echo(f"{out} already holds all {run.games:,} games: nothing to analyse")
         return

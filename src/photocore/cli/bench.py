@@ -1,18 +1,20 @@
 """`photocore bench`: the engine's speed figures, timed by pyperf, each checked (cli/speed.py)."""
 
-import json
-from typing import IO, Any
+from typing import Any
 
 import click
 
 from photocore.cli import speed
-from photocore.cli.output import needs
+from photocore.cli.output import check_writable, needs, writing
+from photocore.files import atomic
+from photocore.records import dumps
 
 
 @click.command()
 @click.option("--quick", is_flag=True, help="Small workloads (seconds); each still checked.")
-@click.option("--json", "out", type=click.File("w"), help="Also write the report as JSON here.")
-def bench(quick: bool, out: IO[str] | None) -> None:
+@click.option("--json", "out", type=click.Path(dir_okay=False),
+              help="Also write the report as JSON to this file (replaced once complete).")
+def bench(quick: bool, out: str | None) -> None:
     """Measure photocore and print a table: each figure names its workload and machine.
 
     pyperf times each workload; each checks its result with photocore alone, so this runs
@@ -20,6 +22,8 @@ def bench(quick: bool, out: IO[str] | None) -> None:
     plain-Python reference and CI's floors are the source tree's: benchmarks/bench.py.
     """
     needs("pyperf", "photocore bench", "bench")
+    if out is not None:
+        check_writable(out)
     m = speed.machine()
     report: dict[str, Any] = {"format": "photocore-bench", "version": 3, "machine": m,
                               "timer": "pyperf", "results": []}
@@ -31,9 +35,10 @@ def bench(quick: bool, out: IO[str] | None) -> None:
         report["results"].append(speed.measure(workload, timer))
         click.echo("\n".join(speed.row(report["results"][-1])))
     report["passed"] = all(r["check"]["passed"] for r in report["results"])
-    if out:
-        out.write(json.dumps(report, indent=1) + "\n")
-        click.echo(f"report written to {out.name}")
+    if out is not None:
+        with writing(out), atomic(out) as f:
+            f.write((dumps(report, indent=1) + "\n").encode())
+        click.echo(f"report written to {out}")
     for r in report["results"]:
         if not r["check"]["passed"]:
             click.echo(f"FAILED {r['name']}: wrong result: {r['check']['detail']}", err=True)

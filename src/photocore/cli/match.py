@@ -2,7 +2,6 @@
 the results come out as ratings with their error (docs/matches.md)."""
 
 import itertools
-import json
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -11,6 +10,7 @@ from typing import Any
 import click
 from tqdm import tqdm
 
+from photocore import records
 from photocore.cli.options import RULE_FLAGS, Command, builtin_agents, rule_options
 from photocore.cli.output import check_writable, record_file, resume_from, run_output, writing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
@@ -121,8 +121,6 @@ def tournament(agents: tuple[str, ...], games: int, group: int, anchor: str | No
                                f"or more (photocore match plays {group})")
     if anchor is not None and anchor not in agents:
         raise click.BadParameter(f"{anchor!r} is not one of the AGENTS", param_hint="--anchor")
-    if summary is not None:
-        check_writable(summary)
     _play(agents, games, list(itertools.combinations(range(len(agents)), group)), None,
           **settings, anchor=None if anchor is None else agents.index(anchor),
           summary=summary)
@@ -142,11 +140,14 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
         raise click.BadParameter(str(e), param_hint="AGENTS") from None
     if resume and out is None:
         raise click.UsageError("--resume needs --out")
+    inputs = [f for spec in plan.specs for f in spec.files]
+    if summary is not None:     # (the record file too: not one file for both)
+        check_writable(summary, inputs=[*inputs, *([out] if out else [])])
 
     def kept(index: int, rec: Record) -> None:
         standings.add(index, outcome_of(rec, plan.labels))
 
-    skip = resume_from(out, resume, plan, SET_BY, kept) if out is not None else 0
+    skip = resume_from(out, resume, plan, SET_BY, kept, inputs) if out is not None else 0
     click.echo(plan.describe() + (" (at most: the SPRT stops it)" if sprt else ""))
     if skip == plan.games or standings.decision:
         click.echo(f"{out} already holds the whole match ({skip} games)", err=True)
@@ -302,8 +303,9 @@ def _write_summary(path: str, plan: Match, standings: Standings, anchor: int | N
         seconds = standings.time_per_move(k)
         agents.append({"name": label, "spec": plan.specs[k].text,
                        "games": standings.played[k], "points": standings.points[k],
-                       "elo": fit.elo[k], "error": fit.error[k], "low": low, "high": high,
-                       "seconds_per_move": None if math.isnan(seconds) else seconds,
+                       "elo": _finite(fit.elo[k]), "error": _finite(fit.error[k]),
+                       "low": _finite(low), "high": _finite(high),
+                       "seconds_per_move": _finite(seconds),
                        "moves_timed": standings.choices[k]})
     data = {"format": "photocore-tournament", "players": plan.players,
             "group": len(plan.pairings[0]), "options": str(plan.options), "seed": plan.seed,
@@ -312,7 +314,12 @@ def _write_summary(path: str, plan: Match, standings: Standings, anchor: int | N
             "anchor": None if anchor is None else plan.labels[anchor],
             "confidence": 0.95, "agents": agents}
     with writing(path), atomic(path) as f:
-        f.write((json.dumps(data, indent=1) + "\n").encode())
+        f.write((records.dumps(data, indent=1) + "\n").encode())
+
+
+def _finite(value: float) -> float | None:
+    """A figure as the summary holds it: null where it is not finite (JSON has no inf)."""
+    return value if math.isfinite(value) else None
 
 
 def _forfeits(plan: Match, standings: Standings) -> str:

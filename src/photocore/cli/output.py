@@ -6,12 +6,13 @@ import contextlib
 import importlib
 import os
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
 
 import click
 
 from photocore.errors import RecordError
+from photocore.files import input_among
 from photocore.records import Record, RecordWriter
 from photocore.run.driver import ResumeError, resumed
 from photocore.run.plan import Played, Resumable, RunError
@@ -30,11 +31,16 @@ def record_file(ctx: click.Context, param: click.Parameter, path: str | None) ->
     return path
 
 
-def check_writable(path: str, append: bool = False) -> None:
+def check_writable(path: str, append: bool = False, inputs: Iterable[str] = ()) -> None:
     """Raises a one-line ClickException unless `path` can be written: its folder exists and
-    takes new files (a file is written to a temporary file there, then renamed), and, to
-    append, the file itself is writable."""
+    takes new files (a file is written to a temporary file there, then renamed), to
+    append, the file itself is writable, and it is none of `inputs`, the files the command
+    reads (through links and hard links too: files.same_file)."""
     reason = _why_not_writable(path, append)
+    same = None if reason else input_among(path, inputs)
+    if same is not None:
+        reason = (f"it is {'' if same == path else f'{same}, '}one of the files this command "
+                  "reads: choose another")
     if reason:
         raise click.ClickException(f"cannot write {path}: {reason}")
 
@@ -98,13 +104,14 @@ def missing(what: str, extra: str, error: ImportError,
 # ---- the record file of a run ------------------------------------------------------------
 
 def resume_from(out: str, resume: bool, plan: Resumable[Played], set_by: Mapping[str, str],
-                take: Callable[[int, Record], object] | None = None) -> int:
-    """Checks OUT before any game is played: not there yet (or --resume), writable, and,
-    to resume, holding this run's first games (driver.resumed, each handed to `take`).
-    Returns how many it holds."""
-    if not resume and os.path.exists(out):
+                take: Callable[[int, Record], object] | None = None,
+                inputs: Iterable[str] = ()) -> int:
+    """Checks OUT before any game is played: not there yet (or --resume), writable, none
+    of `inputs`, and, to resume, holding this run's first games (driver.resumed, each
+    handed to `take`). Returns how many it holds."""
+    if not resume and os.path.lexists(out):
         raise click.UsageError(f"{out} exists: choose another --out, remove it, or --resume")
-    check_writable(out, append=resume)
+    check_writable(out, append=resume, inputs=inputs)
     try:
         return resumed(out, plan, set_by, take) if resume else 0
     except ResumeError as e:
@@ -156,7 +163,9 @@ def _kept(out: str | None, skip: int, writer: RecordWriter | None, created: bool
     if created and writer.count == 0:
         with contextlib.suppress(OSError):
             os.unlink(out)
-        return f"No game was finished; {out} was removed: run the same command again"
+        why = ("No game could be written to it" if writer.failed is not None
+               else "No game was written to it")
+        return f"{why}; {out} was removed: run the same command again"
     return (f"{out} holds the {skip + writer.count:,} games finished before "
             f"({writer.count:,} from this run), whole lines only: run the same command with "
             "--resume to play the rest")

@@ -3,7 +3,7 @@
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import click
@@ -94,7 +94,9 @@ def play(opponents: str, players: int | None, seat: int, rules: Options | None,
     except (ValueError, TypeError, OSError) as e:
         raise click.BadParameter(str(e), param_hint="--opponents") from None
     table = Terminal(Session(game, seats, SITE), loaded, seed, hint_playouts,
-                     sys.stdout.isatty() if color is None else color)
+                     sys.stdout.isatty() if color is None else color,
+                     inputs=[*([record_file] if record_file else []),
+                             *(f for spec in agents for f in spec.files)])
     try:
         code = table.run()
     finally:
@@ -126,8 +128,9 @@ class Terminal:
 
     def __init__(self, session: Session, players: dict[int, Player], seed: int | None,
                  hint_playouts: int, color: bool, echo: Callable[[str], None] = click.echo,
-                 read: Callable[[str], str] = input) -> None:
+                 read: Callable[[str], str] = input, inputs: Sequence[str] = ()) -> None:
         self.session = session
+        self.inputs = inputs        # the files read (--record, agents'): never saved over
         self.players = players
         self.seed = seed
         self.hint_playouts = hint_playouts
@@ -290,7 +293,7 @@ class Terminal:
             self.echo(f"cannot save: {e}")
             return
         try:
-            check_writable(path)
+            check_writable(path, inputs=self.inputs)
             with writing(path):
                 records.write_games(path, [record])
         except click.ClickException as e:

@@ -109,7 +109,7 @@ def stats(files: tuple[str, ...], plot: str | None) -> None:
     Example:  photocore stats seeds/golden.jsonl --plot golden.png
     """
     if plot:
-        check_writable(plot)
+        check_writable(plot, inputs=files)
     charts: Charts | None = (needs("photocore.plots", "--plot", "plot", "matplotlib").Charts()
                              if plot else None)
     tally = _Tally()
@@ -218,7 +218,7 @@ EXPORT_HELP = f"""Write the games of FILES as numpy arrays for training.
               help="Leave bad games out (and count them) instead of stopping at the first.")
 def export(files: tuple[str, ...], out: str, skip_bad: bool) -> None:
     """Write the games of FILES as numpy arrays for training (EXPORT_HELP)."""
-    check_writable(out)
+    check_writable(out, inputs=files)
     on_error: OnError = "skip" if skip_bad else "raise"
     readers = [records.read_games(path, on_error=on_error, verify=True) for path in files]
     try:

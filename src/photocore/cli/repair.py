@@ -13,12 +13,13 @@ from photocore.cli.output import check_writable, writing
 def repair(file: str, out: str | None) -> None:
     """Keep the whole games of FILE and drop its damaged lines.
 
-    FILE is a game-record file (.jsonl or .jsonl.gz). A self-play run killed outright
-    (SIGKILL, the out-of-memory killer) can leave a .jsonl.gz whose compressed stream is cut
-    short, which cannot be appended to (a .jsonl's cut last line --resume cuts off itself).
+    FILE is a game-record file (.jsonl or .jsonl.gz). A run killed outright (SIGKILL, the
+    out-of-memory killer) leaves an unfinished last write, which --resume cuts off itself;
+    a file damaged otherwise (a disk error, a file cut short by a copy) cannot be resumed.
     repair keeps every record that is whole and well formed (its fields checked; the moves
     are not replayed: `photocore verify` does that), drops the rest, and writes the kept
-    ones to a temporary file renamed over FILE (or to --out) only once complete. A file
+    ones to a temporary file renamed over FILE (or to --out) only once complete (through a
+    link, keeping FILE's permissions). A file
     with nothing to drop, or with no whole game at all, is left as it is. Then `photocore
     selfplay ... --resume` finishes the run.
 
@@ -33,7 +34,7 @@ def repair(file: str, out: str | None) -> None:
         first = f": {reader.errors[0]}" if reader.errors else ""
         raise click.ClickException(f"{file} holds no whole game{first}: nothing to keep, "
                                    "the file is left as it is")
-    if not reader.skipped and out is None:
+    if not reader.errors and out is None:
         click.echo(f"{file}: {_games(kept)}, nothing to repair")
         return
     reader = records.read_games(file, on_error="skip")
@@ -41,8 +42,9 @@ def repair(file: str, out: str | None) -> None:
         kept = records.write_games(target, reader)
     for error in reader.errors:
         click.echo(f"dropped {error}")
-    click.echo(f"{target}: kept {_games(kept)}, dropped {reader.skipped:,} damaged "
-               f"line{'' if reader.skipped == 1 else 's'}")
+    dropped = [f"{reader.skipped:,} damaged line{'' if reader.skipped == 1 else 's'}"] * bool(
+        reader.skipped) + ["the damaged end of the compressed stream"] * bool(reader.damaged)
+    click.echo(f"{target}: kept {_games(kept)}, dropped {' and '.join(dropped) or 'nothing'}")
 
 
 def _games(n: int) -> str:

@@ -26,7 +26,7 @@ def replay(file: str, line: int, out: str) -> None:
     \b
     Example:  photocore replay seeds/golden.jsonl --game 25 --html game25.html
     """
-    check_writable(out)
+    check_writable(out, inputs=[file])
     try:
         rec = records.read_game(file, line)
         with writing(out):

@@ -70,7 +70,8 @@ def selfplay(games: int, players: int, options: Options, agents: str, workers: i
         series.check()      # a py class that does not import, an engine that does not start
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
-    skip = resume_from(out, resume, series, SET_BY)
+    skip = resume_from(out, resume, series, SET_BY,
+                       inputs=[f for spec in series.specs for f in spec.files])
     if skip == games:
         click.echo(f"{out} already holds all {games:,} games of this run: nothing to play")
         return

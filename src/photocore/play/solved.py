@@ -18,7 +18,6 @@ Chess Zero against endgame tables.
 (1, 1, 1, 1)
 """
 
-import json
 import math
 import os
 import time
@@ -27,8 +26,10 @@ from dataclasses import dataclass
 
 from photocore._game import Game, Move
 from photocore.errors import RecordError
+from photocore.files import atomic
 from photocore.play import specs
 from photocore.play.player import Forfeit
+from photocore.records import dumps, loads
 from photocore.run.ratings import wilson
 
 VERSION = 1
@@ -86,19 +87,17 @@ def read(path: str | os.PathLike[str]) -> list[SolvedPosition]:
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             try:
-                positions.append(SolvedPosition.from_json(json.loads(line)))
+                positions.append(SolvedPosition.from_json(loads(line)))
             except (ValueError, RecordError) as e:
                 raise RecordError(f"{os.fspath(path)}, line {number}: {e}") from None
     return positions
 
 
 def write(path: str | os.PathLike[str], positions: Iterable[SolvedPosition]) -> None:
-    """Writes a set whole or not at all (a temporary file renamed)."""
-    temporary = f"{os.fspath(path)}.partial"
-    with open(temporary, "w", encoding="utf-8") as f:
+    """Writes a set whole or not at all (files.atomic)."""
+    with atomic(path) as f:
         for position in positions:
-            f.write(json.dumps(position.to_json(), separators=(",", ":")) + "\n")
-    os.replace(temporary, path)
+            f.write((dumps(position.to_json(), separators=(",", ":")) + "\n").encode())
 
 
 @dataclass(frozen=True)

@@ -155,6 +155,16 @@ class Spec:
         return " ".join(os.path.basename(arg.rstrip(os.sep)) or arg if os.sep in arg else arg
                         for arg in self.argv)
 
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files the agent reads, which no command may write over: a py agent's .py
+        file, a cmd agent's program where it is named by a path (not found on PATH)."""
+        if self.kind == "py" and self.target.endswith(".py"):
+            return (self.target,)
+        if self.kind == "cmd" and os.sep in self.argv[0]:
+            return (os.path.join(self.cwd, self.argv[0]),)
+        return ()
+
     def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
         if self.builtin:

@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from photocore.errors import RecordError
 from photocore.facts import Options
-from photocore.records import Record, RecordWriter, read_games
+from photocore.records import Record, RecordWriter, is_compressed, kept_lines, read_games
 from photocore.run import ray_backend
 from photocore.run.local_backend import run_local
 from photocore.run.plan import P, Plan, Played, Resumable
@@ -182,12 +182,19 @@ def resumed(path: str, plan: Resumable[Played], set_by: Mapping[str, str],
     option), or telling how to repair the file."""
     if not os.path.exists(path):
         return 0
+    try:
+        # an unfinished last write of a .jsonl.gz, which the writer cuts off: not counted
+        last = kept_lines(path) if is_compressed(path) else None
+    except RecordError as e:
+        raise ResumeError(f"cannot resume from {path}: {e.reason}") from None
+    except OSError as e:
+        raise ResumeError(f"cannot resume from {path}: {e.strerror or e}") from None
     reader = read_games(path, on_error="skip")
     count = 0
     try:
         for rec in reader:
-            if reader.skipped:
-                break       # a damaged line before this game
+            if reader.skipped or last is not None and reader.line > last:
+                break       # a damaged line before this game, or a game to be cut off
             if count < plan.games:
                 wrong = _mismatch(rec, plan.defining(count))
                 if wrong is not None:
@@ -202,11 +209,12 @@ def resumed(path: str, plan: Resumable[Played], set_by: Mapping[str, str],
             count += 1
     except OSError as e:
         raise ResumeError(f"cannot resume from {path}: {e.strerror or e}") from None
-    if reader.errors and not _only_a_cut_last_line(path, reader.errors, reader.line):
+    errors = [e for e in reader.errors if last is None or (e.line or 0) <= last]
+    if errors and not _only_a_cut_last_line(path, errors, reader.line):
         fix = (f"`photocore repair {path}` keeps its whole games and drops the rest; then "
                "run this command again" if reader.games else
                "It holds no whole game: remove it and run this command without --resume")
-        raise ResumeError(f"cannot resume from {path}: {reader.errors[0]}. {fix}")
+        raise ResumeError(f"cannot resume from {path}: {errors[0]}. {fix}")
     if count > plan.games:
         raise ResumeError(f"cannot resume: {path} already holds {count:,} games, more than "
                           f"the {plan.games:,} of this run")
@@ -240,9 +248,8 @@ def _words(field: str, value: object) -> str:
 
 def _only_a_cut_last_line(path: str, errors: Sequence[RecordError], line: int) -> bool:
     """Whether the one bad line of `path` (after the line of its last game) is an
-    unfinished last line of a .jsonl, which a RecordWriter cuts off before it appends (a
-    .jsonl.gz cut short cannot be appended to)."""
-    if path.endswith(".gz") or len(errors) != 1 or (errors[0].line or 0) <= line:
+    unfinished last line of a .jsonl, which a RecordWriter cuts off before it appends."""
+    if is_compressed(path) or len(errors) != 1 or (errors[0].line or 0) <= line:
         return False
     with open(path, "rb") as f:
         f.seek(-1, os.SEEK_END)

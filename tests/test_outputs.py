@@ -1,0 +1,203 @@
+"""Every output path: what stands there is respected (a link is followed, a file keeps its
+mode, a device or a FIFO stays what it is) and no command writes over one of its inputs
+(docs/hardening.md, *Outputs*)."""
+
+import os
+import socket
+import stat
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+import photocore
+from photocore import files
+from photocore.cli import main
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "seeds", "golden.jsonl")
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def games(tmp_path):
+    """Three golden games in a file of the test's own."""
+    path = tmp_path / "r.jsonl"
+    with open(GOLDEN, "rb") as f:
+        path.write_bytes(b"".join(f.readline() for _ in range(3)))
+    return path
+
+
+@pytest.fixture
+def device(tmp_path):
+    """A copy of /dev/null made by mknod (root only), as the issue's attacker made one."""
+    if os.geteuid() != 0:
+        pytest.skip("mknod needs root")
+    path = tmp_path / "null"
+    os.mknod(path, 0o666 | stat.S_IFCHR, os.stat("/dev/null").st_rdev)
+    return path
+
+
+def read_fifo(path, into):
+    """Reads the FIFO `path` to its end in a thread, into the list `into`."""
+    def read():
+        with open(path, "rb") as f:
+            into.append(f.read())
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+# ---- files.atomic -------------------------------------------------------------------------
+
+def test_atomic_follows_a_link_and_keeps_the_mode(tmp_path):
+    target = tmp_path / "target.txt"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    with files.atomic(link) as f:
+        f.write(b"new")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes() == b"new" and stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "target.txt"]
+
+
+def test_atomic_through_a_dangling_link_creates_its_target(tmp_path):
+    link = tmp_path / "link.txt"
+    link.symlink_to(tmp_path / "made.txt")
+    with files.atomic(link) as f:
+        f.write(b"made")
+    assert link.is_symlink() and (tmp_path / "made.txt").read_bytes() == b"made"
+
+
+def test_atomic_writes_through_a_device_and_leaves_it_a_device(device):
+    with files.atomic(device) as f:
+        f.write(b"gone")
+    assert stat.S_ISCHR(device.stat().st_mode)
+
+
+def test_atomic_writes_through_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = read_fifo(fifo, got)
+    with files.atomic(fifo) as f:
+        f.write(b"through the pipe")
+    reader.join(10)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_atomic_refuses_a_socket_before_writing(tmp_path):
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+        with pytest.raises(OSError, match="not a regular file, a character device or a pipe"):
+            with files.atomic(path) as f:
+                f.write(b"x")
+        assert stat.S_ISSOCK(path.stat().st_mode)
+
+
+def test_same_file_sees_links_and_hard_links(tmp_path, games):
+    (tmp_path / "soft").symlink_to(games)
+    os.link(games, tmp_path / "hard")
+    assert files.same_file(games, tmp_path / "soft") and files.same_file(games, tmp_path / "hard")
+    assert files.same_file(games, tmp_path / "." / "r.jsonl")
+    assert not files.same_file(games, tmp_path / "other.jsonl")
+    assert files.input_among(tmp_path / "hard", ["x", str(games)]) == str(games)
+
+
+# ---- the commands -------------------------------------------------------------------------
+
+def test_replay_and_export_write_through_a_device_and_a_fifo(device, games, tmp_path):
+    result = cli("replay", games, "--html", device)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(device.stat().st_mode)
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    got = []
+    reader = read_fifo(fifo, got)
+    result = cli("export", games, "--npz", fifo)
+    reader.join(10)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and got[0].startswith(b"PK")   # an .npz
+
+
+def test_repair_keeps_a_link_and_the_mode_of_its_target(games, tmp_path):
+    data = games.read_bytes()
+    games.write_bytes(data + data[:100])                # a cut last line to drop
+    os.chmod(games, 0o600)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(games)
+    result = cli("repair", link)
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and games.read_bytes() == data
+    assert stat.S_IMODE(games.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("command", [
+    ["export", "{in}", "--npz", "{out}"],
+    ["replay", "{in}", "--html", "{out}"],
+    ["stats", "{in}", "--plot", "{out}"],
+    ["analyze", "{in}", "--engine", "mcts:2", "--out", "{out}", "--resume"],
+])
+@pytest.mark.parametrize("how", ["itself", "a link", "a hard link"])
+def test_no_command_writes_over_its_input(games, tmp_path, command, how):
+    out = {"itself": games, "a link": tmp_path / "soft.jsonl",
+           "a hard link": tmp_path / "hard.jsonl"}[how]
+    if how == "a link":
+        out.symlink_to(games)
+    elif how == "a hard link":
+        os.link(games, out)
+    before = games.read_bytes()
+    result = cli(*[str(a).format(**{"in": games, "out": out}) for a in command])
+    assert result.exit_code == 1, result.output
+    assert "one of the files this command reads: choose another" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert games.read_bytes() == before
+
+
+def test_match_and_tournament_write_over_no_agent_file_and_not_one_file_twice(tmp_path):
+    agent = tmp_path / "agent.py"
+    agent.write_text("class First:\n    def select(self, game):\n"
+                     "        return game.legal_moves()[0]\n")
+    source = agent.read_bytes()
+    result = cli("tournament", f"py:{agent}:First", "random", "greedy", "--games", 2,
+                 "--summary", agent, "--no-progress")
+    assert result.exit_code == 1 and "one of the files this command reads" in result.output
+    assert agent.read_bytes() == source
+    out = tmp_path / "t.jsonl"
+    result = cli("tournament", "random", "greedy", "mcts:2", "--games", 2, "--out", out,
+                 "--summary", out, "--no-progress")
+    assert result.exit_code == 1 and "one of the files this command reads" in result.output
+    assert not out.exists()
+
+
+def test_bench_json_is_written_whole_through_a_link(tmp_path, monkeypatch):
+    from photocore.cli import speed
+    pytest.importorskip("pyperf")
+    monkeypatch.setattr(speed, "workloads", lambda quick: [])     # the writing, not the timing
+    target = tmp_path / "report.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    result = cli("bench", "--json", link)
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and target.read_text().startswith('{\n "format": "photocore-bench"')
+
+
+def test_a_terminal_game_is_not_saved_over_its_record(games):
+    from photocore.cli.play import Terminal
+    from photocore.play.session import Session
+    said = []
+    game = photocore.records.from_record(photocore.records.read_game(games, 1))
+    table = Terminal(Session(game, [None, None], "test"), {}, None, 100, False,
+                     echo=said.append, inputs=[str(games)])
+    before = games.read_bytes()
+    table._save(str(games))
+    assert "one of the files this command reads" in said[-1]
+    assert games.read_bytes() == before
+    table._save(str(games.parent / "saved.jsonl"))
+    assert len(list(photocore.read_games(games.parent / "saved.jsonl"))) == 1
