@@ -77,6 +77,12 @@ def on_threads(positions, playouts, rounds):
         print(f"   {threads} thread{'s' * (threads > 1)}: {total / s:>12,.0f} playouts/s")
     print(f"   2 threads / 1: {seconds[1] / seconds[2]:.2f} x (best of {rounds}; after: "
           f"{load()})")
+    # the CPU time a 2-thread call takes per second of wall clock: 2 when both threads
+    # always had a core, 1 when they had one between them (the other programs' share)
+    wall, cpu = time.perf_counter(), time.process_time()
+    photocore.playouts(games, playouts, seed=2, threads=2)
+    print(f"   CPU seconds per wall second of a 2-thread call: "
+          f"{(time.process_time() - cpu) / (time.perf_counter() - wall):.2f}")
 
 
 def own_uct(simulations, rounds):

@@ -129,9 +129,8 @@ def playouts(games, n=1, seed=0, threads=None):
     array of shape (len(games), n, players). The games are left as they are.
 
     Playout j of games[i] is seeded from (seed, i, j) alone, so the array is the same
-    whatever `threads`: row i is games[i].playouts(n, seed=stream_seed(seed, i)), with
-    photocore._kernel.stream_seed. `threads` defaults to the cores this process may use
-    (never more than there are playouts); the games must have one player count.
+    whatever `threads`, which defaults to the cores this process may use (never more than
+    there are playouts). The games must have one player count.
 
     >>> games = [Game(players=3), Game(players=3)]
     >>> returns = playouts(games, n=4, seed=1)
@@ -148,7 +147,8 @@ def playouts(games, n=1, seed=0, threads=None):
     try:
         listed = list(games)
     except TypeError:
-        raise TypeError(f"games must be a sequence of Game, got {type(games).__name__}") from None
+        raise TypeError(f"games must be a sequence of Game, got "
+                        f"{type(games).__name__}") from None
     if not listed:
         raise ValueError("games is empty: there is no position to play out")
     cdef int players = 0, i
@@ -605,9 +605,9 @@ cdef class Game:
         the end with uniformly random legal moves (`end` included: random_playouts' policy),
         in C without the GIL; the game is left as it is.
 
-        `seed` (an int) repeats the game: playout(seed=s) is playouts(1, seed=s)[0]
-        (unrounded). None draws the seed from photocore's own random stream (one for the
-        process, seeded from the OS). ValueError once the game is over.
+        `seed` (an int) repeats the game: playout(seed=s) is playouts(1, seed=s)[0], not
+        rounded to float32. None draws the seed from photocore's own random stream (one
+        for the process, seeded from the OS). ValueError once the game is over.
 
         >>> g = Game(players=3)
         >>> returns = g.playout(seed=1)
