@@ -5,14 +5,15 @@
 
 The workloads are photocore.cli.speed's (`photocore bench`: playouts, perft, verify, VecGame,
 MCTS, self-play) and, here, those of single calls from Python (legal_moves, copy, play +
-undo, light, the Python move loop, perft visiting every leaf); each checks its result, and
-pyperf times them as `photocore bench` does. The reference (python/photoref.py) runs the
-same work in the same run (once: it is slow; timed by pyperf too) and is checked against
-photocore, so each speed-up is a ratio measured side by side, which holds on a noisy
-machine where an absolute figure does not. The perft workloads count the positions of
-seeds/perft.txt and must give its counts. --check fails when a speed-up drops under its
-floor in benchmarks/baseline.json. The pytest-benchmark suite (benchmarks/test_*.py) times
-the same workloads under pytest-benchmark (conftest.py).
+undo, light, the Python move loop, perft visiting every leaf, examples/own_search's UCT);
+each checks its result, and pyperf times them as `photocore bench` does. The reference
+(python/photoref.py) runs the same work in the same run (once: it is slow; timed by pyperf
+too) and is checked against photocore, so each speed-up is a ratio measured side by side,
+which holds on a noisy machine where an absolute figure does not; own_uct's reference is
+the same search with its playouts in Python, so its speed-up is Game.playout's. The perft
+workloads count the positions of seeds/perft.txt and must give its counts. --check fails
+when a speed-up drops under its floor in benchmarks/baseline.json. The pytest-benchmark
+suite (benchmarks/test_*.py) times the same workloads under pytest-benchmark (conftest.py).
 """
 
 import dataclasses
@@ -35,11 +36,14 @@ from photocore.notation import MOVE_TEXTS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "python" / "photoref.py"
+OWN_SEARCH = ROOT / "examples" / "own_search"
 PERFT_SEEDS = ROOT / "seeds" / "perft.txt"
 BASELINE = ROOT / "benchmarks" / "baseline.json"
 
 sys.path.insert(0, str(REFERENCE.parent))
-import photoref  # noqa: E402  (found through the path above)
+sys.path.insert(0, str(OWN_SEARCH))
+import compare as own_search  # noqa: E402  (examples/own_search, found through the path above)
+import photoref  # noqa: E402
 
 # what a reference() gives: ({unit: count} of its work, its seconds, what it did and checked)
 Measured = tuple[dict[str, int], float, str]
@@ -500,6 +504,45 @@ class Mcts(speed.Mcts):
                 "without the tree)")
 
 
+class OwnSearch(speed.Workload):
+    """examples/own_search's plain-Python UCT with Game.playout. Its reference is not
+    photoref: it is the same search with its playouts in Python (random.choice and
+    Game.play to the end), as a search had to play them without Game.playout, so the
+    speed-up is what Game.playout gives a search written in Python."""
+
+    name = "own_uct"
+
+    def __init__(self, positions, simulations, seed=39):
+        self.count, self.simulations, self.seed = positions, simulations, seed
+        self.describe = (f"examples/own_search: UCT in plain Python, {simulations} "
+                         f"simulations a move with Game.playout, at {positions} mid-game "
+                         "2-player positions")
+
+    def prepare(self):
+        self.games = own_search.positions(self.count, self.seed)
+
+    def search(self, playout):
+        agent = own_search.UCT(self.simulations, playout=playout)
+        agent.reset(self.seed)
+        return [agent.select(game).id for game in self.games]
+
+    def run(self):
+        return self.search("engine")
+
+    def check(self, value):
+        expect(all(map(photocore.Game.is_legal, self.games, value)), "an illegal move chosen")
+        return ({"simulations": len(value) * self.simulations, "moves": len(value)},
+                "every move chosen is legal; the same seed chooses the same moves every run")
+
+    def reference(self):
+        seconds, moves = once(lambda: self.search("python"))
+        expect(all(map(photocore.Game.is_legal, self.games, moves)),
+               "the Python playouts' search chose an illegal move")
+        return ({"simulations": len(moves) * self.simulations}, seconds,
+                "not photoref: the same UCT with its playouts in Python (random.choice and "
+                "Game.play to the end) at the same positions")
+
+
 # ---- what runs ------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
@@ -512,6 +555,8 @@ class Sizes:
     vec_steps: int
     mcts_positions: int
     mcts_simulations: int
+    uct_positions: int          # examples/own_search's UCT
+    uct_simulations: int
     selfplay_games: int
     playout_reference_games: int
     loop_reference_moves: int
@@ -522,10 +567,12 @@ class Sizes:
 
 FULL = Sizes(playout_games=20_000, loop_moves=200_000, positions=200, perft_depth=6,
              verify_games=2_000, vec_steps=500, mcts_positions=50, mcts_simulations=1_000,
+             uct_positions=20, uct_simulations=300,
              selfplay_games=100_000, playout_reference_games=10, loop_reference_moves=5_000,
              verify_reference_games=10)
 QUICK = Sizes(playout_games=1_000, loop_moves=20_000, positions=50, perft_depth=5,
               verify_games=100, vec_steps=50, mcts_positions=10, mcts_simulations=200,
+              uct_positions=5, uct_simulations=300,
               selfplay_games=2_000, playout_reference_games=2, loop_reference_moves=500,
               verify_reference_games=2, min_time=0.02)
 
@@ -550,6 +597,7 @@ def workloads(sizes):
         Verify(sizes.verify_games, sizes.verify_reference_games),
         VecStep(sizes.vec_steps),
         Mcts(sizes.mcts_positions, sizes.mcts_simulations),
+        OwnSearch(sizes.uct_positions, sizes.uct_simulations),
         speed.SelfPlay(sizes.selfplay_games, workers=1),
         speed.SelfPlay(sizes.selfplay_games, workers=2),
     ]

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 import photocore
+import photocore.play
 from photocore import Game, IllegalMoveError, LegalMoves, Move, Options
 from photocore.play import Player, harness, specs
 from photocore.play.search import SearchAgent
@@ -129,6 +130,17 @@ def main() -> None:
           tournament(players[:2], options, seed=1), tournament(players[1:], Options(), seed=2))
     for player in players:
         player.close()
+
+    returns: tuple[float, ...] = game.playout(seed=3)     # from this position, game unchanged
+    many: npt.NDArray[np.float32] = game.playouts(50, seed=3)
+    batch = photocore.playouts([game, again], n=8, seed=3, threads=2)
+    assert many.shape == (50, 3) and batch.shape == (2, 8, 3) and len(returns) == 3
+    leaves = photocore.VecGame.from_games([game, again])
+    leaf_obs, leaf_mask = leaves.observe()
+    assert np.array_equal(leaf_obs[0], game.observation()) and leaf_mask.shape == (2, 890)
+    solution: photocore.play.Solution = photocore.solve(game, seconds=0.01)
+    stats: photocore.play.RootStats = photocore.play.search_root(game, simulations=20)
+    print("solved" if solution.solved else "unsolved", "root visits", stats.root_visits)
 
     totals = photocore.random_playouts(100, players=2, seed=7)
     games: int = totals["games"]

@@ -20,13 +20,14 @@ SHIPPED = ["playouts/2p", "playouts/3p", "playouts/4p", "playouts/2p-fs", "perft
            "verify", "vec_step", "mcts", "selfplay/1_worker", "selfplay/2_workers"]
 TINY_WITH_REFERENCE = bench.Sizes(
     playout_games=50, loop_moves=500, positions=8, perft_depth=4, verify_games=5,
-    vec_steps=5, mcts_positions=2, mcts_simulations=20, selfplay_games=20,
+    vec_steps=5, mcts_positions=2, mcts_simulations=20, uct_positions=2,
+    uct_simulations=20, selfplay_games=20,
     playout_reference_games=1, loop_reference_moves=100, verify_reference_games=1,
     values=1, min_time=0.001)
 WITH_REFERENCE = {"playouts/2p", "playouts/2p-f", "playouts/2p-s", "playouts/2p-fs",
                   "playouts/3p", "playouts/4p", "python_loop/2p", "legal_moves", "copy",
                   "play_undo", "light", "perft_bulk", "perft_full_python", "verify",
-                  "vec_step", "mcts"}
+                  "vec_step", "mcts", "own_uct"}
 
 
 def tiny_workloads(quick):

@@ -118,3 +118,61 @@ def test_stubs_match_the_compiled_modules():
          "photocore.env._vec"],
         capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ---- examples/own_search: UCT in plain Python over Game.playout ---------------------------
+
+@pytest.fixture(scope="module")
+def own_search():
+    """examples/own_search/compare.py as a module (it imports uct.py beside it)."""
+    spec = importlib.util.spec_from_file_location("compare", EXAMPLES / "own_search"
+                                                  / "compare.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_own_uct_chooses_legal_moves_and_repeats_for_a_seed(own_search):
+    from photocore.play import specs
+    player = specs.load(f"py:{EXAMPLES / 'own_search' / 'uct.py'}:UCT?simulations=12")
+    python = own_search.UCT(12, playout="python")
+    rng = random.Random(2)
+    game = photocore.Game(players=3, options="s")
+    while not game.is_over:
+        before = game.position()
+        for agent in (player, python):
+            agent.reset(seed=len(game.history))
+            move = agent.select(game)
+            assert move in game.legal_moves() and game.position() == before
+            agent.reset(seed=len(game.history))
+            assert agent.select(game) == move
+        game.play(rng.choice(game.legal_moves()))
+    assert player.name == "uct:12" and python.name == "uct:12?playout=python"
+    with pytest.raises(ValueError, match="simulations"):
+        own_search.UCT(0)
+
+
+def test_own_uct_finds_the_win_and_beats_random(own_search):
+    # the solver's one winning move (photocore.solve's docstring), with either playout
+    win = photocore.Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
+                                       "0/2200/4432/- 0579")
+    for playout in ("engine", "python"):
+        assert str(own_search.UCT(200, playout=playout).select(win)) == "end"
+    rng, share = random.Random(0), 0.0
+    for g in range(10):
+        searcher, agent = g % 2, own_search.UCT(100)
+        agent.reset(seed=g)
+        game = photocore.Game(players=2)
+        while not game.is_over:
+            game.play(agent.select(game) if game.current_player == searcher
+                      else rng.choice(game.legal_moves()))
+        share += 1 / len(game.winners()) if searcher in game.winners() else 0.0
+    assert share / 10 >= 0.8
+
+
+def test_own_search_compare_runs():
+    result = subprocess.run([sys.executable, str(EXAMPLES / "own_search" / "compare.py"),
+                             "--positions", "2", "--simulations", "10", "--rounds", "1"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "x the Python playouts (2 positions, 10 simulations" in result.stdout

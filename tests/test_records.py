@@ -149,6 +149,16 @@ def test_positions_includes_the_start_and_every_ply():
     assert games[2] == records.from_record(rec, ply=2)
 
 
+def test_positions_without_history_are_the_same_positions():
+    rec = rec_of(GAMES[2])
+    bare = list(records.positions(rec, history=False))
+    assert bare == list(records.positions(rec))
+    assert all(game.history == [] and game.root() == game for game in bare)
+    assert bare[3].key == records.from_record(rec, ply=3).key
+    with pytest.raises(TypeError, match="history must be True or False"):
+        next(records.positions(rec, history="no"))
+
+
 def test_positions_checks_the_result_at_the_end():
     rec = rec_of(GAMES[2])
     rec["result"]["winners"] = [1] if rec["result"]["winners"] != [1] else [0]

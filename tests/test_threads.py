@@ -1,8 +1,9 @@
 """Several Python threads, sharing nothing, give what one thread gives (docs/hardening.md).
 
-The kernels release the GIL (random_playouts, Agent.select, perft, VecGame.step), so these
-threads really run photocore side by side; each owns its Games, its Agents (an Agent holds
-its random state), its VecGame and its random.Random.
+The kernels release the GIL (random_playouts, Game.playouts, photocore.playouts,
+Agent.select, perft, VecGame.step), so these threads really run photocore side by side;
+each owns its Games, its Agents (an Agent holds its random state), its VecGame and its
+random.Random.
 """
 
 import random
@@ -55,7 +56,18 @@ def perfts(k):
     return ("perft", game.perft(3))
 
 
-WORK = [game_of_random_moves, playouts, agents_match, vector_steps, perfts]
+def position_playouts(k):
+    """Playouts from a position of this thread's own game, and from it and a copy on
+    threads of their own."""
+    game = photocore.Game(2 + k % 3)
+    for ply in range(30):
+        moves = game.legal_moves()
+        game.play(moves[(k + ply) % len(moves)])
+    return ("position playouts", game.playouts(300, seed=k).tolist(),
+            photocore.playouts([game, game.copy()], 20, seed=k, threads=2).tolist())
+
+
+WORK = [game_of_random_moves, playouts, agents_match, vector_steps, perfts, position_playouts]
 
 
 def jobs():

@@ -383,3 +383,100 @@ def test_options_are_one_value_and_the_old_flags_warn():
     assert old.game(0).options == photocore.Options.parse("s")
     with pytest.raises(ValueError, match="options"):
         VecGame(2, options="x")
+
+
+# ---- given positions: from_games, set_game, observe ------------------------------------
+
+def positions(count, players, options, seed):
+    """Games 5 to 150 random moves in (setup, mid-turn, late), none over."""
+    rng = np.random.default_rng(seed)
+    games = []
+    while len(games) < count:
+        game = photocore.Game(players, options=options)
+        for _ in range(int(rng.integers(0, 150))):
+            if not game.is_over:
+                moves = game.legal_moves()
+                game.play(moves[int(rng.integers(len(moves)))])
+        if not game.is_over:
+            games.append(game)
+    return games
+
+
+@pytest.mark.parametrize("players,options", [(2, "-"), (3, "fs"), (4, "s")])
+def test_from_games_holds_each_games_position(players, options):
+    games = positions(9, players, options, seed=players)
+    env = VecGame.from_games(games, threads=2)
+    player = np.empty(9, np.int64)
+    obs, mask = env.observe(player=player)
+    assert (env.num_games, env.players, env.episodes) == (9, players, 0)
+    for i, game in enumerate(games):
+        assert np.array_equal(obs[i], game.observation())
+        assert np.array_equal(mask[i], game.legal_moves().mask())
+        assert env.key[i] == game.key and player[i] == game.current_player
+        assert env.game(i) == game
+    # observing again changes nothing; stepping plays on from the positions given
+    again = env.observe()
+    assert np.array_equal(again[0], obs) and np.array_equal(again[1], mask)
+    actions = env.random_actions()
+    obs, mask, rewards, done = env.step(actions)
+    for i, game in enumerate(games):
+        game.play(int(actions[i]))
+        if not done[i]:
+            assert np.array_equal(obs[i], game.observation())
+            assert env.key[i] == game.key
+
+
+def test_set_game_replaces_one_game_and_it_starts_afresh_once_over():
+    env = VecGame(3, players=2)
+    env.reset(seed=0)
+    keys = env.key
+    game = positions(1, 2, "-", seed=5)[0]
+    while not game.is_over:                 # one move from its end
+        last = game.copy()
+        game.play(game.legal_moves()[-1])
+    env.set_game(1, last)
+    assert env.key[1] == last.key and env.key[0] == keys[0] and env.key[2] == keys[2]
+    actions = env.random_actions()
+    actions[1] = last.legal_moves()[-1].id
+    obs, mask, rewards, done = env.step(actions)
+    assert done[1] and tuple(rewards[1]) == pytest.approx(game.returns())
+    assert env.game(1) == photocore.Game(2) and env.key[1] == photocore.Game(2).key
+
+
+def test_set_game_with_opponents_gives_the_learner_the_seat_to_move():
+    env = VecGame(2, players=3, opponents="random", seat=0)
+    env.reset(seed=1)
+    game = photocore.Game(3)
+    while game.current_player != 2 or game.round < 3:
+        game.play(game.legal_moves()[0])
+    env.set_game(0, game)
+    player = np.empty(2, np.int64)
+    for _ in range(5):     # the opponents (seats 0 and 1) play until seat 2 is to move
+        env.step(env.random_actions(), player=player)
+        assert env.game(0).round < game.last_round and player[0] == 2
+
+
+def test_given_positions_are_checked():
+    env = VecGame(2, players=2)
+    keys = env.key
+    over = photocore.Game(2)
+    while not over.is_over:
+        over.play(over.legal_moves()[-1])
+    for call, kind, words in [
+        (lambda: env.set_game(2, photocore.Game()), IndexError, "out of range"),
+        (lambda: env.set_game(0, photocore.Game(3)), ValueError, "3 players"),
+        (lambda: env.set_game(0, photocore.Game(2, options="s")), ValueError, "shade blocks"),
+        (lambda: env.set_game(0, over), ValueError, "the game is over"),
+        (lambda: env.set_game(0, "place a4"), TypeError, "Game"),
+        (lambda: VecGame.from_games([]), ValueError, "games is empty"),
+        (lambda: VecGame.from_games(photocore.Game()), TypeError, "one Game"),
+        (lambda: VecGame.from_games([photocore.Game(), 3]), TypeError, r"games\[1\]"),
+        (lambda: VecGame.from_games([photocore.Game(), photocore.Game(4)]), ValueError,
+         r"games\[1\]: the game has 4 players"),
+        (lambda: VecGame.from_games([photocore.Game(), over]), ValueError,
+         r"games\[1\]: the game is over"),
+    ]:
+        with pytest.raises(kind, match=words) as error:
+            call()
+        assert "\n" not in str(error.value)
+    assert np.array_equal(env.key, keys)

@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from photocore import compat
-from photocore._game import Game, LegalMoves, Move, check_invariants, random_playouts
+from photocore._game import Game, LegalMoves, Move, check_invariants, playouts, random_playouts
 from photocore.errors import (
     IllegalMoveError,
     InvalidMoveError,
@@ -61,7 +61,8 @@ __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
     "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
     "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "__version__",
-    "analyze", "check_invariants", "random_playouts", "read_games", "solve", "write_games",
+    "analyze", "check_invariants", "playouts", "random_playouts", "read_games", "solve",
+    "write_games",
 ]
 
 

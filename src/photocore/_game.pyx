@@ -2,7 +2,7 @@
 """Game, Move and LegalMoves: the Python face of the kernels."""
 
 cimport cython
-from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcmp, memcpy, memset
 
@@ -15,7 +15,7 @@ import numpy as np
 from photocore._kernel cimport *
 
 from photocore import notation
-from photocore._kernel import check_count, check_players
+from photocore._kernel import check_count, check_players, check_threads
 from photocore.compat import game_options, option_attribute, warn
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError)
@@ -87,6 +87,139 @@ def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
         "score_sums": tuple(score_sums[p] for p in range(players)),
         "wins": tuple(wins[p] for p in range(players)),
     }
+
+
+cdef uint64_t _seed(seed) except? 0:
+    """A seed as random_playouts reads one: an int, taken modulo 2**64."""
+    try:
+        return index(seed) & 0xFFFFFFFFFFFFFFFF
+    except TypeError:
+        raise TypeError(f"seed must be an int, got {seed!r}") from None
+
+
+# The seeds of seed=None (Game.playout, Game.playouts): one stream for the process, as
+# Python's random module keeps one, seeded from the OS at import and again in a forked
+# child (else every worker a process forks would play the same games).
+cdef uint64_t _stream = 0
+
+
+def _seed_stream():
+    global _stream
+    _stream = int.from_bytes(os.urandom(8), "little")
+
+
+_seed_stream()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_seed_stream)
+
+
+cdef uint64_t _playouts_seed(Game game, seed) except? 0:
+    """The seed of playouts from `game`: `seed`'s, or the process stream's next for None;
+    ValueError once the game is over (checked first: an error draws nothing)."""
+    global _stream
+    cdef uint64_t base = 0 if seed is None else _seed(seed)
+    if game.st.phase == PHASE_OVER:
+        raise ValueError("the game is over: there is nothing to play out")
+    return rng_next(&_stream) if seed is None else base
+
+
+def playouts(games, n=1, seed=0, threads=None):
+    """`n` games of uniformly random legal moves played to the end from each of `games`
+    (Game.playouts's, on several threads without the GIL): their returns by seat, a float32
+    array of shape (len(games), n, players). The games are left as they are.
+
+    Playout j of games[i] is seeded from (seed, i, j) alone, so the array is the same
+    whatever `threads`, which defaults to the cores this process may use (never more than
+    there are playouts). The games must have one player count.
+
+    >>> games = [Game(players=3), Game(players=3)]
+    >>> returns = playouts(games, n=4, seed=1)
+    >>> returns.shape, bool((playouts(games, n=4, seed=1, threads=1) == returns).all())
+    ((2, 4, 3), True)
+    """
+    cdef long long count = check_count(n, "n")
+    cdef uint64_t base = _seed(seed)
+    if threads is not None:
+        threads = check_threads(threads)
+    if isinstance(games, Game):
+        raise TypeError("games must be a sequence of Game, got one Game (its playouts() "
+                        "plays out one position)")
+    try:
+        listed = list(games)
+    except TypeError:
+        raise TypeError(f"games must be a sequence of Game, got "
+                        f"{type(games).__name__}") from None
+    if not listed:
+        raise ValueError("games is empty: there is no position to play out")
+    cdef int players = 0, i
+    for i, game in enumerate(listed):
+        if not isinstance(game, Game):
+            raise TypeError(f"games[{i}] must be a Game, got {type(game).__name__}")
+        if (<Game>game).st.phase == PHASE_OVER:
+            raise ValueError(f"games[{i}]: the game is over: there is nothing to play out")
+        if i and (<Game>game).st.players != players:
+            raise ValueError(f"games[{i}] has {(<Game>game).st.players} players, games[0] "
+                             f"{players}: one array holds the returns of one player count")
+        players = (<Game>game).st.players
+    out = np.empty((len(listed), count, players), np.float32)
+    cdef _Playouts work = _Playouts(listed, count, base, out)
+    total = len(listed) * count
+    if threads is None:
+        threads = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
+    work.parts = max(1, min(threads, total))
+    if work.parts == 1:
+        work.run_part(0)
+        return out
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(work.parts - 1, "photocore-playouts") as pool:
+        parts = [pool.submit(work.run_part, k) for k in range(1, work.parts)]
+        work.run_part(0)
+        for part in parts:
+            part.result()
+    return out
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class _Playouts:
+    """The playouts of photocore.playouts: (game, playout) pairs in row order, cut into
+    `parts` runs of about one length, one a thread."""
+    cdef State* states
+    cdef long long games, n
+    cdef uint64_t base
+    cdef float* out
+    cdef int players, parts
+    cdef object array              # holds `out`
+
+    def __cinit__(self, list games, long long n, uint64_t base, array):
+        cdef float[:, :, ::1] view = array
+        cdef Py_ssize_t i
+        self.states = <State*>PyMem_Malloc(len(games) * sizeof(State))
+        if self.states == NULL:
+            raise MemoryError()
+        for i in range(len(games)):
+            self.states[i] = (<Game>games[i]).st       # copies: no thread reads a Game
+        self.games, self.n, self.base = len(games), n, base
+        self.players = array.shape[2]
+        self.array = array
+        self.out = &view[0, 0, 0] if array.size else NULL
+        self.parts = 1
+
+    def __dealloc__(self):
+        PyMem_Free(self.states)
+
+    def run_part(self, int part):
+        cdef long long total = self.games * self.n
+        cdef long long lo = total * part // self.parts, hi = total * (part + 1) // self.parts
+        cdef long long i, j, run
+        with nogil:
+            while lo < hi:
+                i, j = lo // self.n, lo % self.n
+                run = min(self.n - j, hi - lo)
+                playout_returns(&self.states[i], game_seed(self.base, <uint64_t>i), j, run,
+                                &self.out[lo * self.players])
+                lo += run
 
 
 cdef class Move:
@@ -465,6 +598,50 @@ cdef class Game:
             self._push(move.id)
             out[str(move)] = self.perft(depth - 1)
             self.undo()
+        return out
+
+    def playout(self, seed=None):
+        """The returns by seat (returns()'s scale) of one game played from this position to
+        the end with uniformly random legal moves (`end` included: random_playouts' policy),
+        in C without the GIL; the game is left as it is.
+
+        `seed` (an int) repeats the game: playout(seed=s) is playouts(1, seed=s)[0], not
+        rounded to float32. None draws the seed from photocore's own random stream (one
+        for the process, seeded from the OS). ValueError once the game is over.
+
+        >>> g = Game(players=3)
+        >>> returns = g.playout(seed=1)
+        >>> len(returns), g.playout(seed=1) == returns, g.history
+        (3, True, [])
+        """
+        cdef uint64_t rng = game_seed(_playouts_seed(self, seed), 0)
+        cdef State s = self.st
+        cdef double out[MAX_PLAYERS]
+        with nogil:
+            playout(&s, &rng, out)
+        return tuple(out[p] for p in range(s.players))
+
+    def playouts(self, n, seed=None):
+        """The returns by seat of `n` games played out from this position as playout()
+        plays one: a float32 array of shape (n, players), in C without the GIL; the game is
+        left as it is.
+
+        Game j is seeded from (`seed`, j) alone, as random_playouts seeds its games; None
+        draws `seed` from photocore's own stream. photocore.playouts plays out many
+        positions at once, on several threads.
+
+        >>> returns = Game(players=2).playouts(1000, seed=7)
+        >>> returns.shape, returns.dtype.name, sorted(set(returns.sum(axis=1).tolist()))
+        ((1000, 2), 'float32', [0.0])
+        """
+        cdef long long count = check_count(n, "n")
+        cdef uint64_t base = _playouts_seed(self, seed)
+        out = np.empty((count, self.st.players), np.float32)
+        cdef float[:, ::1] view = out
+        cdef State s = self.st
+        if count:
+            with nogil:
+                playout_returns(&s, base, 0, count, &view[0, 0])
         return out
 
     def observation(self, player=None, out=None):

@@ -1247,9 +1247,26 @@ def check_players(players):
 def check_count(count, name):
     """`count` as an int, or ValueError/TypeError unless it is a whole number from 0 to
     2**63 - 1 (what a C long long holds)."""
-    if not 0 <= index(count) < 1 << 63:
+    try:
+        number = index(count)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {count!r}") from None
+    if not 0 <= number < 1 << 63:
         raise ValueError(f"{name} must be from 0 to 2**63 - 1, got {count!r}")
-    return index(count)
+    return number
+
+MAX_THREADS = 256       # the most threads a call that takes `threads` runs
+
+def check_threads(threads):
+    """`threads` as an int, or ValueError/TypeError unless it is a whole number from 1 to
+    MAX_THREADS (a bool is not a number of threads)."""
+    try:
+        number = None if isinstance(threads, bool) else index(threads)
+    except TypeError:
+        raise TypeError(f"threads must be an int, got {threads!r}") from None
+    if number is None or not 1 <= number <= MAX_THREADS:
+        raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {threads!r}")
+    return number
 
 def check_bool(value, name):
     """`value` as a bool: True or False (numpy's too) or the ints 0 and 1.
@@ -1268,6 +1285,28 @@ def check_bool(value, name):
     if number not in (0, 1):
         raise ValueError(f"{name} must be True or False (or 0 or 1), got {value!r}")
     return number == 1
+
+cdef int playout(const State* s, uint64_t* rng, double* out) noexcept nogil:
+    """One game of uniformly random legal moves from s (left as it is) to the end, the moves
+    play_random_game draws: its returns() by seat into out. Returns the moves played."""
+    cdef State g = s[0]
+    cdef int moves = play_random_game(&g, rng)
+    returns(&g, out)
+    return moves
+
+cdef void playout_returns(const State* s, uint64_t seed, long long first, long long count,
+                          float* out) noexcept nogil:
+    """Games first .. first + count - 1 of playout() from s, game k from game_seed(seed, k)
+    (as random_playouts seeds its games): their returns, s.players floats a game, into out."""
+    cdef double result[MAX_PLAYERS]
+    cdef uint64_t rng
+    cdef long long k
+    cdef int p, players = s.players
+    for k in range(count):
+        rng = game_seed(seed, <uint64_t>(first + k))
+        playout(s, &rng, result)
+        for p in range(players):
+            out[k * players + p] = <float>result[p]
 
 cdef void playout_totals(long long count, int players, uint64_t seed, int flags,
                          long long* moves, long long* score_sums, long long* wins) noexcept nogil:

@@ -6,7 +6,8 @@ a loss -1 with two players), and each legal move it looks at for the player to m
 
 - `mcts` / `mcts:N`: the built-in UCT search (N playouts; the analysis's default engine,
   DEFAULT_ENGINE, looks deeper than an agent plays), its root statistics
-  (`photocore.play._agents.search_root`): a move's value is its mean return.
+  (`photocore.play.search_root`, a `photocore.play.RootStats`): a move's value is its mean
+  return.
 - `py:...` naming a `photocore.play.search.SearchAgent` (the AlphaZero checkpoint of
   examples/alphazero): `photocore.Search` at the root for the visits and the position's
   value, and over the positions after each legal move for the moves' values.

@@ -27,6 +27,7 @@ import fastjsonschema
 
 from photocore import compat
 from photocore._game import Game
+from photocore._kernel import check_bool
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
 from photocore.facts import RULES_VERSION, Options
 from photocore.files import FilePath, atomic
@@ -390,7 +391,8 @@ def from_record(rec: Record, ply: int | None = None) -> Game:
 
     Replaying the whole record also checks its stored result and that no move follows a
     forfeit. Raises RecordError naming the ply of an illegal or malformed move, of a move
-    after a forfeit, or what in the result disagrees.
+    after a forfeit, or what in the result disagrees. Each call replays from the start: to
+    visit every position of a record, positions(rec) replays it once.
     """
     ids = check_record(rec)
     if ply is None:
@@ -415,19 +417,34 @@ def from_record(rec: Record, ply: int | None = None) -> Game:
     return game
 
 
-def positions(rec: Record) -> Iterator[Game]:
-    """Iterates independent Games: the start position, then the position after each move.
+def positions(rec: Record, history: bool = True) -> Iterator[Game]:
+    """Iterates independent Games: the start position, then the position after each move,
+    in one replay of the record.
 
     A record of n moves gives n + 1 games; the k-th (from 0) is from_record(rec, ply=k).
     Reaching the end also checks the stored result, as from_record does; a record whose
-    moves go on after a forfeit yields nothing.
+    moves go on after a forfeit yields nothing. With `history=False` each game comes
+    without its history (its root() is itself): a copy of the state alone, where a copy
+    with history copies the moves so far, so walking a long record takes time in
+    proportion to its length, not to its square.
+
+    >>> game = Game(players=2)
+    >>> for text in ["place a4", "place g1", "place d1"]:
+    ...     game.play(text)
+    >>> rec = to_record(game)
+    >>> for position, move in zip(positions(rec, history=False), rec["moves"]):
+    ...     print(position.current_player, move, len(position.legal_moves()))
+    0 place a4 18
+    1 place g1 17
+    0 place d1 16
     """
+    keep = check_bool(history, "history")
     ids = check_record(rec)
     _check_forfeit(rec)
     game = _start(rec)
-    yield game.copy()
+    yield game.copy(keep)
     for played in _replayed(rec, game, ids):
-        yield played.copy()
+        yield played.copy(keep)
     _check_replayed_result(rec, game)
 
 

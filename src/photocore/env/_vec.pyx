@@ -13,8 +13,9 @@ from photocore._kernel cimport *
 from photocore._game cimport Game
 from photocore.play._agents cimport AgentSpec, agent_action
 
-from photocore._kernel import check_bool, check_count, check_players
+from photocore._kernel import check_bool, check_count, check_players, check_threads
 from photocore.compat import game_options
+from photocore.facts import Options
 from photocore.notation import MOVE_TEXTS
 from photocore.play._agents import BUILTIN_AGENTS
 from photocore.play.specs import BUILTIN_FORMS
@@ -32,6 +33,7 @@ ctypedef struct Batch:
     uint8_t* forfeited
     bint relative
     bint forfeit
+    bint keep                 # with actions NULL: observe the games as they are, not afresh
 
 cdef enum:
     # random streams of a game with opponents: stream 0 draws the learner's seat, stream
@@ -95,9 +97,7 @@ cdef class VecGame:
         n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
         if not 1 <= n <= 1 << 24:
             raise ValueError(f"n must be from 1 to {1 << 24}, got {n}")
-        if isinstance(threads, (bool, np.bool_)) or not 1 <= index(threads) <= 256:
-            raise ValueError(f"threads must be from 1 to 256, got {threads!r}")
-        self.threads = index(threads)
+        self.threads = check_threads(threads)
         self.players = players
         self.opponents = self._set_opponents(opponents)
         self.learning = opponents is not None
@@ -120,6 +120,7 @@ cdef class VecGame:
         state_init(&self.start, players, options.flags)
         self._seed_games(np.arange(n, dtype=np.uint64))
         self.batch.actions = NULL       # start every game, observing none
+        self.batch.keep = False
         self.batch.obs = NULL
         self.batch.player = NULL
         self._run_all()
@@ -192,7 +193,8 @@ cdef class VecGame:
         for i in range(lo, hi):
             s = &self.states[i]
             if b.actions == NULL:
-                self._start(i)
+                if not b.keep:
+                    self._start(i)
             else:
                 mover = s.current
                 lost = b.forfeit and check_action(s, <int>b.actions[i]) != LEGAL
@@ -292,9 +294,79 @@ cdef class VecGame:
             self._seed_games(per_game, which)
         self._point(obs_v, mask_v, player_v)
         self.batch.actions = NULL
+        self.batch.keep = False
         self._run_all()
         self.episodes = 0
         return obs, mask
+
+    def observe(self, obs=None, mask=None, *, player=None):
+        """The observations and masks of the games as they stand, as reset and step return
+        them, without playing a move or starting a game: (obs, mask), in one call (after
+        set_game or from_games, say). The outputs may be given as for step.
+
+        >>> from photocore import Game
+        >>> game = Game(players=2); game.play("place a4")
+        >>> obs, mask = VecGame.from_games([Game(players=2), game]).observe()
+        >>> bool((obs[1] == game.observation()).all()), int(mask[1].sum())
+        (True, 17)
+        """
+        obs_v, obs, mask_v, mask = self._outputs(obs, mask)
+        player_v, player = _output(player, (self.num_games,), np.int64, "player", True)
+        self._point(obs_v, mask_v, player_v)
+        self.batch.actions = NULL
+        self.batch.keep = True
+        self._run_all()
+        return obs, mask
+
+    @classmethod
+    def from_games(cls, games, *, threads=1):
+        """A VecGame of copies of the positions of `games` (Games of one player count and
+        options, none of them over; their histories are not kept), to observe them and
+        step them together: the leaves a search reached, say. Game i is set as
+        set_game(i, games[i]) sets it; `threads` as for VecGame.
+
+        >>> from photocore import Game
+        >>> env = VecGame.from_games([Game(players=3), Game(players=3)])
+        >>> env.num_games, env.players
+        (2, 3)
+        """
+        if isinstance(games, Game):
+            raise TypeError("games must be a sequence of Game, got one Game")
+        try:
+            listed = list(games)
+        except TypeError:
+            raise TypeError(f"games must be a sequence of Game, got "
+                            f"{type(games).__name__}") from None
+        if not listed:
+            raise ValueError("games is empty: a VecGame holds at least one game")
+        for i, game in enumerate(listed):
+            if not isinstance(game, Game):
+                raise TypeError(f"games[{i}] must be a Game, got {type(game).__name__}")
+        cdef Game first = listed[0]
+        env = cls(len(listed), first.st.players, options=first.options, threads=threads)
+        for i, game in enumerate(listed):
+            try:
+                env.set_game(i, game)
+            except ValueError as e:
+                raise ValueError(f"games[{i}]: {e}") from None
+        return env
+
+    def set_game(self, i, Game game not None):
+        """Replaces game i with a copy of `game`'s position (its history is not kept), as
+        Search.set_game does: a game of this VecGame's players and options, not over. Its
+        random streams go on; with opponents, the learner takes the seat of the player to
+        move (the learner is always to move). Once it ends, step starts it afresh as it
+        starts every game."""
+        cdef int k = self._game_index(i)
+        if game.st.players != self.players or game.st.options != self.start.options:
+            raise ValueError(f"the game has {game.st.players} players and options "
+                             f"{game.options.name!r}, this VecGame's games {self.players} "
+                             f"and {Options.from_flags(self.start.options).name!r}")
+        if game.st.phase == PHASE_OVER:
+            raise ValueError("the game is over: a VecGame holds games in play")
+        self.states[k] = game.st
+        if self.learning:
+            self.seats[k] = game.st.current
 
     def step(self, actions, obs=None, mask=None, rewards=None, done=None, *, final_obs=None,
              player=None, relative=False, forfeit=False, forfeited=None):
@@ -344,6 +416,7 @@ cdef class VecGame:
         self.batch.done = &fin[0]
         self.batch.relative = relative
         self.batch.forfeit = forfeit
+        self.batch.keep = False
         self.batch.actions = &acts[0]
         self.episodes += self._run_all()
         return obs, mask, rewards, done
@@ -431,13 +504,16 @@ cdef class VecGame:
 
     def game(self, i):
         """A Game holding a copy of game i's current state (no history)."""
+        cdef Game g = Game.__new__(Game)
+        g.st = self.states[self._game_index(i)]
+        g.origin = g.st
+        return g
+
+    cdef int _game_index(self, i) except -1:
         i = index(i)
         if not 0 <= i < self.num_games:
             raise IndexError(f"game index {i} out of range for {self.num_games} games")
-        cdef Game g = Game.__new__(Game)
-        g.st = self.states[<int>i]
-        g.origin = g.st
-        return g
+        return i
 
     @property
     def current_player(self):

@@ -3,12 +3,20 @@ the built-in agents in C and their registry (_agents: BUILTIN_AGENTS), agent spe
 players they load into (specs.py), engine programs (protocol.py), searched networks
 (search.py), and the harness that plays a game between players (harness.py).
 
-The C agents' own functions are public here: `search_root` (the root statistics of the
-search `Agent("mcts")` makes, docs/analysis.md) and `play_games` (a seeded series of games
-between built-in agents, in C without the GIL).
+The C players' own functions and what they hand back are public here: `search_root` (the
+root statistics of the search `Agent("mcts")` makes, docs/analysis.md) and its
+`RootStats`; `Solution`, what `photocore.solve` finds, and `proven_move` (a move the solver
+proves keeps a win); `BUILTIN_AGENTS`, the built-in agents `photocore.Agent` plays, a
+`BuiltinAgent` each; `commutes` (whether two moves of a turn may be played in either order,
+docs/search.md); `play_games` (a seeded series of games between built-in agents, in C
+without the GIL).
 """
 
-from photocore.play._agents import play_games, search_root
+from photocore._kernel import commutes
+from photocore.play._agents import BUILTIN_AGENTS, play_games, search_root
+from photocore.play._solver import proven_move
 from photocore.play.player import Player
+from photocore.play.results import BuiltinAgent, RootStats, Solution
 
-__all__ = ["Player", "play_games", "search_root"]
+__all__ = ["BUILTIN_AGENTS", "BuiltinAgent", "Player", "RootStats", "Solution", "commutes",
+           "play_games", "proven_move", "search_root"]

@@ -1,19 +1,13 @@
 # Types of the compiled module _agents.pyx (the C API is _agents.pxd).
-from typing import NamedTuple, SupportsIndex
+from typing import SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game, Move
 from photocore.play.player import Player
-
-class BuiltinAgent(NamedTuple):
-    name: str
-    kind: int
-    budget: bool
-    searches: bool
-    help: str
-    options: tuple[tuple[str, object], ...] = ()
+from photocore.play.results import BuiltinAgent as BuiltinAgent
+from photocore.play.results import RootStats as RootStats
 
 BUILTIN_AGENTS: dict[str, BuiltinAgent]
 DEFAULT_SIMULATIONS: int
@@ -37,16 +31,6 @@ class Agent(Player):
     def select(self, game: Game) -> Move: ...
     def reset(self, seed: SupportsIndex | None = None) -> None: ...
     def close(self) -> None: ...
-
-class RootStats(NamedTuple):
-    actions: list[int]
-    visits: list[int]
-    values: list[tuple[float, ...]]
-    root_visits: int
-    root_values: tuple[float, ...]
-    principal: list[int]
-    nodes: int
-    memory: int
 
 def search_root(game: Game, simulations: SupportsIndex = ..., seed: SupportsIndex = 0,
                 exploration: float = 1.0, graph: bool = ...) -> RootStats: ...

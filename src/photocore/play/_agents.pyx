@@ -467,18 +467,7 @@ from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
 
-from typing import NamedTuple as _NamedTuple
-
-
-class BuiltinAgent(_NamedTuple):
-    """A built-in agent: a row of BUILTIN_AGENTS."""
-
-    name: str           # as agent specs spell it
-    kind: int           # its C kind (AgentSpec.kind)
-    budget: bool        # takes a budget of simulations: name:N
-    searches: bool      # searches each move (milliseconds a move, not microseconds)
-    help: str           # for the command line
-    options: tuple = () # the ?key=value options it takes, as (key, default) pairs
+from photocore.play.results import BuiltinAgent, RootStats
 
 
 DEFAULT_SIMULATIONS = 200
@@ -514,8 +503,10 @@ cdef class Agent:
           graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE)
 --
 
-    A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move).
-    A photocore.play.Player: what agent specs load a built-in agent into.
+    A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move:
+    docs/search.md, "The C agent"), the rows of photocore.play.BUILTIN_AGENTS (a
+    photocore.play.BuiltinAgent each). A photocore.play.Player: what agent specs load a
+    built-in agent into.
 
     >>> from photocore import Game
     >>> agent = Agent("greedy", seed=1)
@@ -594,30 +585,14 @@ cdef class Agent:
         return f"Agent({self.name!r})"
 
 
-class RootStats(_NamedTuple):
-    """What one UCT search found at its root (search_root): per legal move, in ascending
-    id order, its visits and its mean return for every player (NaN before a visit); the
-    root's visits and mean returns by player; the principal line, the most visited move
-    from the root down while its node was visited; the nodes the search made (tree nodes,
-    or positions when it searches over positions) and the bytes they took."""
-
-    actions: list           # the legal action ids
-    visits: list            # visits of each
-    values: list            # tuple of mean returns by player, of each
-    root_visits: int
-    root_values: tuple      # mean return by player of the position
-    principal: list         # action ids
-    nodes: int
-    memory: int             # bytes
-
-
 def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
                 exploration=1.0, graph=DEFAULT_GRAPH):
     """The root statistics of the search `Agent("mcts", seed, simulations, exploration,
     graph)` makes in `game` (the same code; a position with one legal move is searched
-    too, where the agent plays it at once), as RootStats. The root's first visit expands
-    it, so its moves share one visit fewer than it has. Over positions (graph), a move's
-    visits are its edge's, its values those of the position it reaches (every path's).
+    too, where the agent plays it at once), as a photocore.play.RootStats. The root's
+    first visit expands it, so its moves share one visit fewer than it has. Over positions
+    (graph), a move's visits are its edge's, its values those of the position it reaches
+    (every path's).
 
     >>> from photocore import Game
     >>> stats = search_root(Game(), simulations=50, seed=1)

@@ -382,33 +382,11 @@ from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
 import threading as _threading
-from typing import NamedTuple as _NamedTuple
+from photocore.play.results import Solution
 
 DEFAULT_SECONDS = 10.0
 DEFAULT_NODES = 10 ** 12
 DEFAULT_MEMORY = 64 << 20          # bytes of the transposition table
-
-
-class Solution(_NamedTuple):
-    """What solve() found. `solved` False: the budget ran out first, and only `nodes` and
-    `seconds` say how far it got. Otherwise, for the player to move, `result` (their
-    return under best play, Game.returns()'s scale: +1 win, 0 shared win, -1 loss for
-    two players) and `margin` (their final score minus the best of the others') under
-    best play, `returns` by seat, `moves` the (result, margin) of every legal move,
-    `best` the moves that keep the best result (those with the best margin first), and
-    `principal` a line of best play to the end (as far as the table kept it)."""
-
-    solved: bool
-    player: int
-    result: float | None
-    margin: int | None
-    returns: tuple | None
-    moves: dict
-    best: list
-    principal: list
-    nodes: int
-    seconds: float
-    table_hit_rate: float
 
 
 def _budget(value, name, low, integer):
@@ -441,7 +419,7 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     `seconds` of wall-clock time, `nodes` searched and `memory` bytes of transposition
     table. Two players: alpha-beta, each playing to win and then for the margin; three
     and four: max^n, each maximising their own return, then margin (docs/search.md). A
-    Solution; `solved` False when a budget ran out first (never a guess).
+    photocore.play.Solution; `solved` False when a budget ran out first (never a guess).
 
     >>> from photocore import Game
     >>> game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "

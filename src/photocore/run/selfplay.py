@@ -2,7 +2,7 @@
 (play/specs.py), a Plan for photocore.run.driver, which plays its batches in worker
 processes or Ray tasks and writes them in game order.
 
-Game i of a run depends only on (seed, i) (see photocore.play._agents.play_games), so a run
+Game i of a run depends only on (seed, i) (see photocore.play.play_games), so a run
 gives the same games whatever the number of workers, the batch size or the backend.
 Workers return finished JSON lines: encoding records is Python work, and separate
 processes let it scale with the cores along with the (GIL-free) play.
