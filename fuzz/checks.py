@@ -146,16 +146,17 @@ def check_move_text(text, game):
 def check_action(value, game):
     """Move(value), play, is_legal, `in` and LegalMoves[value] on any value."""
     as_int = _as_index(value)
+    as_id = None if isinstance(value, bool) else as_int     # a bool is no action id
     ok, move = expect(BAD_INPUT, Move, value)
-    if ok != (as_int is not None and 0 <= as_int < NUM_ACTIONS):
-        raise FuzzFailure(f"Move({value!r}) {'accepted' if ok else 'refused'} {as_int!r}")
+    if ok != (as_id is not None and 0 <= as_id < NUM_ACTIONS):
+        raise FuzzFailure(f"Move({value!r}) {'accepted' if ok else 'refused'} {as_id!r}")
     if ok:
-        same(move.id, as_int, "Move(value).id")
+        same(move.id, as_id, "Move(value).id")
     before = game.position()
     legal = game.is_legal(value)
     if isinstance(value, str):
         return  # text: check_move_text's business
-    same(legal, as_int is not None and as_int in game.legal_moves().ids(),
+    same(legal, as_id is not None and as_id in game.legal_moves().ids(),
          f"is_legal({value!r})")
     same(value in game.legal_moves(), legal, f"{value!r} in legal_moves")
     played, _ = expect(BAD_INPUT, game.play, value)
@@ -173,7 +174,7 @@ def check_action(value, game):
 
 def _as_index(value):
     """operator.index(value), or None when it has none (a bool counts as an int, and a
-    Move as its id, as in Python)."""
+    Move as its id, as in Python: an index; a bool is no action id and no seed)."""
     try:
         return operator.index(value)
     except TypeError:

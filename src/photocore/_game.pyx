@@ -108,6 +108,8 @@ cdef class Move:
     cdef readonly int id
 
     def __init__(self, action):
+        if isinstance(action, bool):      # an int to Python, never an action id
+            raise TypeError(f"an action id is an integer, not a bool ({action!r})")
         a = index(action)
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action id {action!r} is outside range({NUM_ACTIONS})")
@@ -275,6 +277,8 @@ cdef int _action_of(move) except -1:
     if isinstance(move, str):
         return parse_move_text(move)
     try:
+        if isinstance(move, bool):    # an int to Python, never an action id
+            raise TypeError
         a = index(move)
     except TypeError:
         raise TypeError(f"a move is a Move, an action id or notation text, not {type(move).__name__}")

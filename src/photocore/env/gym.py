@@ -192,6 +192,8 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         again or the game is over; returns (obs, reward, terminated, truncated, info)."""
         if self._over or self.seat is None:
             raise ValueError("the episode is over: call reset() first")
+        if isinstance(action, (bool, np.bool_)):
+            raise TypeError(f"an action id is an integer, not a bool ({action!r})")
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action must be in range({NUM_ACTIONS}), got {action}")

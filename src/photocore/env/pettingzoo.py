@@ -104,6 +104,8 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if isinstance(action, (bool, np.bool_)):
+            raise TypeError(f"an action id is an integer, not a bool ({action!r})")
         self._cumulative_rewards[agent] = 0.0
         assert action is not None       # None is a finished agent's action only
         self.game.play(int(action))
