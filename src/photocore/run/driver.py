@@ -21,7 +21,7 @@ import signal
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from types import FrameType
-from typing import Generic, NamedTuple
+from typing import Generic, NamedTuple, overload
 
 from tqdm import tqdm
 
@@ -58,13 +58,31 @@ def default_batch(plan: Plan[Played], games: int, workers: int) -> int:
     return max(1, min(per_worker, 4 if plan.searches else 512))
 
 
-def schedule(games: int, size: int, skip: int = 0) -> list[tuple[int, int]]:
-    """The (start, count) batches covering games skip .. games - 1.
+class Schedule(Sequence[tuple[int, int]]):
+    """The (start, count) batches covering games skip .. games - 1, each made when asked
+    for: a run's memory does not grow with its games (10**12 of them hold no list).
 
-    >>> schedule(10, 4, skip=1)
-    [(1, 4), (5, 4), (9, 1)]
+    >>> list(Schedule(10, 4, skip=1)), len(Schedule(10**12, 512))
+    ([(1, 4), (5, 4), (9, 1)], 1953125000)
     """
-    return [(start, min(size, games - start)) for start in range(skip, games, size)]
+
+    def __init__(self, games: int, size: int, skip: int = 0) -> None:
+        self.starts = range(skip, games, size)
+        self.games, self.size = games, size
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, int]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[int, int]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, int] | Sequence[tuple[int, int]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        start = self.starts[i]
+        return start, min(self.size, self.games - start)
 
 
 def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
@@ -73,20 +91,21 @@ def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
     """Plays games skip .. plan.games - 1 and yields them batch by batch, in game order:
     in `workers` processes (default: this machine's cores; 0: in this process), or as Ray
     tasks on the cluster at `address` (backend="ray"). `batch` games a batch (default:
-    default_batch). Closing the generator early (or an exception, or Ctrl-C, while it
-    waits) stops every worker at once; a failure raises RunError after the batches before.
+    default_batch). Nothing grows with the plan's games: its batches are made as they are
+    played. Closing the generator early (or an exception, or Ctrl-C, while it waits) stops
+    every worker at once; a failure raises RunError after the batches before.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     left = plan.games - skip
     if backend == "ray":
         ray_backend.connect(address)
-        todo = schedule(plan.games, batch or default_batch(plan, left, ray_backend.cpus()),
+        todo = Schedule(plan.games, batch or default_batch(plan, left, ray_backend.cpus()),
                         skip)
         results = ray_backend.run_ray(plan, todo)
     else:
         workers = (os.cpu_count() or 1) if workers is None else workers
-        todo = schedule(plan.games, batch or default_batch(plan, left, workers), skip)
+        todo = Schedule(plan.games, batch or default_batch(plan, left, workers), skip)
         results = (run_local(plan, todo, workers) if workers
                    else (plan.batch(start, count) for start, count in todo))
     with contextlib.closing(results):

@@ -143,9 +143,8 @@ def run_ray(plan: Plan[P], todo: Sequence[tuple[int, int]],
     window = 4 * cpus()
     submitted = 0
     plan_ref = ray.put(plan)
-    sizes = dict(todo)
     try:
-        for start, _ in todo:
+        for start, count in todo:
             while submitted < len(todo) and len(pending) < window:
                 ref = task.remote(plan_ref, *todo[submitted])
                 pending[ref] = todo[submitted][0]
@@ -163,7 +162,7 @@ def run_ray(plan: Plan[P], todo: Sequence[tuple[int, int]],
             if isinstance(result, ray.exceptions.RayError):
                 cause = str(getattr(result, "cause", None) or result).strip().splitlines()
                 raise RunError(
-                    f"the Ray task playing games {start}..{start + sizes[start] - 1} failed "
+                    f"the Ray task playing games {start}..{start + count - 1} failed "
                     f"{max_retries + 1} times ({type(result).__name__}: "
                     f"{cause[-1] if cause else 'no message'}): the run stopped there")
             yield result
