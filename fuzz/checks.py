@@ -600,7 +600,7 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
         ok, totals = expect(BAD_INPUT, photocore.random_playouts, games, players, seed, fourth,
                             shade)
         same(ok, count is not None and 0 <= count < 1 << 63 and players_ok and options_ok
-             and _as_index(seed) is not None,
+             and _is_seed(seed),
              f"random_playouts({games!r}, {players!r}, {seed!r}, {fourth!r}, {shade!r})")
         if ok:
             same(totals["games"], count, "random_playouts games")
@@ -608,7 +608,7 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
 
     sims = _as_index(simulations)
     agent_ok = (isinstance(kind, str) and kind in ("random", "greedy", "mcts")
-                and sims is not None and 1 <= sims <= 10_000_000 and _as_index(seed) is not None
+                and sims is not None and 1 <= sims <= 10_000_000 and _is_seed(seed)
                 and isinstance(exploration, numbers.Real) and not isinstance(exploration, bool)
                 and _finite_nonneg(exploration))
     ok, agent = expect(BAD_INPUT, Agent, kind, seed, simulations, exploration)
@@ -620,6 +620,11 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
 
 def _option_value(value):
     return bool(value) if isinstance(value, (bool, np.bool_)) else operator.index(value) == 1
+
+
+def _is_seed(value):
+    """Whether `value` is a seed (photocore.facts.check_seed): any integer but a bool."""
+    return not isinstance(value, bool) and _as_index(value) is not None
 
 
 def _is_option(value):

@@ -1,5 +1,5 @@
 """Budgets and seeds (docs/hardening.md, "Budgets and seeds"): a run's memory does not grow
-with its games; a bool is never an action id."""
+with its games; one rule of seeds everywhere; a bool is never an action id."""
 
 import os
 import signal
@@ -10,9 +10,178 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
-from photocore import Game, Move
+import photocore
+from photocore import Agent, Game, Move, VecGame, analysis
+from photocore.cli import main
+from photocore.cli.options import SeedType
+from photocore.env._vec import draw_below, stream_seed
+from photocore.facts import SEEDS, check_seed
+from photocore.play import hints
 from photocore.play.player import Forfeit, as_move
+from photocore.play.search import SearchAgent
+
+# a 2-player position whose last move is to be chosen (round 18)
+END_WINS = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_line_usage_error(result, option):
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2, result.output
+    assert lines[-1].startswith(f"Error: Invalid value for {option}"), result.output
+    assert "Traceback" not in result.output
+    return lines[-1]
+
+
+def uniform(obs, mask):
+    return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+
+
+# ---- seeds ---------------------------------------------------------------------------------
+
+def test_a_seed_is_any_integer_taken_modulo_2_to_the_64():
+    assert SEEDS == 2**64
+    assert check_seed(7) == 7 and check_seed(np.int64(7)) == 7 and check_seed(np.uint64(7)) == 7
+    assert check_seed(-1) == 2**64 - 1 and check_seed(2**64 + 3) == 3 and check_seed(-2**70) == 0
+    for bad in (True, np.bool_(True), 1.5, "3", None, [1]):
+        with pytest.raises(TypeError, match="seed must be an integer"):
+            check_seed(bad)
+
+
+def _vec_actions(seed):
+    vec = VecGame(4)
+    vec.reset(seed=seed)
+    return vec.random_actions().tolist()
+
+
+def _vec_seeds(seed):
+    vec = VecGame(3, opponents="random")
+    vec.reset(seeds=[seed, None, seed])
+    return vec.random_actions().tolist()
+
+
+def _match_lines(seed):
+    from photocore.run.match import Match
+    return Match(["random", "greedy"], 2, seed=seed).batch(0, 2).lines
+
+
+def _selfplay_lines(seed):
+    from photocore.run.selfplay import Series
+    return Series(2, agents=["random", "mcts:5"], seed=seed).batch(0, 2).lines
+
+
+def _play_games(seed):
+    from photocore.play import play_games
+    moves, offsets = play_games([("random", 1), ("greedy", 1)], 2, 0, seed, 0, 2)
+    return moves.tolist(), offsets.tolist()
+
+
+def _analysis(seed):
+    game = Game.from_position(END_WINS)
+    return analysis.evaluate(game, "mcts:20", seed=seed, solve=None), \
+        analysis.analyze(Game(), "mcts:5", seed=seed, solve=None).seed
+
+
+def _gym(seed):
+    gymnasium = pytest.importorskip("gymnasium")
+    from photocore.env.gym import PhotosynthesisEnv
+    del gymnasium
+    env = PhotosynthesisEnv(opponents="mcts:5", seat="random")
+    obs, info = env.reset(seed=seed)
+    return obs.tolist(), info["seat"], env.step(env.game.legal_moves()[0].id)[0].tolist()
+
+
+SEEDED = {
+    "random_playouts": lambda seed: photocore.random_playouts(5, seed=seed),
+    "Agent": lambda seed: [Agent("mcts", seed=seed, simulations=30).select(Game())
+                           for _ in range(3)],
+    "Agent.reset": lambda seed: (lambda a: (a.reset(seed), a.select(Game())))(Agent("random"))[1],
+    "VecGame.reset(seed)": _vec_actions,
+    "VecGame.reset(seeds)": _vec_seeds,
+    "Search": lambda seed: photocore.Search([Game()], 8, seed=seed, dirichlet_fraction=0.5)
+    .run(uniform).tolist(),
+    "SearchAgent": lambda seed: SearchAgent(uniform, simulations=8, seed=seed,
+                                            temperature=1.0).select(Game()),
+    "hint": lambda seed: hints.hint(Game(), playouts=40, seed=seed),
+    "stream_seed": lambda seed: stream_seed(seed, 3),
+    "draw_below": lambda seed: draw_below(seed, 4),
+    "play_games": _play_games,
+    "Series": _selfplay_lines,
+    "Match": _match_lines,
+    "analysis": _analysis,
+    "gym": _gym,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEDED))
+def test_every_seed_of_the_api_follows_the_one_rule(name):
+    """Every function and class that takes a seed takes any integer, modulo 2**64 (what it
+    stores, records and derives from is the reduced seed), and refuses anything else with
+    a TypeError naming it."""
+    seeded = SEEDED[name]
+    assert seeded(-1) == seeded(2**64 - 1)
+    assert seeded(5) == seeded(5 + 2**64) == seeded(np.int64(5))
+    for bad in (True, 2.0, "5"):
+        with pytest.raises(TypeError, match="must be an integer"):
+            seeded(bad)
+
+
+def test_what_a_run_records_is_the_reduced_seed(tmp_path):
+    from photocore.run.match import Match
+    from photocore.run.selfplay import Series
+    assert Series(1, seed=-1).seed == Match(["random", "greedy"], seed=-1).seed == 2**64 - 1
+    assert SearchAgent(uniform, simulations=4, seed=-2).seed == 2**64 - 2
+
+
+def test_every_command_takes_its_seed_by_the_one_rule():
+    """One parameter type for every --seed: a command with another would parse seeds its own
+    way."""
+    seeds = {f"{name} {param.name}": param.type for name, command in main.commands.items()
+             for param in command.params if param.name == "seed"}
+    assert {"selfplay seed", "match seed", "tournament seed", "analyze seed", "playouts seed",
+            "play seed", "solve seed"} <= set(seeds)
+    assert all(isinstance(kind, SeedType) for kind in seeds.values()), seeds
+    for name in seeds:
+        help_text = " ".join(cli(name.split()[0], "--help").output.split())
+        assert "any integer, taken modulo 2**64" in help_text, name
+
+
+@pytest.mark.parametrize("command", ["selfplay", "match"])
+def test_a_negative_or_huge_seed_is_the_seed_modulo_2_to_the_64(tmp_path, command):
+    def run(seed, name):
+        out = tmp_path / name
+        args = (["selfplay", "--games", 3, "--agents", "greedy,random"] if command == "selfplay"
+                else ["match", "greedy", "random", "--games", 2])
+        result = cli(*args, "--seed", seed, "--workers", 1, "--no-progress", "--out", out)
+        assert result.exit_code == 0, result.output
+        return out.read_bytes()
+    minus_one = run(-1, "a.jsonl")
+    assert minus_one == run(2**64 - 1, "b.jsonl") != run(0, "c.jsonl")
+    assert b'"seed":18446744073709551615' in minus_one
+    assert run(2**64 + 7, "d.jsonl") == run(7, "e.jsonl")
+    for bad in ("1.5", "x", "1e3"):
+        error = one_line_usage_error(cli(command, "--seed", bad), "'--seed'")
+        assert "is not a valid seed" in error
+
+
+def test_playouts_and_the_server_take_seeds_by_the_same_rule():
+    said = cli("playouts", "--games", 5, "--seed", -1).output
+    assert said.startswith(f"5 random games, 2 players, seed {2**64 - 1}: ")
+    assert said.split(" in ")[0] == cli("playouts", "--games", 5, "--seed", 2**64 - 1
+                                        ).output.split(" in ")[0]
+    pytest.importorskip("pydantic")
+    from photocore.serve.models import NewGame
+    assert NewGame.model_validate({"seed": -1}).seed == 2**64 - 1
+    assert NewGame.model_validate({"seed": 2**64 + 1}).seed == 1
+    assert NewGame.model_validate({}).seed is None
+    with pytest.raises(ValueError):
+        NewGame.model_validate({"seed": True})
+
 
 # ---- plans are lazy --------------------------------------------------------------------------
 

@@ -188,7 +188,8 @@ def test_a_game_from_a_position_and_moves(client):
     ('{"moves": ["place a4", "place a4"]}', ["moves[1]", "a4 is occupied"]),
     ('{"moves": ["fly"]}', ["moves[0]", "unknown move 'fly'"]),
     ('{"moves": [true]}', ["moves.0", "notation"]),
-    ('{"seed": -1}', ["seed", "greater than or equal to 0"]),
+    ('{"seed": true}', ["seed", "valid integer"]),
+    ('{"seed": 1.5}', ["seed", "valid integer"]),
 ])
 def test_bad_new_games(client, body, words):
     response = client.post("/api/games", content=body,

@@ -15,7 +15,7 @@ import numpy as np
 from photocore._kernel cimport *
 
 from photocore import notation
-from photocore._kernel import check_count, check_players
+from photocore._kernel import check_count, check_players, check_seed
 from photocore.compat import game_options, option_attribute, warn
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError)
@@ -60,8 +60,9 @@ cdef dict _OPTIONS_OF_FLAGS = {options.flags: options for options in OPTIONS}
 
 @cython.final
 def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
-    """Plays `games` whole games of uniformly random legal moves (`end` included) in C,
-    without the GIL, with `options` (an Options or its text, docs/engine.md).
+    """Plays `games` whole games (0 to 2**63 - 1) of uniformly random legal moves (`end`
+    included) in C, without the GIL, with `options` (an Options or its text,
+    docs/engine.md); `seed` is any integer, taken modulo 2**64 (facts.check_seed).
 
     Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
     a tie counts a win).
@@ -71,7 +72,7 @@ def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
     (10, 3)
     """
     games, players = check_count(games, "games"), check_players(players)
-    cdef uint64_t base = index(seed) & 0xFFFFFFFFFFFFFFFF
+    cdef uint64_t base = check_seed(seed)
     cdef int flags_on = game_options(options, flags, keywords, "random_playouts").flags
     cdef long long count = games, moves = 0
     cdef long long score_sums[MAX_PLAYERS]

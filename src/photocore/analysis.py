@@ -48,7 +48,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from photocore import compat
 from photocore._game import Game, Move
-from photocore._kernel import stream_seed
+from photocore._kernel import check_seed, stream_seed
 from photocore.errors import RecordError
 from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
 from photocore.play._solver import DEFAULT_MEMORY
@@ -504,9 +504,11 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
     by `engine` (see judge()) with `budget`, as a GameAnalysis; by the solver instead
     where it finishes within `solve` positions (see solved(); None: never). The same
-    seed (and `index`, the game's number in a run) gives the same analysis.
+    seed (any integer, taken modulo 2**64: photocore.facts.check_seed; and `index`, the
+    game's number in a run) gives the same analysis.
     """
     nodes = _solve_budget(solve)
+    seed = check_seed(seed)
     if isinstance(game, dict):
         game = from_record(game)
     if not isinstance(game, Game):
@@ -589,8 +591,10 @@ def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
              budget: int | None = None, seed: int = 0,
              solve: int | None = DEFAULT_SOLVE) -> Evaluation:
     """One position evaluated by `engine` (see judge()), as an Evaluation; by the solver
-    instead where it finishes within `solve` positions (see solved(); None: never)."""
+    instead where it finishes within `solve` positions (see solved(); None: never); `seed`
+    as analyze's."""
     judge = _as_judge(engine, budget)
+    seed = check_seed(seed)
     return solved(game, solve) or judge.evaluate(game, seed)
 
 

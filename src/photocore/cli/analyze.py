@@ -16,7 +16,13 @@ import click
 
 from photocore import analysis
 from photocore._game import Game
-from photocore.cli.options import backend_options, check_backend, connect_backend
+from photocore.cli.options import (
+    SEED,
+    SEED_HELP,
+    backend_options,
+    check_backend,
+    connect_backend,
+)
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.play._agents import MAX_SIMULATIONS
@@ -140,8 +146,9 @@ def _line_starts(path: str) -> list[int]:
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes (with --serve: threads) analysing  [default: this machine's "
                    "cores]")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="The same seed gives the same analysis, whatever --workers and --backend.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="The same seed gives the same analysis, whatever --workers and --backend "
+                   f"({SEED_HELP}).")
 @click.option("--solve", type=click.IntRange(min=1), default=None, metavar="NODES",
               help="Where the solver finishes a position within NODES positions (two "
                    "players, the last two rounds, from the end back), its exact values "

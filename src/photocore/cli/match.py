@@ -11,7 +11,14 @@ from typing import Any
 import click
 from tqdm import tqdm
 
-from photocore.cli.options import RULE_FLAGS, Command, builtin_agents, rule_options
+from photocore.cli.options import (
+    RULE_FLAGS,
+    SEED,
+    SEED_HELP,
+    Command,
+    builtin_agents,
+    rule_options,
+)
 from photocore.cli.output import check_writable, record_file, resume_from, run_output, writing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
 from photocore.files import atomic
@@ -37,9 +44,9 @@ def _common(command: Command) -> Command:
         click.option("--workers", type=click.IntRange(min=1), default=None,
                      help="Processes playing games, each with its own engines  "
                           "[default: this machine's cores]"),
-        click.option("--seed", type=int, default=0, show_default=True,
+        click.option("--seed", type=SEED, default=0, show_default=True,
                      help="The same seed gives the same openings, and the same games for "
-                          "built-in agents, whatever --workers."),
+                          f"built-in agents, whatever --workers ({SEED_HELP})."),
         click.option("--movetime", type=click.IntRange(min=1), default=DEFAULT_MOVETIME,
                      show_default=True, help="Milliseconds an engine may think per move."),
         click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRACE,

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from photocore.cli.output import missing
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options, check_seed
 from photocore.play._agents import BUILTIN_AGENTS, DEFAULT_SIMULATIONS
 from photocore.run.driver import BACKENDS
 from photocore.run.ray_backend import CONNECT_TIMEOUT
@@ -31,6 +31,22 @@ class FiniteRange(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         return number
+
+
+class SeedType(click.types.IntParamType):
+    """A seed, as every command takes one: any integer, taken modulo 2**64 (-1 is
+    18446744073709551615), the rule of facts.check_seed; the command gets the reduced
+    value, which its records hold."""
+
+    name = "seed"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        return check_seed(super().convert(value, param, ctx))
+
+
+SEED = SeedType()
+SEED_HELP = "any integer, taken modulo 2**64"
 
 
 def builtin_agents() -> str:

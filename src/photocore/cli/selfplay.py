@@ -6,6 +6,8 @@ import click
 
 from photocore.cli.options import (
     RULE_FLAGS,
+    SEED,
+    SEED_HELP,
     backend_options,
     builtin_agents,
     check_backend,
@@ -35,8 +37,9 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
                    "every seat.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
               help="Processes playing games  [default: this machine's cores]")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="The same seed gives the same games, whatever --workers and --backend.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="The same seed gives the same games, whatever --workers and --backend "
+                   f"({SEED_HELP}).")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
               callback=record_file, help="Output records: .jsonl or .jsonl.gz.")
 @click.option("--resume", is_flag=True,

@@ -7,7 +7,7 @@ import click
 
 from photocore import records
 from photocore._game import Game
-from photocore.cli.options import FiniteRange
+from photocore.cli.options import SEED, SEED_HELP, FiniteRange
 from photocore.errors import InvalidPositionError, RecordError
 from photocore.play import _solver, solved, specs
 from photocore.play._solver import DEFAULT_MEMORY, DEFAULT_NODES, DEFAULT_SECONDS, Solution
@@ -33,8 +33,9 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
                    "agent SPEC keeps their result, instead of solving.")
 @click.option("--positions", type=click.IntRange(min=1), default=None,
               help="With --score: the first N positions only.  [default: all]")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="With --score: the agent's seed at the first position (+1 each next).")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="With --score: the agent's seed at the first position (+1 each next; "
+                   f"{SEED_HELP}).")
 def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | None,
           memory: int, as_json: bool, spec: str | None, positions: int | None,
           seed: int) -> None:

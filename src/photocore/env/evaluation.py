@@ -29,7 +29,7 @@ from photocore import compat
 from photocore._game import Game
 from photocore.env._vec import VecGame, draw_below, stream_seed
 from photocore.errors import IllegalMoveError
-from photocore.facts import Options
+from photocore.facts import Options, check_seed
 from photocore.play import specs
 from photocore.play.player import Forfeit, Player
 from photocore.run.ratings import wilson
@@ -117,6 +117,7 @@ def evaluate_policy(policy: Policy | Model,
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
     choose = _chooser(policy, deterministic)
+    seed = check_seed(seed)
     rules = Options.coerce(options)
     players = Game(players, options=rules).players      # checks the player count
     if seat != "random" and (isinstance(seat, bool) or seat not in range(players)):

@@ -16,7 +16,14 @@ from typing import Literal, NamedTuple
 
 from photocore._game import Game
 from photocore.compat import game_options
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, PLAYERS, RULES_VERSION, Options
+from photocore.facts import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PLAYERS,
+    RULES_VERSION,
+    Options,
+    check_seed,
+)
 from photocore.play import harness, specs
 from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine
@@ -41,6 +48,7 @@ class Match:
     it (two agents in a 4-player game hold two seats each). `openings` is the number of
     random plies that start each game (default: one per player, so every player's first
     tree is placed at random). `options`: the advanced rules, an Options or its text.
+    `seed` is any integer, taken modulo 2**64 (facts.check_seed).
     """
 
     def __init__(self, agents: Sequence[str | specs.Spec], games: int = 100,
@@ -67,7 +75,7 @@ class Match:
         self.rotations = size
         self.per_pairing = -(-games // size) * size
         self.games = self.per_pairing * len(self.pairings)
-        self.seed = seed
+        self.seed = check_seed(seed)
         self.openings = self.players if openings is None else openings
         if self.openings < 0:
             raise ValueError(f"openings must be >= 0 random plies, got {self.openings}")

@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from photocore._game import Game
 from photocore.compat import game_options
-from photocore.facts import RULES_VERSION, Options
+from photocore.facts import RULES_VERSION, Options, check_seed
 from photocore.play import harness
 from photocore.play import specs as agent_specs
 from photocore.play._agents import play_games
@@ -49,6 +49,7 @@ class SelfPlayBatch(NamedTuple):
 
 class Series:
     """A self-play run: `games` games of `players` with `agents` (rotated over the seats),
+    seeded `seed` (any integer, taken modulo 2**64: facts.check_seed),
     played with `options` (an Options or its text; the flag keywords of photocore 0.1 are
     deprecated)."""
 
@@ -60,7 +61,7 @@ class Series:
         self.games = games
         self.players = players
         self.specs = seat_agents(agents, players)
-        self.seed = seed
+        self.seed = check_seed(seed)
         self.options = game_options(options, (), flags, "Series")
 
     @property

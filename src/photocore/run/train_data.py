@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from photocore._game import Game
 from photocore._kernel import stream_seed
-from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
+from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options, check_seed
 from photocore.files import atomic
 from photocore.play._search import Search
 from photocore.play.search import choosing
@@ -131,6 +131,7 @@ class DataSeries:
             raise ValueError(f"games must be >= 0, got {self.games}")
         if self.per_search < 1:
             raise ValueError(f"per_search must be >= 1, got {self.per_search}")
+        self.seed = check_seed(self.seed)
         if self.explore_plies < 0:
             raise ValueError(f"explore_plies must be >= 0, got {self.explore_plies}")
         Game(self.players)        # checks players
