@@ -1,5 +1,7 @@
-"""Budgets and seeds (docs/hardening.md, "Budgets and seeds"): a run's memory does not grow
-with its games; one rule of seeds everywhere; a bool is never an action id."""
+"""Budgets and seeds (docs/hardening.md, "Budgets and seeds"): every budget of the API and
+of every command is refused in one line (or clamped, as documented) when out of range, never
+an overflow, a hang or memory spent before any game; a run's memory does not grow with its
+games; one rule of seeds everywhere; a bool is never an action id."""
 
 import os
 import signal
@@ -17,11 +19,14 @@ from photocore import Agent, Game, Move, VecGame, analysis
 from photocore.cli import main
 from photocore.cli.options import SeedType
 from photocore.env._vec import draw_below, stream_seed
-from photocore.facts import SEEDS, check_seed
+from photocore.facts import MAX_GAME_MOVES, SEEDS, check_seed
 from photocore.play import hints
+from photocore.play._solver import MACHINE_MEMORY, MAX_NODES, proven_move
 from photocore.play.player import Forfeit, as_move
 from photocore.play.search import SearchAgent
 
+HUGE = "99999999999999999999999"
+ENGINE = os.path.join(os.path.dirname(__file__), "..", "examples", "engines", "simple_engine.py")
 # a 2-player position whose last move is to be chosen (round 18)
 END_WINS = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
 
@@ -181,6 +186,157 @@ def test_playouts_and_the_server_take_seeds_by_the_same_rule():
     assert NewGame.model_validate({}).seed is None
     with pytest.raises(ValueError):
         NewGame.model_validate({"seed": True})
+
+
+# ---- budgets -------------------------------------------------------------------------------
+
+def _more_than_this_machine():
+    return str((MACHINE_MEMORY >> 20) + 1) if MACHINE_MEMORY else "8796093022208"
+
+
+BUDGETS = {
+    "solve --nodes": (["solve", END_WINS, "--nodes", HUGE], "'--nodes'"),
+    "solve --memory": (["solve", END_WINS, "--memory", "8796093022208"], "--memory"),
+    "solve --memory past the machine": (["solve", END_WINS, "--memory", _more_than_this_machine()],
+                                        "--memory"),
+    "analyze --solve": (["analyze", "GAMES", "--solve", HUGE, "--out", "OUT"], "'--solve'"),
+    "analyze --workers": (["analyze", "GAMES", "--workers", HUGE, "--out", "OUT"],
+                          "'--workers'"),
+    "selfplay --games": (["selfplay", "--games", HUGE, "--out", "OUT"], "'--games'"),
+    "selfplay --workers": (["selfplay", "--workers", HUGE, "--out", "OUT"], "'--workers'"),
+    "selfplay --batch": (["selfplay", "--batch", HUGE, "--out", "OUT"], "'--batch'"),
+    "match --games": (["match", "random", "greedy", "--games", HUGE], "'--games'"),
+    "match --workers": (["match", "random", "greedy", "--workers", HUGE], "'--workers'"),
+    "match --movetime": (["match", "random", "greedy", "--movetime", HUGE], "'--movetime'"),
+    "match --grace": (["match", "random", "greedy", "--grace", HUGE], "'--grace'"),
+    "tournament --games": (["tournament", "random", "greedy", "mcts:2", "--games",
+                            2**63 - 1], "AGENTS"),
+    "playouts --games": (["playouts", "--games", HUGE], "'--games'"),
+    "selfplay --connect-timeout": (["selfplay", "--backend", "ray", "--connect-timeout", "1e308",
+                                    "--out", "OUT"], "'--connect-timeout'"),
+    "serve --expire": (["serve", "--expire", "1e308"], "'--expire'"),
+    "match cmd:?startup": (["match", "random", f'cmd:"{sys.executable} {ENGINE}"?startup=1e308'],
+                           "AGENTS"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUDGETS))
+def test_every_budget_of_every_command_is_refused_in_one_line(tmp_path, name):
+    """In a process of its own, with a hang guard: a budget that overflowed would hang (the
+    solver's table sizing looped for ever) or fail inside a worker."""
+    args, option = BUDGETS[name]
+    golden = os.path.join(os.path.dirname(__file__), "..", "seeds", "golden.jsonl")
+    args = [golden if a == "GAMES" else str(tmp_path / "o.jsonl") if a == "OUT" else str(a)
+            for a in args]
+    try:
+        done = subprocess.run([sys.executable, "-m", "photocore", *args], capture_output=True,
+                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"photocore {' '.join(args)} did not answer within 60 s")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and lines[-1].startswith(f"Error: Invalid value for {option}"), \
+        done.stderr
+    assert "Traceback" not in done.stderr and not os.path.exists(tmp_path / "o.jsonl")
+
+
+def test_the_budgets_are_said_in_the_help():
+    assert "at most this machine's memory" in " ".join(cli("solve", "--help").output.split())
+    for command, option in (("selfplay", "--batch"), ("selfplay", "--workers"),
+                            ("match", "--movetime"), ("analyze", "--solve")):
+        text = cli(command, "--help").output
+        said = text[text.index(f"  {option} "):]
+        assert "<=x<=" in said[:said.index("\n  --")], (command, option)
+
+
+def test_the_solver_refuses_a_budget_out_of_range_at_once():
+    """photocore.solve(game, memory=2**64) sized its table in a loop that overflowed and
+    never ended, holding the GIL (no Ctrl-C): in a process of its own, with a hang guard."""
+    script = ("import photocore\n"
+              f"game = photocore.Game.from_position({END_WINS!r})\n"
+              "for budget in ({'memory': 2**64}, {'memory': 2**63}, {'nodes': 10**30},"
+              " {'nodes': 2**63}):\n"
+              "    try:\n"
+              "        photocore.solve(game, seconds=1, **budget)\n"
+              "    except ValueError as e:\n"
+              "        print(e)\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("photocore.solve with a huge budget did not answer within 60 s")
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and len(lines) == 4, done.stdout + done.stderr
+    assert all(line.startswith("memory must be a whole number from ") for line in lines[:2])
+    assert all(line.startswith("nodes must be a whole number from 1 to ") for line in lines[2:])
+    game = Game.from_position(END_WINS)
+    assert photocore.solve(game, nodes=MAX_NODES).solved
+    with pytest.raises(ValueError, match="nodes"):
+        proven_move(game, MAX_NODES + 1)
+    with pytest.raises(ValueError, match="solve: the positions"):
+        photocore.analyze(game, "mcts:5", solve=MAX_NODES + 1)
+
+
+def test_a_table_the_system_refuses_is_one_line(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise MemoryError("no memory for a table of 1,073,741,824 bytes")
+    monkeypatch.setattr(photocore.play._solver, "solve", refuse)
+    result = cli("solve", END_WINS, "--memory", 1024)
+    assert result.exit_code == 1 and result.output.strip().splitlines() == [
+        "Error: no memory for a table of 1,073,741,824 bytes (--memory 1,024): ask for less"]
+
+
+def test_ctrl_c_stops_a_solve_with_a_table_of_most_of_the_memory():
+    if MACHINE_MEMORY is None:
+        pytest.skip("the machine's memory is not known")
+    game = Game(2)
+    agent = Agent("greedy", seed=1)
+    while game.round < game.last_round - 5:
+        game.play(agent.select(game))
+    mib = (MACHINE_MEMORY >> 20) * 3 // 4
+    process = subprocess.Popen([sys.executable, "-m", "photocore", "solve", game.position(),
+                                "--seconds", "60", "--memory", str(mib)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert time.monotonic() - sent < 5
+    assert process.returncode == 130 and "interrupted; no answer" in err and out == ""
+
+
+def test_the_api_budgets_are_checked_where_they_are_given():
+    from photocore.env.evaluation import evaluate_policy
+    from photocore.play import play_games
+    from photocore.play.protocol import Engine
+    from photocore.play.specs import parse
+    from photocore.run.driver import MAX_BATCH, MAX_WORKERS, play
+    from photocore.run.match import Match
+    from photocore.run.ray_backend import connect
+    from photocore.run.selfplay import Series
+    for make, words in (
+            (lambda: Engine(["true"], movetime=10**30), "movetime must be from 1 to"),
+            (lambda: Engine(["true"], grace=-1), "grace must be from 0 to"),
+            (lambda: Engine(["true"], startup=float("inf")), "startup must be"),
+            (lambda: parse('cmd:"true"?startup=1e308'), "startup must be"),
+            (lambda: Match(["random", "greedy"], movetime=2**64), "movetime"),
+            (lambda: Match(["random", "greedy"], games=2**63), "games"),
+            (lambda: Series(2**63), "games must be from 0 to 2\\*\\*63 - 1"),
+            (lambda: next(play(Series(2), workers=MAX_WORKERS + 1)), "workers must be"),
+            (lambda: next(play(Series(2), batch=MAX_BATCH + 1)), "batch must be"),
+            (lambda: play_games([("random", 1)] * 5, 5, 0, 0, 0, 1), "players must be"),
+            (lambda: play_games([("random", 1)] * 2, 2, 99, 0, 0, 1), "options must be"),
+            (lambda: play_games([("random", 1)] * 2, 2, 0, 0, 2**63 - 1, 1),
+             "start \\+ count must be"),
+            (lambda: play_games([("random", 1)] * 2, 2, 0, 0, 0, -1), "count must be"),
+            (lambda: Game().perft(-1), "depth must be >= 0"),
+            (lambda: connect("127.0.0.1:1", 1e308), "timeout must be a number of seconds"),
+            (lambda: evaluate_policy(lambda obs, mask: mask.argmax(axis=1), "random",
+                                     batch=(1 << 24) + 1), "batch must be a whole number from")):
+        with pytest.raises(ValueError, match=words):
+            make()
+    # a perft depth past the longest game counts to the end (no C int overflow)
+    end = Game.from_position(END_WINS)
+    assert end.perft(10**30) == end.perft(MAX_GAME_MOVES) == end.perft(40)
 
 
 # ---- plans are lazy --------------------------------------------------------------------------

@@ -654,9 +654,10 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
 
 @pytest.mark.parametrize("args, words", [
     (["--agents", "alphago"], ["--agents", "unknown agent 'alphago'"]),
-    (["--expire", "inf"], ["--expire", "'inf' is not a finite number"]),
+    (["--expire", "inf"], ["--expire", "inf is not in the range 1<=x<=525600"]),
     (["--expire", "nan"], ["--expire", "'nan' is not a finite number"]),
-    (["--expire", "0.5"], ["--expire", "x>=1"]),
+    (["--expire", "0.5"], ["--expire", "1<=x<=525600"]),
+    (["--expire", "1e308"], ["--expire", "1<=x<=525600"]),
     (["--agents", "py:nowhere.py:Agent"], ["--agents", "cannot import"]),
     (["--port", "99999"], ["--port"]),
 ])

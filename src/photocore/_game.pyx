@@ -271,6 +271,15 @@ def _legal_moves(ids):
     return moves
 
 
+cdef int _depth(depth, int low) except -1:
+    """A perft depth: a whole number from `low`, past the longest game taken as its length
+    (a Python int until then: no overflow)."""
+    plies = index(depth)
+    if plies < low:
+        raise ValueError(f"depth must be >= {low}, got {depth!r}")
+    return min(plies, MAX_GAME_MOVES)
+
+
 cdef int _action_of(move) except -1:
     """The action id of a Move, an int or a notation text."""
     if type(move) is Move:
@@ -448,27 +457,26 @@ cdef class Game:
             return f"the piece on {CELLS[cell]} is not a large tree"
         return "not legal here"
 
-    def perft(self, int depth):
-        """Leaves of the legal-move tree `depth` plies deep (a finished game counts 1).
+    def perft(self, depth):
+        """Leaves of the legal-move tree `depth` plies deep (a finished game counts 1; a
+        depth past the longest game, MAX_GAME_MOVES, counts as that).
 
         >>> Game(players=2).perft(2)
         306
         """
-        if depth < 0:
-            raise ValueError(f"depth must be >= 0, got {depth}")
+        cdef int plies = _depth(depth, 0)
         cdef long long total
         with nogil:
-            total = perft(&self.st, depth)
+            total = perft(&self.st, plies)
         return total
 
-    def perft_divide(self, int depth):
+    def perft_divide(self, depth):
         """{move text: perft(depth - 1) after it} for each legal move: to find a wrong count."""
-        if depth < 1:
-            raise ValueError(f"depth must be >= 1, got {depth}")
+        cdef int plies = _depth(depth, 1)
         cdef dict out = {}
         for move in self.legal_moves():
             self._push(move.id)
-            out[str(move)] = self.perft(depth - 1)
+            out[str(move)] = self.perft(plies - 1)
             self.undo()
         return out
 

@@ -51,7 +51,7 @@ from photocore._game import Game, Move
 from photocore._kernel import check_seed, stream_seed
 from photocore.errors import RecordError
 from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
-from photocore.play._solver import DEFAULT_MEMORY
+from photocore.play._solver import DEFAULT_MEMORY, MAX_NODES
 from photocore.play._solver import solve as solve_position
 from photocore.play.player import Forfeit, as_move
 from photocore.play.settings import Evaluate
@@ -381,9 +381,9 @@ def _solve_budget(nodes: object) -> int | None:
     """`solve=` checked: None (no solver) or the positions a solve may visit."""
     if nodes is None:
         return None
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
         raise ValueError(f"solve: the positions the solver may visit must be a whole number "
-                         f"of at least 1 (None: no solver), got {nodes!r}")
+                         f"from 1 to 2**63 - 1 (None: no solver), got {nodes!r}")
     return nodes
 
 

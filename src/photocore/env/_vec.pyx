@@ -15,6 +15,8 @@ from photocore.play._agents cimport AgentSpec, agent_action
 
 from photocore._kernel import check_bool, check_count, check_players, check_seed
 from photocore._kernel import stream_seed as stream_seed   # a game's random streams' seeds
+
+MAX_GAMES = 1 << 24     # the most games a VecGame holds
 from photocore.compat import game_options
 from photocore.notation import MOVE_TEXTS
 from photocore.play._agents import BUILTIN_AGENTS
@@ -94,8 +96,8 @@ cdef class VecGame:
         players = check_players(players)
         options = game_options(options, flags, keywords, "VecGame")
         n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
-        if not 1 <= n <= 1 << 24:
-            raise ValueError(f"n must be from 1 to {1 << 24}, got {n}")
+        if not 1 <= n <= MAX_GAMES:
+            raise ValueError(f"n must be from 1 to {MAX_GAMES}, got {n}")
         if isinstance(threads, (bool, np.bool_)) or not 1 <= index(threads) <= 256:
             raise ValueError(f"threads must be from 1 to 256, got {threads!r}")
         self.threads = index(threads)

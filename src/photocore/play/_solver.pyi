@@ -6,6 +6,8 @@ from photocore._game import Game, Move
 DEFAULT_SECONDS: float
 DEFAULT_NODES: int
 DEFAULT_MEMORY: int
+MAX_NODES: int
+MACHINE_MEMORY: int | None
 
 class Solution(NamedTuple):
     solved: bool

@@ -34,6 +34,8 @@ from photocore.run.plan import P, Plan, Played, Resumable
 from photocore.run.plan import RunError as RunError  # its name here before run/plan.py
 
 BACKENDS = ("local", "ray")
+MAX_WORKERS = 1024      # worker processes of one machine's run
+MAX_BATCH = 100_000     # games a batch: a batch's games are held in memory till written
 
 
 class Batch(NamedTuple, Generic[P]):
@@ -85,18 +87,29 @@ class Schedule(Sequence[tuple[int, int]]):
         return start, min(self.size, self.games - start)
 
 
+def check_run(workers: int | None, batch: int | None) -> None:
+    """Refuses a number of workers or a batch size out of range (ValueError naming it):
+    0 (this process) to MAX_WORKERS workers, 1 to MAX_BATCH games a batch."""
+    for name, value, low, high in (("workers", workers, 0, MAX_WORKERS),
+                                   ("batch", batch, 1, MAX_BATCH)):
+        if value is not None and (isinstance(value, bool) or not low <= value <= high):
+            raise ValueError(f"{name} must be from {low} to {high:,}, got {value!r}")
+
+
 def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
          batch: int | None = None, backend: str = "local",
          address: str | None = None) -> Generator[Batch[P], None, None]:
     """Plays games skip .. plan.games - 1 and yields them batch by batch, in game order:
-    in `workers` processes (default: this machine's cores; 0: in this process), or as Ray
-    tasks on the cluster at `address` (backend="ray"). `batch` games a batch (default:
-    default_batch). Nothing grows with the plan's games: its batches are made as they are
-    played. Closing the generator early (or an exception, or Ctrl-C, while it waits) stops
-    every worker at once; a failure raises RunError after the batches before.
+    in `workers` processes (default: this machine's cores; 0: in this process; at most
+    MAX_WORKERS), or as Ray tasks on the cluster at `address` (backend="ray"). `batch`
+    games a batch (default: default_batch; at most MAX_BATCH). Nothing grows with the
+    plan's games: its batches are made as they are played. Closing the generator early
+    (or an exception, or Ctrl-C, while it waits) stops every worker at once; a failure
+    raises RunError after the batches before.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    check_run(workers, batch)
     left = plan.games - skip
     if backend == "ray":
         ray_backend.connect(address)
@@ -104,7 +117,7 @@ def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
                         skip)
         results = ray_backend.run_ray(plan, todo)
     else:
-        workers = (os.cpu_count() or 1) if workers is None else workers
+        workers = min(os.cpu_count() or 1, MAX_WORKERS) if workers is None else workers
         todo = Schedule(plan.games, batch or default_batch(plan, left, workers), skip)
         results = (run_local(plan, todo, workers) if workers
                    else (plan.batch(start, count) for start, count in todo))
