@@ -146,16 +146,17 @@ def check_move_text(text, game):
 def check_action(value, game):
     """Move(value), play, is_legal, `in` and LegalMoves[value] on any value."""
     as_int = _as_index(value)
+    as_id = None if isinstance(value, bool) else as_int     # a bool is no action id
     ok, move = expect(BAD_INPUT, Move, value)
-    if ok != (as_int is not None and 0 <= as_int < NUM_ACTIONS):
-        raise FuzzFailure(f"Move({value!r}) {'accepted' if ok else 'refused'} {as_int!r}")
+    if ok != (as_id is not None and 0 <= as_id < NUM_ACTIONS):
+        raise FuzzFailure(f"Move({value!r}) {'accepted' if ok else 'refused'} {as_id!r}")
     if ok:
-        same(move.id, as_int, "Move(value).id")
+        same(move.id, as_id, "Move(value).id")
     before = game.position()
     legal = game.is_legal(value)
     if isinstance(value, str):
         return  # text: check_move_text's business
-    same(legal, as_int is not None and as_int in game.legal_moves().ids(),
+    same(legal, as_id is not None and as_id in game.legal_moves().ids(),
          f"is_legal({value!r})")
     same(value in game.legal_moves(), legal, f"{value!r} in legal_moves")
     played, _ = expect(BAD_INPUT, game.play, value)
@@ -173,7 +174,7 @@ def check_action(value, game):
 
 def _as_index(value):
     """operator.index(value), or None when it has none (a bool counts as an int, and a
-    Move as its id, as in Python)."""
+    Move as its id, as in Python: an index; a bool is no action id and no seed)."""
     try:
         return operator.index(value)
     except TypeError:
@@ -599,7 +600,7 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
         ok, totals = expect(BAD_INPUT, photocore.random_playouts, games, players, seed, fourth,
                             shade)
         same(ok, count is not None and 0 <= count < 1 << 63 and players_ok and options_ok
-             and _as_index(seed) is not None,
+             and _is_seed(seed),
              f"random_playouts({games!r}, {players!r}, {seed!r}, {fourth!r}, {shade!r})")
         if ok:
             same(totals["games"], count, "random_playouts games")
@@ -607,7 +608,7 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
 
     sims = _as_index(simulations)
     agent_ok = (isinstance(kind, str) and kind in ("random", "greedy", "mcts")
-                and sims is not None and 1 <= sims <= 10_000_000 and _as_index(seed) is not None
+                and sims is not None and 1 <= sims <= 10_000_000 and _is_seed(seed)
                 and isinstance(exploration, numbers.Real) and not isinstance(exploration, bool)
                 and _finite_nonneg(exploration))
     ok, agent = expect(BAD_INPUT, Agent, kind, seed, simulations, exploration)
@@ -619,6 +620,11 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
 
 def _option_value(value):
     return bool(value) if isinstance(value, (bool, np.bool_)) else operator.index(value) == 1
+
+
+def _is_seed(value):
+    """Whether `value` is a seed (photocore.facts.check_seed): any integer but a bool."""
+    return not isinstance(value, bool) and _as_index(value) is not None
 
 
 def _is_option(value):

@@ -110,7 +110,8 @@ def test_zero_games_are_refused(tmp_path, command):
     out = tmp_path / "never.jsonl"
     result = cli(command, "--games", 0, *(["--out", out] if command == "selfplay" else []))
     assert result.exit_code == 2
-    assert "Invalid value for '--games': 0 is not in the range x>=1." in result.output
+    assert ("Invalid value for '--games': 0 is not in the range "
+            "1<=x<=9223372036854775807.") in result.output
     assert not out.exists()
 
 

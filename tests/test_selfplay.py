@@ -318,12 +318,14 @@ def test_a_resumed_file_is_kept_when_ray_cannot_connect(tmp_path, started):
     assert out.read_bytes() == b"".join(head)
 
 
-@pytest.mark.parametrize("seconds", ["inf", "nan"])
-def test_a_connect_timeout_is_a_finite_number_of_seconds(tmp_path, seconds):
+@pytest.mark.parametrize("seconds, words", [("inf", "is not in the range 1<=x<=86400"),
+                                            ("1e308", "is not in the range 1<=x<=86400"),
+                                            ("nan", "not a finite number")])
+def test_a_connect_timeout_is_a_finite_number_of_seconds(tmp_path, seconds, words):
     result = cli("selfplay", "--games", 2, "--backend", "ray", "--connect-timeout", seconds,
                  "--out", tmp_path / "g.jsonl")
     assert result.exit_code == 2
-    assert "--connect-timeout" in result.output and "not a finite number" in result.output
+    assert "--connect-timeout" in result.output and words in result.output
 
 
 @pytest.mark.parametrize("option, backend", [(["--address", "10.0.0.1:6379"], "local"),

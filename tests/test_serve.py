@@ -188,7 +188,8 @@ def test_a_game_from_a_position_and_moves(client):
     ('{"moves": ["place a4", "place a4"]}', ["moves[1]", "a4 is occupied"]),
     ('{"moves": ["fly"]}', ["moves[0]", "unknown move 'fly'"]),
     ('{"moves": [true]}', ["moves.0", "notation"]),
-    ('{"seed": -1}', ["seed", "greater than or equal to 0"]),
+    ('{"seed": true}', ["seed", "valid integer"]),
+    ('{"seed": 1.5}', ["seed", "valid integer"]),
 ])
 def test_bad_new_games(client, body, words):
     response = client.post("/api/games", content=body,
@@ -653,9 +654,10 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
 
 @pytest.mark.parametrize("args, words", [
     (["--agents", "alphago"], ["--agents", "unknown agent 'alphago'"]),
-    (["--expire", "inf"], ["--expire", "'inf' is not a finite number"]),
+    (["--expire", "inf"], ["--expire", "inf is not in the range 1<=x<=525600"]),
     (["--expire", "nan"], ["--expire", "'nan' is not a finite number"]),
-    (["--expire", "0.5"], ["--expire", "x>=1"]),
+    (["--expire", "0.5"], ["--expire", "1<=x<=525600"]),
+    (["--expire", "1e308"], ["--expire", "1<=x<=525600"]),
     (["--agents", "py:nowhere.py:Agent"], ["--agents", "cannot import"]),
     (["--port", "99999"], ["--port"]),
 ])

@@ -15,7 +15,7 @@ import numpy as np
 from photocore._kernel cimport *
 
 from photocore import notation
-from photocore._kernel import check_count, check_players, check_threads
+from photocore._kernel import check_count, check_players, check_seed, check_threads
 from photocore.compat import game_options, option_attribute, warn
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError)
@@ -60,8 +60,9 @@ cdef dict _OPTIONS_OF_FLAGS = {options.flags: options for options in OPTIONS}
 
 @cython.final
 def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
-    """Plays `games` whole games of uniformly random legal moves (`end` included) in C,
-    without the GIL, with `options` (an Options or its text, docs/engine.md).
+    """Plays `games` whole games (0 to 2**63 - 1) of uniformly random legal moves (`end`
+    included) in C, without the GIL, with `options` (an Options or its text,
+    docs/engine.md); `seed` is any integer, taken modulo 2**64 (facts.check_seed).
 
     Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
     a tie counts a win).
@@ -71,7 +72,7 @@ def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
     (10, 3)
     """
     games, players = check_count(games, "games"), check_players(players)
-    cdef uint64_t base = index(seed) & 0xFFFFFFFFFFFFFFFF
+    cdef uint64_t base = check_seed(seed)
     cdef int flags_on = game_options(options, flags, keywords, "random_playouts").flags
     cdef long long count = games, moves = 0
     cdef long long score_sums[MAX_PLAYERS]
@@ -87,14 +88,6 @@ def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
         "score_sums": tuple(score_sums[p] for p in range(players)),
         "wins": tuple(wins[p] for p in range(players)),
     }
-
-
-cdef uint64_t _seed(seed) except? 0:
-    """A seed as random_playouts reads one: an int, taken modulo 2**64."""
-    try:
-        return index(seed) & 0xFFFFFFFFFFFFFFFF
-    except TypeError:
-        raise TypeError(f"seed must be an int, got {seed!r}") from None
 
 
 # The seeds of seed=None (Game.playout, Game.playouts): one stream for the process, as
@@ -117,7 +110,7 @@ cdef uint64_t _playouts_seed(Game game, seed) except? 0:
     """The seed of playouts from `game`: `seed`'s, or the process stream's next for None;
     ValueError once the game is over (checked first: an error draws nothing)."""
     global _stream
-    cdef uint64_t base = 0 if seed is None else _seed(seed)
+    cdef uint64_t base = 0 if seed is None else check_seed(seed)
     if game.st.phase == PHASE_OVER:
         raise ValueError("the game is over: there is nothing to play out")
     return rng_next(&_stream) if seed is None else base
@@ -138,7 +131,7 @@ def playouts(games, n=1, seed=0, threads=None):
     ((2, 4, 3), True)
     """
     cdef long long count = check_count(n, "n")
-    cdef uint64_t base = _seed(seed)
+    cdef uint64_t base = check_seed(seed)
     if threads is not None:
         threads = check_threads(threads)
     if isinstance(games, Game):
@@ -241,6 +234,8 @@ cdef class Move:
     cdef readonly int id
 
     def __init__(self, action):
+        if isinstance(action, bool):      # an int to Python, never an action id
+            raise TypeError(f"an action id is an integer, not a bool ({action!r})")
         a = index(action)
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action id {action!r} is outside range({NUM_ACTIONS})")
@@ -401,6 +396,15 @@ def _legal_moves(ids):
     return moves
 
 
+cdef int _depth(depth, int low) except -1:
+    """A perft depth: a whole number from `low`, past the longest game taken as its length
+    (a Python int until then: no overflow)."""
+    plies = index(depth)
+    if plies < low:
+        raise ValueError(f"depth must be >= {low}, got {depth!r}")
+    return min(plies, MAX_GAME_MOVES)
+
+
 cdef int _action_of(move) except -1:
     """The action id of a Move, an int or a notation text."""
     if type(move) is Move:
@@ -408,6 +412,8 @@ cdef int _action_of(move) except -1:
     if isinstance(move, str):
         return parse_move_text(move)
     try:
+        if isinstance(move, bool):    # an int to Python, never an action id
+            raise TypeError
         a = index(move)
     except TypeError:
         raise TypeError(f"a move is a Move, an action id or notation text, not {type(move).__name__}")
@@ -576,27 +582,26 @@ cdef class Game:
             return f"the piece on {CELLS[cell]} is not a large tree"
         return "not legal here"
 
-    def perft(self, int depth):
-        """Leaves of the legal-move tree `depth` plies deep (a finished game counts 1).
+    def perft(self, depth):
+        """Leaves of the legal-move tree `depth` plies deep (a finished game counts 1; a
+        depth past the longest game, MAX_GAME_MOVES, counts as that).
 
         >>> Game(players=2).perft(2)
         306
         """
-        if depth < 0:
-            raise ValueError(f"depth must be >= 0, got {depth}")
+        cdef int plies = _depth(depth, 0)
         cdef long long total
         with nogil:
-            total = perft(&self.st, depth)
+            total = perft(&self.st, plies)
         return total
 
-    def perft_divide(self, int depth):
+    def perft_divide(self, depth):
         """{move text: perft(depth - 1) after it} for each legal move: to find a wrong count."""
-        if depth < 1:
-            raise ValueError(f"depth must be >= 1, got {depth}")
+        cdef int plies = _depth(depth, 1)
         cdef dict out = {}
         for move in self.legal_moves():
             self._push(move.id)
-            out[str(move)] = self.perft(depth - 1)
+            out[str(move)] = self.perft(plies - 1)
             self.undo()
         return out
 

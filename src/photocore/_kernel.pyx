@@ -1227,16 +1227,33 @@ cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil:
     cdef uint64_t rng = seed ^ (index * <uint64_t>0xD1B54A32D192ED03)
     return rng_next(&rng)
 
+SEEDS = 1 << 64     # a seed is any integer, taken modulo SEEDS (docs/engine.md, "Seeds")
+
+def check_seed(seed, name="seed"):
+    """`seed` as the kernel's seed, an int from 0 to 2**64 - 1: any integer (operator.index
+    decides), taken modulo 2**64, so -1 is 2**64 - 1; TypeError naming `name` for anything
+    else, a bool included (a flag passed where the seed goes). The one rule of seeds, in
+    every function, class and command that takes one.
+
+    >>> check_seed(7), check_seed(-1) == 2**64 - 1, check_seed(2**64 + 7)
+    (7, True, 7)
+    """
+    if isinstance(seed, bool):      # numpy's bool has no __index__: refused below
+        raise TypeError(f"{name} must be an integer, not a bool ({seed!r})")
+    try:
+        return index(seed) % SEEDS
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(seed).__name__}") from None
+
 def stream_seed(seed, k):
-    """The seed of stream `k` drawn from `seed` (an int; taken modulo 2**64): game_seed,
-    the one way every seed is derived, in C and in Python (game k of a seeded run, an
-    agent's seed in a game, a position's search in an analysis).
+    """The seed of stream `k` drawn from `seed` (both any integer, taken modulo 2**64:
+    check_seed): game_seed, the one way every seed is derived, in C and in Python (game k
+    of a seeded run, an agent's seed in a game, a position's search in an analysis).
 
     >>> stream_seed(7, 3) == stream_seed(7 + 2**64, 3) != stream_seed(7, 4)
     True
     """
-    return game_seed(<uint64_t>(index(seed) & 0xFFFFFFFFFFFFFFFF),
-                     <uint64_t>(index(k) & 0xFFFFFFFFFFFFFFFF))
+    return game_seed(<uint64_t>check_seed(seed), <uint64_t>check_seed(k, "k"))
 
 def check_players(players):
     """`players` as an int, or ValueError/TypeError unless it is 2, 3 or 4."""
@@ -1431,7 +1448,7 @@ def key_census(runs, check=True):
         if not 0 <= index(options) <= every or index(options) & ~every:
             raise ValueError(f"options must be option flags (Options.flags), got {options!r}")
         plan.append((check_players(players), index(options), check_count(games, "games"),
-                     index(seed) & 0xFFFFFFFFFFFFFFFF))
+                     check_seed(seed)))
     cdef Census c
     cdef int nplayers, flags, failed = 0
     cdef long long ngames

@@ -49,10 +49,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from photocore import compat
 from photocore._game import Game, Move
-from photocore._kernel import stream_seed
+from photocore._kernel import check_seed, stream_seed
 from photocore.errors import RecordError
 from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
-from photocore.play._solver import DEFAULT_MEMORY
+from photocore.play._solver import DEFAULT_MEMORY, MAX_NODES
 from photocore.play._solver import solve as solve_position
 from photocore.play.player import Forfeit, as_move
 from photocore.play.settings import Evaluate
@@ -382,9 +382,9 @@ def _solve_budget(nodes: object) -> int | None:
     """`solve=` checked: None (no solver) or the positions a solve may visit."""
     if nodes is None:
         return None
-    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
         raise ValueError(f"solve: the positions the solver may visit must be a whole number "
-                         f"of at least 1 (None: no solver), got {nodes!r}")
+                         f"from 1 to 2**63 - 1 (None: no solver), got {nodes!r}")
     return nodes
 
 
@@ -505,9 +505,11 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
     by `engine` (see judge()) with `budget`, as a GameAnalysis; by the solver instead
     where it finishes within `solve` positions (see solved(); None: never). The same
-    seed (and `index`, the game's number in a run) gives the same analysis.
+    seed (any integer, taken modulo 2**64: photocore.facts.check_seed; and `index`, the
+    game's number in a run) gives the same analysis.
     """
     nodes = _solve_budget(solve)
+    seed = check_seed(seed)
     if isinstance(game, dict):
         game = from_record(game)
     if not isinstance(game, Game):
@@ -590,8 +592,10 @@ def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
              budget: int | None = None, seed: int = 0,
              solve: int | None = DEFAULT_SOLVE) -> Evaluation:
     """One position evaluated by `engine` (see judge()), as an Evaluation; by the solver
-    instead where it finishes within `solve` positions (see solved(); None: never)."""
+    instead where it finishes within `solve` positions (see solved(); None: never); `seed`
+    as analyze's."""
     judge = _as_judge(engine, budget)
+    seed = check_seed(seed)
     return solved(game, solve) or judge.evaluate(game, seed)
 
 

@@ -21,6 +21,13 @@ from typing import Any, NamedTuple
 
 import numpy
 
+# The rule of seeds (docs/engine.md, "Seeds"): a seed is any integer, taken modulo SEEDS
+# (2**64). It is the kernel's, which derives every stream from a seed (stream_seed); every
+# function, class and command that takes a seed checks it with check_seed. And a count of
+# games is from 0 to 2**63 - 1 (check_count): the kernel's game numbers are long longs.
+from photocore._kernel import SEEDS as SEEDS
+from photocore._kernel import check_count as check_count
+from photocore._kernel import check_seed as check_seed
 from photocore._kernel import tables as _tables
 
 _KERNEL: dict[str, Any] = _tables()

@@ -16,10 +16,18 @@ import click
 
 from photocore import analysis
 from photocore._game import Game
-from photocore.cli.options import backend_options, check_backend, connect_backend
+from photocore.cli.options import (
+    SEED,
+    SEED_HELP,
+    backend_options,
+    check_backend,
+    connect_backend,
+    workers_option,
+)
 from photocore.cli.output import check_writable, record_file, resume_from, run_output
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.play._agents import MAX_SIMULATIONS
+from photocore.play._solver import MAX_NODES
 from photocore.play.specs import Allowed, split
 from photocore.play.specs import parse as parse_spec
 from photocore.records import Record, check_record, is_compressed, loads, read_games, record_line
@@ -138,12 +146,12 @@ def _line_starts(path: str) -> list[int]:
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
               help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
                    ".analysed before its suffix]")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes (with --serve: threads) analysing  [default: this machine's "
-                   "cores]")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="The same seed gives the same analysis, whatever --workers and --backend.")
-@click.option("--solve", type=click.IntRange(min=1), default=None, metavar="NODES",
+@workers_option("Processes (with --serve: threads) analysing  [default: this machine's "
+                "cores]")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="The same seed gives the same analysis, whatever --workers and --backend "
+                   f"({SEED_HELP}).")
+@click.option("--solve", type=click.IntRange(1, MAX_NODES), default=None, metavar="NODES",
               help="Where the solver finishes a position within NODES positions (two "
                    "players, the last two rounds, from the end back), its exact values "
                    "stand for the engine's.  [default: "

@@ -11,11 +11,20 @@ import click
 from tqdm import tqdm
 
 from photocore import records
-from photocore.cli.options import RULE_FLAGS, Command, builtin_agents, rule_options
+from photocore.cli.options import (
+    MAX_GAMES,
+    RULE_FLAGS,
+    SEED,
+    SEED_HELP,
+    Command,
+    builtin_agents,
+    rule_options,
+    workers_option,
+)
 from photocore.cli.output import check_writable, record_file, resume_from, run_output, writing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
 from photocore.files import atomic
-from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME
+from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS
 from photocore.records import Record
 from photocore.run.driver import drive
 from photocore.run.match import Match, MatchBatch, Outcome, Standings, outcome_of
@@ -34,17 +43,18 @@ def _common(command: Command) -> Command:
                      help="Seats per game: the number of agents (a tournament: --group), "
                           "or a multiple of it.  [default: the number of agents]"),
         rule_options,
-        click.option("--workers", type=click.IntRange(min=1), default=None,
-                     help="Processes playing games, each with its own engines  "
-                          "[default: this machine's cores]"),
-        click.option("--seed", type=int, default=0, show_default=True,
+        workers_option("Processes playing games, each with its own engines  "
+                       "[default: this machine's cores]"),
+        click.option("--seed", type=SEED, default=0, show_default=True,
                      help="The same seed gives the same openings, and the same games for "
-                          "built-in agents, whatever --workers."),
-        click.option("--movetime", type=click.IntRange(min=1), default=DEFAULT_MOVETIME,
-                     show_default=True, help="Milliseconds an engine may think per move."),
-        click.option("--grace", type=click.IntRange(min=0), default=DEFAULT_GRACE,
+                          f"built-in agents, whatever --workers ({SEED_HELP})."),
+        click.option("--movetime", type=click.IntRange(1, MAX_MILLISECONDS),
+                     default=DEFAULT_MOVETIME, show_default=True,
+                     help="Milliseconds an engine may think per move (a day at most)."),
+        click.option("--grace", type=click.IntRange(0, MAX_MILLISECONDS), default=DEFAULT_GRACE,
                      show_default=True,
-                     help="Milliseconds past --movetime before a silent engine forfeits."),
+                     help="Milliseconds past --movetime before a silent engine forfeits (a "
+                          "day at most)."),
         click.option("--openings", type=click.IntRange(min=0), default=None,
                      help="Random plies from the start that open each game, every opening "
                           "played from every seat  [default: one per player]"),
@@ -71,7 +81,7 @@ def _common(command: Command) -> Command:
     Three or four: points, win share and Bradley-Terry ratings from every pairwise result.
     """)
 @click.argument("agents", nargs=-1, required=True)
-@click.option("--games", type=click.IntRange(min=1), default=None,
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=None,
               help="Games to play, rounded up to whole openings  [default: 100; with "
                    "--sprt 100,000, a cap]")
 @click.option("--sprt", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
@@ -98,7 +108,7 @@ def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
 
 @click.command()
 @click.argument("agents", nargs=-1, required=True)
-@click.option("--games", type=click.IntRange(min=1), default=20, show_default=True,
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20, show_default=True,
               help="Games per pairing (or group), rounded up to whole openings.")
 @click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
               show_default=True,

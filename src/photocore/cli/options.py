@@ -10,10 +10,10 @@ from typing import Any
 import click
 
 from photocore.cli.output import missing
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options, check_seed
 from photocore.play._agents import BUILTIN_AGENTS, DEFAULT_SIMULATIONS
-from photocore.run.driver import BACKENDS
-from photocore.run.ray_backend import CONNECT_TIMEOUT
+from photocore.run.driver import BACKENDS, MAX_BATCH, MAX_WORKERS
+from photocore.run.ray_backend import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 
 Command = Callable[..., Any]
 
@@ -31,6 +31,37 @@ class FiniteRange(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
         return number
+
+
+class SeedType(click.types.IntParamType):
+    """A seed, as every command takes one: any integer, taken modulo 2**64 (-1 is
+    18446744073709551615), the rule of facts.check_seed; the command gets the reduced
+    value, which its records hold."""
+
+    name = "seed"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        return check_seed(super().convert(value, param, ctx))
+
+
+SEED = SeedType()
+SEED_HELP = "any integer, taken modulo 2**64"
+# the most games of a command: game numbers are the kernel's long longs
+MAX_GAMES = (1 << 63) - 1
+
+
+def workers_option(help: str) -> Callable[[Command], Command]:
+    """--workers, 1 to MAX_WORKERS: processes (or threads) of one machine."""
+    return click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None,
+                        help=help)
+
+
+def batch_option(command: Command) -> Command:
+    """--batch: games a task plays, 1 to MAX_BATCH."""
+    return click.option("--batch", type=click.IntRange(1, MAX_BATCH), default=None,
+                        help="Games per task  [default: chosen from the agents and workers]")(
+                            command)
 
 
 def builtin_agents() -> str:
@@ -101,10 +132,10 @@ def backend_options(command: Command) -> Command:
             click.option("--address", default=None,
                          help="Ray cluster address, HOST:PORT of its head (ray backend)  "
                               "[default: RAY_ADDRESS, else a new local Ray instance]"),
-            click.option("--connect-timeout", type=FiniteRange(min=1),
+            click.option("--connect-timeout", type=FiniteRange(1, MAX_CONNECT_TIMEOUT),
                          default=CONNECT_TIMEOUT, show_default=True, metavar="SECONDS",
                          help="Give up on the Ray cluster at --address if it has not "
-                              "answered by then."))):
+                              "answered by then (a day at most)."))):
         command = option(command)
     return command
 

@@ -10,10 +10,10 @@ import click
 
 from photocore import records, render
 from photocore._game import Game
-from photocore.cli.options import RULE_LETTERS, parse_options
+from photocore.cli.options import RULE_LETTERS, SEED, SEED_HELP, parse_options
 from photocore.cli.output import check_writable, reason, writing
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options, check_seed
 from photocore.play import hints, session, specs
 from photocore.play.player import Player
 from photocore.play.session import BadRequest, NotNow, Session
@@ -50,8 +50,8 @@ COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit
               default=None, help="Continue the game of this record file.")
 @click.option("--game", "line", type=click.IntRange(min=1), default=1, show_default=True,
               help="With --record: the game on line N of the file.")
-@click.option("--seed", type=click.IntRange(min=0), default=None,
-              help="Seeds the agents (default: a random seed).")
+@click.option("--seed", type=SEED, default=None,
+              help=f"Seeds the agents, {SEED_HELP}  [default: a random seed]")
 @click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
               default=hints.DEFAULT_PLAYOUTS, show_default=True,
               help="Random playouts a hint spends.")
@@ -151,7 +151,7 @@ class Terminal:
                 for p, player in self.players.items():
                     if not self.session.over:   # the first forfeit ends the game
                         self._agent(p, player.reset,
-                                    None if self.seed is None else self.seed + p)
+                                    None if self.seed is None else check_seed(self.seed + p))
                 self._draw()
                 while True:
                     if self._agents_to_move():

@@ -5,12 +5,17 @@ import time
 import click
 
 from photocore.cli.options import (
+    MAX_GAMES,
     RULE_FLAGS,
+    SEED,
+    SEED_HELP,
     backend_options,
+    batch_option,
     builtin_agents,
     check_backend,
     connect_backend,
     players_and_rules,
+    workers_option,
 )
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.facts import Options
@@ -25,7 +30,7 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
 
 
 @click.command()
-@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True,
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1000, show_default=True,
               help="Games to play (with --resume: in all, those in OUT included).")
 @players_and_rules
 @click.option("--agents", default="random", show_default=True,
@@ -33,10 +38,10 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
                    f"{builtin_agents()}, py:module:Class, py:file.py:Class or cmd:PROGRAM "
                    "(docs/matches.md). Seats rotate from game to game so every agent plays "
                    "every seat.")
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes playing games  [default: this machine's cores]")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="The same seed gives the same games, whatever --workers and --backend.")
+@workers_option("Processes playing games  [default: this machine's cores]")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="The same seed gives the same games, whatever --workers and --backend "
+                   f"({SEED_HELP}).")
 @click.option("--out", "out", type=click.Path(dir_okay=False), required=True,
               callback=record_file, help="Output records: .jsonl or .jsonl.gz.")
 @click.option("--resume", is_flag=True,
@@ -44,8 +49,7 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
                    "the rest. Refused unless they are this run's (same players, options, "
                    "--seed, --agents, order).")
 @backend_options
-@click.option("--batch", type=click.IntRange(min=1), default=None,
-              help="Games per task  [default: chosen from the agents and workers]")
+@batch_option
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar  [default: when stderr is a terminal]")
 def selfplay(games: int, players: int, options: Options, agents: str, workers: int | None,

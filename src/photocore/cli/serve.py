@@ -13,6 +13,7 @@ from photocore.serve.games import DEFAULT_EXPIRE, DEFAULT_MAX_GAMES
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+MAX_EXPIRE = 525_600.0      # minutes: a year (more overflows once made seconds)
 
 
 @click.command()
@@ -28,8 +29,9 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
                    "only among these.")
 @click.option("--max-games", type=click.IntRange(min=1), default=DEFAULT_MAX_GAMES,
               show_default=True, help="Games held in memory at most.")
-@click.option("--expire", type=FiniteRange(min=1), default=DEFAULT_EXPIRE / 60,
-              show_default=True, help="Minutes a game is kept after its last request.")
+@click.option("--expire", type=FiniteRange(1, MAX_EXPIRE), default=DEFAULT_EXPIRE / 60,
+              show_default=True,
+              help="Minutes a game is kept after its last request (a year at most).")
 @click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
               default=hints.DEFAULT_PLAYOUTS, show_default=True,
               help="Random playouts a hint spends.")

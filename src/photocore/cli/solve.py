@@ -7,10 +7,17 @@ import click
 
 from photocore import records
 from photocore._game import Game
-from photocore.cli.options import FiniteRange
+from photocore.cli.options import SEED, SEED_HELP, FiniteRange
 from photocore.errors import InvalidPositionError, RecordError
 from photocore.play import _solver, solved, specs
-from photocore.play._solver import DEFAULT_MEMORY, DEFAULT_NODES, DEFAULT_SECONDS, Solution
+from photocore.play._solver import (
+    DEFAULT_MEMORY,
+    DEFAULT_NODES,
+    DEFAULT_SECONDS,
+    MACHINE_MEMORY,
+    MAX_NODES,
+    Solution,
+)
 
 RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 
@@ -23,18 +30,21 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
               help="With a record FILE: the position after K moves.  [default: the last]")
 @click.option("--seconds", type=FiniteRange(min=0, min_open=True), default=DEFAULT_SECONDS,
               show_default=True, help="Wall-clock time the search may take.")
-@click.option("--nodes", type=click.IntRange(min=1), default=None,
+@click.option("--nodes", type=click.IntRange(1, MAX_NODES), default=None,
               help="Positions the search may visit.  [default: no limit]")
 @click.option("--memory", type=click.IntRange(min=1), default=DEFAULT_MEMORY >> 20,
-              show_default=True, help="MiB of transposition table.")
+              show_default=True, callback=lambda ctx, param, mib: _memory(mib),
+              help="MiB of transposition table, at most this machine's memory"
+                   + (f" ({MACHINE_MEMORY >> 20:,} MiB here)." if MACHINE_MEMORY else "."))
 @click.option("--json", "as_json", is_flag=True, help="Print the solution as one JSON object.")
 @click.option("--score", "spec", metavar="SPEC", default=None,
               help="With a FILE of solved positions (seeds/solved.jsonl): how often the "
                    "agent SPEC keeps their result, instead of solving.")
 @click.option("--positions", type=click.IntRange(min=1), default=None,
               help="With --score: the first N positions only.  [default: all]")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="With --score: the agent's seed at the first position (+1 each next).")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="With --score: the agent's seed at the first position (+1 each next; "
+                   f"{SEED_HELP}).")
 def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | None,
           memory: int, as_json: bool, spec: str | None, positions: int | None,
           seed: int) -> None:
@@ -69,11 +79,22 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
                                  memory << 20)
     except ValueError as e:
         raise click.ClickException(str(e)) from None
+    except MemoryError as e:       # the system would not give the table
+        raise click.ClickException(f"{e} (--memory {memory:,}): ask for less") from None
     except KeyboardInterrupt:
         click.echo("\nphotocore solve: interrupted; no answer", err=True)
         raise click.exceptions.Exit(130) from None
     click.echo(json.dumps(as_dict(solution)) if as_json else describe(solution))
     sys.exit(0 if solution.solved else 3)
+
+
+def _memory(mib: int) -> int:
+    """--memory checked: no more than this machine's memory (the solver's own bound, in
+    MiB)."""
+    if MACHINE_MEMORY is not None and mib << 20 > MACHINE_MEMORY:
+        raise click.BadParameter(f"{mib:,} MiB is more than this machine's memory "
+                                 f"({MACHINE_MEMORY >> 20:,} MiB)", param_hint="--memory")
+    return mib
 
 
 def _score(source: str, spec: str, count: int | None, seed: int, as_json: bool) -> None:

@@ -13,7 +13,10 @@ from photocore._kernel cimport *
 from photocore._game cimport Game
 from photocore.play._agents cimport AgentSpec, agent_action
 
-from photocore._kernel import check_bool, check_count, check_players, check_threads
+from photocore._kernel import check_bool, check_count, check_players, check_seed, check_threads
+from photocore._kernel import stream_seed as stream_seed   # a game's random streams' seeds
+
+MAX_GAMES = 1 << 24     # the most games a VecGame holds
 from photocore.compat import game_options
 from photocore.facts import Options
 from photocore.notation import MOVE_TEXTS
@@ -95,8 +98,8 @@ cdef class VecGame:
         players = check_players(players)
         options = game_options(options, flags, keywords, "VecGame")
         n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
-        if not 1 <= n <= 1 << 24:
-            raise ValueError(f"n must be from 1 to {1 << 24}, got {n}")
+        if not 1 <= n <= MAX_GAMES:
+            raise ValueError(f"n must be from 1 to {MAX_GAMES}, got {n}")
         self.threads = check_threads(threads)
         self.players = players
         self.opponents = self._set_opponents(opponents)
@@ -270,11 +273,12 @@ cdef class VecGame:
         The rules have no chance: the seeds are those of the random streams, of
         random_actions and sample_actions (from `seed`) and, with opponents, of each game's
         seat draws and opponents (game i's from seeds[i], else from seed + i). A game not
-        seeded goes on with its streams (a new VecGame's start from seed 0).
+        seeded goes on with its streams (a new VecGame's start from seed 0). A seed is
+        any integer, taken modulo 2**64 (photocore.facts.check_seed).
         `player` (int64 (n,)), if given, is filled with the player to move in each game.
         """
         if seed is not None:
-            seed = index(seed) & 0xFFFFFFFFFFFFFFFF
+            seed = check_seed(seed)
         per_game = which = None
         if seeds is not None:
             listed = list(seeds)
@@ -282,8 +286,8 @@ cdef class VecGame:
                 raise ValueError(f"seeds must list {self.num_games} seeds (or None), "
                                  f"got {len(listed)}")
             which = np.array([s is not None for s in listed], np.uint8)
-            per_game = np.array([0 if s is None else index(s) & 0xFFFFFFFFFFFFFFFF
-                                 for s in listed], np.uint64)
+            per_game = np.array([0 if s is None else check_seed(s, f"seeds[{i}]")
+                                 for i, s in enumerate(listed)], np.uint64)
         elif seed is not None:
             per_game = (np.uint64(seed) + np.arange(self.num_games, dtype=np.uint64))
         obs_v, obs, mask_v, mask = self._outputs(obs, mask)
@@ -564,15 +568,10 @@ cdef class VecGame:
         return obs_v, obs, mask_v, mask
 
 
-def stream_seed(seed, k):
-    """The seed of random stream `k` of a game seeded `seed` (docs/rl.md, "Seeding")."""
-    return game_seed(<uint64_t>(index(seed) & 0xFFFFFFFFFFFFFFFF), <uint64_t>index(k))
-
-
 def draw_below(stream, n):
     """(a number below n, the stream's next state): a draw from a random stream as the C
     code draws one (the learner's seat, say)."""
-    cdef uint64_t state = <uint64_t>(index(stream) & 0xFFFFFFFFFFFFFFFF)
+    cdef uint64_t state = <uint64_t>check_seed(stream, "stream")
     cdef int value = rng_below(&state, index(n))
     return value, state
 

@@ -27,9 +27,9 @@ import numpy.typing as npt
 
 from photocore import compat
 from photocore._game import Game
-from photocore.env._vec import VecGame, draw_below, stream_seed
+from photocore.env._vec import MAX_GAMES, VecGame, draw_below, stream_seed
 from photocore.errors import IllegalMoveError
-from photocore.facts import Options
+from photocore.facts import Options, check_seed
 from photocore.play import specs
 from photocore.play.player import Forfeit, Player
 from photocore.run.ratings import wilson
@@ -112,11 +112,13 @@ def evaluate_policy(policy: Policy | Model,
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a whole number above 0, got {games!r}")
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise ValueError(f"batch must be a whole number above 0, got {batch!r}")
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_GAMES:
+        raise ValueError(f"batch must be a whole number from 1 to {MAX_GAMES:,} (a VecGame's "
+                         f"games), got {batch!r}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
     choose = _chooser(policy, deterministic)
+    seed = check_seed(seed)
     rules = Options.coerce(options)
     players = Game(players, options=rules).players      # checks the player count
     if seat != "random" and (isinstance(seat, bool) or seat not in range(players)):

@@ -29,7 +29,7 @@ from gymnasium.vector.utils import batch_space
 from photocore._game import Game, Move
 from photocore.compat import game_options
 from photocore.env._vec import VecGame, draw_below, stream_seed
-from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, OBSERVATION_SIZE, Options
+from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, OBSERVATION_SIZE, Options, check_seed
 from photocore.play import specs
 from photocore.play._agents import Agent
 
@@ -163,7 +163,9 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
               ) -> tuple[Observation, dict[str, Any]]:
         """Starts an episode; returns (observation, info). `seed` seeds the built-in
         opponents and the seat draws; without it they go on from the last seeding. (The
-        advanced rules are the environment's `options`: reset takes none.)"""
+        advanced rules are the environment's `options`: reset takes none.) A seed is any
+        integer, taken modulo 2**64 (photocore.facts.check_seed)."""
+        seed = None if seed is None else check_seed(seed)
         super().reset(seed=seed)
         if options:
             raise ValueError(f"reset takes no options, got {options!r}")
@@ -192,6 +194,8 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         again or the game is over; returns (obs, reward, terminated, truncated, info)."""
         if self._over or self.seat is None:
             raise ValueError("the episode is over: call reset() first")
+        if isinstance(action, (bool, np.bool_)):
+            raise TypeError(f"an action id is an integer, not a bool ({action!r})")
         action = int(action)
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action must be in range({NUM_ACTIONS}), got {action}")
@@ -309,6 +313,7 @@ class PhotosynthesisVectorEnv(
         if isinstance(seed, (list, tuple)):
             seeds, seed = seed, None
         else:
+            seed = None if seed is None else check_seed(seed)
             super().reset(seed=seed)
             if seed is None and not self._seeded:
                 seed = int(self.np_random.integers(2**63))

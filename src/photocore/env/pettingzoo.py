@@ -22,7 +22,7 @@ from pettingzoo.utils import wrappers
 from photocore._game import Game
 from photocore._kernel import check_players
 from photocore.compat import game_options
-from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, Options
+from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, Options, check_seed
 
 _OBS_HIGH = np.array(OBSERVATION_HIGH, np.float32)
 
@@ -82,8 +82,10 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         return {"observation": self.game.observation(self._seat[agent]), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        # the game has no chance: `seed` has nothing to seed (the advanced rules are the
-        # environment's `options`, not reset's)
+        # the game has no chance: `seed` has nothing to seed, but is checked as every seed
+        # is (the advanced rules are the environment's `options`, not reset's)
+        if seed is not None:
+            check_seed(seed)
         self.game = Game(self.players, options=self.options)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -104,6 +106,8 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if isinstance(action, (bool, np.bool_)):
+            raise TypeError(f"an action id is an integer, not a bool ({action!r})")
         self._cumulative_rewards[agent] = 0.0
         assert action is not None       # None is a finished agent's action only
         self.game.play(int(action))

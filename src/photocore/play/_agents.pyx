@@ -461,7 +461,8 @@ cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* m
 from photocore._game cimport Game
 
 from photocore._game import Move
-from photocore._kernel import check_bool
+from photocore._kernel import OPTION_TABLE as _OPTION_TABLE
+from photocore._kernel import check_bool, check_count, check_players, check_seed
 
 from math import isfinite as _isfinite
 from numbers import Real as _Real
@@ -494,6 +495,8 @@ def option_suffix(agent, options):
 
 
 cdef dict _KIND_OF_NAME = {agent.name: agent.kind for agent in BUILTIN_AGENTS.values()}
+# every rule's flag: the option flags play_games takes
+cdef int _ALL_OPTIONS = sum(row[2] for row in _OPTION_TABLE)
 
 
 cdef class Agent:
@@ -503,10 +506,11 @@ cdef class Agent:
           graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE)
 --
 
-    A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move:
-    docs/search.md, "The C agent"), the rows of photocore.play.BUILTIN_AGENTS (a
-    photocore.play.BuiltinAgent each). A photocore.play.Player: what agent specs load a
-    built-in agent into.
+    A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move,
+    1 to MAX_SIMULATIONS: docs/search.md, "The C agent"), the rows of
+    photocore.play.BUILTIN_AGENTS (a photocore.play.BuiltinAgent each). `seed` is any
+    integer, taken modulo 2**64 (photocore.facts.check_seed). A photocore.play.Player:
+    what agent specs load a built-in agent into.
 
     >>> from photocore import Game
     >>> agent = Agent("greedy", seed=1)
@@ -534,7 +538,7 @@ cdef class Agent:
             c = float("inf")
         if not (c >= 0 and _isfinite(c)):
             raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
-        seed = _index(seed) & 0xFFFFFFFFFFFFFFFF
+        seed = check_seed(seed)
         self.kind = kind
         self.spec.kind = _KIND_OF_NAME[kind]
         self.spec.simulations = simulations
@@ -576,7 +580,7 @@ cdef class Agent:
     def reset(self, seed=None):
         """Readies it for a new game: its random stream starts again from `seed`, or from
         the seed it was made with (the same seed, the same moves in the same positions)."""
-        self.rng = self.seed if seed is None else <uint64_t>(_index(seed) & 0xFFFFFFFFFFFFFFFF)
+        self.rng = self.seed if seed is None else <uint64_t>check_seed(seed)
 
     def close(self):
         """Holds nothing to free (a Player's close())."""
@@ -668,17 +672,25 @@ cdef _graph_root(Game game, Agent agent):
         graph_free(&g)
 
 
-def play_games(agents, int players, int options, unsigned long long seed, long long start,
-               long long count):
+def play_games(agents, players, options, seed, start, count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.
 
     `agents` lists (kind, simulations), (kind, simulations, graph) or (kind, simulations,
     graph, solve) per agent; in game i
     agent k sits in seat (k + i) % players, so every agent plays every seat. Game i depends
-    only on (seed, i).
+    only on (seed, i). `options` are the rules' flags (Options.flags); `seed` any integer,
+    taken modulo 2**64 (photocore.facts.check_seed); start + count at most 2**63 - 1.
     Returns (moves uint16 array, offsets int64 array of count + 1).
     """
     import numpy as np
+    players = check_players(players)
+    if not 0 <= _index(options) <= _ALL_OPTIONS or _index(options) & ~_ALL_OPTIONS:
+        raise ValueError(f"options must be option flags (Options.flags), got {options!r}")
+    cdef int rules = _index(options)
+    cdef uint64_t base = check_seed(seed)
+    start, count = check_count(start, "start"), check_count(count, "count")
+    check_count(start + count, "start + count")     # game indices fit a long long
+    cdef long long first = start, games = count
     if len(agents) != players:
         raise ValueError(f"{players} players need {players} agents, got {len(agents)}")
     cdef AgentSpec specs[MAX_PLAYERS]
@@ -688,19 +700,20 @@ def play_games(agents, int players, int options, unsigned long long seed, long l
         kind, simulations, *flags = agent
         made = Agent(kind, 0, simulations, 1.0, *flags)           # checks the spec
         specs[k] = made.spec
-    moves = np.empty(count * MAX_GAME_MOVES, np.uint16)
-    offsets = np.zeros(count + 1, np.int64)
+    moves = np.empty(games * MAX_GAME_MOVES, np.uint16)
+    offsets = np.zeros(games + 1, np.int64)
     cdef uint16_t[::1] out = moves
     cdef long long[::1] ends = offsets
     cdef long long g, n = 0
     cdef uint64_t rng
     cdef State s
+    cdef int nplayers = players
     with nogil:
-        for g in range(count):
-            for k in range(players):
-                seats[(k + start + g) % players] = specs[k]
-            rng = game_seed(seed, <uint64_t>(start + g))
-            state_init(&s, players, options)
+        for g in range(games):
+            for k in range(nplayers):
+                seats[(k + first + g) % nplayers] = specs[k]
+            rng = game_seed(base, <uint64_t>(first + g))
+            state_init(&s, nplayers, rules)
             n += play_match(&s, seats, &rng, &out[n])
             ends[g + 1] = n
     return moves[:n].copy(), offsets

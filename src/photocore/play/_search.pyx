@@ -18,7 +18,7 @@ from operator import index
 
 import numpy as np
 
-from photocore._kernel import check_bool
+from photocore._kernel import check_bool, check_seed
 from photocore.notation import MOVE_TEXTS
 from photocore.play.settings import SearchSettings
 
@@ -464,7 +464,8 @@ cdef class Search:
     value is (1 - w) times the network's plus w times the returns of one uniformly random
     game played from it in C (AlphaGo's mixed evaluation). With `graph` a position reached
     by several orders of moves is one node, its value recomputed from its children (then
-    `transpositions` has nothing left to do). docs/search.md has the details.
+    `transpositions` has nothing left to do). `seed` is any integer, taken modulo 2**64
+    (photocore.facts.check_seed). docs/search.md has the details.
     """
     cdef Tree* trees
     cdef readonly int num_games
@@ -526,7 +527,7 @@ cdef class Search:
         self.rollout = _parameter(rollout_weight, "rollout_weight", 0.0, 1.0)
         self.transpositions = check_bool(transpositions, "transpositions")
         self.graph = check_bool(graph, "graph")
-        self.seed = index(seed) & 0xFFFFFFFFFFFFFFFF
+        self.seed = check_seed(seed)
         self.num_games = len(games)
         self.players = first.st.players
         self.options = first.st.options

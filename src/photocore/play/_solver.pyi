@@ -5,6 +5,8 @@ from photocore.play.results import Solution as Solution
 DEFAULT_SECONDS: float
 DEFAULT_NODES: int
 DEFAULT_MEMORY: int
+MAX_NODES: int
+MACHINE_MEMORY: int | None
 
 def solve(game: Game, seconds: float = ..., nodes: int = ...,
           memory: int = ...) -> Solution: ...

@@ -381,22 +381,50 @@ from photocore._game import Move
 from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
+import os as _os
 import threading as _threading
 from photocore.play.results import Solution
 
 DEFAULT_SECONDS = 10.0
 DEFAULT_NODES = 10 ** 12
 DEFAULT_MEMORY = 64 << 20          # bytes of the transposition table
+MAX_NODES = (1 << 63) - 1          # what the count of positions holds (a long long)
 
 
-def _budget(value, name, low, integer):
+def _machine_memory():
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return _os.sysconf("SC_PHYS_PAGES") * _os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+# the most a table may take: more could only be had on credit from the system, and the
+# search would be killed for it once it touched the table's pages
+MACHINE_MEMORY = _machine_memory()
+
+
+def _budget(value, name, low, high=None, high_is=""):
+    """A budget checked: a number from `low` to `high` (ints: a whole number; `high` None:
+    any finite number), TypeError or a one-line ValueError naming it otherwise."""
     if isinstance(value, bool) or not isinstance(value, _Real):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    if integer:
-        value = _index(value)
-    if not (value >= low and _isfinite(value)):
-        raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+    if high is None:
+        if not (value >= low and _isfinite(value)):
+            raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+        return value
+    value = _index(value)
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low:,} to {high:,}{high_is}, "
+                         f"got {value:,}")
     return value
+
+
+def _memory_budget(memory, entry_size):
+    """`memory` checked: bytes, from one table entry to this machine's memory."""
+    if MACHINE_MEMORY is None:
+        return _budget(memory, "memory", entry_size, 1 << 62)
+    return _budget(memory, "memory", entry_size, MACHINE_MEMORY, " (this machine's memory)")
 
 
 cdef tuple _split(int value):
@@ -416,10 +444,15 @@ cdef tuple _seat_value(const Values* v, int seat, int players):
 def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
           memory=DEFAULT_MEMORY):
     """The exact value of `game`'s position under best play, within the budgets:
-    `seconds` of wall-clock time, `nodes` searched and `memory` bytes of transposition
-    table. Two players: alpha-beta, each playing to win and then for the margin; three
-    and four: max^n, each maximising their own return, then margin (docs/search.md). A
-    photocore.play.Solution; `solved` False when a budget ran out first (never a guess).
+    `seconds` of wall-clock time (a finite number, 1e-9 at least), `nodes` searched (1 to
+    MAX_NODES, 2**63 - 1) and `memory` bytes of transposition table (from one entry, 16
+    or 32 bytes, to this machine's memory, MACHINE_MEMORY; the table is the largest power
+    of two of entries that fits). Two players: alpha-beta, each playing to win and then
+    for the margin; three and four: max^n, each maximising their own return, then margin
+    (docs/search.md). A photocore.play.Solution; `solved` False when a budget ran out
+    first (never a guess). A budget out of range is a ValueError naming it, a table the
+    system will not give a MemoryError; Ctrl-C stops the search at once
+    (KeyboardInterrupt).
 
     >>> from photocore import Game
     >>> game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
@@ -431,13 +464,12 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     if game.st.phase == PHASE_OVER:
         raise ValueError("the game is over: there is nothing to solve")
     cdef int players = game.st.players
-    cdef double limit = _budget(seconds, "seconds", 1e-9, False)
-    cdef long long node_limit = _budget(nodes, "nodes", 1, True)
+    cdef double limit = _budget(seconds, "seconds", 1e-9)
+    cdef long long node_limit = _budget(nodes, "nodes", 1, MAX_NODES)
     cdef size_t entry_size = sizeof(Entry) if players == 2 else sizeof(ValuesEntry)
-    memory = _budget(memory, "memory", entry_size, True)
-    cdef uint64_t entries = 1
-    while entries * 2 * entry_size <= memory:
-        entries *= 2
+    memory = _memory_budget(memory, entry_size)
+    # the largest power of two of entries within `memory` (in Python: no overflow)
+    cdef uint64_t entries = 1 << ((memory // entry_size).bit_length() - 1)
     cdef Solver sv
     sv.table = NULL
     sv.values_table = NULL
@@ -519,8 +551,8 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
 
 
 def proven_move(Game game not None, nodes):
-    """The move of proven_action(): a move of `game` proven within `nodes` positions to
-    keep a win or a shared win, or None (not finished, a lost position, the game over).
+    """The move of proven_action(): a move of `game` proven within `nodes` positions (1 to
+    MAX_NODES) to keep a win or a shared win, or None (not finished, a lost position, the game over).
     What a search plays before searching (mcts:N?solve=1, SearchAgent(solve=True)).
 
     >>> from photocore import Game
@@ -528,7 +560,7 @@ def proven_move(Game game not None, nodes):
     ...                                    "3/1110/2220/- 0/2200/4432/- 0579"), 1000))
     'end'
     """
-    cdef long long limit = _budget(nodes, "nodes", 1, True)
+    cdef long long limit = _budget(nodes, "nodes", 1, MAX_NODES)
     cdef int action
     if game.st.phase == PHASE_OVER:
         return None

@@ -16,7 +16,6 @@ wraps it into a Player.
 True
 """
 
-import operator
 from typing import Protocol, SupportsIndex, cast, runtime_checkable
 
 from photocore._game import Game, Move
@@ -70,8 +69,8 @@ def as_move(choice: object) -> Move:
     try:
         if isinstance(choice, str):
             return Move.parse(choice)
-        # anything else without __index__ raises the TypeError caught below
-        return Move(operator.index(cast(SupportsIndex, choice)))
+        # anything else without __index__ (or a bool) raises the TypeError caught below
+        return Move(cast(SupportsIndex, choice))
     except InvalidMoveError as e:
         raise Forfeit(f"malformed move: {e}") from None
     except (TypeError, ValueError):

@@ -12,6 +12,7 @@ SIGTERM, and (on Linux) when it dies.
 
 import atexit
 import contextlib
+import operator
 import os
 import select
 import signal
@@ -35,6 +36,8 @@ MAX_INFO = 100              # info lines kept per move
 DEFAULT_MOVETIME = 1000     # ms an engine is told it may think
 DEFAULT_GRACE = 1000        # ms on top of it before a silent engine forfeits
 DEFAULT_STARTUP = 10.0      # seconds an engine may take to answer the greeting
+MAX_MILLISECONDS = 86_400_000   # a day: the most movetime and grace may each be
+MAX_STARTUP = 86_400.0      # seconds: a day
 _QUIT_WAIT = 0.2            # seconds a closing engine gets to leave on its own
 
 # engines of this process with a program running
@@ -64,9 +67,8 @@ class Engine(Player):
         self.cwd = cwd or None
         self.label = label or " ".join(self.argv)
         self.announced: str | None = None     # the name given in `ready name=...`
-        self.startup = float(startup)
-        self.movetime = int(movetime)
-        self.grace = int(grace)
+        self.startup = check_startup(startup)
+        self.movetime, self.grace = check_times(movetime, grace)
         self.info: list[str] = []     # the info lines sent while choosing the last move
         self.restarts = 0             # programs started after the first
         self.transcript = transcript  # called with each line sent (">") and read ("<")
@@ -286,6 +288,26 @@ def _poller(fd: int, event: int) -> select.poll:
     poller = select.poll()
     poller.register(fd, event | select.POLLHUP | select.POLLERR)
     return poller
+
+
+def check_times(movetime: int, grace: int) -> tuple[int, int]:
+    """(movetime, grace) checked: whole milliseconds, 1 (0 for grace) to MAX_MILLISECONDS;
+    a one-line ValueError naming the one out of range (TypeError: not a whole number)."""
+    for name, value, low in (("movetime", movetime, 1), ("grace", grace, 0)):
+        if isinstance(value, bool) or not low <= operator.index(value) <= MAX_MILLISECONDS:
+            raise ValueError(f"{name} must be from {low} to {MAX_MILLISECONDS:,} ms (a day), "
+                             f"got {value!r}")
+    return operator.index(movetime), operator.index(grace)
+
+
+def check_startup(seconds: float) -> float:
+    """The seconds an engine may take to start, checked: a number > 0, MAX_STARTUP at
+    most."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not 0 < seconds <= MAX_STARTUP:
+        raise ValueError(f"startup must be a number of seconds > 0 and at most "
+                         f"{MAX_STARTUP:,.0f} (a day), got {seconds!r}")
+    return float(seconds)
 
 
 def _wait(poller: select.poll, deadline: float) -> bool:

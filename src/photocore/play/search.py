@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from photocore._game import Game, Move
-from photocore._kernel import stream_seed
+from photocore._kernel import check_seed, stream_seed
 from photocore.play._agents import SOLVE_BUDGET
 from photocore.play._search import Search
 from photocore.play._solver import proven_move
@@ -72,7 +72,7 @@ class SearchAgent(Player):
             raise TypeError(f"solve must be True or False, got {solve!r}")
         self.evaluate = evaluate
         self.solve = solve
-        self.seed = seed
+        self.seed = check_seed(seed)
         self.temperature = temperature
         self._name = name
         self.simulations = choosing(simulations)
@@ -100,7 +100,7 @@ class SearchAgent(Player):
         self._search = None
         self._history = []
         if seed is not None:
-            self.seed, self._searches = seed, 0
+            self.seed, self._searches = check_seed(seed), 0
 
     def close(self) -> None:
         """Holds nothing to free: the kept tree goes with the agent."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from photocore._game import Game, Move
 from photocore.errors import RecordError
+from photocore.facts import check_seed
 from photocore.files import atomic
 from photocore.play import specs
 from photocore.play.player import Forfeit
@@ -135,7 +136,9 @@ class Score:
 def score(spec: str | specs.Spec, positions: Sequence[SolvedPosition],
           seed: int = 0) -> Score:
     """The moves a player (an agent spec) chooses in `positions`, scored against their
-    best moves; the player is reset with `seed + k` before the k-th position."""
+    best moves; the player is reset with `seed + k` before the k-th position (any integer,
+    taken modulo 2**64: facts.check_seed)."""
+    check_seed(seed)
     if not positions:
         raise ValueError("no positions to score")
     player = specs.load(spec)
@@ -144,7 +147,7 @@ def score(spec: str | specs.Spec, positions: Sequence[SolvedPosition],
     try:
         for k, position in enumerate(positions):
             game = position.game()
-            player.reset(seed + k)
+            player.reset(check_seed(seed + k))
             start = time.perf_counter()
             try:
                 move = player.select(game)

@@ -55,7 +55,7 @@ from photocore.play._agents import (
     option_suffix,
 )
 from photocore.play.player import Forfeit, Player, as_move, one_line
-from photocore.play.protocol import DEFAULT_STARTUP, Engine
+from photocore.play.protocol import DEFAULT_STARTUP, Engine, check_startup
 
 __all__ = [
     "BUILTIN_FORMS", "DEFAULT_SIMULATIONS", "MAX_SIMULATIONS", "Allowed", "NotAllowed",
@@ -228,7 +228,7 @@ class Spec:
         return None
 
     def _engine(self) -> Engine:
-        # parse() lets only startup=SECONDS, a number > 0, through
+        # parse() lets only startup=SECONDS, a number > 0 up to a day, through
         startup = cast(float, dict(self.options).get("startup", DEFAULT_STARTUP))
         return Engine(self.argv, cwd=self.cwd, label=self.label, startup=startup)
 
@@ -438,8 +438,10 @@ def _parse_command(text: str, rest: str) -> Spec:
         if key != "startup":
             raise ValueError(f"agent {text!r}: unknown option {key!r} (a cmd agent takes "
                              "startup=SECONDS)")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ValueError(f"agent {text!r}: startup must be a number of seconds > 0")
+        try:
+            check_startup(value)     # type: ignore[arg-type]  # checked there
+        except ValueError as e:
+            raise ValueError(f"agent {text!r}: {e}") from None
     return Spec(text, "cmd", argv=argv, options=options, cwd=os.getcwd())
 
 

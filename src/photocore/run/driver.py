@@ -21,7 +21,7 @@ import signal
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from types import FrameType
-from typing import Generic, NamedTuple
+from typing import Generic, NamedTuple, overload
 
 from tqdm import tqdm
 
@@ -34,6 +34,8 @@ from photocore.run.plan import P, Plan, Played, Resumable
 from photocore.run.plan import RunError as RunError  # its name here before run/plan.py
 
 BACKENDS = ("local", "ray")
+MAX_WORKERS = 1024      # worker processes of one machine's run
+MAX_BATCH = 100_000     # games a batch: a batch's games are held in memory till written
 
 
 class Batch(NamedTuple, Generic[P]):
@@ -58,35 +60,65 @@ def default_batch(plan: Plan[Played], games: int, workers: int) -> int:
     return max(1, min(per_worker, 4 if plan.searches else 512))
 
 
-def schedule(games: int, size: int, skip: int = 0) -> list[tuple[int, int]]:
-    """The (start, count) batches covering games skip .. games - 1.
+class Schedule(Sequence[tuple[int, int]]):
+    """The (start, count) batches covering games skip .. games - 1, each made when asked
+    for: a run's memory does not grow with its games (10**12 of them hold no list).
 
-    >>> schedule(10, 4, skip=1)
-    [(1, 4), (5, 4), (9, 1)]
+    >>> list(Schedule(10, 4, skip=1)), len(Schedule(10**12, 512))
+    ([(1, 4), (5, 4), (9, 1)], 1953125000)
     """
-    return [(start, min(size, games - start)) for start in range(skip, games, size)]
+
+    def __init__(self, games: int, size: int, skip: int = 0) -> None:
+        self.starts = range(skip, games, size)
+        self.games, self.size = games, size
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, int]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[int, int]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, int] | Sequence[tuple[int, int]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        start = self.starts[i]
+        return start, min(self.size, self.games - start)
+
+
+def check_run(workers: int | None, batch: int | None) -> None:
+    """Refuses a number of workers or a batch size out of range (ValueError naming it):
+    0 (this process) to MAX_WORKERS workers, 1 to MAX_BATCH games a batch."""
+    for name, value, low, high in (("workers", workers, 0, MAX_WORKERS),
+                                   ("batch", batch, 1, MAX_BATCH)):
+        if value is not None and (isinstance(value, bool) or not low <= value <= high):
+            raise ValueError(f"{name} must be from {low} to {high:,}, got {value!r}")
 
 
 def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
          batch: int | None = None, backend: str = "local",
          address: str | None = None) -> Generator[Batch[P], None, None]:
     """Plays games skip .. plan.games - 1 and yields them batch by batch, in game order:
-    in `workers` processes (default: this machine's cores; 0: in this process), or as Ray
-    tasks on the cluster at `address` (backend="ray"). `batch` games a batch (default:
-    default_batch). Closing the generator early (or an exception, or Ctrl-C, while it
-    waits) stops every worker at once; a failure raises RunError after the batches before.
+    in `workers` processes (default: this machine's cores; 0: in this process; at most
+    MAX_WORKERS), or as Ray tasks on the cluster at `address` (backend="ray"). `batch`
+    games a batch (default: default_batch; at most MAX_BATCH). Nothing grows with the
+    plan's games: its batches are made as they are played. Closing the generator early
+    (or an exception, or Ctrl-C, while it waits) stops every worker at once; a failure
+    raises RunError after the batches before.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    check_run(workers, batch)
     left = plan.games - skip
     if backend == "ray":
         ray_backend.connect(address)
-        todo = schedule(plan.games, batch or default_batch(plan, left, ray_backend.cpus()),
+        todo = Schedule(plan.games, batch or default_batch(plan, left, ray_backend.cpus()),
                         skip)
         results = ray_backend.run_ray(plan, todo)
     else:
-        workers = (os.cpu_count() or 1) if workers is None else workers
-        todo = schedule(plan.games, batch or default_batch(plan, left, workers), skip)
+        workers = min(os.cpu_count() or 1, MAX_WORKERS) if workers is None else workers
+        todo = Schedule(plan.games, batch or default_batch(plan, left, workers), skip)
         results = (run_local(plan, todo, workers) if workers
                    else (plan.batch(start, count) for start, count in todo))
     with contextlib.closing(results):

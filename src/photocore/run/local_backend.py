@@ -1,6 +1,7 @@
 """Runs on this machine: batches of a plan in worker processes (loky), yielded in order;
 the workers leave Ctrl-C to the run and end when it dies."""
 
+import collections
 import contextlib
 import ctypes
 import os
@@ -28,11 +29,10 @@ def run_local(plan: Plan[P], todo: Sequence[tuple[int, int]],
     try:
         # a bounded window of batches in flight keeps memory flat on long runs
         window = 4 * workers
-        futures: list[Future[P] | None] = [pool.submit(plan.batch, *todo[i])
-                                           for i in range(min(window, len(todo)))]
+        futures: collections.deque[Future[P]] = collections.deque(
+            pool.submit(plan.batch, *todo[i]) for i in range(min(window, len(todo))))
         for i, (start, count) in enumerate(todo):
-            future = futures[i]
-            assert future is not None
+            future = futures.popleft()
             try:
                 result = future.result()
             except BrokenProcessPool as e:     # loky's TerminatedWorkerError
@@ -43,7 +43,6 @@ def run_local(plan: Plan[P], todo: Sequence[tuple[int, int]],
                 raise RunError(f"the batch of games {start}..{start + count - 1} failed in "
                                f"its worker ({type(e).__name__}: {e}): the run stopped there"
                                ) from e
-            futures[i] = None
             if i + window < len(todo):
                 futures.append(pool.submit(plan.batch, *todo[i + window]))
             yield result

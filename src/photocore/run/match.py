@@ -16,10 +16,18 @@ from typing import Literal, NamedTuple
 
 from photocore._game import Game
 from photocore.compat import game_options
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, PLAYERS, RULES_VERSION, Options
+from photocore.facts import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PLAYERS,
+    RULES_VERSION,
+    Options,
+    check_count,
+    check_seed,
+)
 from photocore.play import harness, specs
 from photocore.play.player import Player
-from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine
+from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine, check_times
 from photocore.records import Record, record_line, to_record
 from photocore.run import ratings
 
@@ -41,6 +49,9 @@ class Match:
     it (two agents in a 4-player game hold two seats each). `openings` is the number of
     random plies that start each game (default: one per player, so every player's first
     tree is placed at random). `options`: the advanced rules, an Options or its text.
+    `seed` is any integer, taken modulo 2**64 (facts.check_seed); an engine's `movetime`
+    and `grace` are milliseconds, a day at most (protocol.check_times); games in all at
+    most 2**63 - 1.
     """
 
     def __init__(self, agents: Sequence[str | specs.Spec], games: int = 100,
@@ -62,16 +73,15 @@ class Match:
             raise ValueError(f"{size} agents cannot share {self.players} seats evenly "
                              f"(players must be {MIN_PLAYERS} to {MAX_PLAYERS} and a "
                              "multiple of the agents)")
-        if games < 0:
-            raise ValueError(f"games must be >= 0, got {games}")
         self.rotations = size
-        self.per_pairing = -(-games // size) * size
-        self.games = self.per_pairing * len(self.pairings)
-        self.seed = seed
+        self.per_pairing = -(-check_count(games, "games") // size) * size
+        self.games = check_count(self.per_pairing * len(self.pairings),
+                                 "games (of every pairing, rounded up to whole openings)")
+        self.seed = check_seed(seed)
         self.openings = self.players if openings is None else openings
         if self.openings < 0:
             raise ValueError(f"openings must be >= 0 random plies, got {self.openings}")
-        self.movetime, self.grace = movetime, grace
+        self.movetime, self.grace = check_times(movetime, grace)
         self.options = game_options(options, (), flags, "Match")
 
     @property

@@ -29,6 +29,7 @@ from typing import Any
 from photocore.run.plan import P, Plan, RunError
 
 CONNECT_TIMEOUT = 30.0     # seconds for a cluster to answer; a healthy one takes ~2
+MAX_CONNECT_TIMEOUT = 86_400.0     # a day: more overflows the probe's wait
 
 # the probe: connect as the run will, then leave
 _PROBE = ("import sys, ray; ray.init(address=sys.argv[1], include_dashboard=False, "
@@ -43,7 +44,12 @@ def connect(address: str | None = None, timeout: float = CONNECT_TIMEOUT) -> Non
     """Connects this process to Ray, unless it already is: to the cluster at `address`
     (or the one RAY_ADDRESS names), or, without one, to a new local instance on this
     machine's cores. RayConnectError (one line, within about `timeout` seconds) if the
-    cluster cannot be reached or refuses this client."""
+    cluster cannot be reached or refuses this client; `timeout` is a number of seconds
+    above 0, a day at most (ValueError otherwise)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not 0 < timeout <= MAX_CONNECT_TIMEOUT:
+        raise ValueError(f"timeout must be a number of seconds above 0 and at most "
+                         f"{MAX_CONNECT_TIMEOUT:,.0f} (a day), got {timeout!r}")
     if importlib.util.find_spec("ray") is None:
         raise ModuleNotFoundError("No module named 'ray'", name="ray")
     if "ray" in sys.modules and sys.modules["ray"].is_initialized():
@@ -143,9 +149,8 @@ def run_ray(plan: Plan[P], todo: Sequence[tuple[int, int]],
     window = 4 * cpus()
     submitted = 0
     plan_ref = ray.put(plan)
-    sizes = dict(todo)
     try:
-        for start, _ in todo:
+        for start, count in todo:
             while submitted < len(todo) and len(pending) < window:
                 ref = task.remote(plan_ref, *todo[submitted])
                 pending[ref] = todo[submitted][0]
@@ -163,7 +168,7 @@ def run_ray(plan: Plan[P], todo: Sequence[tuple[int, int]],
             if isinstance(result, ray.exceptions.RayError):
                 cause = str(getattr(result, "cause", None) or result).strip().splitlines()
                 raise RunError(
-                    f"the Ray task playing games {start}..{start + sizes[start] - 1} failed "
+                    f"the Ray task playing games {start}..{start + count - 1} failed "
                     f"{max_retries + 1} times ({type(result).__name__}: "
                     f"{cause[-1] if cause else 'no message'}): the run stopped there")
             yield result

@@ -40,13 +40,13 @@ import numpy.typing as npt
 
 from photocore._game import Game
 from photocore._kernel import stream_seed
-from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
+from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options, check_count, check_seed
 from photocore.files import atomic
 from photocore.play._search import Search
 from photocore.play.search import choosing
 from photocore.play.settings import Evaluate, SearchSettings
 from photocore.records import RecordWriter, record_line
-from photocore.run.driver import drive
+from photocore.run.driver import MAX_BATCH, drive
 from photocore.run.selfplay import Summary, Tally
 
 FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",
@@ -127,10 +127,11 @@ class DataSeries:
 
     def __post_init__(self) -> None:
         self.options = Options.coerce(self.options)
-        if self.games < 0:
-            raise ValueError(f"games must be >= 0, got {self.games}")
-        if self.per_search < 1:
-            raise ValueError(f"per_search must be >= 1, got {self.per_search}")
+        self.games = check_count(self.games, "games")
+        self.seed = check_seed(self.seed)
+        if not 1 <= self.per_search <= MAX_BATCH:
+            raise ValueError(f"per_search must be from 1 to {MAX_BATCH:,}, got "
+                             f"{self.per_search}")
         if self.explore_plies < 0:
             raise ValueError(f"explore_plies must be >= 0, got {self.explore_plies}")
         Game(self.players)        # checks players

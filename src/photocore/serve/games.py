@@ -35,7 +35,7 @@ from typing import Any
 
 from photocore import render, svg, viewer
 from photocore.errors import IllegalMoveError, InvalidMoveError
-from photocore.facts import NUM_ACTIONS
+from photocore.facts import NUM_ACTIONS, check_seed
 from photocore.play import hints
 from photocore.play.player import Player
 from photocore.play.session import PERSON, BadRequest, NotNow, Session, start
@@ -390,7 +390,7 @@ class Table:
         if player is None:
             player = self.players[seat] = spec.load()
         if seat not in self.ready:
-            player.reset(self.seed + seat)
+            player.reset(check_seed(self.seed + seat))
             self.ready.add(seat)
         return player
 

@@ -4,9 +4,17 @@ schema. Requests are checked here (types, ranges, no unknown field); what needs 
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+)
 
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS
+from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, check_seed
 from photocore.serve.games import MAX_TOP
 
 OPTION_TEXTS = tuple(map(str, OPTIONS))
@@ -39,8 +47,9 @@ class NewGame(Request):
                      | None, Field(max_length=2000)] = Field(
         None, description="moves played first, from the start or the position (a "
                           "record's moves, to continue it)")
-    seed: Annotated[StrictInt | None, Field(ge=0, lt=2**32)] = Field(
-        None, description="seeds the agents (default: a random one)")
+    seed: Annotated[StrictInt, AfterValidator(check_seed)] | None = Field(
+        None, description="seeds the agents: any integer, taken modulo 2**64 (default: a "
+                          "random one)")
 
 
 class PlayMove(Request):
