@@ -13,7 +13,9 @@ release = version = photocore.__version__
 
 extensions = ["myst_parser", "sphinx.ext.autodoc"]
 source_suffix = {".md": "markdown"}
-exclude_patterns = ["_build"]
+# search.md only points old links to searching.md, as its page, search.html, is Sphinx's
+# search box
+exclude_patterns = ["_build", "search.md"]
 html_theme = "furo"
 html_title = f"photocore {release}"
 
