@@ -9,6 +9,7 @@ import photocore
 
 project = "photocore"
 author = "photocore's authors"
+copyright = f"2026, {author}"
 release = version = photocore.__version__
 
 extensions = ["myst_parser", "sphinx.ext.autodoc"]

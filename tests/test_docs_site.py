@@ -148,6 +148,11 @@ def test_every_guide_is_on_the_site_with_its_headings_links_and_figures(guide, o
             return [Number(h.tagName[1]), copy.textContent.trim()];
         });""")
     assert [(level, _plain(text)) for level, text in shown] == headings(guide)
+    # the page's opening is not said again (by the docstring of the module it documents)
+    openings = page.execute_script(
+        "return [...document.querySelectorAll('article section > p')]"
+        ".map((p) => p.textContent.split(/\\s+/).slice(0, 4).join(' '))")
+    assert not openings or openings[0] not in openings[1:], openings
     # every figure is an image the browser drew
     images = page.execute_script(
         "return [...document.querySelectorAll('article img')].map((i) => "
@@ -179,6 +184,15 @@ def test_a_guide_moved_away_leaves_a_pointer_out_of_the_build():
         assert (DOCS / new).is_file() and old in excluded
         # one link, to the new name (which GitHub shows for the old one)
         assert re.findall(r"\]\(([^)]*)\)", (DOCS / old).read_text(encoding="utf-8")) == [new]
+
+
+def test_the_reference_says_what_each_field_is_and_the_footer_whose_site_it_is(open_page,
+                                                                              site):
+    aliased = [page.relative_to(site).as_posix() for page in site.rglob("*.html")
+               if "Alias for field number" in page.read_text(encoding="utf-8")]
+    assert aliased == []
+    footer = open_page("index.html").find_element(By.CSS_SELECTOR, ".copyright").text
+    assert re.fullmatch(r"Copyright © \d{4}, \w.*", footer), footer
 
 
 def test_the_api_page_of_game_lists_its_methods(open_page):

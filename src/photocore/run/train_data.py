@@ -86,12 +86,16 @@ class Uniform:
 
 
 class Block(NamedTuple):
-    """The games of a block: their shard, their record lines (none unless the series'
-    `records` is on) and their Tally."""
+    """The games of a block."""
 
     shard: Shard
     lines: list[bytes]
     tally: Tally
+
+
+Block.shard.__doc__ = "Their shard of training data."
+Block.lines.__doc__ = "Their record lines: none unless the series' `records` is on."
+Block.tally.__doc__ = "Their Tally."
 
 
 @dataclasses.dataclass
