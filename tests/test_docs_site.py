@@ -186,6 +186,32 @@ def test_a_guide_moved_away_leaves_a_pointer_out_of_the_build():
         assert re.findall(r"\]\(([^)]*)\)", (DOCS / old).read_text(encoding="utf-8")) == [new]
 
 
+def test_the_figures_are_drawn_from_the_engine_and_the_pages_when_the_site_is_built(
+        open_page, site):
+    import photocore.facts
+    # the rules: the board, the sun's corners, the tour's position, the shadows
+    drawn = open_page("rules.html").execute_script(
+        "return [...document.querySelectorAll('article figure img')].map((i) => "
+        "[i.getAttribute('src').split('/').pop(), i.naturalWidth, i.alt])")
+    assert [name for name, _, _ in drawn] == ["board.svg", "sun.svg", "tour.svg", "shadows.svg"]
+    assert all(width > 0 and alt for _, width, alt in drawn), drawn
+    # the action ids, kind by kind, as the engine numbers them
+    rows = open_page("engine.html").execute_script(
+        "return [...document.querySelectorAll('#action-ids tbody tr')].map((row) => "
+        "[...row.cells].map((cell) => cell.textContent.trim()))")
+    assert [(row[0], row[2]) for row in rows] == [
+        (f"{ids[0]} .. {ids[-1]}" if len(ids) > 1 else f"{ids[0]}", kind)
+        for kind, ids in photocore.facts.ACTION_RANGES.items()]
+    # the speed chart: a bar labelled with each speed-up of the page's table
+    (chart,) = open_page("speed.html").execute_script(
+        "return [...document.querySelectorAll('article figure img')].map((i) => "
+        "[i.getAttribute('src'), i.naturalWidth])")
+    assert chart[1] > 0
+    table = re.findall(r"^\|.*\| ([\d,]+ x) \|$", (DOCS / "speed.md").read_text(), re.M)
+    labels = re.findall(r"<text[^>]*>([\d,]+ x)</text>", (site / chart[0]).read_text())
+    assert len(table) >= 10 and sorted(labels) == sorted(table)
+
+
 def test_the_reference_says_what_each_field_is_and_the_footer_whose_site_it_is(open_page,
                                                                               site):
     aliased = [page.relative_to(site).as_posix() for page in site.rglob("*.html")
