@@ -17,8 +17,9 @@ _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py", "docs/rl.md"],
 
 collect_ignore = [path for module, paths in _EXTRAS.items()
                   if importlib.util.find_spec(module) is None for path in paths]
-# the documentation site's Sphinx configuration and its build (.ci/docs): no examples there
-collect_ignore += ["docs/conf.py", "docs/_build"]
+# the documentation site's Sphinx configuration, its extension, its build and the files that
+# extension writes (.ci/docs): no examples there
+collect_ignore += ["docs/conf.py", "docs/_ext", "docs/_build", "docs/_generated"]
 
 _SOURCE = pathlib.Path(__file__).resolve().parent / "src" / "photocore"
 _installed = importlib.util.find_spec("photocore")

@@ -1,4 +1,4 @@
-"""Searching positions instead of orders of moves (docs/search.md, "Transpositions" and
+"""Searching positions instead of orders of moves (docs/searching.md, "Transpositions" and
 "The C agent over positions"), measured in one process on the same positions:
 
     python benchmarks/graph_search.py                       # both parts
@@ -17,7 +17,7 @@
    give the same visits (the same network values a position the same by any path), which
    the run checks.
 
-Strength is measured by matches, not here: docs/search.md gives the commands and results.
+Strength is measured by matches, not here: docs/searching.md gives the commands and results.
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""The parts of a search of one's own (docs/search.md, "Your own search"), timed side by side
+"""The parts of a search of one's own (docs/searching.md, "Your own search"), timed side by side
 in one process, in rounds that take turns, each side's best round counting (a busy machine
 slows a round, never speeds one up):
 

@@ -1,4 +1,4 @@
-"""How far and how fast photocore.solve reaches (docs/search.md, "Exact endgames"):
+"""How far and how fast photocore.solve reaches (docs/searching.md, "Exact endgames"):
 
     python benchmarks/solver.py                     # 1,000 last-round positions, 20 games back
     python benchmarks/solver.py --players 3 4 --positions 200 --games 10 --seconds 60

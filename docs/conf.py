@@ -3,17 +3,25 @@ pages (MyST) and an API reference from the docstrings (autodoc). Built by .ci/do
 `sphinx-build -W --keep-going -n -b html docs docs/_build/html`."""
 
 import inspect
+import pathlib
 import re
+import sys
 
 import photocore
 
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "_ext"))
+
 project = "photocore"
 author = "photocore's authors"
+copyright = f"2026, {author}"
 release = version = photocore.__version__
 
-extensions = ["myst_parser", "sphinx.ext.autodoc"]
+# figures: the pictures and generated tables, drawn into _generated/ at each build
+extensions = ["myst_parser", "sphinx.ext.autodoc", "figures"]
 source_suffix = {".md": "markdown"}
-exclude_patterns = ["_build"]
+# _generated: what the figures extension writes for the pages; search.md only points old
+# links to searching.md, as its page, search.html, is Sphinx's search box
+exclude_patterns = ["_build", "_generated", "search.md"]
 html_theme = "furo"
 html_title = f"photocore {release}"
 
@@ -22,12 +30,13 @@ default_role = "literal"
 
 autodoc_default_options = {"members": True, "undoc-members": True}
 autodoc_member_order = "bysource"
-# the optional frameworks the adapters and charts import at module level, mocked always, so
-# the reference is the same whichever of their extras the building venv has. Not serve's
-# FastAPI and pydantic: the docs extra installs them, and a mocked pydantic cannot build the
-# API's models (`StrictInt | None`)
+# the optional frameworks the adapters import at module level, mocked always, so the
+# reference is the same whichever of their extras the building venv has. Not serve's FastAPI
+# and pydantic, nor the charts' matplotlib: the docs extra installs them (a mocked pydantic
+# cannot build the API's models, `StrictInt | None`; the figures extension draws with
+# matplotlib)
 autodoc_mock_imports = ["gymnasium", "pettingzoo", "pyspiel", "open_spiel", "stable_baselines3",
-                        "sb3_contrib", "matplotlib"]
+                        "sb3_contrib"]
 
 # every reference must resolve (-n), but the site has no other project's inventory to link
 # (it builds offline): the types of Python's library and of the third-party packages that

@@ -2,8 +2,10 @@
 the layering of the package and its deprecated names."""
 
 import copy
+import importlib
 import pathlib
 import pickle
+import pkgutil
 import re
 import subprocess
 import sys
@@ -783,3 +785,29 @@ def test_calling_the_svg_module_warns_and_draws():
     with pytest.deprecated_call(match=re.escape("photocore.svg.board(game)")):
         picture = photocore.svg(game, size=300)
     assert picture == photocore.svg.board(game, size=300)
+
+
+def named_tuples():
+    """{qualified name: class} of every named tuple the package's public modules define
+    (those of an extra that is not installed left out)."""
+    found = {}
+    for module in pkgutil.walk_packages(photocore.__path__, "photocore."):
+        if (module.name.rpartition(".")[2].startswith("_")
+                or missing_framework(module.name) is not None):
+            continue
+        for name, value in vars(importlib.import_module(module.name)).items():
+            if (isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+                    and value.__module__ == module.name):
+                found[f"{module.name}.{name}"] = value
+    return found
+
+
+def test_every_named_tuple_says_what_each_field_is():
+    # help() and the API reference show a field's __doc__, which is "Alias for field number
+    # k" unless the class sets it
+    classes = named_tuples()
+    assert {"photocore.play.hints.Hint", "photocore.notation.PositionFields",
+            "photocore.run.driver.Batch"} <= classes.keys()
+    unsaid = [f"{name}.{field}" for name, cls in classes.items() for field in cls._fields
+              if (getattr(cls, field).__doc__ or "Alias for").startswith("Alias for")]
+    assert unsaid == []

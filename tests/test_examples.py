@@ -2,12 +2,14 @@
 plays well, and the typed program passes mypy --strict against the shipped stubs."""
 
 import importlib.util
+import math
 import pathlib
 import random
 import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import photocore
@@ -176,3 +178,83 @@ def test_own_search_compare_runs():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "x the Python playouts (2 positions, 10 simulations" in result.stdout
+
+
+# ---- examples/own_search: the same search over photocore.Search, and its steps timed -------
+
+@pytest.fixture(scope="module")
+def puct():
+    """examples/own_search/puct.py as a module."""
+    spec = importlib.util.spec_from_file_location("puct", EXAMPLES / "own_search" / "puct.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def worth_by_slot(game):
+    """ScoreLead's worth of each player, from the Game rather than the observation: the
+    score if the game ended now and a point per size of each tree on the board, the player
+    to move first."""
+    trees = [0] * game.players
+    for owner, size in game.board().values():
+        trees[owner] += size
+    seats = [(game.current_player + k) % game.players for k in range(game.players)]
+    return [game.scores()[seat] + trees[seat] for seat in seats]
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_score_lead_values_each_players_lead_from_the_observation(puct, players):
+    rng, games = random.Random(players), []
+    while len(games) < 30:
+        game = photocore.Game(players=players)
+        for _ in range(rng.randrange(20, 160)):
+            if not game.is_over:
+                game.play(rng.choice(game.legal_moves()))
+        if not game.is_over:
+            games.append(game)
+    obs = np.stack([game.observation() for game in games])
+    logits, values = puct.ScoreLead(players)(obs, None)
+    assert logits.shape == (30, photocore.NUM_ACTIONS) and not logits.any()
+    expected = [[math.tanh((w - max(worth[:k] + worth[k + 1:])) / 10) for k, w in enumerate(worth)]
+                for worth in map(worth_by_slot, games)]
+    assert values.dtype == np.float32 and np.allclose(values, expected, atol=1e-6)
+    assert len({tuple(row) for row in values.tolist()}) > 5      # the positions differ
+
+
+@pytest.mark.parametrize("evaluator", ["score", "playouts"])
+def test_puct_chooses_legal_moves_repeats_for_a_seed_and_finds_the_win(puct, evaluator):
+    from photocore.play import specs
+    player = specs.load(f"py:{EXAMPLES / 'own_search' / 'puct.py'}:PUCT?simulations=12"
+                        f"&evaluator={evaluator}&players=3")
+    rng = random.Random(3)
+    game = photocore.Game(players=3, options="s")
+    while not game.is_over:
+        before = game.position()
+        player.reset(seed=len(game.history))
+        move = player.select(game)
+        assert move in game.legal_moves() and game.position() == before
+        player.reset(seed=len(game.history))
+        assert player.select(game) == move
+        game.play(rng.choice(game.legal_moves()))
+    assert player.name == f"puct-{evaluator}:12"
+    # the solver's one winning move (as for uct.py above)
+    win = photocore.Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
+                                       "0/2200/4432/- 0579")
+    assert str(puct.PUCT(200, evaluator).select(win)) == "end"
+    with pytest.raises(ValueError, match="evaluator"):
+        puct.PUCT(evaluator="network")
+
+
+def test_own_search_steps_runs():
+    result = subprocess.run([sys.executable, str(EXAMPLES / "own_search" / "steps.py"),
+                             "--positions", "2", "--simulations", "10", "--games", "2",
+                             "--rounds", "1"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("2 positions, 2 random games from each, 10 simulations a move, "
+                             "best of 1 rounds, CPU time")
+    assert [line.split("  ")[0] for line in lines[1:]] == [
+        "random games, Python loop", "random games, Game.playout",
+        "UCT in Python, Python playouts", "UCT in Python, Game.playout",
+        "Search, playouts as values", "Search, ScoreLead", "Search, ScoreLead, in_flight=8",
+        "Search, ScoreLead, every game at once", "mcts:10, all in C"]

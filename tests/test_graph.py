@@ -1,4 +1,4 @@
-"""The C agent's search over positions (`mcts:N?graph=1`, docs/search.md "The C agent over
+"""The C agent's search over positions (`mcts:N?graph=1`, docs/searching.md "The C agent over
 positions"): the orders of a turn it plays once (photocore._kernel.commutes), one node per
 position, values by seat, determinism, and the `?graph=` switch of the agent specs."""
 

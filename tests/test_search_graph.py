@@ -1,6 +1,6 @@
 """photocore.Search(graph=True): one node per position, pinned down on positions whose
 positions and orders can be counted, the seats values land on, batches in flight, reuse
-and determinism (docs/search.md, "The graph in Search")."""
+and determinism (docs/searching.md, "The graph in Search")."""
 
 import numpy as np
 import pytest

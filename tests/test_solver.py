@@ -1,4 +1,4 @@
-"""photocore.solve: exact endgames (docs/search.md, "Exact endgames"), held to a plain
+"""photocore.solve: exact endgames (docs/searching.md, "Exact endgames"), held to a plain
 exhaustive minimax (two players) and max^n (three and four) over the Game API on hundreds
 of end positions of real games, with known answers, budgets that run out and bad input."""
 
@@ -23,7 +23,7 @@ def seat_values(game):
 
 def preference(values, mover):
     """What the mover ranks by (higher is better): their own (return, margin), then
-    against the next player in turn, then the one after (docs/search.md)."""
+    against the next player in turn, then the one after (docs/searching.md)."""
     n = len(values)
     return (values[mover],) + tuple((-values[(mover + k) % n][0], -values[(mover + k) % n][1])
                                     for k in range(1, n))

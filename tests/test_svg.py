@@ -109,6 +109,13 @@ def test_the_sun_stands_at_its_corner(sun):
         f"2 - {r} {sun} {sun % 2} {sun % 2} - d4:0:3,a4:1:0 0/2410/4431/- 0/1410/4432/- 0579")
     root = parse(game)
     (group,) = root.findall(".//s:g[@class='sun']", NS)
+    assert_at_its_corner(root, group, sun)
+    assert ("a4" in game.shaded()) == (sun == 1)
+
+
+def assert_at_its_corner(root, group, sun):
+    """The sun `group` of the picture `root` stands beyond the board's corner `sun`, its
+    arrow pointing towards the board."""
     assert int(group.get("data-sun")) == sun
     disc = group.find("s:circle", NS)
     hexes = {h.get("data-cell"): h for h in root.findall(".//s:polygon[@class='cell']", NS)}
@@ -127,7 +134,43 @@ def test_the_sun_stands_at_its_corner(sun):
     line = group.find("s:g[@class='shadow-dir']/s:line", NS)
     x1, y1, x2, y2 = (float(line.get(k)) for k in ("x1", "y1", "x2", "y2"))
     assert math.hypot(x2 - cx, y2 - cy) < math.hypot(x1 - cx, y1 - cy)
-    assert ("a4" in game.shaded()) == (sun == 1)
+
+
+def test_the_map_of_the_board_names_each_cell_and_its_leaves():
+    root = ET.fromstring(photocore.svg.cells(size=500))
+    hexes = root.findall(".//s:polygon[@class='cell']", NS)
+    assert [h.get("data-cell") for h in hexes] == list(photocore.CELLS)
+    names = root.findall(".//s:text[@class='name']", NS)
+    leaves = root.findall(".//s:text[@class='leaves']", NS)
+    assert [t.text for t in names] == list(photocore.CELLS)
+    assert [int(t.text) for t in leaves] == [int(h.get("data-leaves")) for h in hexes]
+    assert {t.text: int(n.text) for t, n in zip(names, leaves)}["d4"] == 4
+    for hexagon, name, count in zip(hexes, names, leaves):      # each inside its own cell
+        xs = [float(point.split(",")[0]) for point in hexagon.get("points").split()]
+        assert float(name.get("x")) == float(count.get("x")) == pytest.approx(sum(xs) / 6, abs=0.1)
+    assert [t.text for t in root.findall(".//s:text[@class='ring']", NS)] == [
+        "the centre: 4 leaves", "ring 1: 3 leaves", "ring 2: 2 leaves", "ring 3: 1 leaf"]
+    assert root.get("width") == "500"
+
+
+def test_the_suns_corners_in_the_order_it_takes_them():
+    root = ET.fromstring(photocore.svg.suns())
+    groups = root.findall(".//s:g[@class='sun']", NS)
+    assert [g.get("data-corner") for g in groups] == ["E", "SE", "SW", "W", "NW", "NE"]
+    for sun, group in enumerate(groups):
+        assert_at_its_corner(root, group, sun)
+    (order,) = root.findall(".//s:text[@class='order']", NS)
+    assert order.text.startswith("0 E \u2192 1 SE \u2192 2 SW \u2192 3 W \u2192 4 NW \u2192 5 NE")
+    assert len(root.findall(".//s:polygon[@class='cell']", NS)) == 37
+
+
+def test_the_board_without_the_panel():
+    game = played(*SETUP, "buy seed", "plant d1 d2")
+    whole, board = parse(game), parse(game, panel=False)
+    assert board.findall(".//s:g[@class='player']", NS) == []
+    assert float(board.get("viewBox").split()[2]) < float(whole.get("viewBox").split()[2])
+    for cls in ("cell", "shadow", "activated", "piece"):
+        assert cells_of(board, cls) == cells_of(whole, cls)
 
 
 def test_names_on_request():

@@ -44,7 +44,7 @@ class AlphaZeroAgent(SearchAgent):
     (temperature 0, no root noise). `rollout_weight`: the share of a random game's result
     in each leaf's value (default: the checkpoint's, as it was trained). `solve`: in the
     last round, a move proven to keep a win is played without a search (SearchAgent).
-    `graph`: search positions, not orders of moves (photocore.Search, docs/search.md)."""
+    `graph`: search positions, not orders of moves (photocore.Search, docs/searching.md)."""
 
     def __init__(self, checkpoint: str | None = None, simulations: int = 64, seed: int = 0,
                  c_puct: float = SearchSettings.c_puct, temperature: float = 0.0, threads: int = 1,

@@ -55,7 +55,7 @@ def main(argv=None):
                         help="share of a random game's result in each leaf's value "
                              "(default: the checkpoint's)")
     parser.add_argument("--graph", action="store_true",
-                        help="search positions, not orders of moves (docs/search.md)")
+                        help="search positions, not orders of moves (docs/searching.md)")
     parser.add_argument("--seed", type=int, default=12345, help="of the games")
     parser.add_argument("--baseline", type=builtin_agent, default=None,
                         help="a built-in agent to play in the checkpoint's seats too")

@@ -5,7 +5,7 @@ built-in agents and the shipped checkpoints, written as one Markdown page.
 
 For each number of players P (--players), every group of P of the agents plays a match
 (`photocore tournament --group P`): random, greedy, mcts:N for each N of --mcts,
-mcts:N?graph=1 (UCT over positions, docs/search.md) for each N of --graph, and the shipped
+mcts:N?graph=1 (UCT over positions, docs/searching.md) for each N of --graph, and the shipped
 checkpoint for P players (agent.py) at each of --simulations, and searching positions
 (?graph=true) at each of --graph-simulations. Ratings are
 Bradley-Terry from every pairwise result, anchored at random = 0, with 95% intervals;
@@ -105,7 +105,7 @@ def accuracy_section(scores):
     return ["## Accuracy on solved positions (2 players)", "",
             f"Each 2-player agent chose a move in each of the {first['positions']:,} positions "
             f"of `{SOLVED}` (positions of real games the solver settled exactly, "
-            "docs/search.md, *A ground truth*). *Result kept*: the share of the "
+            "docs/searching.md, *A ground truth*). *Result kept*: the share of the "
             f"{first['contested']} positions where some move loses the result (a win, a "
             "shared win) in which the agent's move kept it; *result and margin kept*: the "
             "share of all the positions where its move was one of the best in result and "

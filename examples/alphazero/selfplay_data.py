@@ -5,7 +5,7 @@
     python examples/alphazero/selfplay_data.py --games 256 --out data/ --backend ray
 
 The same --seed, --per-search and checkpoint give the same files whatever --workers or
---backend (docs/search.md, "Training data").
+--backend (docs/searching.md, "Training data").
 """
 
 import argparse

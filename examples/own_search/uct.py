@@ -1,6 +1,6 @@
 """A UCT search in plain Python over photocore's parts: the tree, selection and backup in
 Python, each playout one call of `Game.playout` (a random game to the end, in C). It is
-the search of the built-in `mcts:N` (docs/search.md, "The C agent"), written again so that
+the search of the built-in `mcts:N` (docs/searching.md, "The C agent"), written again so that
 you can change any part of it; `playout="python"` plays the playouts in Python instead,
 as a search without `Game.playout` had to.
 

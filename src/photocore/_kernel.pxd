@@ -277,7 +277,7 @@ cdef inline bint actions_commute(int x, int y, int options) noexcept nogil:
     back light or an available piece, and the cells each needs are the other's to leave
     alone), unless shade blocks growth and one changes the shadows (grow, collect) that
     the other is judged by (plant, grow). Buys (a column's price moves), end and place
-    never commute. docs/search.md, "Orders of a turn"."""
+    never commute. docs/searching.md, "Orders of a turn"."""
     cdef int kx = action_kind(x), ky = action_kind(y)
     if kx < KIND_PLANT or kx > KIND_COLLECT or ky < KIND_PLANT or ky > KIND_COLLECT:
         return False

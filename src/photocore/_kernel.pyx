@@ -1398,7 +1398,7 @@ cdef long long find_key(const uint64_t* sorted_keys, long long n, uint64_t key) 
 def commutes(x, y, options=0):
     """Whether action ids x then y, played in one turn of a game with these option bits,
     could as well be played y then x: the same position either way, wherever x then y is
-    legal (actions_commute; docs/search.md, "Orders of a turn").
+    legal (actions_commute; docs/searching.md, "Orders of a turn").
 
     >>> from photocore import Move
     >>> commutes(Move.parse("collect a4"), Move.parse("grow d4"))

@@ -201,7 +201,7 @@ class MctsJudge:
 
 class SearchJudge:
     """A network's PUCT search (photocore.Search; `evaluate(obs, mask) -> (logits,
-    values)` as docs/search.md has it): `simulations` visits at the root give the visits,
+    values)` as docs/searching.md has it): `simulations` visits at the root give the visits,
     the best move and the position's value; a search of simulations / (legal moves)
     visits (at least 2) after each legal move gives that move's value."""
 

@@ -142,12 +142,18 @@ def action_kind(action: int) -> str:
 class OptionRule(NamedTuple):
     """One advanced rule, as the kernel's option table lists it."""
 
-    name: str       # the keyword: Options(name=True), the record's options
-    letter: str     # its letter in the text form ("fs")
-    flag: int       # its bit in the kernel's State.options
-    words: str      # in words, for people
-    help: str       # for the command line
+    name: str
+    letter: str
+    flag: int
+    words: str
+    help: str
 
+
+OptionRule.name.__doc__ = "The keyword: Options(name=True), the record's options."
+OptionRule.letter.__doc__ = 'Its letter in the text form ("fs").'
+OptionRule.flag.__doc__ = "Its bit in the kernel's State.options."
+OptionRule.words.__doc__ = "The rule in words, for people."
+OptionRule.help.__doc__ = "Its line of the command line's help."
 
 OPTION_RULES = tuple(OptionRule(*row) for row in _KERNEL["options"])
 _RULE = {rule.name: rule for rule in OPTION_RULES}

@@ -105,17 +105,34 @@ class PositionFields(NamedTuple):
 
     players: int
     options: Options
-    round: int                   # 0 during setup
+    round: int
     sun: int
-    first: int                   # the first player of the round
-    current: int | None          # the player to move; None once the game is over
-    activated: tuple[int, ...]   # cells activated this turn, ascending
-    board: tuple[tuple[int, int, int], ...]   # (cell, owner, size) of each piece, ascending
+    first: int
+    current: int | None
+    activated: tuple[int, ...]
+    board: tuple[tuple[int, int, int], ...]
     light: tuple[int, ...]
-    available: tuple[tuple[int, ...], ...]      # per player: (seeds, small, medium, large)
-    player_board: tuple[tuple[int, ...], ...]   # per player: (seeds, small, medium, large)
-    tokens: tuple[tuple[int, ...], ...]         # per player: the token values taken, in order
-    stacks: tuple[int, ...]      # tokens left on the 4-, 3-, 2- and 1-leaf stacks
+    available: tuple[tuple[int, ...], ...]
+    player_board: tuple[tuple[int, ...], ...]
+    tokens: tuple[tuple[int, ...], ...]
+    stacks: tuple[int, ...]
+
+
+PositionFields.players.__doc__ = "The number of players."
+PositionFields.options.__doc__ = "The advanced rules in play, an Options."
+PositionFields.round.__doc__ = "The round: 0 during setup, else 1 to the last round."
+PositionFields.sun.__doc__ = "The sun's position, 0 to 5 (facts.DIRECTIONS)."
+PositionFields.first.__doc__ = "The first player of the round."
+PositionFields.current.__doc__ = "The player to move; None once the game is over."
+PositionFields.activated.__doc__ = "The cells activated this turn, ascending."
+PositionFields.board.__doc__ = "(cell, owner, size) of each piece on the board, by cell."
+PositionFields.light.__doc__ = "Each player's light points."
+PositionFields.available.__doc__ = ("Per player: the pieces in their available area, (seeds, "
+                                    "small, medium, large).")
+PositionFields.player_board.__doc__ = ("Per player: the pieces on their player board, (seeds, "
+                                       "small, medium, large).")
+PositionFields.tokens.__doc__ = "Per player: the values of the tokens they took, in order."
+PositionFields.stacks.__doc__ = "The tokens left on the 4-, 3-, 2- and 1-leaf stacks."
 
 
 def format_position(fields: PositionFields) -> str:

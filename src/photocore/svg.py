@@ -1,4 +1,5 @@
-"""A Game drawn as SVG: the board, the sun and a panel of the players.
+"""A Game drawn as SVG: the board, the sun and a panel of the players; and the board itself,
+its cells and the sun's corners, as the rules describe them (docs/rules.md §1, §2).
 
 >>> g = Game(players=2)
 >>> for move in ("place a4", "place g1", "place d1", "place d7", "plant a4 b4"):
@@ -6,6 +7,8 @@
 >>> picture = board(g, names=True)
 >>> picture.startswith('<svg xmlns="http://www.w3.org/2000/svg"'), 'data-cell="b4"' in picture
 (True, True)
+>>> cells().count('class="cell"'), suns().count('class="sun"')
+(37, 6)
 
 In a notebook (IPython, Jupyter) the picture shows itself: board() returns an SVG, a str
 that notebooks display as a picture, and importing this module in IPython makes every Game
@@ -28,6 +31,7 @@ from photocore.facts import (
     RICHNESS,
     SIZES,
     STACK_LEAVES,
+    SUN_POSITIONS,
     VECTORS,
     shadow_direction,
 )
@@ -57,25 +61,71 @@ class SVG(str):
         return str(self)
 
 
-def board(game: Game, size: int = 400, names: bool = False, last_move: bool = True) -> SVG:
+def board(game: Game, size: int = 400, names: bool = False, last_move: bool = True,
+          panel: bool = True) -> SVG:
     """`game` as an SVG document `size` px wide: board, sun, shade and the players' panel.
 
     names=True writes each cell's name in it; last_move=True outlines the cells of the last
-    move (source and target of a plant, joined by an arrow). Returns an SVG (a str).
+    move (source and target of a plant, joined by an arrow); panel=False leaves the
+    players' panel out. Returns an SVG (a str).
     """
-    height = HEADER + max(BOARD_H + LEGEND_H, game.players * PLAYER_H + 10)
-    width = BOARD_W + PANEL_W
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" '
-        f'height="{round(size * height / width)}" viewBox="0 0 {width} {height}" {FONT}>',
-        f'<rect width="{width}" height="{height}" fill="#fbfaf5"/>',
+    height = HEADER + max(BOARD_H + LEGEND_H, game.players * PLAYER_H + 10 if panel else 0)
+    return _document(size, BOARD_W + PANEL_W * panel, height, [
         *_header(game),
         *_board(game, names, last_move),
         *_legend(game),
-        *_panel(game),
+        *(_panel(game) if panel else []),
+    ])
+
+
+def cells(size: int = 400) -> SVG:
+    """The empty board as a map, `size` px wide: each cell's name and the leaves of its
+    soil, which its ring gives (docs/rules.md §1), with a key of the rings."""
+    parts = [_text(10, 20, f"The board: {len(CELLS)} cells, rows a-g, columns 1-7", 17,
+                   weight="bold"),
+             _text(10, 42, "each cell: its name and its soil's leaves", 16)]
+    for name in CELLS:
+        x, y = _centre(name)
+        parts += [_cell(name),
+                  _text(x, y - 3, name, 13, anchor="middle", cls="name", fill="#4a3b22"),
+                  _text(x, y + 15, str(_leaves(name)), 14, anchor="middle", weight="bold",
+                        cls="leaves", fill="#4a3b22")]
+    for ring, leaves in enumerate(sorted(set(RICHNESS), reverse=True)):     # two by two
+        x, y = 10 + ring // 2 * BOARD_W / 2, HEADER + BOARD_H + 8 + ring % 2 * 20
+        label = "the centre" if ring == 0 else f"ring {ring}"
+        parts += [f'<polygon points="{_hexagon(x + 8, y - 5, 9)}" fill="{SOIL[leaves]}" '
+                  'stroke="#8a7550"/>',
+                  _text(x + 22, y, f"{label}: {leaves} leaf" if leaves == 1
+                        else f"{label}: {leaves} leaves", 13, fill="#444", cls="ring")]
+    return _document(size, BOARD_W, HEADER + BOARD_H + LEGEND_H, parts)
+
+
+def suns(size: int = 400) -> SVG:
+    """The board and the sun's six corners around it, `size` px wide, numbered in the order
+    the sun takes them, one a round, clockwise from E (docs/rules.md §2), each with its arrow
+    along the shadows it casts."""
+    order = " \u2192 ".join(f"{k} {DIRECTIONS[k]}" for k in range(SUN_POSITIONS))
+    parts = [_text(10, 20, "The sun's corners, one a round, clockwise:", 17, weight="bold"),
+             _text(10, 42, order + " \u2192 0 ...", 16, cls="order")]
+    parts += [_cell(name) for name in CELLS]
+    for position in range(SUN_POSITIONS):
+        x, y = _sun_centre(position)
+        parts += _sun(position)
+        parts.append(_text(x, y + 5, str(position), 14, anchor="middle", weight="bold"))
+    parts.append(_text(10, HEADER + BOARD_H + 14, "arrows: the way each corner's shadows "
+                       "fall", 13, fill="#444"))
+    return _document(size, BOARD_W, HEADER + BOARD_H + LEGEND_H, parts)
+
+
+def _document(size: int, width: float, height: float, parts: list[str]) -> SVG:
+    """An SVG document `size` px wide of the parts, on the board's background."""
+    return SVG("\n".join([
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" '
+        f'height="{round(size * height / width)}" viewBox="0 0 {width} {height}" {FONT}>',
+        f'<rect width="{width}" height="{height}" fill="#fbfaf5"/>',
+        *parts,
         "</svg>",
-    ]
-    return SVG("\n".join(parts))
+    ]))
 
 
 # ---- geometry --------------------------------------------------------------------------
@@ -125,9 +175,7 @@ def _board(game: Game, names: bool, last_move: bool) -> list[str]:
     out = []
     for name in CELLS:
         x, y = _centre(name)
-        out.append(f'<polygon class="cell" data-cell="{name}" data-leaves="{_leaves(name)}" '
-                   f'points="{_hexagon(x, y, R)}" fill="{SOIL[_leaves(name)]}" '
-                   f'stroke="#8a7550" stroke-width="1"/>')
+        out.append(_cell(name))
         if name in dark:
             out.append(f'<polygon class="shadow" data-cell="{name}" points="{_hexagon(x, y, R)}"'
                        ' fill="#2b3a55" fill-opacity="0.33"/>')
@@ -148,7 +196,15 @@ def _board(game: Game, names: bool, last_move: bool) -> list[str]:
             x, y = _centre(name)
             out.append(_text(x, y - R * 0.5, name, 11, anchor="middle", cls="name",
                              fill="#4a3b22"))
-    return out + _sun(game)
+    return out + _sun(game.sun)
+
+
+def _cell(name: str) -> str:
+    """The hexagon of a cell, in the colour of its soil."""
+    x, y = _centre(name)
+    return (f'<polygon class="cell" data-cell="{name}" data-leaves="{_leaves(name)}" '
+            f'points="{_hexagon(x, y, R)}" fill="{SOIL[_leaves(name)]}" '
+            f'stroke="#8a7550" stroke-width="1"/>')
 
 
 def _last_move(move: Move) -> list[str]:
@@ -169,18 +225,27 @@ def _last_move(move: Move) -> list[str]:
     return out
 
 
-def _sun(game: Game) -> list[str]:
+def _towards(position: int) -> tuple[float, float]:
+    """The unit vector on screen from the centre towards the sun's corner `position`."""
+    dq, dr = VECTORS[position]
+    (cx, cy), (ex, ey) = _screen(0, 0), _screen(dq, dr)
+    length = math.hypot(ex - cx, ey - cy)
+    return (ex - cx) / length, (ey - cy) / length
+
+
+def _sun_centre(position: int) -> tuple[float, float]:
+    (cx, cy), (ux, uy) = _screen(0, 0), _towards(position)
+    return cx + ux * SUN, cy + uy * SUN
+
+
+def _sun(position: int) -> list[str]:
     """The sun beyond its corner, with an arrow along the shadows, towards the board."""
-    dq, dr = VECTORS[game.sun]
-    cx, cy = _screen(0, 0)
-    ex, ey = _screen(dq, dr)
-    ux, uy = (ex - cx) / math.hypot(ex - cx, ey - cy), (ey - cy) / math.hypot(ex - cx, ey - cy)
-    x, y = cx + ux * SUN, cy + uy * SUN
+    (x, y), (ux, uy) = _sun_centre(position), _towards(position)
     rays = "".join(
         f'<line x1="{x + 14 * math.cos(a):.1f}" y1="{y + 14 * math.sin(a):.1f}" '
         f'x2="{x + 19 * math.cos(a):.1f}" y2="{y + 19 * math.sin(a):.1f}"/>'
         for a in (math.radians(45 * k) for k in range(8)))
-    return [f'<g class="sun" data-sun="{game.sun}" data-corner="{DIRECTIONS[game.sun]}">',
+    return [f'<g class="sun" data-sun="{position}" data-corner="{DIRECTIONS[position]}">',
             f'<g stroke="#e08a00" stroke-width="2.5">{rays}</g>',
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="11" fill="#ffcc1a" stroke="#e08a00"/>',
             _arrow(x - ux * 14, y - uy * 14, x - ux * 36, y - uy * 36, "#e08a00", cls="shadow-dir"),

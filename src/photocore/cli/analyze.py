@@ -42,10 +42,14 @@ SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
 
 
 class AnalysisBatch(NamedTuple):
-    """A batch of analysed games: their record lines, in order, and the positions valued."""
+    """A batch of analysed games."""
 
     lines: list[bytes]
     positions: int
+
+
+AnalysisBatch.lines.__doc__ = "The analysed games' record lines, in order."
+AnalysisBatch.positions.__doc__ = "The positions valued."
 
 
 class AnalysisRun:

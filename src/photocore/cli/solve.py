@@ -51,7 +51,7 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     """Solve a position: its result under best play (two players: win, shared win or
     loss for the player to move; three and four: every player's return, each maximising
     their own), the final score margin, every move's exact result and a line of best
-    play (docs/search.md, "Exact endgames").
+    play (docs/searching.md, "Exact endgames").
 
     POSITION is a position in notation (Game.position(), the `position` command of
     photocore play); FILE a game
@@ -62,7 +62,7 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     With --score SPEC, FILE is a set of solved positions (seeds/solved.jsonl, made by
     seeds/make_solved.py) and the agent SPEC plays a move in each: the share of the
     positions where some move loses the result in which its move kept it, and the share
-    where it kept the margin too, with 95% intervals (docs/search.md, "A ground truth").
+    where it kept the margin too, with 95% intervals (docs/searching.md, "A ground truth").
 
     \b
     Examples:

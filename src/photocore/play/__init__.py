@@ -8,7 +8,7 @@ root statistics of the search `Agent("mcts")` makes, docs/analysis.md) and its
 `RootStats`; `Solution`, what `photocore.solve` finds, and `proven_move` (a move the solver
 proves keeps a win); `BUILTIN_AGENTS`, the built-in agents `photocore.Agent` plays, a
 `BuiltinAgent` each; `commutes` (whether two moves of a turn may be played in either order,
-docs/search.md); `play_games` (a seeded series of games between built-in agents, in C
+docs/searching.md); `play_games` (a seeded series of games between built-in agents, in C
 without the GIL).
 """
 

@@ -192,7 +192,7 @@ cdef int most_visited(const Tree* t, int node) noexcept nogil:
             best = t.nodes[node].first_child + i
     return best
 
-# ---- UCT over positions (docs/search.md, "The C agent over positions") ------------------
+# ---- UCT over positions (docs/searching.md, "The C agent over positions") ------------------
 
 ctypedef struct Edge:
     int child                # the node it leads to; -1 until its first visit
@@ -303,7 +303,7 @@ cdef int graph_select(const Graph* g, int node, int previous, double exploration
     """The edge with the best UCT value for the player to move, over the child's value
     (whatever path visited it) and the edge's own visits; untried edges first. An edge
     whose action commutes with the one just played and comes before it in id order is
-    skipped: that order of the turn is searched from the other one (docs/search.md)."""
+    skipped: that order of the turn is searched from the other one (docs/searching.md)."""
     cdef const Position* n = &g.nodes[node]
     cdef const Edge* e
     cdef int i, k, best = -1, mover = n.state.current, options = n.state.options
@@ -472,7 +472,7 @@ from photocore.play.results import BuiltinAgent, RootStats
 
 
 DEFAULT_SIMULATIONS = 200
-DEFAULT_GRAPH = False       # mcts: a tree of move orders (docs/search.md, "The C agent ...")
+DEFAULT_GRAPH = False       # mcts: a tree of move orders (docs/searching.md, "The C agent ...")
 DEFAULT_SOLVE = False       # mcts: the search alone, also in the last round
 SOLVE_BUDGET = SOLVE_NODES
 # The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
@@ -507,7 +507,7 @@ cdef class Agent:
 --
 
     A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move,
-    1 to MAX_SIMULATIONS: docs/search.md, "The C agent"), the rows of
+    1 to MAX_SIMULATIONS: docs/searching.md, "The C agent"), the rows of
     photocore.play.BUILTIN_AGENTS (a photocore.play.BuiltinAgent each). `seed` is any
     integer, taken modulo 2**64 (photocore.facts.check_seed). A photocore.play.Player:
     what agent specs load a built-in agent into.

@@ -2,7 +2,7 @@
 """Search: batched PUCT over many games at once, asking a network for priors and values.
 
 Selection, expansion and backup run in C without the GIL; the leaves of all games go to the
-network together, as the observations and masks VecGame gives (docs/search.md).
+network together, as the observations and masks VecGame gives (docs/searching.md).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
@@ -149,7 +149,7 @@ cdef void add_inflight(Tree* t, int x, int delta) noexcept nogil:
         x = t.nodes[x].parent
 
 
-# ---- the graph: one node per position, several parents (docs/search.md, "The graph in Search")
+# ---- the graph: one node per position, several parents (docs/searching.md, "The graph in Search")
 # A walk records its edges (the path); the nodes on it are the root and the edges' children.
 
 cdef int descend(Tree* t, double c_puct, double worst, int* path, int* depth) noexcept nogil:
@@ -465,7 +465,7 @@ cdef class Search:
     game played from it in C (AlphaGo's mixed evaluation). With `graph` a position reached
     by several orders of moves is one node, its value recomputed from its children (then
     `transpositions` has nothing left to do). `seed` is any integer, taken modulo 2**64
-    (photocore.facts.check_seed). docs/search.md has the details.
+    (photocore.facts.check_seed). docs/searching.md has the details.
     """
     cdef Tree* trees
     cdef readonly int num_games
@@ -824,7 +824,7 @@ cdef class Search:
             node.net[(p + k) % self.players] = values[k]
         self._value_leaf(t, self.row_node[r], seat)
         if self.graph:
-            # U(n), the value the node keeps for its Q (docs/search.md)
+            # U(n), the value the node keeps for its Q (docs/searching.md)
             for k in range(self.players):
                 node.net[k] = <float>seat[k]
             graph_backup(t, &self.row_path[r * PATH], self.row_depth[r], seat, self.players, 1)

@@ -1,4 +1,4 @@
-# Exact endgames (docs/search.md): what the agents cimport.
+# Exact endgames (docs/searching.md): what the agents cimport.
 
 from photocore._kernel cimport State
 

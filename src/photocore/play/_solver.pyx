@@ -1,6 +1,6 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Exact endgames: a position's value under best play, by search over positions in C
-without the GIL (docs/search.md, "Exact endgames").
+without the GIL (docs/searching.md, "Exact endgames").
 
 Two players: alpha-beta. A position's value for the player to move is
 `result * RESULT + margin`: the result first (+1 a win, 0 a shared win, -1 a loss:
@@ -89,7 +89,7 @@ cdef double now() noexcept nogil:
 cdef inline uint64_t context_key(const State* s, int previous) noexcept nogil:
     """The table's key of s reached by `previous` within the turn: the moves searched
     after `previous` depend on it (the orders of a turn that commute are searched once,
-    docs/search.md), so the value found does too; -1 (a new turn) leaves the key alone."""
+    docs/searching.md), so the value found does too; -1 (a new turn) leaves the key alone."""
     cdef uint64_t z
     if previous < 0:
         return s.key
@@ -339,7 +339,7 @@ cdef int proven_action(const State* s, long long node_limit) noexcept nogil:
     most `node_limit` positions (no clock: the same answer on any machine); -1 when the
     search did not finish or the position is lost: there every move loses against best
     play, and a search that counts on the opponent's mistakes does better than the
-    margin (measured: docs/search.md)."""
+    margin (measured: docs/searching.md)."""
     cdef Solver sv
     cdef Values values
     cdef int best = -1, value
@@ -449,7 +449,7 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     or 32 bytes, to this machine's memory, MACHINE_MEMORY; the table is the largest power
     of two of entries that fits). Two players: alpha-beta, each playing to win and then
     for the margin; three and four: max^n, each maximising their own return, then margin
-    (docs/search.md). A photocore.play.Solution; `solved` False when a budget ran out
+    (docs/searching.md). A photocore.play.Solution; `solved` False when a budget ran out
     first (never a guess). A budget out of range is a ValueError naming it, a table the
     system will not give a MemoryError; Ctrl-C stops the search at once
     (KeyboardInterrupt).

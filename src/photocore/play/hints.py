@@ -29,12 +29,17 @@ ROLLOUT = "random"          # the agent that finishes the games
 
 
 class Hint(NamedTuple):
-    """A move, its value for the player to move (mean return, -1 to +1) and the playouts
-    that measured it."""
+    """A move that `hint` ranks, with its value and what measured it."""
 
     move: Move
     value: float
     playouts: int
+
+
+Hint.move.__doc__ = "The move."
+Hint.value.__doc__ = ("Its value for the player to move: the mean return of its playouts, -1 "
+                      "to +1, to 3 decimals.")
+Hint.playouts.__doc__ = "The playouts that measured it."
 
 
 def hint(game: Game, top: int = DEFAULT_TOP, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,

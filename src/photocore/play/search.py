@@ -43,7 +43,7 @@ def choosing(simulations: int) -> int:
 
 class SearchAgent(Player):
     """Plays the most visited move of a PUCT search guided by `evaluate(obs, mask) ->
-    (logits, values)` (docs/search.md), `simulations` visits a move.
+    (logits, values)` (docs/searching.md), `simulations` visits a move.
 
     The tree of the last search is kept: when the next position follows from it by the
     moves played since (the agent's own and the others'), their subtree is searched on
@@ -52,7 +52,7 @@ class SearchAgent(Player):
     default: an agent plays its best); `rollout_weight` > 0 mixes a random game's result
     into each leaf's value (Search); `transpositions` (on) values a position met again
     from its first evaluation; `graph` searches positions, not orders of moves (Search,
-    docs/search.md). The other settings default to Search's
+    docs/searching.md). The other settings default to Search's
     (play.settings.SearchSettings); `settings` gives them as one value. The same seed and
     calls give the same moves. `simulations` is at least 2 (MIN_SIMULATIONS): 2 plays the
     move of the highest prior. `solve`: in the last round, a move the solver proves keeps

@@ -16,14 +16,15 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-# the network: evaluate(obs, mask) -> (logits, values), as Search.run() calls it (docs/search.md)
+# the network: evaluate(obs, mask) -> (logits, values), as Search.run() calls it
+# (docs/searching.md)
 Evaluate: TypeAlias = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
                                tuple[npt.ArrayLike, npt.ArrayLike]]
 
 
 @dataclasses.dataclass(frozen=True)
 class SearchSettings:
-    """How photocore.Search searches (docs/search.md): the exploration constant `c_puct`,
+    """How photocore.Search searches (docs/searching.md): the exploration constant `c_puct`,
     root noise Dirichlet(`dirichlet_alpha`) mixed in at `dirichlet_fraction` (AlphaZero's
     values, for self-play: an agent turns it off), `in_flight` leaves per game a batch,
     at most `max_nodes` nodes a tree, `rollout_weight`, the share of a random game's

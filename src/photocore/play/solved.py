@@ -1,4 +1,4 @@
-"""Solved positions: a ground truth to measure players against (docs/search.md, "A
+"""Solved positions: a ground truth to measure players against (docs/searching.md, "A
 ground truth").
 
 A set of solved positions is a JSON Lines file, one position a line, as seeds/make_solved.py

@@ -46,6 +46,12 @@ class Batch(NamedTuple, Generic[P]):
     result: P
 
 
+Batch.start.__doc__ = "The number of its first game."
+Batch.size.__doc__ = "How many games it holds."
+# (mypy calls a generic field read through its class ambiguous; its property is not generic)
+Batch.result.__doc__ = "What the plan's batch(start, size) gave back."  # type: ignore[misc]
+
+
 class ResumeError(ValueError):
     """A run's file cannot be resumed: the message says why and what to do instead."""
 

@@ -33,10 +33,14 @@ from photocore.run import ratings
 
 
 class MatchBatch(NamedTuple):
-    """A batch of a match: its games' record lines and Outcomes, in order."""
+    """A batch of a match."""
 
     lines: list[bytes]
     outcomes: list["Outcome"]
+
+
+MatchBatch.lines.__doc__ = "Its games' record lines, in order."
+MatchBatch.outcomes.__doc__ = "Its games' Outcomes, in the same order."
 
 
 class Match:

@@ -45,12 +45,8 @@ def expected_score(difference: float) -> float:
 
 
 class Estimate(NamedTuple):
-    """What results say about one agent against another.
+    """What results say about one agent against another."""
 
-    n: observations (games or pairs of games); score: the mean score; elo: its Elo
-    difference; low, high: the Elo interval at the confidence asked for; los: the
-    likelihood of superiority, the probability that the agent is the stronger one.
-    """
     n: int
     score: float
     elo: float
@@ -62,6 +58,15 @@ class Estimate(NamedTuple):
     def error(self) -> float:
         """Half the width of the Elo interval (the `±` of a summary)."""
         return (self.high - self.low) / 2
+
+
+Estimate.n.__doc__ = "Observations: games, or pairs of games."
+Estimate.score.__doc__ = "The agent's mean score, 0 to 1."
+Estimate.elo.__doc__ = "Its Elo difference from the other agent."
+Estimate.low.__doc__ = "The low end of the Elo interval at the confidence asked for."
+Estimate.high.__doc__ = "The high end of the Elo interval at the confidence asked for."
+Estimate.los.__doc__ = ("The likelihood of superiority: the probability that the agent is the "
+                        "stronger one.")
 
 
 def estimate(counts: Counts, confidence: float = 0.95) -> Estimate:
@@ -233,8 +238,8 @@ class SPRT:
 # ---- Bradley–Terry ---------------------------------------------------------------------
 
 class Ratings(NamedTuple):
-    """Bradley–Terry ratings in Elo, centred on their mean (or with an anchor at 0), with
-    standard errors (of each rating's difference from the anchor, when there is one)."""
+    """Bradley–Terry ratings in Elo, with their standard errors."""
+
     elo: list[float]
     error: list[float]
 
@@ -242,6 +247,12 @@ class Ratings(NamedTuple):
         """The normal interval of agent k's rating at this confidence."""
         z = NormalDist().inv_cdf(0.5 + confidence / 2)
         return self.elo[k] - z * self.error[k], self.elo[k] + z * self.error[k]
+
+
+Ratings.elo.__doc__ = ("Each agent's rating in Elo, centred on their mean (or with the anchor "
+                       "at 0).")
+Ratings.error.__doc__ = ("Each rating's standard error in Elo (of its difference from the "
+                         "anchor, when there is one).")
 
 
 _Vector: TypeAlias = npt.NDArray[np.float64]

@@ -40,11 +40,15 @@ def seat_agents(agents: Iterable[str | agent_specs.Spec], players: int) -> list[
 
 
 class SelfPlayBatch(NamedTuple):
-    """A batch of self-play: its games' record lines, in order, and their Tally (summed in
-    the worker, so the one writing process only merges a few numbers per batch)."""
+    """A batch of self-play."""
 
     lines: list[bytes]
     tally: "Tally"
+
+
+SelfPlayBatch.lines.__doc__ = "Its games' record lines, in order."
+SelfPlayBatch.tally.__doc__ = ("Their Tally, summed in the worker, so the one writing process "
+                               "only merges a few numbers per batch.")
 
 
 class Series:

@@ -5,7 +5,7 @@ as .npz shards (and, if asked, as game records with the visits of every move)::
     series = DataSeries(evaluate, games=1000, simulations=64, seed=0)
     summary = write_data(series, "data/", records="games.jsonl.gz", workers=2)
 
-`evaluate(obs, mask) -> (logits, values)` is the network (docs/search.md); it must pickle
+`evaluate(obs, mask) -> (logits, values)` is the network (docs/searching.md); it must pickle
 to run in worker processes or Ray tasks. Games are played in blocks of `per_search` games
 searched together, block k holding games k * per_search ... (k + 1) * per_search - 1 and
 written as shard k: a block depends only on (seed, its first game, the weights), so the
@@ -86,12 +86,16 @@ class Uniform:
 
 
 class Block(NamedTuple):
-    """The games of a block: their shard, their record lines (none unless the series'
-    `records` is on) and their Tally."""
+    """The games of a block."""
 
     shard: Shard
     lines: list[bytes]
     tally: Tally
+
+
+Block.shard.__doc__ = "Their shard of training data."
+Block.lines.__doc__ = "Their record lines: none unless the series' `records` is on."
+Block.tally.__doc__ = "Their Tally."
 
 
 @dataclasses.dataclass
