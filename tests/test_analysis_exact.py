@@ -143,7 +143,7 @@ def test_a_bad_budget_is_one_error_naming_the_option(budget):
                  lambda: analysis.evaluate(game, "mcts:10", solve=budget),
                  lambda: analysis.solved(game, budget)):
         with pytest.raises(ValueError, match=r"^solve: the positions the solver may visit "
-                                             r"must be a whole number of at least 1"):
+                                             r"must be a whole number from 1 to 2\*\*63 - 1"):
             call()
 
 
@@ -270,7 +270,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--solve", "-3"], "Invalid value for '--solve': -3 is not in the range x>=1"),
+    (["--solve", "-3"], "Invalid value for '--solve': -3 is not in the range 1<=x<=9223372036854775807"),
     (["--solve", "nan"], "Invalid value for '--solve': 'nan' is not a valid integer"),
     (["--solve", "10", "--no-solve"], "--solve NODES or --no-solve: not both")])
 def test_the_command_refuses_a_bad_budget(game_record, tmp_path, options, message):
