@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -79,6 +80,14 @@ BAD = textwrap.dedent('''
                     continue
                 if mode == "exit":
                     sys.exit(0)
+                if mode in ("overtime", "flood"):     # info for 3 s (or forever), no pause
+                    end = time.monotonic() + (3 if mode == "overtime" else 1e9)
+                    while time.monotonic() < end:
+                        say(("info " + "x" * 1000 + "\\n") * 100)
+                if mode == "flood-after":             # its move, then info forever
+                    say("move " + legal[0])
+                    while True:
+                        say(("info " + "x" * 1000 + "\\n") * 100)
                 if mode in ("garbage", "overlong", "illegal", "malformed", "binary"):
                     continue          # it answered (wrongly): no second answer
             say("info depth 1")
@@ -192,6 +201,45 @@ def test_each_fault_loses_the_game_and_the_engine_restarts(tmp_path, mode, reaso
         assert engine.restarts == expected_restarts
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("mode", ["overtime", "flood", "flood-after"])
+def test_an_engine_that_writes_past_its_time_forfeits_at_its_deadline(tmp_path, mode):
+    # the time runs from `go` whatever the engine writes: lines past it are too late. The
+    # harness takes 2 ms a line here (a busy machine), so there is always more to read
+    engine = bad_engine(tmp_path, mode, transcript=lambda line: time.sleep(0.002))
+    done = []
+    worker = threading.Thread(target=lambda: done.append(play(engine)), daemon=True)
+    worker.start()
+    worker.join(30)                 # a hang, else moments past the deadline
+    try:
+        assert done, f"the {mode} engine held the game for 30 s"
+        game, played = done[0]
+        assert played.forfeit[:2] == (0, "no move within 100 ms + 300 ms of grace")
+        assert not game.is_over and engine.restarts == 0
+    finally:
+        engine.close()
+
+
+def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_path):
+    script = tmp_path / "flood.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        for line in sys.stdin:
+            if line.startswith("photocore"):
+                print("ready name=flood", flush=True)
+            elif line.startswith("go"):
+                while True:
+                    sys.stdout.write("info x\\n" * 1000)
+                    sys.stdout.flush()
+    '''))
+    spec = f'cmd:"{shlex.join([sys.executable, str(script)])}"'
+    done = subprocess.run([sys.executable, "-m", "photocore", "match", spec, "random",
+                           "--games", "2", "--workers", "1", "--movetime", "150",
+                           "--grace", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "forfeits: flood 2" in done.stdout
+    assert done.stderr.count("forfeits: no move within 150 ms + 0 ms of grace") == 2
 
 
 @pytest.mark.parametrize("mode,reason", [

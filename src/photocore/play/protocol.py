@@ -136,13 +136,14 @@ class Engine(Player):
             self.reset()
         self.info = []
         legal = ",".join(map(MOVE_TEXTS.__getitem__, game.legal_moves().ids()))
-        self._drain()
+        # whatever the engine writes, its time runs from here: lines read later are too late
         deadline = time.monotonic() + (self.movetime + self.grace) / 1000
+        too_late = f"no move within {self.movetime} ms + {self.grace} ms of grace"
+        self._drain(deadline, too_late)
         self._send(f"position {game.position()}\nlegal {legal}\ngo movetime={self.movetime}\n",
                    deadline)
         while True:
-            word, rest = self._read(deadline, f"no move within {self.movetime} ms "
-                                              f"+ {self.grace} ms of grace")
+            word, rest = self._read(deadline, too_late)
             if word == "move":
                 try:
                     return as_move(rest)
@@ -155,10 +156,14 @@ class Engine(Player):
 
     def close(self) -> None:
         """Sends quit, then kills the program's whole process group."""
+        self._stop(ask=True)
+
+    def _stop(self, ask: bool) -> None:
+        """Kills the program (`ask`: after asking it to quit, a moment before)."""
         process, self._process = self._process, None
         if process is not None:
             _LIVE.discard(self)
-            if process.poll() is None:
+            if ask and process.poll() is None:
                 if self.transcript:
                     self.transcript("> quit")
                 try:
@@ -209,6 +214,8 @@ class Engine(Player):
                 return word, rest
 
     def _line(self, deadline: float, too_late: str) -> str:
+        """The next line: one already read, else one read before `deadline` (a line that
+        comes later is too late, however much the engine wrote before it)."""
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -219,26 +226,29 @@ class Engine(Player):
                 if self.transcript:
                     self.transcript(f"< {line}")
                 return line
-            if len(self._buffer) > MAX_LINE:
-                self._fail(f"protocol error: a line longer than {MAX_LINE} bytes")
-            if not _wait(self._readable, deadline):
-                self._fail(too_late)
-            chunk = os.read(self._stdout, 65536)
-            if not chunk:
-                self._fail(self._exit_reason())
-            self._buffer += chunk
+            self._fill(deadline, too_late)
 
-    def _drain(self) -> None:
-        """Reads what the engine sent unasked since its last move: info lines are kept
-        (for this move), anything else is a protocol error."""
+    def _fill(self, deadline: float, too_late: str) -> None:
+        """Reads more of the engine's output (the buffer holds no whole line), waiting for
+        it until `deadline`."""
+        if len(self._buffer) > MAX_LINE:
+            self._fail(f"protocol error: a line longer than {MAX_LINE} bytes")
+        if not _wait(self._readable, deadline):
+            self._fail(too_late)
+        chunk = os.read(self._stdout, 65536)
+        if not chunk:
+            self._fail(self._exit_reason())
+        self._buffer += chunk
+
+    def _drain(self, deadline: float, too_late: str) -> None:
+        """Reads what the engine sent unasked since its last move, until nothing waits:
+        info lines are kept (for this move), anything else is a protocol error. An engine
+        that keeps writing past `deadline` forfeits (`too_late`)."""
         while b"\n" in self._buffer or self._readable.poll(0):
             if b"\n" not in self._buffer:
-                chunk = os.read(self._stdout, 65536)
-                if not chunk:
-                    self._fail(self._exit_reason())
-                self._buffer += chunk
+                self._fill(deadline, too_late)      # waiting: no wait, unless too late
                 continue
-            word, rest = self._read(0, "")
+            word, rest = self._read(deadline, too_late)     # a whole line waits: no wait
             if word != "info":
                 self._fail(f"protocol error: {_quote(word, rest)} after its move, unasked")
             if len(self.info) < MAX_INFO:
@@ -247,7 +257,7 @@ class Engine(Player):
     def _fail(self, reason: str) -> NoReturn:
         """Forfeit: kill the program (it starts again for the next game) and say why."""
         detail = self._stderr_tail()
-        self.close()
+        self._stop(ask=False)           # out of step, perhaps still writing: no quit
         raise Forfeit(reason, detail)
 
     def _exit_reason(self) -> str:
@@ -311,13 +321,12 @@ def check_startup(seconds: float) -> float:
 
 
 def _wait(poller: select.poll, deadline: float) -> bool:
-    """True once the poller's pipe is ready, False when the deadline (monotonic) passes."""
-    while True:
-        left = deadline - time.monotonic()
-        if poller.poll(max(0, left) * 1000):
+    """True once the poller's pipe is ready, False once the deadline (monotonic) has
+    passed, even if it is ready then: what the engine writes after it comes too late."""
+    while (left := deadline - time.monotonic()) > 0:
+        if poller.poll(left * 1000):    # (movetime and grace are a day at most: an int)
             return True
-        if left <= 0:
-            return False
+    return False
 
 
 def _kill(process: "subprocess.Popen[bytes]") -> None:
