@@ -44,6 +44,10 @@ BAD = textwrap.dedent('''
             if once and mode == "chatty":
                 open(marker, "w").close()
                 say("hello")
+            if once and mode == "babble":           # info forever, never ready
+                open(marker, "w").close()
+                while True:
+                    say(("info " + "x" * 1000 + "\\n") * 100)
             say("info loading")
             say("ready name=bad-" + mode)
         elif command == "legal":
@@ -203,11 +207,16 @@ def test_each_fault_loses_the_game_and_the_engine_restarts(tmp_path, mode, reaso
         engine.close()
 
 
-@pytest.mark.parametrize("mode", ["overtime", "flood", "flood-after"])
-def test_an_engine_that_writes_past_its_time_forfeits_at_its_deadline(tmp_path, mode):
+@pytest.mark.parametrize("mode, reason", [
+    ("overtime", "no move within 100 ms + 300 ms of grace"),
+    ("flood", "no move within 100 ms + 300 ms of grace"),
+    ("flood-after", "no move within 100 ms + 300 ms of grace"),
+    ("babble", "no 'ready' within 0.5 s of the greeting"),
+])
+def test_an_engine_that_writes_past_its_time_forfeits_at_its_deadline(tmp_path, mode, reason):
     # the time runs from `go` whatever the engine writes: lines past it are too late. The
     # harness takes 2 ms a line here (a busy machine), so there is always more to read
-    engine = bad_engine(tmp_path, mode, transcript=lambda line: time.sleep(0.002))
+    engine = bad_engine(tmp_path, mode, startup=0.5, transcript=lambda line: time.sleep(0.002))
     done = []
     worker = threading.Thread(target=lambda: done.append(play(engine)), daemon=True)
     worker.start()
@@ -215,7 +224,7 @@ def test_an_engine_that_writes_past_its_time_forfeits_at_its_deadline(tmp_path, 
     try:
         assert done, f"the {mode} engine held the game for 30 s"
         game, played = done[0]
-        assert played.forfeit[:2] == (0, "no move within 100 ms + 300 ms of grace")
+        assert played.forfeit[:2] == (0, reason)
         assert not game.is_over and engine.restarts == 0
     finally:
         engine.close()
