@@ -297,28 +297,92 @@ def _alive(pid):
         return f.read().split(") ")[1][0] != "Z"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_close_kills_the_engine_and_what_it_started(tmp_path):
-    # the engine starts a child of its own, which must die with it
-    script = tmp_path / "parent_engine.py"
-    script.write_text(textwrap.dedent('''
-        import subprocess, sys, time
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-        print("ready name=parent child=%d" % child.pid, flush=True)
+# An engine that starts a child in a session of its own and a daemon (a double fork: its
+# parent gone, it is nobody's child), gives their pids as its name, and then leaves on
+# quit, or with "stubborn" ignores quit, the end of its input and SIGTERM.
+FAMILY = textwrap.dedent('''
+    import os, signal, subprocess, sys, time
+    stubborn = sys.argv[1:] == ["stubborn"]
+    if stubborn:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                             start_new_session=True)
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        daemon = os.fork()
+        if daemon:
+            os.write(w, b"%d" % daemon)
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
         time.sleep(60)
-    '''))
-    engine = Engine([sys.executable, script])
+        os._exit(0)
+    os.wait()
+    daemon = int(os.read(r, 20))
+    print("ready name=%d,%d" % (child.pid, daemon), flush=True)
+    for line in sys.stdin:
+        if line.strip() == "quit" and not stubborn:
+            sys.exit(0)
+    while True:
+        time.sleep(1)
+''')
+
+
+def family(tmp_path):
+    script = tmp_path / "family_engine.py"
+    script.write_text(FAMILY)
+    return script
+
+
+def all_gone(pids, seconds=5):
+    deadline = time.monotonic() + seconds
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(map(_alive, pids))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["quits", "stubborn"])
+def test_close_ends_the_engine_and_everything_it_started(tmp_path, how):
+    # its child in a session of its own and its daemon too, whether it quits or not
+    engine = Engine([sys.executable, family(tmp_path), how])
     engine.start()
-    child = int(engine.name.split("child=")[1])
-    process = engine._process
-    assert _alive(child) and _alive(process.pid)
+    pids = [engine.pid, *map(int, engine.name.split(","))]
+    assert all(map(_alive, pids))
     start = time.monotonic()
     engine.close()
     assert time.monotonic() - start < 5
-    deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child) and process.poll() is not None
+    assert all_gone(pids)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_an_engine_started_by_a_thread_lives_with_its_harness_and_dies_with_it(tmp_path):
+    # a server starts engines from worker threads: the engine outlives the thread, and
+    # dies with the harness, even by kill -9, with everything it started
+    script = tmp_path / "harness.py"
+    script.write_text(textwrap.dedent(f'''
+        import sys, threading, time
+        from photocore.play.protocol import Engine
+        engine = Engine([sys.executable, {str(family(tmp_path))!r}, "stubborn"])
+        thread = threading.Thread(target=engine.start)
+        thread.start()
+        thread.join()
+        time.sleep(0.5)
+        print(engine.pid, engine.name, flush=True)
+        time.sleep(60)
+    '''))
+    process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
+    try:
+        engine, family_pids = process.stdout.readline().split()
+        pids = [int(engine), *map(int, family_pids.split(","))]
+        assert all(map(_alive, pids))               # the thread that started it is gone
+    finally:
+        process.kill()
+        process.wait(10)
+    assert all_gone(pids)
 
 
 def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
@@ -329,7 +393,7 @@ def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
         from photocore.play.protocol import Engine
         engine = Engine([{str(c_engine)!r}])
         engine.start()
-        print(engine._process.pid, flush=True)
+        print(engine.pid, flush=True)
         time.sleep(60)
     '''))
     process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
@@ -353,7 +417,7 @@ def test_a_harness_that_exits_with_an_engine_running_says_nothing(tmp_path):
         spec = specs.parse("cmd:{shlex.join([sys.executable, str(ENGINES / "simple_engine.py")])}")
         engine = harness.player(spec)               # kept by the harness, as in a worker
         engine.select(photocore.Game())
-        print(engine._process.pid, engine.name, engine.announced, flush=True)
+        print(engine.pid, engine.name, engine.announced, flush=True)
     '''))
     done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == ""
