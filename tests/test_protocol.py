@@ -385,6 +385,31 @@ def test_an_engine_started_by_a_thread_lives_with_its_harness_and_dies_with_it(t
     assert all_gone(pids)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_child_forked_by_the_harness_does_not_keep_its_engines_alive(tmp_path, c_engine):
+    script = tmp_path / "harness.py"
+    script.write_text(textwrap.dedent(f'''
+        import os, time
+        from photocore.play.protocol import Engine
+        engine = Engine([{str(c_engine)!r}])
+        engine.start()
+        child = os.fork()
+        if child == 0:
+            time.sleep(60)
+            os._exit(0)
+        print(engine.pid, child, flush=True)
+        time.sleep(60)
+    '''))
+    process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
+    engine, child = map(int, process.stdout.readline().split())
+    try:
+        process.kill()
+        process.wait(10)
+        assert _alive(child) and all_gone([engine])
+    finally:
+        os.kill(child, signal.SIGKILL)
+
+
 def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
     # a process that started an engine, then gets SIGTERM (what a stopped pool's workers get)
     script = tmp_path / "harness.py"
