@@ -6,6 +6,7 @@ import asyncio
 import json
 import math
 import os
+import pathlib
 import random
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from photocore import records  # noqa: E402
 from photocore.cli.records import verify  # noqa: E402
 from photocore.serve.app import MAX_BODY, Guard, create_app  # noqa: E402
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 AGENTS = textwrap.dedent("""
     import os, time
 
@@ -467,6 +469,45 @@ def test_a_failing_agent_forfeits_and_the_server_goes_on(client, served, name, r
     assert new(client)["to_move"] == "person"      # the server is still up
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:          # a zombie has ended
+        return f.read().rsplit(") ", 1)[1][0] != "Z"
+
+
+def _gone(pid, seconds=10):
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("end", ["resigned", "finished"])
+def test_an_engine_ends_with_its_game(end):
+    # a served cmd: agent's program ends when its game does, not when it is deleted or
+    # expires: else a client keeps --max-games programs running
+    engine = ROOT / "examples" / "engines" / "simple_engine.py"
+    app = create_app([f'cmd:"{sys.executable} {engine}"'])
+    with TestClient(app) as client:
+        rng = random.Random(5)
+        game_id = new(client)["id"]
+        state = settled(client, move(client, game_id, "place a4").json()["id"])
+        pid = app.state.store.get(game_id).players[1].pid
+        assert _alive(pid)
+        if end == "resigned":
+            client.post(f"/api/games/{game_id}/resign")
+        while not state["over"] and end == "finished":
+            move(client, game_id, rng.choice(state["legal_moves"])["move"])
+            state = settled(client, game_id)
+        assert client.get(f"/api/games/{game_id}").json()["over"]
+        assert _gone(pid)
+        assert client.get(f"/api/games/{game_id}/record").status_code == 200
+
+
 # ---- the store: bounded, expiring --------------------------------------------------------
 
 def test_games_expire(served):
@@ -650,6 +691,44 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_no_engine_outlives_the_serve_command(tmp_path):
+    # a served engine that ignores the end of its input and SIGTERM, started by a game's
+    # worker thread, dies with the server even by kill -9
+    import httpx
+    script = tmp_path / "stubborn.py"
+    script.write_text(textwrap.dedent(f'''
+        import os, signal, sys, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with open({str(tmp_path / "pid")!r}, "w") as f:
+            f.write(str(os.getpid()))
+        legal = []
+        for line in sys.stdin:
+            word, _, rest = line.strip().partition(" ")
+            if word == "photocore":
+                print("ready name=stubborn", flush=True)
+            elif word == "legal":
+                legal = rest.split(",")
+            elif word == "go":
+                print("move", legal[0], flush=True)
+        while True:
+            time.sleep(1)
+    '''))
+    process = serve_process("--agents", f'cmd:"{sys.executable} {script}"')
+    try:
+        url = process.stdout.readline().split("open ")[1].split()[0]
+        agent = httpx.get(url + "api/info").json()["agents"][0]
+        state = httpx.post(url + "api/games", json={"seats": [agent, "person"]}).json()
+        state = httpx.get(url + f"api/games/{state['id']}", params={"wait": 10}).json()
+        assert state["to_move"] == "person"
+        pid = int((tmp_path / "pid").read_text())
+        assert _alive(pid)
+    finally:
+        process.kill()
+        process.wait(10)
+    assert _gone(pid)
 
 
 @pytest.mark.parametrize("args, words", [

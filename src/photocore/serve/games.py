@@ -315,11 +315,14 @@ class Table:
                         self._waiters.remove((loop, future))
 
     def _changed(self) -> None:
-        """Under the lock: a new version, and the waiting requests told."""
+        """Under the lock: a new version, and the waiting requests told. Once the game is
+        over its players are freed: an engine's program ends with its game."""
         self.version += 1
         for loop, future in self._waiters:
             loop.call_soon_threadsafe(_wake, future)
         self._waiters.clear()
+        if self.session.over and self.worker is None:
+            self._close_players()
 
     # ---- the agents ----
 
@@ -347,7 +350,7 @@ class Table:
                 thought = self._thinking()
                 self.worker = None
                 self.thinking_since = None
-                if self.closed:
+                if self.closed or self.session.over:
                     self._close_players()
                 elif ended:
                     self._start_agents()    # resumed as this worker was leaving
@@ -403,10 +406,18 @@ class Table:
                 self._close_players()
 
     def _close_players(self) -> None:
+        """Under the lock, no worker running: the players closed, in a thread of their own
+        (an engine may take a moment to quit: not in a request, nor under the lock)."""
         players, self.players = list(self.players.values()), {}
-        for player in players:
-            with contextlib.suppress(Exception):   # a player that fails to close is gone
-                player.close()
+        if players:
+            threading.Thread(target=_close, args=(players,), name=f"close {self.id}",
+                             daemon=True).start()
+
+
+def _close(players: list[Player]) -> None:
+    for player in players:
+        with contextlib.suppress(Exception):   # a player that fails to close is gone
+            player.close()
 
 
 def _wake(future: "asyncio.Future[None]") -> None:
