@@ -552,6 +552,20 @@ def test_serve_reads_past_a_query_line_too_long_to_keep():
     assert second["id"] == 2
 
 
+def test_serve_reads_no_further_than_4_queries_a_worker_ahead():
+    # a client writing faster than the engine answers waits, rather than fill the memory
+    sink, ahead = io.StringIO(), []
+
+    def source():
+        for i in range(30):
+            ahead.append(i - sink.getvalue().count("\n"))
+            yield json.dumps({"id": i, "visits": 3000}) + "\n"
+
+    serve_queries(source(), sink, "mcts:50", 1, seed=0)
+    assert sink.getvalue().count("\n") == 30
+    assert max(ahead) == 4
+
+
 def test_serve_on_ctrl_c_answers_the_queries_under_way_only():
     def source():
         yield json.dumps({"id": "slow", "visits": 300_000}) + "\n"
