@@ -731,7 +731,28 @@ def test_no_engine_outlives_the_serve_command(tmp_path):
     assert _gone(pid)
 
 
+@pytest.mark.parametrize("host", ["127.1", "0x7f000001", "::ffff:127.0.0.1"])
+def test_loopback_however_written_keeps_the_rebinding_guard(host):
+    import httpx
+    process = serve_process("--host", host, "--agents", "random")
+    try:
+        line = process.stdout.readline()
+        url = line.split("open ")[1].split()[0]
+        assert httpx.get(url + "api/info").status_code == 200
+        response = httpx.get(url + "api/info", headers={"host": "attacker.example:18007"})
+        assert response.status_code == 400 and "DNS rebinding" in response.json()["error"]
+        # the address to open, as a browser reads it
+        assert url.startswith(("http://127.0.0.1:", "http://[::ffff:127.0.0.1]:")), line
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    assert "not on the loopback interface" not in process.stderr.read()
+
+
 @pytest.mark.parametrize("args, words", [
+    (["--host", ""], ["--host", "give an address or a name"]),
+    (["--host", "no-such-host.invalid"], ["--host", "no address this machine can listen on"]),
+    (["--expire", "1e307"], ["--expire", "not in the range"]),
     (["--agents", "alphago"], ["--agents", "unknown agent 'alphago'"]),
     (["--expire", "inf"], ["--expire", "inf is not in the range 1<=x<=525600"]),
     (["--expire", "nan"], ["--expire", "'nan' is not a finite number"]),
