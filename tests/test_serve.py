@@ -276,6 +276,21 @@ def test_bad_bodies(client):
     refused(client.post(f"/api/games/{game_id}/resign", json={"player": 9}), 400, "player")
 
 
+@pytest.mark.parametrize("body, reason", [
+    (b'{"seed": ' + b"9" * 5000 + b"}", "an integer of 5,000 digits"),
+    (b'{"seats": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+    (b'{"options": "\xff"}', "not UTF-8: invalid start byte at byte 13"),
+    (b'{"seed": 1e400}', "the number 1e400 is out of range"),
+    (b'{"seed": NaN}', "NaN is not JSON"),
+])
+def test_a_body_that_cannot_be_read_is_refused_saying_why(client, body, reason):
+    # FastAPI says "There was an error parsing the body" of all of these
+    for url in ("/api/games", f"/api/games/{new(client)['id']}/moves"):
+        refused(client.post(url, content=body.replace(b"seed", b"move") if "moves" in url
+                            else body, headers={"content-type": "application/json"}),
+                400, f"the body is not valid JSON ({reason})")
+
+
 def test_undo_takes_back_the_person_and_the_reply(client):
     game_id = new(client, seats=["person", "greedy"])["id"]
     refused(client.post(f"/api/games/{game_id}/undo"), 409, "nothing to undo")

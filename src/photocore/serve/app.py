@@ -8,7 +8,8 @@ and `{"error": "one line"}`; games live in a serve/games.py Store.
 import contextlib
 import importlib.resources
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,6 +17,7 @@ import anyio.to_thread
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -36,6 +38,7 @@ from photocore.serve.games import (
 )
 
 MAX_BODY = 256 * 1024               # bytes of a request's body
+MAX_DIGITS = 100                    # digits of an integer in a body (Python stops at 4,300)
 MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
 STATIC = importlib.resources.files("photocore.serve").joinpath("static")
 # the page runs only its own script, talks only to this server, and no site may frame it
@@ -73,11 +76,67 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
                   openapi_url="/api/openapi.json", docs_url=None, redoc_url=None,
                   lifespan=lifespan)
     app.state.store = store
+    app.router.route_class = _Route
     _errors(app)
     _routes(app, store)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.add_middleware(Guard, allowed_hosts=allowed_hosts)
     return app
+
+
+class _Body(Request):
+    """A request whose JSON body is read with photocore's limits: every way it fails is a
+    JSONDecodeError, which FastAPI answers as invalid JSON with its reason (others it
+    answers "There was an error parsing the body", whatever they were)."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = _parse_body(await self.body())
+        return self._json
+
+
+def _parse_body(body: bytes) -> Any:
+    """The body's JSON: not UTF-8, nested too deeply, an integer of thousands of digits,
+    NaN or a number past a float's range are each a JSONDecodeError that says so."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise json.JSONDecodeError(f"not UTF-8: {e.reason} at byte {e.start}", "", e.start) \
+            from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
+                          parse_int=_integer)
+    except RecursionError:          # not a ValueError: nesting deeper than the parser's stack
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
+def _no_constant(name: str) -> None:
+    raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise json.JSONDecodeError(f"the number {text[:40]} is out of range", text, 0)
+    return value
+
+
+def _integer(text: str) -> int:
+    if len(text) > MAX_DIGITS:
+        raise json.JSONDecodeError(f"an integer of {len(text):,} digits", text[:40], 0)
+    return int(text)
+
+
+class _Route(APIRoute):
+    """The API's routes: their requests' bodies read as _Body reads them."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def with_body(request: Request) -> Response:
+            return await handle(_Body(request.scope, request.receive))
+
+        return with_body
 
 
 def _json(content: Any, status: int = 200) -> JSONResponse:
