@@ -556,6 +556,22 @@ def test_the_store_is_bounded(served):
         assert client.get("/api/info").json()["games"] == 3
 
 
+def test_one_client_cannot_fill_the_store(served):
+    # each client holds at most max_games_per_client unfinished games; others still play
+    app = create_app(served[:1], max_games=10, max_games_per_client=2)
+    with TestClient(app, client=("192.0.2.1", 5000)) as greedy, \
+            TestClient(app, client=("192.0.2.2", 5000)) as other:
+        games = [new(greedy)["id"] for _ in range(2)]
+        refused(greedy.post("/api/games", json={}), 429, "this client (192.0.2.1) plays 2 "
+                "unfinished games, its most")
+        assert new(other)["to_move"] == "person"
+        greedy.post(f"/api/games/{games[0]}/resign")       # a finished game does not count
+        new(greedy)
+        assert greedy.get("/api/info").json()["max_games_per_client"] == 2
+    with pytest.raises(ValueError, match="max_games_per_client"):
+        create_app(["random"], max_games_per_client=0)
+
+
 def test_store_and_agents_refuse_bad_settings():
     with pytest.raises(ValueError, match="unknown agent"):
         create_app(["alphago"])
@@ -775,6 +791,7 @@ def test_loopback_however_written_keeps_the_rebinding_guard(host):
     (["--expire", "1e308"], ["--expire", "1<=x<=525600"]),
     (["--agents", "py:nowhere.py:Agent"], ["--agents", "cannot import"]),
     (["--port", "99999"], ["--port"]),
+    (["--max-games-per-client", "0"], ["--max-games-per-client", "x>=1"]),
 ])
 def test_the_serve_command_refuses_bad_options(args, words):
     from photocore.cli.serve import serve

@@ -10,7 +10,11 @@ import click
 from photocore.cli.options import FiniteRange
 from photocore.cli.output import missing
 from photocore.play import hints, specs
-from photocore.serve.games import DEFAULT_EXPIRE, DEFAULT_MAX_GAMES
+from photocore.serve.games import (
+    DEFAULT_EXPIRE,
+    DEFAULT_MAX_GAMES,
+    DEFAULT_MAX_GAMES_PER_CLIENT,
+)
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -30,14 +34,18 @@ MAX_EXPIRE = 525_600.0      # minutes: a year (more overflows once made seconds)
                    "only among these.")
 @click.option("--max-games", type=click.IntRange(min=1), default=DEFAULT_MAX_GAMES,
               show_default=True, help="Games held in memory at most.")
+@click.option("--max-games-per-client", type=click.IntRange(min=1),
+              default=DEFAULT_MAX_GAMES_PER_CLIENT, show_default=True,
+              help="Unfinished games one client (an IPv4 address, an IPv6 /64) may hold at "
+                   "once; behind a proxy every client is the proxy's address.")
 @click.option("--expire", type=FiniteRange(1, MAX_EXPIRE), default=DEFAULT_EXPIRE / 60,
               show_default=True,
               help="Minutes a game is kept after its last request (a year at most).")
 @click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
               default=hints.DEFAULT_PLAYOUTS, show_default=True,
               help="Random playouts a hint spends.")
-def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
-          hint_playouts: int) -> None:
+def serve(host: str, port: int, agent_specs: str, max_games: int,
+          max_games_per_client: int, expire: float, hint_playouts: int) -> None:
     """Play in the browser against photocore's agents, and drive games over a JSON API.
 
     Open the address it prints: a 2-player game against the first of --agents starts
@@ -65,7 +73,8 @@ def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
     # address it was told to listen on, as given or as resolved, or a loopback name
     app = create_app([spec.text for spec in loaded], max_games=max_games,
                      expire=expire * 60, hint_playouts=hint_playouts,
-                     allowed_hosts=(*LOOPBACK_NAMES, host, address[0]) if loopback else None)
+                     allowed_hosts=(*LOOPBACK_NAMES, host, address[0]) if loopback else None,
+                     max_games_per_client=max_games_per_client)
     # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so,
     # and an answer's headers and body are two writes: with Nagle the body waits for the
     # client's delayed ACK, 40 ms

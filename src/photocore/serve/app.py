@@ -7,6 +7,7 @@ and `{"error": "one line"}`; games live in a serve/games.py Store.
 
 import contextlib
 import importlib.resources
+import ipaddress
 import json
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
@@ -28,11 +29,13 @@ from photocore.serve import models
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
     DEFAULT_MAX_GAMES,
+    DEFAULT_MAX_GAMES_PER_CLIENT,
     Agents,
     BadRequest,
     NotNow,
     Store,
     Table,
+    TooManyGames,
     Unavailable,
     UnknownGame,
 )
@@ -45,7 +48,8 @@ STATIC = importlib.resources.files("photocore.serve").joinpath("static")
 PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
-_STATUS = {BadRequest: 400, UnknownGame: 404, NotNow: 409, Unavailable: 503}
+_STATUS = {BadRequest: 400, UnknownGame: 404, NotNow: 409, TooManyGames: 429,
+           Unavailable: 503}
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": models.Error, "description": "a bad request: the error says what"},
     404: {"model": models.Error, "description": "no such game"},
@@ -55,16 +59,19 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX_GAMES,
                expire: float = DEFAULT_EXPIRE, hint_playouts: int = hints.DEFAULT_PLAYOUTS,
-               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+               allowed_hosts: Sequence[str] | None = None,
+               max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT) -> FastAPI:
     """The application: the API over a new Store seating `agents` (specs; the first is
     the default opponent), and the page at /.
 
     `allowed_hosts` (host names, without port), when given, are the only Host headers
     answered: a server on the loopback interface refuses other names, which stops DNS
     rebinding. Requests from a page of another origin that would change a game are refused.
+    A client (an IPv4 address, an IPv6 /64 network) plays at most `max_games_per_client`
+    unfinished games at once.
     """
     store = Store(Agents(agents), max_games=max_games, expire=expire,
-                  hint_playouts=hint_playouts)
+                  hint_playouts=hint_playouts, max_games_per_client=max_games_per_client)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -219,15 +226,19 @@ def _routes(app: FastAPI, store: Store) -> None:
             "columns": list(SIZES),
             "options": {str(o): o.name for o in OPTIONS},
             "games": len(store), "max_games": store.max_games,
+            "max_games_per_client": store.max_games_per_client,
             "expire_seconds": store.expire})
 
     @app.post("/api/games", status_code=201, response_model=models.GameState,
-              responses={**_ERRORS, 503: {"model": models.Error}})
-    async def create(new: models.NewGame | None = None, svg: bool = False) -> Response:
+              responses={**_ERRORS, 429: {"model": models.Error},
+                         503: {"model": models.Error}})
+    async def create(request: Request, new: models.NewGame | None = None,
+                     svg: bool = False) -> Response:
         """A new game; an agent to move starts thinking at once."""
         new = new or models.NewGame.model_validate({})
         table = store.create(players=new.players, options=new.options, seats=new.seats,
-                             position=new.position, moves=new.moves, seed=new.seed)
+                             position=new.position, moves=new.moves, seed=new.seed,
+                             client=client_of(request.client.host if request.client else ""))
         return _json(table.state(svg), 201)
 
     @app.get("/api/games/{id}", response_model=models.GameState, responses=_ERRORS)
@@ -310,6 +321,22 @@ def _routes(app: FastAPI, store: Store) -> None:
 
 def _record_line(table: Table) -> bytes:
     return json.dumps(table.record(), separators=(",", ":")).encode() + b"\n"
+
+
+def client_of(address: str) -> str:
+    """Who a request comes from, for the cap on games: its IPv4 address, or the /64 network
+    of its IPv6 address (one host's share); anything else as it is.
+
+    >>> client_of("192.0.2.7"), client_of("2001:db8::1:2:3:4"), client_of("testclient")
+    ('192.0.2.7', '2001:db8::/64', 'testclient')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip)
 
 
 # ---- what every request passes -----------------------------------------------------------
