@@ -667,8 +667,8 @@ def test_concurrent_clients_keep_their_games_apart(client):
 
 # ---- the command -----------------------------------------------------------------------
 
-def serve_process(*args):
-    code = "from photocore.cli.serve import serve; serve()"
+def serve_process(*args, setup=""):
+    code = f"{setup}from photocore.cli.serve import serve; serve()"
     return subprocess.Popen([sys.executable, "-c", code, "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -719,6 +719,40 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
         assert response.status_code == 200
         response = httpx.get(url + "api/info", headers={"host": "evil.example"})
         assert response.status_code == 400 and "127.0.0.2" in response.json()["error"]
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+
+
+def test_a_client_has_a_while_to_send_its_request_then_is_cut_off():
+    # uvicorn waits for a request's headers for ever: connections sending nothing, or a
+    # byte now and then, held the server's sockets (here the deadline is 0.5 s, not 10)
+    import socket
+    setup = "from photocore.serve import http; http.Protocol.request_timeout = 0.5; "
+    process = serve_process("--agents", "random", setup=setup)
+    try:
+        host, port = process.stdout.readline().split("http://")[1].split("/")[0].split(":")
+        silent, trickle = (socket.create_connection((host, int(port)), timeout=10)
+                           for _ in range(2))
+        start = time.monotonic()
+        with pytest.raises(OSError):           # the server closes it: a broken pipe
+            for byte in b"GET /api/info HTTP/1.1\r\n" * 10:
+                trickle.sendall(bytes([byte]))
+                time.sleep(0.05)
+        assert time.monotonic() - start < 5
+        assert silent.recv(100) == b""         # closed
+        request = b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        prompt = socket.create_connection((host, int(port)), timeout=10)
+        with prompt.makefile("rb") as answers:
+            for _ in range(2):                  # kept alive: a new deadline per request
+                prompt.sendall(request)
+                assert answers.readline().startswith(b"HTTP/1.1 200")
+                length = next(int(line.split(b":")[1]) for line in answers
+                              if line.lower().startswith(b"content-length:"))
+                while answers.readline() != b"\r\n":
+                    pass
+                assert json.loads(answers.read(length))["agents"] == ["random"]
+                time.sleep(0.3)
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0

@@ -59,6 +59,7 @@ def serve(host: str, port: int, agent_specs: str, max_games: int,
         import uvicorn
 
         from photocore.serve.app import create_app
+        from photocore.serve.http import Protocol
     except ImportError as e:
         raise missing("photocore serve", "serve", e) from None
     try:
@@ -89,7 +90,9 @@ def serve(host: str, port: int, agent_specs: str, max_games: int,
                                        f"{e.strerror or e}") from None
         bound = listener.getsockname()[1]
         shown = f"[{address[0]}]" if family == socket.AF_INET6 else address[0]
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        # uvicorn's own HTTP/1.1, with a deadline for each request (serve/http.py)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                               http=Protocol))
         # Ctrl-C: uvicorn stops gracefully, then raises it again (or it comes before)
         with contextlib.suppress(KeyboardInterrupt):
             click.echo(f"photocore serve: open http://{shown}:{bound}/ to play "
