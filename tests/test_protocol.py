@@ -251,6 +251,33 @@ def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_p
     assert done.stderr.count("forfeits: no move within 150 ms + 0 ms of grace") == 2
 
 
+def test_what_an_engine_says_reaches_the_terminal_escaped(tmp_path):
+    # its name, its reason and its error output: no escape sequence, bell, bidirectional
+    # override or undecodable byte of the engine's (or of its spec) is written raw
+    script = tmp_path / "evil\x1b[2J.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        for line in sys.stdin:
+            if line.startswith("photocore"):
+                sys.stdout.buffer.write(b"ready name=\\x1b[31mred\\x07\\xe2\\x80\\xaeevil\\n")
+                sys.stdout.flush()
+            elif line.startswith("go"):
+                sys.stderr.buffer.write(b"dying \\x1b]0;title\\x07 \\x1b[2J\\n")
+                sys.exit(3)
+    '''))
+    done = subprocess.run([sys.executable, "-m", "photocore", "match",
+                           f"cmd:{shlex.join([sys.executable, str(script)])}", "random",
+                           "--games", "1", "--workers", "1", "--no-progress"],
+                          capture_output=True, timeout=60)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert b"\x1b" not in said and b"\x07" not in said and "\u202e".encode() not in said
+    assert b"\\x1b[31mred\\x07\\u202eevil (seat 0) forfeits: exited with status 3 (dying " \
+        b"\\x1b]0;title\\x07 \\x1b[2J)" in said
+    assert specs.parse(f"cmd:{script}").short == "evil\\x1b[2J.py"
+    assert specs.parse(f"cmd:{script}\udcff").label == f"cmd:{tmp_path}/evil\\x1b[2J.py\\udcff"
+
+
 @pytest.mark.parametrize("mode,reason", [
     ("silent", "no 'ready' within 0.5 s of the greeting"),
     ("chatty", "protocol error: 'hello' before 'ready'"),

@@ -32,7 +32,7 @@ from typing import IO, NoReturn
 
 from photocore._game import Game, Move
 from photocore.notation import MOVE_TEXTS
-from photocore.play.player import Forfeit, Player, as_move
+from photocore.play.player import Forfeit, Player, as_move, printable
 
 VERSION = 1
 MAX_LINE = 16384            # bytes in one line from an engine, newline excluded
@@ -122,7 +122,7 @@ class Engine(Player):
             if word == "ready":
                 name = rest.strip()
                 if name.startswith("name=") and name[5:].strip():
-                    self.announced = name[5:].strip()
+                    self.announced = printable(name[5:].strip())
                 return
             if word != "info":
                 self._fail(f"protocol error: {_quote(word, rest)} before 'ready'")
@@ -285,7 +285,7 @@ class Engine(Player):
             except ValueError:
                 return f"crashed: killed by signal {-code}"
         last = self._stderr_tail().strip().splitlines()
-        said = f" ({last[-1][:200]})" if last else ""
+        said = f" ({last[-1][:200]})" if last else ""     # printable: _stderr_tail's
         return f"exited with status {code}{said}"
 
     def _stderr_tail(self, size: int = 2000) -> str:
@@ -293,7 +293,8 @@ class Engine(Player):
             return ""
         fd = self._stderr.fileno()
         end = os.fstat(fd).st_size
-        return os.pread(fd, size, max(0, end - size)).decode("utf-8", "replace")
+        tail = os.pread(fd, size, max(0, end - size)).decode("utf-8", "replace")
+        return "\n".join(map(printable, tail.split("\n")))     # shown on a terminal
 
 
 def _quote(word: str, rest: str) -> str:
