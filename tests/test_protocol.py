@@ -18,6 +18,7 @@ import pytest
 import photocore
 from photocore import records
 from photocore.play import harness, specs
+from photocore.play.player import Forfeit
 from photocore.play.protocol import MAX_LINE, Engine
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -249,6 +250,39 @@ def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_p
     assert done.returncode == 0, done.stderr
     assert "forfeits: flood 2" in done.stdout
     assert done.stderr.count("forfeits: no move within 150 ms + 0 ms of grace") == 2
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper keeps it")
+def test_an_engine_that_floods_its_error_output_does_not_fill_the_disk(tmp_path):
+    script = tmp_path / "loud.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        moves, legal = 0, []
+        for line in sys.stdin:
+            word, _, rest = line.strip().partition(" ")
+            if word == "photocore":
+                print("ready", flush=True)
+            elif word == "legal":
+                legal = rest.split(",")
+            elif word == "go":
+                moves += 1
+                if moves == 2:
+                    sys.stderr.write("last words\\n")
+                    sys.exit(3)
+                for _ in range(300):
+                    sys.stderr.write("x" * 99_999 + "\\n")
+                print("move", legal[0], flush=True)
+    '''))
+    engine = Engine([sys.executable, script], movetime=10_000)
+    try:
+        game = photocore.Game()
+        game.play(engine.select(game))
+        # 30 MB written: the file holds its last part only
+        assert os.fstat(engine._stderr.fileno()).st_size < 2 * 1024 * 1024
+        with pytest.raises(Forfeit, match=r"status 3 \(last words\)"):
+            engine.select(game)
+    finally:
+        engine.close()
 
 
 def test_what_an_engine_says_reaches_the_terminal_escaped(tmp_path):

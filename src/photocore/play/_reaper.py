@@ -19,11 +19,15 @@ when orphaned. It ends, killing the engine's group and every such process, when
   *thread* that started the child ends, and servers start engines from worker threads.
 
 The engine itself gets SIGKILL if the reaper dies (PR_SET_PDEATHSIG, set in the reaper's
-only thread). It imports nothing but the standard library: it starts with every engine.
+only thread). Its error output passes through the reaper into the file the reaper was given
+as its own, which keeps at most LOG_KEPT bytes of it (the harness shows the end): an engine
+that writes its error output without end does not fill the disk. It imports nothing but
+the standard library: it starts with every engine.
 """
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import resource
 import select
@@ -32,6 +36,8 @@ import sys
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+LOG_KEPT = 1 << 20          # bytes of the engine's error output kept at most
+LOG_TAIL = 64 << 10         # what is kept of it when it grows past LOG_KEPT
 
 
 def main(link: int, argv: list[str]) -> None:
@@ -48,11 +54,18 @@ def main(link: int, argv: list[str]) -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.append(signum))
     signal.signal(signal.SIGCHLD, lambda signum, frame: None)
     errors_r, errors_w = os.pipe()
+    # the engine's error output passes through here into the harness's file (our fd 2),
+    # whose end the harness shows: kept to LOG_KEPT however much the engine writes
+    log_r, log_w = os.pipe()
+    os.set_blocking(log_r, False)
+    with contextlib.suppress(OSError):          # appended: the harness empties it per game
+        fcntl.fcntl(2, fcntl.F_SETFL, fcntl.fcntl(2, fcntl.F_GETFL) | os.O_APPEND)
     reaper = os.getpid()
     engine = os.fork()
     if engine == 0:
-        _exec(argv, reaper, prctl, errors_w)
+        _exec(argv, reaper, prctl, errors_w, log_w)
     os.close(errors_w)
+    os.close(log_w)
     with contextlib.suppress(OSError):
         os.setpgid(engine, engine)              # (the child sets it too: no race)
     with os.fdopen(errors_r, "rb") as errors:
@@ -69,21 +82,30 @@ def main(link: int, argv: list[str]) -> None:
     poller = select.poll()
     poller.register(link, select.POLLIN)       # the harness never writes: any event is its end
     poller.register(wake_r, select.POLLIN)
+    poller.register(log_r, select.POLLIN)
     status = _reap(engine, block=False)
     while status is None and not stop:
         for fd, _ in poller.poll():
             if fd == link:
                 stop.append(0)
+            elif fd == log_r:
+                if _pass_log(log_r) is False:
+                    poller.unregister(log_r)
             else:
                 os.read(wake_r, 512)
         status = _reap(engine, block=False)
     status = _kill_all(engine, status)
+    while _pass_log(log_r):                     # the engine's last words
+        pass
     _exit_as(status)
 
 
-def _exec(argv: list[str], reaper: int, prctl: "ctypes._NamedFuncPointer", errors: int) -> None:
-    """In the child: the engine program, or its failure written to `errors`."""
+def _exec(argv: list[str], reaper: int, prctl: "ctypes._NamedFuncPointer", errors: int,
+          log: int) -> None:
+    """In the child: the engine program, its error output on `log`, or its failure
+    written to `errors`."""
     try:
+        os.dup2(log, 2)
         os.setpgid(0, 0)
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != reaper:          # the reaper died before prctl took effect
@@ -97,6 +119,26 @@ def _exec(argv: list[str], reaper: int, prctl: "ctypes._NamedFuncPointer", error
         os.write(errors, (e.strerror or str(e)).encode())
     finally:
         os._exit(127)
+
+
+def _pass_log(log: int) -> bool | None:
+    """Passes what waits of the engine's error output into our fd 2, cut to its last
+    LOG_TAIL bytes when it grows past LOG_KEPT: True, or False at its end, None when
+    nothing waits."""
+    try:
+        data = os.read(log, 65536)
+    except BlockingIOError:
+        return None
+    if not data:
+        return False
+    with contextlib.suppress(OSError):          # a full disk: the log is lost, not the game
+        os.write(2, data)
+        size = os.fstat(2).st_size
+        if size > LOG_KEPT:
+            tail = os.pread(2, LOG_TAIL, size - LOG_TAIL)
+            os.ftruncate(2, 0)
+            os.write(2, tail)
+    return True
 
 
 def _report(link: int, text: str) -> None:
