@@ -514,7 +514,9 @@ def test_serve_refuses_json_constants_and_answers_valid_json():
     (answer,) = serve('{"id": NaN, "visits": 10}')
     assert answer["id"] is None and "NaN is not JSON" in answer["error"]
     (answer,) = serve('{"id": 1, "visits": Infinity}')
-    assert "malformed JSON" in answer["error"]
+    assert answer["error"] == "field 'visits': Infinity is not JSON"
+    (answer,) = serve('{"id": 1, "id": 2}')             # read as records are: strictly
+    assert answer["error"] == "field 'id' is written twice in one object"
 
 
 def test_serve_answers_every_line_exactly_once_whatever_it_holds():
@@ -531,8 +533,9 @@ def test_serve_answers_every_line_exactly_once_whatever_it_holds():
     assert len(answers) == len(lines) + 1
     errors = [a["error"] for a in answers if "error" in a]
     assert "malformed JSON: nested too deeply" in errors
-    assert "malformed JSON: the number 1e400 is out of range" in errors
-    assert "malformed JSON: the number -1e999 is out of range" in errors
+    assert "field 'id': 1e400 is not a finite number" in errors
+    assert "field 'visits': -1e999 is not a finite number" in errors
+    assert "field 'position': 1e400 is not a finite number" in errors
     assert "the line is not UTF-8 (invalid start byte at byte 0)" in errors
     assert any(a["id"] == "last" and "best" in a for a in answers)
     deep_answers = [a for a in answers if isinstance(a["id"], list) or

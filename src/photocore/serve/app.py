@@ -9,7 +9,6 @@ import contextlib
 import importlib.resources
 import ipaddress
 import json
-import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,8 +22,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from photocore.errors import RecordError
 from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION
 from photocore.play import hints
+from photocore.records import loads
 from photocore.serve import models
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
@@ -41,7 +42,6 @@ from photocore.serve.games import (
 )
 
 MAX_BODY = 256 * 1024               # bytes of a request's body
-MAX_DIGITS = 100                    # digits of an integer in a body (Python stops at 4,300)
 MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
 STATIC = importlib.resources.files("photocore.serve").joinpath("static")
 # the page runs only its own script, talks only to this server, and no site may frame it
@@ -103,35 +103,18 @@ class _Body(Request):
 
 
 def _parse_body(body: bytes) -> Any:
-    """The body's JSON: not UTF-8, nested too deeply, an integer of thousands of digits,
-    NaN or a number past a float's range are each a JSONDecodeError that says so."""
+    """The body's JSON, read as every record and message is (records.loads: NaN, 1e400, a
+    key written twice, nesting too deep are refused); each failure a JSONDecodeError that
+    says what is wrong."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as e:
         raise json.JSONDecodeError(f"not UTF-8: {e.reason} at byte {e.start}", "", e.start) \
             from None
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite,
-                          parse_int=_integer)
-    except RecursionError:          # not a ValueError: nesting deeper than the parser's stack
-        raise json.JSONDecodeError("nested too deeply", text, 0) from None
-
-
-def _no_constant(name: str) -> None:
-    raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise json.JSONDecodeError(f"the number {text[:40]} is out of range", text, 0)
-    return value
-
-
-def _integer(text: str) -> int:
-    if len(text) > MAX_DIGITS:
-        raise json.JSONDecodeError(f"an integer of {len(text):,} digits", text[:40], 0)
-    return int(text)
+        return loads(text)
+    except RecordError as e:
+        raise json.JSONDecodeError(str(e).removeprefix("malformed JSON: "), text, 0) from None
 
 
 class _Route(APIRoute):
