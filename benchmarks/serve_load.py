@@ -55,7 +55,7 @@ def start_server(agents: str, max_games: int) -> tuple[subprocess.Popen[str], st
     code = "from photocore.cli.serve import serve; serve()"
     process = subprocess.Popen(
         [sys.executable, "-c", code, "--host", "127.0.0.1", "--port", "0", "--agents", agents,
-         "--max-games", str(max_games)],
+         "--max-games", str(max_games), "--max-games-per-client", str(max_games)],
         stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert process.stdout is not None
     line = process.stdout.readline()

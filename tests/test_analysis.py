@@ -15,7 +15,7 @@ import photocore
 from photocore import analysis, records
 from photocore._kernel import stream_seed
 from photocore.cli import main
-from photocore.cli.analyze import analyze, serve_queries
+from photocore.cli.analyze import analyze, query_lines, serve_queries
 from photocore.play import specs
 from photocore.play._agents import Agent, search_root
 from photocore.play.search import SearchAgent
@@ -514,7 +514,59 @@ def test_serve_refuses_json_constants_and_answers_valid_json():
     (answer,) = serve('{"id": NaN, "visits": 10}')
     assert answer["id"] is None and "NaN is not JSON" in answer["error"]
     (answer,) = serve('{"id": 1, "visits": Infinity}')
-    assert "malformed JSON" in answer["error"]
+    assert answer["error"] == "field 'visits': Infinity is not JSON"
+    (answer,) = serve('{"id": 1, "id": 2}')             # read as records are: strictly
+    assert answer["error"] == "field 'id' is written twice in one object"
+
+
+def test_serve_answers_every_line_exactly_once_whatever_it_holds():
+    # each line gets one answer, an error naming what is wrong, and the engine goes on:
+    # a RecursionError ended the command, and 1e400 read as Infinity silenced it
+    deep = ['{"id":' + "[" * n + "]" * n + ',"visits":5}' for n in range(980, 1010)]
+    lines = ["[" * 100_000, '{"id": 1e400, "visits": 5}', '{"id": 1, "visits": -1e999}',
+             '{"id": 2, "position": 1e400}', *deep, '{"id": "last", "visits": 5}']
+    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--workers", "2"],
+                                input=b"".join(line.encode() + b"\n" for line in lines)
+                                + b'\xff{"id": 3}\n')
+    assert result.exit_code == 0, result.output
+    answers = [json.loads(line) for line in result.output.splitlines()]
+    assert len(answers) == len(lines) + 1
+    errors = [a["error"] for a in answers if "error" in a]
+    assert "malformed JSON: nested too deeply" in errors
+    assert "field 'id': 1e400 is not a finite number" in errors
+    assert "field 'visits': -1e999 is not a finite number" in errors
+    assert "field 'position': 1e400 is not a finite number" in errors
+    assert "the line is not UTF-8 (invalid start byte at byte 0)" in errors
+    assert any(a["id"] == "last" and "best" in a for a in answers)
+    deep_answers = [a for a in answers if isinstance(a["id"], list) or
+                    "nested too deeply" in a.get("error", "") or
+                    "cannot be written" in a.get("error", "")]
+    assert len(deep_answers) == len(deep) + 1
+
+
+def test_serve_reads_past_a_query_line_too_long_to_keep():
+    stream = io.BytesIO(b'{"id": 1}\n' + b"x" * 100 + b"\n" + b"y" * 50 + b'\n{"id": 2}')
+    assert list(query_lines(stream, limit=60)) == [b'{"id": 1}\n', None, b"y" * 50 + b"\n",
+                                                   b'{"id": 2}']
+    sink = io.StringIO()
+    serve_queries([None, '{"id": 2, "visits": 5}'], sink, "mcts:50", 1, seed=0)
+    first, second = map(json.loads, sink.getvalue().splitlines())
+    assert first == {"id": None, "error": "a query line longer than 1024 KiB"}
+    assert second["id"] == 2
+
+
+def test_serve_reads_no_further_than_4_queries_a_worker_ahead():
+    # a client writing faster than the engine answers waits, rather than fill the memory
+    sink, ahead = io.StringIO(), []
+
+    def source():
+        for i in range(30):
+            ahead.append(i - sink.getvalue().count("\n"))
+            yield json.dumps({"id": i, "visits": 3000}) + "\n"
+
+    serve_queries(source(), sink, "mcts:50", 1, seed=0)
+    assert sink.getvalue().count("\n") == 30
+    assert max(ahead) == 4
 
 
 def test_serve_on_ctrl_c_answers_the_queries_under_way_only():

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 import photocore
 from photocore import records
 from photocore.play import harness, specs
+from photocore.play.player import Forfeit
 from photocore.play.protocol import MAX_LINE, Engine
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -43,6 +45,10 @@ BAD = textwrap.dedent('''
             if once and mode == "chatty":
                 open(marker, "w").close()
                 say("hello")
+            if once and mode == "babble":           # info forever, never ready
+                open(marker, "w").close()
+                while True:
+                    say(("info " + "x" * 1000 + "\\n") * 100)
             say("info loading")
             say("ready name=bad-" + mode)
         elif command == "legal":
@@ -79,6 +85,14 @@ BAD = textwrap.dedent('''
                     continue
                 if mode == "exit":
                     sys.exit(0)
+                if mode in ("overtime", "flood"):     # info for 3 s (or forever), no pause
+                    end = time.monotonic() + (3 if mode == "overtime" else 1e9)
+                    while time.monotonic() < end:
+                        say(("info " + "x" * 1000 + "\\n") * 100)
+                if mode == "flood-after":             # its move, then info forever
+                    say("move " + legal[0])
+                    while True:
+                        say(("info " + "x" * 1000 + "\\n") * 100)
                 if mode in ("garbage", "overlong", "illegal", "malformed", "binary"):
                     continue          # it answered (wrongly): no second answer
             say("info depth 1")
@@ -194,6 +208,110 @@ def test_each_fault_loses_the_game_and_the_engine_restarts(tmp_path, mode, reaso
         engine.close()
 
 
+@pytest.mark.parametrize("mode, reason", [
+    ("overtime", "no move within 100 ms + 300 ms of grace"),
+    ("flood", "no move within 100 ms + 300 ms of grace"),
+    ("flood-after", "no move within 100 ms + 300 ms of grace"),
+    ("babble", "no 'ready' within 0.5 s of the greeting"),
+])
+def test_an_engine_that_writes_past_its_time_forfeits_at_its_deadline(tmp_path, mode, reason):
+    # the time runs from `go` whatever the engine writes: lines past it are too late. The
+    # harness takes 2 ms a line here (a busy machine), so there is always more to read
+    engine = bad_engine(tmp_path, mode, startup=0.5, transcript=lambda line: time.sleep(0.002))
+    done = []
+    worker = threading.Thread(target=lambda: done.append(play(engine)), daemon=True)
+    worker.start()
+    worker.join(30)                 # a hang, else moments past the deadline
+    try:
+        assert done, f"the {mode} engine held the game for 30 s"
+        game, played = done[0]
+        assert played.forfeit[:2] == (0, reason)
+        assert not game.is_over and engine.restarts == 0
+    finally:
+        engine.close()
+
+
+def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_path):
+    script = tmp_path / "flood.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        for line in sys.stdin:
+            if line.startswith("photocore"):
+                print("ready name=flood", flush=True)
+            elif line.startswith("go"):
+                while True:
+                    sys.stdout.write("info x\\n" * 1000)
+                    sys.stdout.flush()
+    '''))
+    spec = f'cmd:"{shlex.join([sys.executable, str(script)])}"'
+    done = subprocess.run([sys.executable, "-m", "photocore", "match", spec, "random",
+                           "--games", "2", "--workers", "1", "--movetime", "150",
+                           "--grace", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "forfeits: flood 2" in done.stdout
+    assert done.stderr.count("forfeits: no move within 150 ms + 0 ms of grace") == 2
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the reaper keeps it")
+def test_an_engine_that_floods_its_error_output_does_not_fill_the_disk(tmp_path):
+    script = tmp_path / "loud.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        moves, legal = 0, []
+        for line in sys.stdin:
+            word, _, rest = line.strip().partition(" ")
+            if word == "photocore":
+                print("ready", flush=True)
+            elif word == "legal":
+                legal = rest.split(",")
+            elif word == "go":
+                moves += 1
+                if moves == 2:
+                    sys.stderr.write("last words\\n")
+                    sys.exit(3)
+                for _ in range(300):
+                    sys.stderr.write("x" * 99_999 + "\\n")
+                print("move", legal[0], flush=True)
+    '''))
+    engine = Engine([sys.executable, script], movetime=10_000)
+    try:
+        game = photocore.Game()
+        game.play(engine.select(game))
+        # 30 MB written: the file holds its last part only
+        assert os.fstat(engine._stderr.fileno()).st_size < 2 * 1024 * 1024
+        with pytest.raises(Forfeit, match=r"status 3 \(last words\)"):
+            engine.select(game)
+    finally:
+        engine.close()
+
+
+def test_what_an_engine_says_reaches_the_terminal_escaped(tmp_path):
+    # its name, its reason and its error output: no escape sequence, bell, bidirectional
+    # override or undecodable byte of the engine's (or of its spec) is written raw
+    script = tmp_path / "evil\x1b[2J.py"
+    script.write_text(textwrap.dedent('''
+        import sys
+        for line in sys.stdin:
+            if line.startswith("photocore"):
+                sys.stdout.buffer.write(b"ready name=\\x1b[31mred\\x07\\xe2\\x80\\xaeevil\\n")
+                sys.stdout.flush()
+            elif line.startswith("go"):
+                sys.stderr.buffer.write(b"dying \\x1b]0;title\\x07 \\x1b[2J\\n")
+                sys.exit(3)
+    '''))
+    done = subprocess.run([sys.executable, "-m", "photocore", "match",
+                           f"cmd:{shlex.join([sys.executable, str(script)])}", "random",
+                           "--games", "1", "--workers", "1", "--no-progress"],
+                          capture_output=True, timeout=60)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert b"\x1b" not in said and b"\x07" not in said and "\u202e".encode() not in said
+    assert b"\\x1b[31mred\\x07\\u202eevil (seat 0) forfeits: exited with status 3 (dying " \
+        b"\\x1b]0;title\\x07 \\x1b[2J)" in said
+    assert specs.parse(f"cmd:{script}").short == "evil\\x1b[2J.py"
+    assert specs.parse(f"cmd:{script}\udcff").label == f"cmd:{tmp_path}/evil\\x1b[2J.py\\udcff"
+
+
 @pytest.mark.parametrize("mode,reason", [
     ("silent", "no 'ready' within 0.5 s of the greeting"),
     ("chatty", "protocol error: 'hello' before 'ready'"),
@@ -240,28 +358,117 @@ def _alive(pid):
         return f.read().split(") ")[1][0] != "Z"
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_close_kills_the_engine_and_what_it_started(tmp_path):
-    # the engine starts a child of its own, which must die with it
-    script = tmp_path / "parent_engine.py"
-    script.write_text(textwrap.dedent('''
-        import subprocess, sys, time
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-        print("ready name=parent child=%d" % child.pid, flush=True)
+# An engine that starts a child in a session of its own and a daemon (a double fork: its
+# parent gone, it is nobody's child), gives their pids as its name, and then leaves on
+# quit, or with "stubborn" ignores quit, the end of its input and SIGTERM.
+FAMILY = textwrap.dedent('''
+    import os, signal, subprocess, sys, time
+    stubborn = sys.argv[1:] == ["stubborn"]
+    if stubborn:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                             start_new_session=True)
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        daemon = os.fork()
+        if daemon:
+            os.write(w, b"%d" % daemon)
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
         time.sleep(60)
-    '''))
-    engine = Engine([sys.executable, script])
+        os._exit(0)
+    os.wait()
+    daemon = int(os.read(r, 20))
+    print("ready name=%d,%d" % (child.pid, daemon), flush=True)
+    for line in sys.stdin:
+        if line.strip() == "quit" and not stubborn:
+            sys.exit(0)
+    while True:
+        time.sleep(1)
+''')
+
+
+def family(tmp_path):
+    script = tmp_path / "family_engine.py"
+    script.write_text(FAMILY)
+    return script
+
+
+def all_gone(pids, seconds=5):
+    deadline = time.monotonic() + seconds
+    while any(map(_alive, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(map(_alive, pids))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["quits", "stubborn"])
+def test_close_ends_the_engine_and_everything_it_started(tmp_path, how):
+    # its child in a session of its own and its daemon too, whether it quits or not
+    engine = Engine([sys.executable, family(tmp_path), how])
     engine.start()
-    child = int(engine.name.split("child=")[1])
-    process = engine._process
-    assert _alive(child) and _alive(process.pid)
+    pids = [engine.pid, *map(int, engine.name.split(","))]
+    assert all(map(_alive, pids))
     start = time.monotonic()
     engine.close()
     assert time.monotonic() - start < 5
-    deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child) and process.poll() is not None
+    assert all_gone(pids)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_an_engine_started_by_a_thread_lives_with_its_harness_and_dies_with_it(tmp_path):
+    # a server starts engines from worker threads: the engine outlives the thread, and
+    # dies with the harness, even by kill -9, with everything it started
+    script = tmp_path / "harness.py"
+    script.write_text(textwrap.dedent(f'''
+        import sys, threading, time
+        from photocore.play.protocol import Engine
+        engine = Engine([sys.executable, {str(family(tmp_path))!r}, "stubborn"])
+        thread = threading.Thread(target=engine.start)
+        thread.start()
+        thread.join()
+        time.sleep(0.5)
+        print(engine.pid, engine.name, flush=True)
+        time.sleep(60)
+    '''))
+    process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
+    try:
+        engine, family_pids = process.stdout.readline().split()
+        pids = [int(engine), *map(int, family_pids.split(","))]
+        assert all(map(_alive, pids))               # the thread that started it is gone
+    finally:
+        process.kill()
+        process.wait(10)
+    assert all_gone(pids)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_child_forked_by_the_harness_does_not_keep_its_engines_alive(tmp_path, c_engine):
+    script = tmp_path / "harness.py"
+    script.write_text(textwrap.dedent(f'''
+        import os, time
+        from photocore.play.protocol import Engine
+        engine = Engine([{str(c_engine)!r}])
+        engine.start()
+        child = os.fork()
+        if child == 0:
+            time.sleep(60)
+            os._exit(0)
+        print(engine.pid, child, flush=True)
+        time.sleep(60)
+    '''))
+    process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
+    engine, child = map(int, process.stdout.readline().split())
+    try:
+        process.kill()
+        process.wait(10)
+        assert _alive(child) and all_gone([engine])
+    finally:
+        os.kill(child, signal.SIGKILL)
 
 
 def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
@@ -272,7 +479,7 @@ def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
         from photocore.play.protocol import Engine
         engine = Engine([{str(c_engine)!r}])
         engine.start()
-        print(engine._process.pid, flush=True)
+        print(engine.pid, flush=True)
         time.sleep(60)
     '''))
     process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
@@ -296,7 +503,7 @@ def test_a_harness_that_exits_with_an_engine_running_says_nothing(tmp_path):
         spec = specs.parse("cmd:{shlex.join([sys.executable, str(ENGINES / "simple_engine.py")])}")
         engine = harness.player(spec)               # kept by the harness, as in a worker
         engine.select(photocore.Game())
-        print(engine._process.pid, engine.name, engine.announced, flush=True)
+        print(engine.pid, engine.name, engine.announced, flush=True)
     '''))
     done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == ""

@@ -6,6 +6,7 @@ import asyncio
 import json
 import math
 import os
+import pathlib
 import random
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from photocore import records  # noqa: E402
 from photocore.cli.records import verify  # noqa: E402
 from photocore.serve.app import MAX_BODY, Guard, create_app  # noqa: E402
 
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 AGENTS = textwrap.dedent("""
     import os, time
 
@@ -274,6 +276,23 @@ def test_bad_bodies(client):
     refused(client.post(f"/api/games/{game_id}/resign", json={"player": 9}), 400, "player")
 
 
+@pytest.mark.parametrize("body, reason", [
+    (b'{"seed": ' + b"9" * 5000 + b"}", "field 'seed': an integer of 5,000 digits is too long"),
+    (b'{"seats": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+    (b'{"options": "\xff"}', "not UTF-8: invalid start byte at byte 13"),
+    (b'{"seed": 1e400}', "field 'seed': 1e400 is not a finite number"),
+    (b'{"seed": NaN}', "field 'seed': NaN is not JSON"),
+    (b'{"seed": 1, "seed": 2}', "field 'seed' is written twice in one object"),
+])
+def test_a_body_that_cannot_be_read_is_refused_saying_why(client, body, reason):
+    # FastAPI says "There was an error parsing the body" of all of these
+    for url in ("/api/games", f"/api/games/{new(client)['id']}/moves"):
+        field = b"move" if url.endswith("moves") else b"seed"
+        refused(client.post(url, content=body.replace(b"seed", field),
+                            headers={"content-type": "application/json"}),
+                400, f"the body is not valid JSON ({reason.replace('seed', field.decode())})")
+
+
 def test_undo_takes_back_the_person_and_the_reply(client):
     game_id = new(client, seats=["person", "greedy"])["id"]
     refused(client.post(f"/api/games/{game_id}/undo"), 409, "nothing to undo")
@@ -467,6 +486,44 @@ def test_a_failing_agent_forfeits_and_the_server_goes_on(client, served, name, r
     assert new(client)["to_move"] == "person"      # the server is still up
 
 
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:      # a zombie has ended
+            return f.read().rsplit(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _gone(pid, seconds=10):
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("end", ["resigned", "finished"])
+def test_an_engine_ends_with_its_game(end):
+    # a served cmd: agent's program ends when its game does, not when it is deleted or
+    # expires: else a client keeps --max-games programs running
+    engine = ROOT / "examples" / "engines" / "simple_engine.py"
+    app = create_app([f'cmd:"{sys.executable} {engine}"'])
+    with TestClient(app) as client:
+        rng = random.Random(5)
+        game_id = new(client)["id"]
+        state = settled(client, move(client, game_id, "place a4").json()["id"])
+        pid = app.state.store.get(game_id).players[1].pid
+        assert _alive(pid)
+        if end == "resigned":
+            client.post(f"/api/games/{game_id}/resign")
+        while not state["over"] and end == "finished":
+            move(client, game_id, rng.choice(state["legal_moves"])["move"])
+            state = settled(client, game_id)
+        assert client.get(f"/api/games/{game_id}").json()["over"]
+        assert _gone(pid)
+        assert client.get(f"/api/games/{game_id}/record").status_code == 200
+
+
 # ---- the store: bounded, expiring --------------------------------------------------------
 
 def test_games_expire(served):
@@ -498,6 +555,22 @@ def test_the_store_is_bounded(served):
         assert {client.get(f"/api/games/{g}").status_code for g in (games[0], games[2],
                                                                      fresh)} == {200}
         assert client.get("/api/info").json()["games"] == 3
+
+
+def test_one_client_cannot_fill_the_store(served):
+    # each client holds at most max_games_per_client unfinished games; others still play
+    app = create_app(served[:1], max_games=10, max_games_per_client=2)
+    with TestClient(app, client=("192.0.2.1", 5000)) as greedy, \
+            TestClient(app, client=("192.0.2.2", 5000)) as other:
+        games = [new(greedy)["id"] for _ in range(2)]
+        refused(greedy.post("/api/games", json={}), 429, "this client (192.0.2.1) plays 2 "
+                "unfinished games, its most")
+        assert new(other)["to_move"] == "person"
+        greedy.post(f"/api/games/{games[0]}/resign")       # a finished game does not count
+        new(greedy)
+        assert greedy.get("/api/info").json()["max_games_per_client"] == 2
+    with pytest.raises(ValueError, match="max_games_per_client"):
+        create_app(["random"], max_games_per_client=0)
 
 
 def test_store_and_agents_refuse_bad_settings():
@@ -595,8 +668,8 @@ def test_concurrent_clients_keep_their_games_apart(client):
 
 # ---- the command -----------------------------------------------------------------------
 
-def serve_process(*args):
-    code = "from photocore.cli.serve import serve; serve()"
+def serve_process(*args, setup=""):
+    code = f"{setup}from photocore.cli.serve import serve; serve()"
     return subprocess.Popen([sys.executable, "-c", code, "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -652,7 +725,100 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
         assert process.wait(10) == 0
 
 
+def test_a_client_has_a_while_to_send_its_request_then_is_cut_off():
+    # uvicorn waits for a request's headers for ever: connections sending nothing, or a
+    # byte now and then, held the server's sockets (here the deadline is 0.5 s, not 10)
+    import socket
+    setup = "from photocore.serve import http; http.Protocol.request_timeout = 0.5; "
+    process = serve_process("--agents", "random", setup=setup)
+    try:
+        host, port = process.stdout.readline().split("http://")[1].split("/")[0].split(":")
+        silent, trickle = (socket.create_connection((host, int(port)), timeout=10)
+                           for _ in range(2))
+        start = time.monotonic()
+        with pytest.raises(OSError):           # the server closes it: a broken pipe
+            for byte in b"GET /api/info HTTP/1.1\r\n" * 10:
+                trickle.sendall(bytes([byte]))
+                time.sleep(0.05)
+        assert time.monotonic() - start < 5
+        assert silent.recv(100) == b""         # closed
+        request = b"GET /api/info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        prompt = socket.create_connection((host, int(port)), timeout=10)
+        with prompt.makefile("rb") as answers:
+            for _ in range(2):                  # kept alive: a new deadline per request
+                prompt.sendall(request)
+                assert answers.readline().startswith(b"HTTP/1.1 200")
+                length = next(int(line.split(b":")[1]) for line in answers
+                              if line.lower().startswith(b"content-length:"))
+                while answers.readline() != b"\r\n":
+                    pass
+                assert json.loads(answers.read(length))["agents"] == ["random"]
+                time.sleep(0.3)
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_no_engine_outlives_the_serve_command(tmp_path):
+    # a served engine that ignores the end of its input and SIGTERM, started by a game's
+    # worker thread, dies with the server even by kill -9
+    import httpx
+    script = tmp_path / "stubborn.py"
+    script.write_text(textwrap.dedent(f'''
+        import os, signal, sys, time
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with open({str(tmp_path / "pid")!r}, "w") as f:
+            f.write(str(os.getpid()))
+        legal = []
+        for line in sys.stdin:
+            word, _, rest = line.strip().partition(" ")
+            if word == "photocore":
+                print("ready name=stubborn", flush=True)
+            elif word == "legal":
+                legal = rest.split(",")
+            elif word == "go":
+                print("move", legal[0], flush=True)
+        while True:
+            time.sleep(1)
+    '''))
+    process = serve_process("--agents", f'cmd:"{sys.executable} {script}"')
+    try:
+        url = process.stdout.readline().split("open ")[1].split()[0]
+        agent = httpx.get(url + "api/info").json()["agents"][0]
+        state = httpx.post(url + "api/games", json={"seats": [agent, "person"]}).json()
+        state = httpx.get(url + f"api/games/{state['id']}", params={"wait": 10}).json()
+        assert state["to_move"] == "person"
+        pid = int((tmp_path / "pid").read_text())
+        assert _alive(pid)
+    finally:
+        process.kill()
+        process.wait(10)
+    assert _gone(pid)
+
+
+@pytest.mark.parametrize("host", ["127.1", "0x7f000001", "::ffff:127.0.0.1"])
+def test_loopback_however_written_keeps_the_rebinding_guard(host):
+    import httpx
+    process = serve_process("--host", host, "--agents", "random")
+    try:
+        line = process.stdout.readline()
+        url = line.split("open ")[1].split()[0]
+        assert httpx.get(url + "api/info").status_code == 200
+        response = httpx.get(url + "api/info", headers={"host": "attacker.example:18007"})
+        assert response.status_code == 400 and "DNS rebinding" in response.json()["error"]
+        # the address to open, as a browser reads it
+        assert url.startswith(("http://127.0.0.1:", "http://[::ffff:127.0.0.1]:")), line
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    assert "not on the loopback interface" not in process.stderr.read()
+
+
 @pytest.mark.parametrize("args, words", [
+    (["--host", ""], ["--host", "give an address or a name"]),
+    (["--host", "no-such-host.invalid"], ["--host", "no address this machine can listen on"]),
+    (["--expire", "1e307"], ["--expire", "not in the range"]),
     (["--agents", "alphago"], ["--agents", "unknown agent 'alphago'"]),
     (["--expire", "inf"], ["--expire", "inf is not in the range 1<=x<=525600"]),
     (["--expire", "nan"], ["--expire", "'nan' is not a finite number"]),
@@ -660,6 +826,7 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
     (["--expire", "1e308"], ["--expire", "1<=x<=525600"]),
     (["--agents", "py:nowhere.py:Agent"], ["--agents", "cannot import"]),
     (["--port", "99999"], ["--port"]),
+    (["--max-games-per-client", "0"], ["--max-games-per-client", "x>=1"]),
 ])
 def test_the_serve_command_refuses_bad_options(args, words):
     from photocore.cli.serve import serve

@@ -651,9 +651,9 @@ class _Refused:
 def loads(data: bytes | str) -> Any:
     """One JSON value, read as photocore reads every record, file and message: strictly
     JSON. NaN and Infinity (not JSON), a number too large for a float (1e400, which
-    Python's reader makes infinity), a key written twice in one object (JSON's readers
-    disagree on which wins) and nesting deeper than the parser's stack are refused:
-    RecordError, naming the field.
+    Python's reader makes infinity), an integer of more digits than Python reads, a key
+    written twice in one object (JSON's readers disagree on which wins) and nesting
+    deeper than the parser's stack are refused: RecordError, naming the field.
 
     >>> loads(b'{"a": [1, 2.5]}')
     {'a': [1, 2.5]}
@@ -679,6 +679,12 @@ def loads(data: bytes | str) -> Any:
             return value
         return refuse(f"{text if len(text) <= 24 else text[:21] + '...'} is not a finite number")
 
+    def integer(text: str) -> int | _Refused:
+        try:
+            return int(text)
+        except ValueError:          # past Python's limit of digits (4,300)
+            return refuse(f"an integer of {len(text.lstrip('-')):,} digits is too long")
+
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:
         obj = dict(items)
         if len(obj) != len(items):
@@ -691,7 +697,8 @@ def loads(data: bytes | str) -> Any:
     try:
         value = json.loads(data, parse_constant=lambda name: refuse(f"{name} is not JSON"),
                            object_pairs_hook=pairs,
-                           parse_float=number if _HUGE_NUMBER.search(raw) else None)
+                           parse_float=number if _HUGE_NUMBER.search(raw) else None,
+                           parse_int=integer if _HUGE_NUMBER.search(raw) else None)
     except RecursionError:   # not a ValueError: nesting deeper than the parser's stack
         raise RecordError("malformed JSON: nested too deeply") from None
     except ValueError as e:

@@ -8,9 +8,9 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import click
 
@@ -34,6 +34,7 @@ from photocore.records import Record, check_record, is_compressed, loads, read_g
 from photocore.run.driver import ResumeError, drive
 
 MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless --max-visits says otherwise
+MAX_QUERY = 1024 * 1024        # bytes in one query line
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
@@ -211,8 +212,8 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--allow") from None
         try:
-            serve_queries(sys.stdin, sys.stdout, engine, workers or os.cpu_count() or 1,
-                          seed, engines, nodes)
+            serve_queries(query_lines(sys.stdin.buffer), sys.stdout, engine,
+                          workers or os.cpu_count() or 1, seed, engines, nodes)
         except KeyboardInterrupt:
             raise SystemExit(130) from None
         return
@@ -328,20 +329,28 @@ def _game(query: dict[str, Any]) -> Game:
     return game
 
 
-def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int,
-                  engines: Allowed | None = None,
+def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, workers: int,
+                  seed: int, engines: Allowed | None = None,
                   solve: int | None = analysis.DEFAULT_SOLVE) -> None:
     """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
     (out of order), `workers` at a time, by `engine` or another of `engines` (default:
     `engine` alone, built-ins up to MAX_QUERY_VISITS), or exactly by the solver where it
-    finishes within `solve` positions; a bad query gets {"id", "error"}
-    and the rest go on. Returns at the end of `source`, once every query is answered; on
-    Ctrl-C, once the queries being answered are, without starting the others."""
+    finishes within `solve` positions. `source` gives lines (text, or bytes of UTF-8; None
+    for a line too long to read, as query_lines gives them). Every line but a blank one gets
+    exactly one answer: a bad query, {"id", "error"}, and the rest go on. Returns at the end
+    of `source`, once every query is answered; on Ctrl-C, once the queries being answered
+    are, without starting the others. At most 4 x `workers` queries wait: a client that
+    writes faster than they are answered waits too."""
     engines = engines or Allowed([engine], MAX_QUERY_VISITS)
     lock = threading.Lock()
+    room = threading.BoundedSemaphore(4 * workers)
 
     def send(message: dict[str, Any]) -> None:
-        line = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        try:
+            line = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        except (ValueError, RecursionError) as e:     # an id nested too deeply to write
+            line = json.dumps({"id": None, "error": f"the answer cannot be written as JSON "
+                                                    f"({e})"}, separators=(",", ":"))
         with lock:
             sink.write(line + "\n")
             sink.flush()
@@ -353,17 +362,20 @@ def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int,
         except Exception as e:  # noqa: BLE001 (a bad query, or the engine's error: said, not fatal)
             send({"id": ident, "error": str(e) if isinstance(e, ValueError)
                   else f"{type(e).__name__}: {e}"})
+        finally:
+            room.release()
 
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
         for line in source:
-            if not line.strip():
-                continue
             try:
-                query = json.loads(line, parse_constant=_no_constant)
-            except ValueError as e:
-                send({"id": None, "error": f"malformed JSON: {e}"})
+                query = _query(line)
+            except QueryError as e:
+                send({"id": None, "error": str(e)})
                 continue
+            if query is _BLANK:
+                continue
+            room.acquire()
             pool.submit(run, query)
     except BaseException:
         # Ctrl-C (or a broken input): the queries under way are answered, no other starts
@@ -372,7 +384,34 @@ def serve_queries(source: Any, sink: Any, engine: str, workers: int, seed: int,
     pool.shutdown()     # every query answered
 
 
-def _no_constant(name: str) -> None:
-    # JSON has no NaN or Infinity: Python's parser takes them, and its writer would echo
-    # them back as invalid JSON
-    raise ValueError(f"{name} is not JSON")
+_BLANK = object()
+
+
+def _query(line: str | bytes | None) -> Any:
+    """A query line parsed (_BLANK for a blank line), or QueryError saying what is wrong
+    with it."""
+    if line is None:
+        raise QueryError(f"a query line longer than {MAX_QUERY // 1024} KiB")
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise QueryError(f"the line is not UTF-8 ({e.reason} at byte {e.start})") from None
+    if not line.strip():
+        return _BLANK
+    try:
+        return loads(line)          # strictly JSON, as every record and message is read
+    except RecordError as e:
+        raise QueryError(str(e)) from None
+
+
+def query_lines(stream: BinaryIO, limit: int = MAX_QUERY) -> Iterator[bytes | None]:
+    """The lines of `stream`, None for one longer than `limit` bytes (read past, not kept:
+    a client's endless line does not fill the memory)."""
+    while line := stream.readline(limit + 1):
+        if len(line) > limit:
+            while line and not line.endswith(b"\n"):
+                line = stream.readline(65536)
+            yield None
+        else:
+            yield line

@@ -3,13 +3,18 @@
 import contextlib
 import ipaddress
 import socket
+from typing import Any
 
 import click
 
 from photocore.cli.options import FiniteRange
 from photocore.cli.output import missing
 from photocore.play import hints, specs
-from photocore.serve.games import DEFAULT_EXPIRE, DEFAULT_MAX_GAMES
+from photocore.serve.games import (
+    DEFAULT_EXPIRE,
+    DEFAULT_MAX_GAMES,
+    DEFAULT_MAX_GAMES_PER_CLIENT,
+)
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -29,14 +34,18 @@ MAX_EXPIRE = 525_600.0      # minutes: a year (more overflows once made seconds)
                    "only among these.")
 @click.option("--max-games", type=click.IntRange(min=1), default=DEFAULT_MAX_GAMES,
               show_default=True, help="Games held in memory at most.")
+@click.option("--max-games-per-client", type=click.IntRange(min=1),
+              default=DEFAULT_MAX_GAMES_PER_CLIENT, show_default=True,
+              help="Unfinished games one client (an IPv4 address, an IPv6 /64) may hold at "
+                   "once; behind a proxy every client is the proxy's address.")
 @click.option("--expire", type=FiniteRange(1, MAX_EXPIRE), default=DEFAULT_EXPIRE / 60,
               show_default=True,
               help="Minutes a game is kept after its last request (a year at most).")
 @click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
               default=hints.DEFAULT_PLAYOUTS, show_default=True,
               help="Random playouts a hint spends.")
-def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
-          hint_playouts: int) -> None:
+def serve(host: str, port: int, agent_specs: str, max_games: int,
+          max_games_per_client: int, expire: float, hint_playouts: int) -> None:
     """Play in the browser against photocore's agents, and drive games over a JSON API.
 
     Open the address it prints: a 2-player game against the first of --agents starts
@@ -50,6 +59,7 @@ def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
         import uvicorn
 
         from photocore.serve.app import create_app
+        from photocore.serve.http import Protocol
     except ImportError as e:
         raise missing("photocore serve", "serve", e) from None
     try:
@@ -58,13 +68,14 @@ def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
             spec.check()
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
-    loopback = _is_loopback(host)
+    family, address = _resolve(host, port)
+    loopback = _is_loopback(address[0])
     # on loopback the Host header must name this server (against DNS rebinding): the
-    # address it was told to listen on, or a loopback name
+    # address it was told to listen on, as given or as resolved, or a loopback name
     app = create_app([spec.text for spec in loaded], max_games=max_games,
                      expire=expire * 60, hint_playouts=hint_playouts,
-                     allowed_hosts=(*LOOPBACK_NAMES, host) if loopback else None)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+                     allowed_hosts=(*LOOPBACK_NAMES, host, address[0]) if loopback else None,
+                     max_games_per_client=max_games_per_client)
     # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so,
     # and an answer's headers and body are two writes: with Nagle the body waits for the
     # client's delayed ACK, 40 ms
@@ -72,30 +83,49 @@ def serve(host: str, port: int, agent_specs: str, max_games: int, expire: float,
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
-            listener.bind((host, port))
+            listener.bind(address)
             listener.listen(2048)       # connections wait from now on, while uvicorn starts
         except OSError as e:
             raise click.ClickException(f"cannot listen on {host}:{port}: "
                                        f"{e.strerror or e}") from None
         bound = listener.getsockname()[1]
-        shown = f"[{host}]" if ":" in host else host
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+        shown = f"[{address[0]}]" if family == socket.AF_INET6 else address[0]
+        # uvicorn's own HTTP/1.1, with a deadline for each request (serve/http.py)
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                               http=Protocol))
         # Ctrl-C: uvicorn stops gracefully, then raises it again (or it comes before)
         with contextlib.suppress(KeyboardInterrupt):
             click.echo(f"photocore serve: open http://{shown}:{bound}/ to play "
                        f"(agents: {', '.join(spec.label for spec in loaded)}); Ctrl-C stops")
             if not loopback:
-                click.echo(f"warning: listening on {host}, not on the loopback interface: "
+                click.echo(f"warning: listening on {shown}, not on the loopback interface: "
                            "other machines that reach it can play and use the agents' CPU",
                            err=True)
             server.run(sockets=[listener])
     click.echo("photocore serve: stopped")
 
 
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
+def _resolve(host: str, port: int) -> tuple[socket.AddressFamily, tuple[Any, ...]]:
+    """The family and socket address --host names (127.1 is 127.0.0.1, a name its first
+    address); a usage error for an empty host or one that does not resolve."""
+    if not host.strip():
+        raise click.BadParameter("give an address or a name to listen on (empty: every "
+                                 "interface would be meant; say 0.0.0.0 or :: for that)",
+                                 param_hint="--host")
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                   proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as e:
+        raise click.BadParameter(f"{host!r} is no address this machine can listen on "
+                                 f"({getattr(e, 'strerror', None) or e})",
+                                 param_hint="--host") from None
+    family, _, _, _, address = found[0]
+    return family, address
+
+
+def _is_loopback(address: str) -> bool:
+    """Whether a resolved address is a loopback one (::ffff:127.0.0.1 too)."""
+    ip = ipaddress.ip_address(address.partition("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback

@@ -86,3 +86,17 @@ def one_line(error: BaseException) -> str:
 
 def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def printable(text: str) -> str:
+    """`text` from a player (a name it announced, what it wrote on its error output) or an
+    agent spec, as a terminal may show it: every character that does not print (control
+    characters and escape sequences, bidirectional overrides, the lone surrogates of bytes
+    that are not UTF-8) written as Python escapes it.
+
+    >>> printable("engine\\x1b[31m\\u202eé\\udcff")
+    'engine\\\\x1b[31m\\\\u202eé\\\\udcff'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -5,9 +5,12 @@ An Engine is a Player like any other (photocore.play.Player: `reset(seed)`, `sel
 `name`, `close()`). Whatever the program does — crash, hang, print garbage or an endless
 line, answer an illegal move — select() raises Forfeit with the reason, and the program, if
 it may be out of step, is killed and started again for the next game. Programs start
-without a shell, each in a session (process group) of its own, and are killed with their
-whole group when they are closed, when the process that started them exits or gets
-SIGTERM, and (on Linux) when it dies.
+without a shell, each in a session (process group) of its own. On Linux each runs under
+its reaper (play/_reaper.py), which kills it and everything it started, even in sessions
+of their own, when it exits, when it is closed, and when the process that started it
+exits or dies, whichever thread started it (kill -9 too). Elsewhere the program's process
+group is killed when it is closed, or when the process that started it exits or gets
+SIGTERM.
 """
 
 import atexit
@@ -16,6 +19,7 @@ import operator
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +32,7 @@ from typing import IO, NoReturn
 
 from photocore._game import Game, Move
 from photocore.notation import MOVE_TEXTS
-from photocore.play.player import Forfeit, Player, as_move
+from photocore.play.player import Forfeit, Player, as_move, printable
 
 VERSION = 1
 MAX_LINE = 16384            # bytes in one line from an engine, newline excluded
@@ -42,6 +46,9 @@ _QUIT_WAIT = 0.2            # seconds a closing engine gets to leave on its own
 
 # engines of this process with a program running
 _LIVE: "weakref.WeakSet[Engine]" = weakref.WeakSet()
+# on Linux each engine runs under its reaper, which takes everything it started with it
+_REAPS = sys.platform.startswith("linux") and bool(sys.executable)
+_REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_reaper.py")
 _CLEANUP = threading.Lock()
 _cleanup_installed = False
 
@@ -72,7 +79,9 @@ class Engine(Player):
         self.info: list[str] = []     # the info lines sent while choosing the last move
         self.restarts = 0             # programs started after the first
         self.transcript = transcript  # called with each line sent (">") and read ("<")
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: subprocess.Popen[bytes] | None = None    # its reaper, on Linux
+        self._link: socket.socket | None = None     # held while it runs: the reaper's lifeline
+        self.pid: int | None = None                  # the program's process, once started
         self._stdin = self._stdout = -1   # the program's pipes, while it runs
         self._stderr: IO[bytes] | None = None
         self._buffer = bytearray()
@@ -90,11 +99,9 @@ class Engine(Player):
         self.close()
         _install_cleanup()
         stderr = self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (open while it runs)
+        deadline = time.monotonic() + self.startup
         try:
-            process = subprocess.Popen(
-                self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=stderr, bufsize=0, start_new_session=True,
-                preexec_fn=_die_with_parent())
+            process, self._link, self.pid = _launch(self.argv, self.cwd, stderr, deadline)
         except OSError as e:
             stderr.close()
             self._stderr = None
@@ -108,7 +115,6 @@ class Engine(Player):
         self._started += 1
         os.set_blocking(self._stdin, False)
         self._buffer.clear()
-        deadline = time.monotonic() + self.startup
         self._send(f"photocore {VERSION}\n", deadline)
         while True:
             word, rest = self._read(deadline, f"no 'ready' within {self.startup:g} s of the "
@@ -116,7 +122,7 @@ class Engine(Player):
             if word == "ready":
                 name = rest.strip()
                 if name.startswith("name=") and name[5:].strip():
-                    self.announced = name[5:].strip()
+                    self.announced = printable(name[5:].strip())
                 return
             if word != "info":
                 self._fail(f"protocol error: {_quote(word, rest)} before 'ready'")
@@ -136,13 +142,14 @@ class Engine(Player):
             self.reset()
         self.info = []
         legal = ",".join(map(MOVE_TEXTS.__getitem__, game.legal_moves().ids()))
-        self._drain()
+        # whatever the engine writes, its time runs from here: lines read later are too late
         deadline = time.monotonic() + (self.movetime + self.grace) / 1000
+        too_late = f"no move within {self.movetime} ms + {self.grace} ms of grace"
+        self._drain(deadline, too_late)
         self._send(f"position {game.position()}\nlegal {legal}\ngo movetime={self.movetime}\n",
                    deadline)
         while True:
-            word, rest = self._read(deadline, f"no move within {self.movetime} ms "
-                                              f"+ {self.grace} ms of grace")
+            word, rest = self._read(deadline, too_late)
             if word == "move":
                 try:
                     return as_move(rest)
@@ -155,10 +162,14 @@ class Engine(Player):
 
     def close(self) -> None:
         """Sends quit, then kills the program's whole process group."""
+        self._stop(ask=True)
+
+    def _stop(self, ask: bool) -> None:
+        """Kills the program (`ask`: after asking it to quit, a moment before)."""
         process, self._process = self._process, None
         if process is not None:
             _LIVE.discard(self)
-            if process.poll() is None:
+            if ask and process.poll() is None:
                 if self.transcript:
                     self.transcript("> quit")
                 try:
@@ -171,6 +182,9 @@ class Engine(Player):
                 if pipe is not None:
                     pipe.close()
             self._stdin = self._stdout = -1
+        if self._link is not None:
+            self._link.close()
+            self._link = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -179,6 +193,9 @@ class Engine(Player):
         process = getattr(self, "_process", None)    # None too if __init__ failed
         if process is not None:
             _kill(process)
+        link = getattr(self, "_link", None)
+        if link is not None:
+            link.close()
 
     def __repr__(self) -> str:
         return f"Engine({self.label!r})"
@@ -209,6 +226,8 @@ class Engine(Player):
                 return word, rest
 
     def _line(self, deadline: float, too_late: str) -> str:
+        """The next line: one already read, else one read before `deadline` (a line that
+        comes later is too late, however much the engine wrote before it)."""
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -219,26 +238,29 @@ class Engine(Player):
                 if self.transcript:
                     self.transcript(f"< {line}")
                 return line
-            if len(self._buffer) > MAX_LINE:
-                self._fail(f"protocol error: a line longer than {MAX_LINE} bytes")
-            if not _wait(self._readable, deadline):
-                self._fail(too_late)
-            chunk = os.read(self._stdout, 65536)
-            if not chunk:
-                self._fail(self._exit_reason())
-            self._buffer += chunk
+            self._fill(deadline, too_late)
 
-    def _drain(self) -> None:
-        """Reads what the engine sent unasked since its last move: info lines are kept
-        (for this move), anything else is a protocol error."""
+    def _fill(self, deadline: float, too_late: str) -> None:
+        """Reads more of the engine's output (the buffer holds no whole line), waiting for
+        it until `deadline`."""
+        if len(self._buffer) > MAX_LINE:
+            self._fail(f"protocol error: a line longer than {MAX_LINE} bytes")
+        if not _wait(self._readable, deadline):
+            self._fail(too_late)
+        chunk = os.read(self._stdout, 65536)
+        if not chunk:
+            self._fail(self._exit_reason())
+        self._buffer += chunk
+
+    def _drain(self, deadline: float, too_late: str) -> None:
+        """Reads what the engine sent unasked since its last move, until nothing waits:
+        info lines are kept (for this move), anything else is a protocol error. An engine
+        that keeps writing past `deadline` forfeits (`too_late`)."""
         while b"\n" in self._buffer or self._readable.poll(0):
             if b"\n" not in self._buffer:
-                chunk = os.read(self._stdout, 65536)
-                if not chunk:
-                    self._fail(self._exit_reason())
-                self._buffer += chunk
+                self._fill(deadline, too_late)      # waiting: no wait, unless too late
                 continue
-            word, rest = self._read(0, "")
+            word, rest = self._read(deadline, too_late)     # a whole line waits: no wait
             if word != "info":
                 self._fail(f"protocol error: {_quote(word, rest)} after its move, unasked")
             if len(self.info) < MAX_INFO:
@@ -247,7 +269,7 @@ class Engine(Player):
     def _fail(self, reason: str) -> NoReturn:
         """Forfeit: kill the program (it starts again for the next game) and say why."""
         detail = self._stderr_tail()
-        self.close()
+        self._stop(ask=False)           # out of step, perhaps still writing: no quit
         raise Forfeit(reason, detail)
 
     def _exit_reason(self) -> str:
@@ -263,7 +285,7 @@ class Engine(Player):
             except ValueError:
                 return f"crashed: killed by signal {-code}"
         last = self._stderr_tail().strip().splitlines()
-        said = f" ({last[-1][:200]})" if last else ""
+        said = f" ({last[-1][:200]})" if last else ""     # printable: _stderr_tail's
         return f"exited with status {code}{said}"
 
     def _stderr_tail(self, size: int = 2000) -> str:
@@ -271,7 +293,8 @@ class Engine(Player):
             return ""
         fd = self._stderr.fileno()
         end = os.fstat(fd).st_size
-        return os.pread(fd, size, max(0, end - size)).decode("utf-8", "replace")
+        tail = os.pread(fd, size, max(0, end - size)).decode("utf-8", "replace")
+        return "\n".join(map(printable, tail.split("\n")))     # shown on a terminal
 
 
 def _quote(word: str, rest: str) -> str:
@@ -311,29 +334,99 @@ def check_startup(seconds: float) -> float:
 
 
 def _wait(poller: select.poll, deadline: float) -> bool:
-    """True once the poller's pipe is ready, False when the deadline (monotonic) passes."""
-    while True:
-        left = deadline - time.monotonic()
-        if poller.poll(max(0, left) * 1000):
+    """True once the poller's pipe is ready, False once the deadline (monotonic) has
+    passed, even if it is ready then: what the engine writes after it comes too late."""
+    while (left := deadline - time.monotonic()) > 0:
+        if poller.poll(left * 1000):    # (movetime and grace are a day at most: an int)
             return True
-        if left <= 0:
-            return False
+    return False
+
+
+def _launch(argv: list[str], cwd: str | None, stderr: IO[bytes], deadline: float
+            ) -> "tuple[subprocess.Popen[bytes], socket.socket | None, int]":
+    """Starts `argv` in a session of its own, on Linux through its reaper (play/_reaper.py):
+    the process started, the harness's end of the reaper's lifeline, the program's pid.
+    OSError when the program cannot be started."""
+    if not _REAPS:
+        process = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
+                                   start_new_session=True)
+        return process, None, process.pid
+    ours, theirs = socket.socketpair()
+    try:
+        with theirs:
+            process = subprocess.Popen(
+                [sys.executable, "-I", "-S", _REAPER, str(theirs.fileno()), *argv], cwd=cwd,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0,
+                start_new_session=True, pass_fds=(theirs.fileno(),))
+        report = _report(ours, deadline)
+    except BaseException:
+        ours.close()
+        raise
+    if report.startswith("started "):
+        return process, ours, int(report.split()[1])
+    ours.close()
+    _kill(process)
+    if report.startswith("error "):
+        raise OSError(report[6:])
+    raise OSError(f"its reaper {'failed' if report else 'did not answer'} ({process.returncode})")
+
+
+def _report(link: socket.socket, deadline: float) -> str:
+    """The reaper's first line ("" if it ends or does not come before `deadline`)."""
+    readable = _poller(link.fileno(), select.POLLIN)
+    data = b""
+    while b"\n" not in data and len(data) < 4096 and _wait(readable, deadline):
+        chunk = link.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.partition(b"\n")[0].decode("utf-8", "replace") if b"\n" in data else ""
 
 
 def _kill(process: "subprocess.Popen[bytes]") -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)    # the engine and anything it started
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(5)
+    """Ends the program and everything it started: its reaper kills them all and exits
+    (SIGTERM); without a reaper, or if it does not end, its whole process group is killed."""
+    if _REAPS and process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(5)
+    if process.poll() is None or not _REAPS:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)    # the engine and its group (or reaper)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(5)
 
 
 def close_all() -> None:
     """Kills every engine program this process started that is still running (and forgets
     it: at exit, an Engine's __del__ may run after this module is torn down)."""
-    for engine in list(_LIVE):
+    engines = list(_LIVE)
+    for engine in engines:              # every reaper told first, then each waited for
+        process = engine._process
+        if _REAPS and process is not None and process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+    for engine in engines:
         process, engine._process = engine._process, None
         if process is not None:
             _kill(process)
+        if engine._link is not None:
+            engine._link.close()
+            engine._link = None
+
+
+def _forked() -> None:
+    """In a child made by fork: the engines are the parent's. Their lifelines are closed
+    here, so that their reapers see the parent's end alone, and the child forgets them."""
+    for engine in list(_LIVE):
+        if engine._link is not None:
+            with contextlib.suppress(OSError):
+                engine._link.close()
+            engine._link = None
+        engine._process = None
+    _LIVE.clear()
 
 
 def _install_cleanup() -> None:
@@ -345,6 +438,7 @@ def _install_cleanup() -> None:
             return
         _cleanup_installed = True
         atexit.register(close_all)
+        os.register_at_fork(after_in_child=_forked)
         # worker processes end through os._exit, which skips atexit but not these
         from multiprocessing import util
         util.Finalize(None, close_all, exitpriority=100)
@@ -357,26 +451,3 @@ def _terminated(signum: int, frame: FrameType | None) -> None:
     close_all()
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """On Linux, a function that makes the child get SIGKILL when the thread that started
-    it dies (so a killed worker leaves no engine behind); None elsewhere, or when started
-    from another thread than the main one, whose end would kill the engine too early."""
-    if (not sys.platform.startswith("linux")
-            or threading.current_thread() is not threading.main_thread()):
-        return None
-    import ctypes
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-
-    def die_with_parent() -> None:
-        prctl(1, signal.SIGKILL)    # PR_SET_PDEATHSIG
-        if os.getppid() != parent:  # the parent died before prctl took effect
-            os._exit(1)
-
-    return die_with_parent

@@ -54,7 +54,7 @@ from photocore.play._agents import (
     BuiltinAgent,
     option_suffix,
 )
-from photocore.play.player import Forfeit, Player, as_move, one_line
+from photocore.play.player import Forfeit, Player, as_move, one_line, printable
 from photocore.play.protocol import DEFAULT_STARTUP, Engine, check_startup
 
 __all__ = [
@@ -125,7 +125,7 @@ class Spec:
         budget, its name for the other built-in ones, the spec as written else."""
         agent = self.builtin_agent
         if agent is None:
-            return self.text
+            return printable(self.text)
         if not agent.budget:
             return agent.name
         return f"{agent.name}:{self.simulations}{option_suffix(agent, dict(self.options))}"
@@ -152,8 +152,8 @@ class Spec:
         `cmd:"/usr/bin/python3 /home/me/engine.py --fast"`), the label else."""
         if self.kind != "cmd":
             return self.label
-        return " ".join(os.path.basename(arg.rstrip(os.sep)) or arg if os.sep in arg else arg
-                        for arg in self.argv)
+        return printable(" ".join(os.path.basename(arg.rstrip(os.sep)) or arg
+                                  if os.sep in arg else arg for arg in self.argv))
 
     @property
     def files(self) -> tuple[str, ...]:

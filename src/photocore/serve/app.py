@@ -7,8 +7,9 @@ and `{"error": "one line"}`; games live in a serve/games.py Store.
 
 import contextlib
 import importlib.resources
+import ipaddress
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,21 +17,26 @@ import anyio.to_thread
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from photocore.errors import RecordError
 from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION
 from photocore.play import hints
+from photocore.records import loads
 from photocore.serve import models
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
     DEFAULT_MAX_GAMES,
+    DEFAULT_MAX_GAMES_PER_CLIENT,
     Agents,
     BadRequest,
     NotNow,
     Store,
     Table,
+    TooManyGames,
     Unavailable,
     UnknownGame,
 )
@@ -42,7 +48,8 @@ STATIC = importlib.resources.files("photocore.serve").joinpath("static")
 PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
-_STATUS = {BadRequest: 400, UnknownGame: 404, NotNow: 409, Unavailable: 503}
+_STATUS = {BadRequest: 400, UnknownGame: 404, NotNow: 409, TooManyGames: 429,
+           Unavailable: 503}
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": models.Error, "description": "a bad request: the error says what"},
     404: {"model": models.Error, "description": "no such game"},
@@ -52,16 +59,19 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX_GAMES,
                expire: float = DEFAULT_EXPIRE, hint_playouts: int = hints.DEFAULT_PLAYOUTS,
-               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+               allowed_hosts: Sequence[str] | None = None,
+               max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT) -> FastAPI:
     """The application: the API over a new Store seating `agents` (specs; the first is
     the default opponent), and the page at /.
 
     `allowed_hosts` (host names, without port), when given, are the only Host headers
     answered: a server on the loopback interface refuses other names, which stops DNS
     rebinding. Requests from a page of another origin that would change a game are refused.
+    A client (an IPv4 address, an IPv6 /64 network) plays at most `max_games_per_client`
+    unfinished games at once.
     """
     store = Store(Agents(agents), max_games=max_games, expire=expire,
-                  hint_playouts=hint_playouts)
+                  hint_playouts=hint_playouts, max_games_per_client=max_games_per_client)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -73,11 +83,50 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
                   openapi_url="/api/openapi.json", docs_url=None, redoc_url=None,
                   lifespan=lifespan)
     app.state.store = store
+    app.router.route_class = _Route
     _errors(app)
     _routes(app, store)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.add_middleware(Guard, allowed_hosts=allowed_hosts)
     return app
+
+
+class _Body(Request):
+    """A request whose JSON body is read with photocore's limits: every way it fails is a
+    JSONDecodeError, which FastAPI answers as invalid JSON with its reason (others it
+    answers "There was an error parsing the body", whatever they were)."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = _parse_body(await self.body())
+        return self._json
+
+
+def _parse_body(body: bytes) -> Any:
+    """The body's JSON, read as every record and message is (records.loads: NaN, 1e400, a
+    key written twice, nesting too deep are refused); each failure a JSONDecodeError that
+    says what is wrong."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise json.JSONDecodeError(f"not UTF-8: {e.reason} at byte {e.start}", "", e.start) \
+            from None
+    try:
+        return loads(text)
+    except RecordError as e:
+        raise json.JSONDecodeError(str(e).removeprefix("malformed JSON: "), text, 0) from None
+
+
+class _Route(APIRoute):
+    """The API's routes: their requests' bodies read as _Body reads them."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handle = super().get_route_handler()
+
+        async def with_body(request: Request) -> Response:
+            return await handle(_Body(request.scope, request.receive))
+
+        return with_body
 
 
 def _json(content: Any, status: int = 200) -> JSONResponse:
@@ -160,15 +209,19 @@ def _routes(app: FastAPI, store: Store) -> None:
             "columns": list(SIZES),
             "options": {str(o): o.name for o in OPTIONS},
             "games": len(store), "max_games": store.max_games,
+            "max_games_per_client": store.max_games_per_client,
             "expire_seconds": store.expire})
 
     @app.post("/api/games", status_code=201, response_model=models.GameState,
-              responses={**_ERRORS, 503: {"model": models.Error}})
-    async def create(new: models.NewGame | None = None, svg: bool = False) -> Response:
+              responses={**_ERRORS, 429: {"model": models.Error},
+                         503: {"model": models.Error}})
+    async def create(request: Request, new: models.NewGame | None = None,
+                     svg: bool = False) -> Response:
         """A new game; an agent to move starts thinking at once."""
         new = new or models.NewGame.model_validate({})
         table = store.create(players=new.players, options=new.options, seats=new.seats,
-                             position=new.position, moves=new.moves, seed=new.seed)
+                             position=new.position, moves=new.moves, seed=new.seed,
+                             client=client_of(request.client.host if request.client else ""))
         return _json(table.state(svg), 201)
 
     @app.get("/api/games/{id}", response_model=models.GameState, responses=_ERRORS)
@@ -251,6 +304,22 @@ def _routes(app: FastAPI, store: Store) -> None:
 
 def _record_line(table: Table) -> bytes:
     return json.dumps(table.record(), separators=(",", ":")).encode() + b"\n"
+
+
+def client_of(address: str) -> str:
+    """Who a request comes from, for the cap on games: its IPv4 address, or the /64 network
+    of its IPv6 address (one host's share); anything else as it is.
+
+    >>> client_of("192.0.2.7"), client_of("2001:db8::1:2:3:4"), client_of("testclient")
+    ('192.0.2.7', '2001:db8::/64', 'testclient')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip)
 
 
 # ---- what every request passes -----------------------------------------------------------

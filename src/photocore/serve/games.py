@@ -43,14 +43,16 @@ from photocore.play.specs import Allowed, Spec
 
 SITE = "photocore serve"            # the site of its records
 DEFAULT_MAX_GAMES = 1000
+DEFAULT_MAX_GAMES_PER_CLIENT = 100  # unfinished games of one client at once
 DEFAULT_EXPIRE = 3600.0             # seconds a game is kept after its last request
 SVG_SIZE = 640
 MAX_TOP = 10                        # hints a request may ask for
 _PURGE_EVERY = 1.0                  # seconds between two sweeps for expired games
 
 # BadRequest and NotNow are the session's: its refusals reach serve/app.py as they are
-__all__ = ["DEFAULT_EXPIRE", "DEFAULT_MAX_GAMES", "MAX_TOP", "Agents", "BadRequest", "NotNow",
-           "Store", "Table", "Unavailable", "UnknownGame"]
+__all__ = ["DEFAULT_EXPIRE", "DEFAULT_MAX_GAMES", "DEFAULT_MAX_GAMES_PER_CLIENT", "MAX_TOP",
+           "Agents", "BadRequest", "NotNow", "Store", "Table", "TooManyGames", "Unavailable",
+           "UnknownGame"]
 
 
 class UnknownGame(ValueError):
@@ -59,6 +61,10 @@ class UnknownGame(ValueError):
 
 class Unavailable(RuntimeError):
     """The server cannot take this now (it holds its maximum of games)."""
+
+
+class TooManyGames(RuntimeError):
+    """This client plays its maximum of unfinished games."""
 
 
 # ---- the agents a server plays with ------------------------------------------------------
@@ -95,8 +101,10 @@ class Table:
     meanwhile (`moved` counts the moves played and taken back).
     """
 
-    def __init__(self, game_id: str, session: Session, seed: int, hint_playouts: int) -> None:
+    def __init__(self, game_id: str, session: Session, seed: int, hint_playouts: int,
+                 client: str = "") -> None:
         self.id = game_id
+        self.client = client                # who created it (serve/app.py: its address)
         self.session = session
         self.seed = seed
         self.hint_playouts = hint_playouts
@@ -315,11 +323,14 @@ class Table:
                         self._waiters.remove((loop, future))
 
     def _changed(self) -> None:
-        """Under the lock: a new version, and the waiting requests told."""
+        """Under the lock: a new version, and the waiting requests told. Once the game is
+        over its players are freed: an engine's program ends with its game."""
         self.version += 1
         for loop, future in self._waiters:
             loop.call_soon_threadsafe(_wake, future)
         self._waiters.clear()
+        if self.session.over and self.worker is None:
+            self._close_players()
 
     # ---- the agents ----
 
@@ -347,7 +358,7 @@ class Table:
                 thought = self._thinking()
                 self.worker = None
                 self.thinking_since = None
-                if self.closed:
+                if self.closed or self.session.over:
                     self._close_players()
                 elif ended:
                     self._start_agents()    # resumed as this worker was leaving
@@ -403,10 +414,18 @@ class Table:
                 self._close_players()
 
     def _close_players(self) -> None:
+        """Under the lock, no worker running: the players closed, in a thread of their own
+        (an engine may take a moment to quit: not in a request, nor under the lock)."""
         players, self.players = list(self.players.values()), {}
-        for player in players:
-            with contextlib.suppress(Exception):   # a player that fails to close is gone
-                player.close()
+        if players:
+            threading.Thread(target=_close, args=(players,), name=f"close {self.id}",
+                             daemon=True).start()
+
+
+def _close(players: list[Player]) -> None:
+    for player in players:
+        with contextlib.suppress(Exception):   # a player that fails to close is gone
+            player.close()
 
 
 def _wake(future: "asyncio.Future[None]") -> None:
@@ -419,13 +438,19 @@ def _wake(future: "asyncio.Future[None]") -> None:
 class Store:
     """The games of a server, by id: at most `max_games`, each dropped `expire` seconds
     after its last request; when full, the finished game touched longest ago makes room,
-    and with none finished a new game is refused (Unavailable)."""
+    and with none finished a new game is refused (Unavailable). A client (the `client`
+    that creates it) plays at most `max_games_per_client` unfinished games at once (more
+    is TooManyGames), so that no one client fills the store for everyone."""
 
     def __init__(self, agents: Agents, max_games: int = DEFAULT_MAX_GAMES,
                  expire: float = DEFAULT_EXPIRE,
-                 hint_playouts: int = hints.DEFAULT_PLAYOUTS) -> None:
+                 hint_playouts: int = hints.DEFAULT_PLAYOUTS,
+                 max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT) -> None:
         if max_games < 1:
             raise ValueError(f"max_games must be at least 1, got {max_games}")
+        if max_games_per_client < 1:
+            raise ValueError(f"max_games_per_client must be at least 1, got "
+                             f"{max_games_per_client}")
         if not 0 < expire < math.inf:       # nan too: /api/info's JSON cannot hold either
             raise ValueError(f"expire must be a finite number of seconds > 0, got {expire}")
         if not 1 <= hint_playouts <= hints.MAX_PLAYOUTS:
@@ -433,6 +458,7 @@ class Store:
                              f"got {hint_playouts}")
         self.agents = agents
         self.max_games = max_games
+        self.max_games_per_client = max_games_per_client
         self.expire = expire
         self.hint_playouts = hint_playouts
         self.tables: collections.OrderedDict[str, Table] = collections.OrderedDict()
@@ -445,8 +471,10 @@ class Store:
 
     def create(self, players: int | None = None, options: str | None = None,
                seats: Sequence[str] | None = None, position: str | None = None,
-               moves: Sequence[str | int] | None = None, seed: int | None = None) -> Table:
-        """A new game (BadRequest naming the field that is wrong; Unavailable when full).
+               moves: Sequence[str | int] | None = None, seed: int | None = None,
+               client: str = "") -> Table:
+        """A new game (BadRequest naming the field that is wrong; Unavailable when full;
+        TooManyGames when `client` plays its maximum of unfinished games).
 
         `seats` holds "person" or a served agent per player (default: a person in seat 0
         and the first served agent in the others); `position` a position to start from,
@@ -456,9 +484,14 @@ class Store:
         session = Session(game, self._seats(game.players, seats), SITE)
         if seed is None:
             seed = secrets.randbits(32)
-        table = Table(secrets.token_urlsafe(9), session, seed, self.hint_playouts)
+        table = Table(secrets.token_urlsafe(9), session, seed, self.hint_playouts, client)
         with self.lock:
             self._sweep(force=True)
+            playing = sum(t.client == client and not t.session.over
+                          for t in self.tables.values())
+            if playing >= self.max_games_per_client:
+                raise TooManyGames(f"this client ({client[:60]}) plays {playing} unfinished "
+                                   "games, its most: resign or delete one first")
             if len(self.tables) >= self.max_games:
                 self._make_room()
             table.touched = self.clock()

@@ -157,4 +157,5 @@ class Info(BaseModel):
     options: dict[str, str] = Field(description="each options text and its rules in words")
     games: int
     max_games: int
+    max_games_per_client: int = Field(description="unfinished games one client may hold")
     expire_seconds: float
