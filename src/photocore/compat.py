@@ -47,6 +47,8 @@ RENAMED: dict[str, str] = {
     "photocore.ray_backend": "photocore.run.ray_backend",
     "photocore.position": "photocore.notation",
     "photocore.serve.hints": "photocore.play.hints",
+    # statistics sit at the bottom of the package, below the players and runs that use them
+    "photocore.run.ratings": "photocore.stats",
     # the workloads of `photocore bench` are the command's, not the package's
     "photocore.speed": "photocore.cli.speed",
     # Game methods moved to the modules that build on the core

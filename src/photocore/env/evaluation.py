@@ -32,7 +32,7 @@ from photocore.errors import IllegalMoveError
 from photocore.facts import Options, check_seed
 from photocore.play import specs
 from photocore.play.player import Forfeit, Player
-from photocore.run.ratings import wilson
+from photocore.stats import wilson
 
 __all__ = ["Model", "Policy", "PolicyEvaluation", "evaluate_policy"]
 
