@@ -229,6 +229,18 @@ def test_legal_moves_sequence():
     assert moves == game.legal_moves()
 
 
+def test_legal_actions_is_openspiels_name_for_the_legal_ids_without_a_warning():
+    # OpenSpiel users reach for state.legal_actions() first: it is a method of its own
+    import warnings
+    game = Game.from_position(PLAY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ids = game.legal_actions()
+    assert ids == game.legal_moves().ids() and len(ids) == 34
+    game.play(ids[0])
+    assert game.legal_actions() == game.legal_moves().ids() != ids
+
+
 def test_legal_moves_membership():
     moves = Game.from_position(PLAY).legal_moves()
     for member in (Move.parse("grow d4"), 815 + 18, "grow d4", "  GROW   D4 ", "end", 889):
@@ -709,8 +721,6 @@ def test_what_the_players_hand_back_are_public_types_with_real_field_types():
 
 def test_deprecated_legal_set_accessors():
     game = Game.from_position(PLAY)
-    with pytest.deprecated_call(match=re.escape("use Game.legal_moves().ids()")):
-        assert game.legal_actions() == game.legal_moves().ids()
     with pytest.deprecated_call(match=re.escape("use Game.legal_moves().mask()")):
         assert np.array_equal(game.legal_mask(), game.legal_moves().mask())
 
@@ -729,7 +739,7 @@ def test_deprecated_record_methods():
 
 def test_deprecation_warnings_point_at_the_caller():
     with pytest.warns(DeprecationWarning) as caught:
-        Game().legal_actions()
+        Game().legal_mask()
     assert caught[0].filename == __file__
 
 

@@ -205,8 +205,8 @@ def test_the_same_seed_gives_the_same_graph_search():
     one = search_root(game, simulations=400, seed=9, graph=True)
     assert one == search_root(game, simulations=400, seed=9, graph=True)
     assert one != search_root(game, simulations=400, seed=10, graph=True)
-    first = play_games([("mcts", 30, True), ("greedy", 1)], 2, 0, 5, 0, 2)
-    again = play_games([("mcts", 30, True), ("greedy", 1)], 2, 0, 5, 0, 2)
+    first = play_games([("mcts", 30, True), ("greedy", 1)], 2, None, 5, 0, 2)
+    again = play_games([("mcts", 30, True), ("greedy", 1)], 2, None, 5, 0, 2)
     assert (first[0] == again[0]).all() and (first[1] == again[1]).all()
 
 

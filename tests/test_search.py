@@ -1,6 +1,7 @@
 """photocore.Search: batched PUCT pinned down on positions whose answer is known, its batches,
 its errors, tree reuse, noise and determinism."""
 
+import inspect
 import pathlib
 import re
 
@@ -526,6 +527,36 @@ def test_a_search_agent_takes_the_searchs_settings_without_noise():
                                             rollout_weight=0.5)
     with pytest.raises(ValueError, match="c_puct"):
         SearchAgent(uniform(2), c_puct=-1.0)        # Search checks them, at once
+
+
+def test_the_settings_are_one_value_passed_whole():
+    # Search, SearchAgent and DataSeries take one SearchSettings and give it back as
+    # .settings; their keywords of its fields' names change it, every field alike
+    # (SearchAgent and DataSeries lacked max_nodes while each retyped the fields)
+    from photocore.run.train_data import DataSeries
+    settings = SearchSettings(c_puct=2.0, max_nodes=4096, graph=True)
+    games = [midgame(seed=3)]
+    made = {"Search": lambda **k: photocore.Search(games, 40, 2, **k),
+            "SearchAgent": lambda **k: SearchAgent(uniform(2), **k),
+            "DataSeries": lambda **k: DataSeries(uniform(2), games=2, **k)}
+    for name, make in made.items():
+        assert make(settings=settings).settings == settings, name
+        changed = make(settings=settings, max_nodes=128, rollout_weight=0.5).settings
+        assert changed == SearchSettings(c_puct=2.0, max_nodes=128, graph=True,
+                                         rollout_weight=0.5), name
+        with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword "
+                                            "argument 'cpuct'"):
+            make(cpuct=2.0)
+        with pytest.raises(TypeError, match="settings must be a photocore.play.settings"):
+            make(settings={"c_puct": 2.0})
+    for cls in (photocore.Search, SearchAgent, DataSeries):      # no field typed again
+        assert not set(inspect.signature(cls).parameters) & set(SearchSettings().keywords())
+    whole = photocore.Search(games, 40, 2, settings).run(uniform(2))
+    assert (whole == photocore.Search(games, 40, 2, c_puct=2.0, max_nodes=4096,
+                                      graph=True).run(uniform(2))).all()
+    assert SearchAgent(uniform(2), max_nodes=128).settings.dirichlet_fraction == 0.0
+    with pytest.raises(ValueError, match="max_nodes must be from 2"):
+        SearchAgent(uniform(2), max_nodes=1)                # checked at once, as the others
 
 
 def test_importing_photocore_loads_no_search():

@@ -298,11 +298,11 @@ def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
     assert specs.parse("mcts:50?solve=0").label == "mcts:50"
     with pytest.raises(ValueError, match="solve"):
         specs.parse("mcts:50?solve=maybe").load()
-    once = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, 0, 7, 0, 4)
-    again = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, 0, 7, 0, 4)
+    once = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, None, 7, 0, 4)
+    again = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, None, 7, 0, 4)
     assert all((a == b).all() for a, b in zip(once, again))
     assert not all((a.shape == b.shape and (a == b).all()) for a, b in zip(
-        once, play_games([("mcts", 20), ("greedy", 1)], 2, 0, 7, 0, 4)))
+        once, play_games([("mcts", 20), ("greedy", 1)], 2, None, 7, 0, 4)))
 
 
 def test_a_search_agent_with_solve_plays_a_proven_win():
