@@ -16,7 +16,7 @@ import photocore
 from photocore import analysis, records, viewer
 from photocore.cli.analyze import analyze, serve_queries
 from photocore.run.selfplay import Series
-from test_solver import exhaustive, seat_values
+from support import exhaustive, seat_values
 
 # the last round, player 0 to move with light for one collect: collecting a4 wins the game,
 # anything else loses it (tests/test_analysis.py)

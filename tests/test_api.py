@@ -27,6 +27,7 @@ from photocore import (
     Options,
 )
 from installed import missing_framework
+from support import axial, distance
 
 SRC = pathlib.Path(photocore.__file__).parent
 
@@ -35,15 +36,6 @@ ALL = range(NUM_ACTIONS)
 # a 2-player position in round 1 with player 0 to move: a seed on a4, a small tree on d4,
 # a medium tree on g1 and a large tree on d1 (player 0), a small tree on a7 (player 1)
 PLAY = "2 - 1 0 0 0 - a4:0:0,a7:1:1,d1:0:3,d4:0:1,g1:0:2 5/1210/4421/- 0/2310/4432/- 0579"
-
-
-def axial(name):
-    return int(name[1]) - 4, "abcdefg".index(name[0]) - 3
-
-
-def distance(a, b):
-    (q1, r1), (q2, r2) = axial(a), axial(b)
-    return max(abs(q1 - q2), abs(r1 - r2), abs(q1 + r1 - q2 - r2))
 
 
 def finished(players=2, **options):

@@ -13,8 +13,7 @@ from photocore.env._vec import VecGame
 from photocore.facts import OPTIONS
 from photocore.play import play_games, search_root, specs
 from photocore.play._agents import Agent
-from test_keys import TURN, TURN_MOVES, legal_orders, random_game
-from test_search import COLLECT_THEN_END, END_WINS
+from support import COLLECT_THEN_END, END_WINS, TURN, TURN_MOVES, legal_orders, random_game
 
 
 def canonical(order, options=0):

@@ -1,4 +1,4 @@
-"""Solved positions (photocore.play.solved, seeds/solved.jsonl): the committed ground truth
+"""Solved positions (photocore.play.ground_truth, seeds/solved.jsonl): the committed ground truth
 checked against the solver, players scored on it, bad sets refused."""
 
 import json
@@ -13,7 +13,7 @@ from photocore import Game, Move
 from photocore.cli import main
 from photocore.errors import RecordError
 from photocore.play import ground_truth
-from test_search import COLLECT_THEN_END, END_WINS
+from support import COLLECT_THEN_END, END_WINS
 
 SET = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "solved.jsonl"
 
