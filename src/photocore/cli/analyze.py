@@ -147,7 +147,7 @@ def _line_starts(path: str) -> list[int]:
               help="The engine: mcts:N (UCT, N playouts a position), or a py: agent spec "
                    "whose class is a SearchAgent (the AlphaZero checkpoint: "
                    "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) or has "
-                   "analyse(game).")
+                   "analyze(game).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
               help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
                    ".analysed before its suffix]")
