@@ -12,7 +12,7 @@ _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py", "docs/rl.md"],
            "ray": ["src/photocore/run/ray_backend.py"],
            "stable_baselines3": ["src/photocore/env/sb3.py", "docs/rl.md"],
            "matplotlib": ["src/photocore/plots.py"],
-           "scipy": ["src/photocore/run/ratings.py"],
+           "scipy": ["src/photocore/stats.py"],
            "fastapi": ["src/photocore/serve/app.py", "src/photocore/serve/models.py"]}
 
 collect_ignore = [path for module, paths in _EXTRAS.items()

@@ -30,7 +30,7 @@ def main():
     parser.add_argument("--agents", default="mcts:1000,mcts:1000")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--engine", default=analysis.DEFAULT_ENGINE)
-    parser.add_argument("--budgets", default=f"100000,{analysis.DEFAULT_SOLVE},3000000",
+    parser.add_argument("--budgets", default=f"100000,{analysis.DEFAULT_SOLVE_NODES},3000000",
                         help="comma-separated positions a solve may visit")
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]

@@ -15,7 +15,7 @@ drawn for each seat, seeds from --seed):
    game reached (the median over the games).
 3. The searches' proofs: every position of the last round where more than one move is
    legal (any move of a turn), solved within ?solve=1's budget of positions
-   (SOLVE_BUDGET): how many the proof finishes, what `mcts:N?solve=1` can play from.
+   (SOLVE_NODES): how many the proof finishes, what `mcts:N?solve=1` can play from.
 
     python benchmarks/solver.py --players 2 3 4 --parts proofs --positions 200
 """
@@ -26,7 +26,7 @@ import statistics
 
 import photocore
 from photocore.play import specs
-from photocore.play._agents import SOLVE_BUDGET
+from photocore.play._agents import SOLVE_NODES
 
 AGENTS = ("greedy", "mcts:100", "random")
 
@@ -111,9 +111,9 @@ def proofs(players, count, seed):
         for game in positions[:-1]:
             if total < count and game.round == game.last_round and len(game.legal_moves()) > 1:
                 total += 1
-                solved += photocore.solve(game, nodes=SOLVE_BUDGET, seconds=1e6).solved
+                solved += photocore.solve(game, nodes=SOLVE_NODES, seconds=1e6).solved
     print(f"the searches' proofs, {players} players: {solved} of {total} last-round positions "
-          f"({solved / total:.1%}, {game_seed - seed} games) solved within {SOLVE_BUDGET:,} "
+          f"({solved / total:.1%}, {game_seed - seed} games) solved within {SOLVE_NODES:,} "
           "positions")
 
 

@@ -1,5 +1,5 @@
 """Writes seeds/solved.jsonl: 2-player positions of real games with their exact values, a
-ground truth to measure players against (photocore.play.solved, `photocore solve --score`).
+ground truth to measure players against (photocore.play.ground_truth, `photocore solve --score`).
 
 Games of two agents drawn from AGENTS (seeded), their positions from the end back solved
 within NODES positions each (a node budget, not a time one, so the set is the same on any
@@ -13,7 +13,7 @@ import pathlib
 import random
 
 import photocore
-from photocore.play import solved, specs
+from photocore.play import ground_truth, specs
 
 AGENTS = ("random", "greedy", "mcts:100", "mcts:1000")
 COUNT = 2000
@@ -43,7 +43,7 @@ def positions_of(seed):
         if len(set(solution.moves.values())) == 1:
             continue
         optimal = tuple(m for m in solution.best if solution.moves[m][1] == solution.margin)
-        found.append(solved.SolvedPosition(
+        found.append(ground_truth.SolvedPosition(
             position.position(), int(solution.result), solution.margin, tuple(solution.best),
             optimal, len(solution.moves), f"{names[0]} v {names[1]}, seed {seed}, ply {ply}"))
     return rng.sample(found, min(PER_GAME, len(found)))
@@ -54,7 +54,7 @@ def main():
     while len(positions) < COUNT:
         positions += positions_of(seed)[:COUNT - len(positions)]
         seed += 1
-    solved.write(OUT, positions)
+    ground_truth.write(OUT, positions)
     print(f"{len(positions)} positions of {seed} games -> {OUT}")
 
 

@@ -68,7 +68,7 @@ def test_the_registry_names_each_c_agent_once():
 
 def win_share(first, second, games, players=2, seed=0):
     """The first agent's share of wins (ties shared) with seats rotated."""
-    moves, offsets = play_games([first, second], players, 0, seed, 0, games)
+    moves, offsets = play_games([first, second], players, None, seed, 0, games)
     won = 0.0
     for i in range(games):
         game = photocore.Game(players=players)
@@ -90,18 +90,46 @@ def test_mcts_beats_greedy():
 
 def test_play_games_depends_only_on_seed_and_index():
     agents = [("greedy", 1), ("mcts", 20)]
-    moves, offsets = play_games(agents, 2, 2, 11, 0, 6)
-    head_moves, head_offsets = play_games(agents, 2, 2, 11, 0, 2)
-    tail_moves, tail_offsets = play_games(agents, 2, 2, 11, 2, 4)
+    moves, offsets = play_games(agents, 2, "s", 11, 0, 6)
+    head_moves, head_offsets = play_games(agents, 2, "s", 11, 0, 2)
+    tail_moves, tail_offsets = play_games(agents, 2, "s", 11, 2, 4)
     assert np.array_equal(moves, np.concatenate([head_moves, tail_moves]))
     assert offsets[2] == head_offsets[-1]
-    other, _ = play_games(agents, 2, 2, 12, 0, 6)
+    other, _ = play_games(agents, 2, "s", 12, 0, 6)
     assert not np.array_equal(moves, other)
+
+
+def test_play_games_takes_the_options_as_an_options_or_its_text():
+    # one Options value, as every options= takes it: "s" was "an integer is required"
+    agents = [("greedy", 1), ("random", 1)]
+    by_text = play_games(agents, 2, "s", 5, 0, 4)
+    by_value = play_games(agents, 2, photocore.Options.parse("s"), 5, 0, 4)
+    assert all(np.array_equal(a, b) for a, b in zip(by_text, by_value))
+    assert not np.array_equal(by_text[0], play_games(agents, 2, None, 5, 0, 4)[0])
+    with pytest.warns(DeprecationWarning, match="play_games\\(options=flags\\)"):
+        by_flags = play_games(agents, 2, photocore.Options.parse("s").flags, 5, 0, 4)
+    assert all(np.array_equal(a, b) for a, b in zip(by_text, by_flags))
+    with pytest.raises(ValueError, match="options 'x'"):
+        play_games(agents, 2, "x", 5, 0, 4)
+
+
+def test_an_agent_without_a_budget_takes_0_or_none_for_it():
+    # ("greedy", 0) was refused for a budget greedy does not take
+    for budget in (0, None):
+        assert Agent("greedy", simulations=budget).name == "greedy"
+        assert Agent("random", 3, budget).select(photocore.Game()) == Agent("random", 3).select(
+            photocore.Game())
+    moves, _ = play_games([("greedy", 0), ("random", None)], 2, None, 3, 0, 2)
+    again, _ = play_games([("greedy", 1), ("random", 1)], 2, None, 3, 0, 2)
+    assert np.array_equal(moves, again)
+    for budget in (0, None):                # a search's budget is still one
+        with pytest.raises((ValueError, TypeError), match="simulations|integer"):
+            Agent("mcts", simulations=budget)
 
 
 def test_play_games_replays_as_legal_complete_games():
     options = photocore.Options.parse("fs")
-    moves, offsets = play_games([("random", 1)] * 3, 3, options.flags, 4, 0, 5)
+    moves, offsets = play_games([("random", 1)] * 3, 3, options, 4, 0, 5)
     for i in range(5):
         game = photocore.Game(players=3, options=options)
         for action in moves[offsets[i]:offsets[i + 1]].tolist():

@@ -65,13 +65,13 @@ def test_search_root_is_the_agents_search():
 
 def test_the_one_winning_collect_is_best_and_the_rest_are_mistakes():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate(game, "mcts:2000", seed=1, solve=None)
+    evaluation = analysis.evaluate(game, "mcts:2000", seed=1, solve_nodes=None)
     assert evaluation.best == "collect a4" and evaluation.player == 0
     assert evaluation.moves["collect a4"] > 0.9 and evaluation.values[0] > 0
     for move in game.legal_moves():
         played = game.copy()
         played.play(move)
-        (ply,) = analysis.analyze(played, "mcts:2000", seed=1, solve=None).plies
+        (ply,) = analysis.analyze(played, "mcts:2000", seed=1, solve_nodes=None).plies
         assert ply.best == "collect a4"
         if str(move) == "collect a4":
             assert ply.loss == 0 and ply.label is None
@@ -128,13 +128,13 @@ def test_thresholds_and_accuracy():
 class Collector:
     """A user's engine: values collects, the rest nothing."""
 
-    def analyse(self, game):
+    def analyze(self, game):
         return {move: (1.0 if move.kind == "collect" else 0.0) for move in game.legal_moves()}
 
 
-def test_an_agent_with_analyse_is_an_engine():
+def test_an_agent_with_analyze_is_an_engine():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate(game, Collector(), solve=None)
+    evaluation = analysis.evaluate(game, Collector(), solve_nodes=None)
     assert evaluation.best == "collect a4" and evaluation.values == (1.0, -1.0)
     assert evaluation.visits == {}
 
@@ -142,14 +142,14 @@ def test_an_agent_with_analyse_is_an_engine():
         def __init__(self, answer):
             self.answer = answer
 
-        def analyse(self, game):
+        def analyze(self, game):
             return self.answer
 
     for answer, reason in (({}, "non-empty"), ({"collect a4": math.nan}, "finite"),
                            ({"collect g4": 1.0}, "not a legal move"),
                            ({"grow nowhere": 1.0}, "malformed")):
         with pytest.raises(ValueError, match=reason):
-            analysis.evaluate(game, Bad(answer), solve=None)
+            analysis.evaluate(game, Bad(answer), solve_nodes=None)
     with pytest.raises(ValueError, match="cannot evaluate"):
         analysis.judge("greedy")
     with pytest.raises(ValueError, match="cannot evaluate"):
@@ -162,15 +162,15 @@ def uniform(obs, mask):
 
 def test_a_search_agent_is_an_engine():
     judge = analysis.judge(SearchAgent(uniform, simulations=40, name="uniform"))
-    assert judge.name == "uniform:40"
+    assert judge.name == "uniform:40" and judge.evaluate is uniform     # the network
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = judge.evaluate(game, seed=0)
+    evaluation = judge.evaluation(game, seed=0)
     assert set(evaluation.moves) == {str(m) for m in game.legal_moves()}
     # the positions after each move searched: a uniform network finds the win and losses
     assert max(evaluation.moves, key=evaluation.moves.get) == "collect a4"
     assert evaluation.moves["collect a4"] > 0.5 and evaluation.moves["end"] == -1
     assert sum(evaluation.visits.values()) == 39
-    assert evaluation == judge.evaluate(game, seed=0)
+    assert evaluation == judge.evaluation(game, seed=0)
 
 
 def test_the_alphazero_checkpoint_is_an_engine():
@@ -179,7 +179,7 @@ def test_the_alphazero_checkpoint_is_an_engine():
     judge = analysis.judge(spec)
     assert judge.name == "alphazero:24"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    assert judge.evaluate(game, seed=0).best in {str(m) for m in game.legal_moves()}
+    assert judge.evaluation(game, seed=0).best in {str(m) for m in game.legal_moves()}
 
 
 # ---- records ---------------------------------------------------------------------------
@@ -453,7 +453,7 @@ def test_mcts_has_one_default_budget_and_a_query_gets_what_it_names():
     assert analysis.judge("mcts").name == specs.parse("mcts").label == "mcts:200"
     assert analysis.DEFAULT_ENGINE == "mcts:1000"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    assert analysis.evaluate(game, solve=None).visits["collect a4"] > 200
+    assert analysis.evaluate(game, solve_nodes=None).visits["collect a4"] > 200
     answers = serve({"id": 1, "engine": "mcts:300"}, {"id": 2}, {"id": 3, "engine": "mcts"},
                     engine="mcts:1000")
     by_id = {a["id"]: a for a in answers}

@@ -1,5 +1,5 @@
-"""The solver in an analysis (photocore.analysis.solved, `solve=`, `--solve`): exact moves
-with exact losses where it finishes, the engine elsewhere; the record field (version 2,
+"""The solver in an analysis (photocore.analysis.exact_evaluation, `solve_nodes=`, `--solve`):
+exact moves with exact losses where it finishes, the engine elsewhere; the record field (version 2,
 version 1 still read), the viewer's mark and the exact answers of `photocore analyze
 --serve`."""
 
@@ -16,7 +16,7 @@ import photocore
 from photocore import analysis, records, viewer
 from photocore.cli.analyze import analyze, serve_queries
 from photocore.run.selfplay import Series
-from test_solver import exhaustive, seat_values
+from support import exhaustive, seat_values
 
 # the last round, player 0 to move with light for one collect: collecting a4 wins the game,
 # anything else loses it (tests/test_analysis.py)
@@ -64,26 +64,26 @@ def test_a_losing_move_of_the_last_round_is_an_exact_blunder():
     (ply,) = analysis.analyze(best, "mcts:20", seed=0).plies
     assert ply.exact and ply.loss == 0 and ply.label is None and ply.played_margin == 7
     # without the solver the same ply is the engine's, not exact
-    (ply,) = analysis.analyze(game, "mcts:20", seed=0, solve=None).plies
+    (ply,) = analysis.analyze(game, "mcts:20", seed=0, solve_nodes=None).plies
     assert not ply.exact and ply.best_margin is None and ply.played_margin is None
 
 
-def test_solved_gives_the_solvers_values_or_nothing():
+def test_exact_evaluation_gives_the_solvers_values_or_nothing():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    exact = analysis.solved(game)
+    exact = analysis.exact_evaluation(game)
     solution = photocore.solve(game)
     assert exact.exact and exact.visits == {} and exact.player == solution.player == 0
     assert exact.moves == {str(m): float(r) for m, (r, _) in solution.moves.items()}
     assert exact.margins == {str(m): d for m, (_, d) in solution.moves.items()}
     assert exact.best == "collect a4" and exact.values == solution.returns == (1.0, -1.0)
-    assert analysis.solved(game, None) is None                  # asked for no solver
-    assert analysis.solved(game, 1) is None                     # not finished in 1 position
-    assert analysis.solved(photocore.Game()) is None            # the setup: not tried
+    assert analysis.exact_evaluation(game, None) is None            # asked for no solver
+    assert analysis.exact_evaluation(game, 1) is None               # not finished in 1 position
+    assert analysis.exact_evaluation(photocore.Game()) is None      # the setup: not tried
     assert analysis.solvable(game) and analysis.solvable(photocore.Game(3))
     over = game.copy()
     while not over.is_over:
         over.play(over.legal_moves()[0])
-    assert not analysis.solvable(over) and analysis.solved(over) is None
+    assert not analysis.solvable(over) and analysis.exact_evaluation(over) is None
 
 
 def test_the_solver_values_the_last_rounds_from_the_end_back(game_record, exact_analysis):
@@ -93,14 +93,14 @@ def test_the_solver_values_the_last_rounds_from_the_end_back(game_record, exact_
     games = list(records.positions(game_record))
     plies = exact_analysis.plies
     exact = [p for p in plies if p.exact]
-    assert len(exact) >= 5 and exact_analysis.solve == analysis.DEFAULT_SOLVE
+    assert len(exact) >= 5 and exact_analysis.solve_nodes == analysis.DEFAULT_SOLVE_NODES
     first = exact[0].ply
     assert all(p.exact or p.forced for p in plies[first - 1:])
     assert not any(p.exact for p in plies[:first - 1])
     before = next(p for p in reversed(plies[:first - 1]) if not p.forced)
     game = games[before.ply - 1]
     assert (game.last_round - game.round >= analysis.SOLVE_ROUNDS
-            or not photocore.solve(game, nodes=analysis.DEFAULT_SOLVE).solved)
+            or not photocore.solve(game, nodes=analysis.DEFAULT_SOLVE_NODES).solved)
     for ply in exact:
         solution = photocore.solve(games[ply.ply - 1])
         result, margin = solution.moves[photocore.Move.parse(ply.move)]
@@ -113,11 +113,11 @@ def test_the_solver_values_the_last_rounds_from_the_end_back(game_record, exact_
 
 
 def test_a_budget_too_small_leaves_every_ply_to_the_engine(game_record, exact_analysis):
-    tiny = analysis.analyze(game_record, "mcts:20", seed=0, solve=1)
-    engine_only = analysis.analyze(game_record, "mcts:20", seed=0, solve=None)
+    tiny = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=1)
+    engine_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
     assert not any(p.exact for p in tiny.plies)
     assert tiny.plies == engine_only.plies and tiny.values == engine_only.values
-    assert tiny.solve == 1 and engine_only.solve is None
+    assert tiny.solve_nodes == 1 and engine_only.solve_nodes is None
     # before the exact plies, the engine's numbers are the same with the solver or without
     first = next(p.ply for p in exact_analysis.plies if p.exact)
     assert exact_analysis.plies[:first - 1] == engine_only.plies[:first - 1]
@@ -139,11 +139,12 @@ def test_three_players_are_solved_at_the_end():
 @pytest.mark.parametrize("budget", [0, -5, math.nan, 1.5, True, "1000"])
 def test_a_bad_budget_is_one_error_naming_the_option(budget):
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    for call in (lambda: analysis.analyze(game, "mcts:10", solve=budget),
-                 lambda: analysis.evaluate(game, "mcts:10", solve=budget),
-                 lambda: analysis.solved(game, budget)):
-        with pytest.raises(ValueError, match=r"^solve: the positions the solver may visit "
-                                             r"must be a whole number from 1 to 2\*\*63 - 1"):
+    for call in (lambda: analysis.analyze(game, "mcts:10", solve_nodes=budget),
+                 lambda: analysis.evaluate(game, "mcts:10", solve_nodes=budget),
+                 lambda: analysis.exact_evaluation(game, budget)):
+        with pytest.raises(ValueError, match=r"^solve_nodes: the positions the solver may "
+                                             r"visit must be a whole number from 1 to "
+                                             r"2\*\*63 - 1"):
             call()
 
 
@@ -152,10 +153,11 @@ def test_a_bad_budget_is_one_error_naming_the_option(budget):
 def test_the_record_keeps_exact_and_the_margins(game_record, exact_analysis):
     rec = analysis.with_analysis(game_record, exact_analysis)
     data = rec["metadata"]["analysis"]
-    assert data["version"] == analysis.VERSION == 2 and data["solve"] == analysis.DEFAULT_SOLVE
+    assert data["version"] == analysis.VERSION == 2
+    assert data["solve"] == analysis.DEFAULT_SOLVE_NODES
     assert data["exact"] == [p.exact for p in exact_analysis.plies]
     back = analysis.of_record(json.loads(records.record_line(rec)))
-    assert back.to_json() == data and back.solve == exact_analysis.solve
+    assert back.to_json() == data and back.solve_nodes == exact_analysis.solve_nodes
     assert [(p.exact, p.best_margin, p.played_margin) for p in back.plies] == [
         (p.exact, p.best_margin, p.played_margin) for p in exact_analysis.plies]
     assert sum(p.exact for p in back.plies) >= 5
@@ -169,7 +171,7 @@ def test_version_1_still_reads(game_record, exact_analysis):
     records.check_record(rec)
     list(records.positions(rec))                             # its moves checked on replay
     read = analysis.of_record(rec)
-    assert read.solve is None and not any(p.exact for p in read.plies)
+    assert read.solve_nodes is None and not any(p.exact for p in read.plies)
     assert all(p.best_margin is p.played_margin is None for p in read.plies)
     assert [p.loss for p in read.plies] == [round(p.loss, 4) for p in exact_analysis.plies]
     assert set(analysis.summarise([rec])) == {"greedy", "random"}
@@ -233,7 +235,7 @@ def test_the_evaluation_chart_shades_the_exact_plies(game_record, exact_analysis
     assert shaded == [first - 0.5 for first, _ in spans]
     labels = figure.axes[0].get_legend_handles_labels()[1]
     assert f"exact ({len(exact)})" in labels
-    engine_only = analysis.analyze(game_record, "mcts:20", seed=0, solve=None)
+    engine_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
     assert not plots.evaluations(engine_only).axes[0].patches
 
 
@@ -260,7 +262,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
         (rec,) = records.read_games(out, verify=True)
         data = rec["metadata"]["analysis"]
         exact_counts[name] = (data["solve"], sum(data["exact"]))
-    assert exact_counts["default"][0] == analysis.DEFAULT_SOLVE
+    assert exact_counts["default"][0] == analysis.DEFAULT_SOLVE_NODES
     assert exact_counts["default"][1] >= 5
     assert exact_counts["none"] == (None, 0) and exact_counts["tiny"] == (1, 0)
     # the solver's budget is part of a run: --resume checks it
@@ -282,7 +284,7 @@ def test_the_command_refuses_a_bad_budget(game_record, tmp_path, options, messag
     assert not (tmp_path / "o.jsonl").exists()
 
 
-def serve(*queries, solve=analysis.DEFAULT_SOLVE):
+def serve(*queries, solve=analysis.DEFAULT_SOLVE_NODES):
     source = io.StringIO("".join(json.dumps(q) + "\n" for q in queries))
     sink = io.StringIO()
     serve_queries(source, sink, "mcts:50", 1, seed=0, solve=solve)

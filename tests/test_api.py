@@ -27,6 +27,7 @@ from photocore import (
     Options,
 )
 from installed import missing_framework
+from support import axial, distance
 
 SRC = pathlib.Path(photocore.__file__).parent
 
@@ -35,15 +36,6 @@ ALL = range(NUM_ACTIONS)
 # a 2-player position in round 1 with player 0 to move: a seed on a4, a small tree on d4,
 # a medium tree on g1 and a large tree on d1 (player 0), a small tree on a7 (player 1)
 PLAY = "2 - 1 0 0 0 - a4:0:0,a7:1:1,d1:0:3,d4:0:1,g1:0:2 5/1210/4421/- 0/2310/4432/- 0579"
-
-
-def axial(name):
-    return int(name[1]) - 4, "abcdefg".index(name[0]) - 3
-
-
-def distance(a, b):
-    (q1, r1), (q2, r2) = axial(a), axial(b)
-    return max(abs(q1 - q2), abs(r1 - r2), abs(q1 + r1 - q2 - r2))
 
 
 def finished(players=2, **options):
@@ -227,6 +219,18 @@ def test_legal_moves_sequence():
     assert moves[100:200] == []
     assert list(iter(moves)) == list(moves) and list(moves) == list(moves)  # re-iterable
     assert moves == game.legal_moves()
+
+
+def test_legal_actions_is_openspiels_name_for_the_legal_ids_without_a_warning():
+    # OpenSpiel users reach for state.legal_actions() first: it is a method of its own
+    import warnings
+    game = Game.from_position(PLAY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ids = game.legal_actions()
+    assert ids == game.legal_moves().ids() and len(ids) == 34
+    game.play(ids[0])
+    assert game.legal_actions() == game.legal_moves().ids() != ids
 
 
 def test_legal_moves_membership():
@@ -709,8 +713,6 @@ def test_what_the_players_hand_back_are_public_types_with_real_field_types():
 
 def test_deprecated_legal_set_accessors():
     game = Game.from_position(PLAY)
-    with pytest.deprecated_call(match=re.escape("use Game.legal_moves().ids()")):
-        assert game.legal_actions() == game.legal_moves().ids()
     with pytest.deprecated_call(match=re.escape("use Game.legal_moves().mask()")):
         assert np.array_equal(game.legal_mask(), game.legal_moves().mask())
 
@@ -729,7 +731,7 @@ def test_deprecated_record_methods():
 
 def test_deprecation_warnings_point_at_the_caller():
     with pytest.warns(DeprecationWarning) as caught:
-        Game().legal_actions()
+        Game().legal_mask()
     assert caught[0].filename == __file__
 
 

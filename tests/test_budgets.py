@@ -82,14 +82,14 @@ def _selfplay_lines(seed):
 
 def _play_games(seed):
     from photocore.play import play_games
-    moves, offsets = play_games([("random", 1), ("greedy", 1)], 2, 0, seed, 0, 2)
+    moves, offsets = play_games([("random", 1), ("greedy", 1)], 2, None, seed, 0, 2)
     return moves.tolist(), offsets.tolist()
 
 
 def _analysis(seed):
     game = Game.from_position(END_WINS)
-    return analysis.evaluate(game, "mcts:20", seed=seed, solve=None), \
-        analysis.analyze(Game(), "mcts:5", seed=seed, solve=None).seed
+    return analysis.evaluate(game, "mcts:20", seed=seed, solve_nodes=None), \
+        analysis.analyze(Game(), "mcts:5", seed=seed, solve_nodes=None).seed
 
 
 def _gym(seed):
@@ -272,8 +272,8 @@ def test_the_solver_refuses_a_budget_out_of_range_at_once():
     assert photocore.solve(game, nodes=MAX_NODES).solved
     with pytest.raises(ValueError, match="nodes"):
         proven_move(game, MAX_NODES + 1)
-    with pytest.raises(ValueError, match="solve: the positions"):
-        photocore.analyze(game, "mcts:5", solve=MAX_NODES + 1)
+    with pytest.raises(ValueError, match="solve_nodes: the positions"):
+        photocore.analyze(game, "mcts:5", solve_nodes=MAX_NODES + 1)
 
 
 def test_a_table_the_system_refuses_is_one_line(monkeypatch):
@@ -309,7 +309,7 @@ def test_the_api_budgets_are_checked_where_they_are_given():
     from photocore.play import play_games
     from photocore.play.protocol import Engine
     from photocore.play.specs import parse
-    from photocore.run.driver import MAX_BATCH, MAX_WORKERS, play
+    from photocore.run.driver import MAX_BATCH, MAX_WORKERS, batches
     from photocore.run.match import Match
     from photocore.run.ray_backend import connect
     from photocore.run.selfplay import Series
@@ -321,13 +321,13 @@ def test_the_api_budgets_are_checked_where_they_are_given():
             (lambda: Match(["random", "greedy"], movetime=2**64), "movetime"),
             (lambda: Match(["random", "greedy"], games=2**63), "games"),
             (lambda: Series(2**63), "games must be from 0 to 2\\*\\*63 - 1"),
-            (lambda: next(play(Series(2), workers=MAX_WORKERS + 1)), "workers must be"),
-            (lambda: next(play(Series(2), batch=MAX_BATCH + 1)), "batch must be"),
-            (lambda: play_games([("random", 1)] * 5, 5, 0, 0, 0, 1), "players must be"),
-            (lambda: play_games([("random", 1)] * 2, 2, 99, 0, 0, 1), "options must be"),
-            (lambda: play_games([("random", 1)] * 2, 2, 0, 0, 2**63 - 1, 1),
+            (lambda: next(batches(Series(2), workers=MAX_WORKERS + 1)), "workers must be"),
+            (lambda: next(batches(Series(2), batch=MAX_BATCH + 1)), "batch must be"),
+            (lambda: play_games([("random", 1)] * 5, 5, None, 0, 0, 1), "players must be"),
+            (lambda: play_games([("random", 1)] * 2, 2, "x", 0, 0, 1), "options 'x'"),
+            (lambda: play_games([("random", 1)] * 2, 2, None, 0, 2**63 - 1, 1),
              "start \\+ count must be"),
-            (lambda: play_games([("random", 1)] * 2, 2, 0, 0, 0, -1), "count must be"),
+            (lambda: play_games([("random", 1)] * 2, 2, None, 0, 0, -1), "count must be"),
             (lambda: Game().perft(-1), "depth must be >= 0"),
             (lambda: connect("127.0.0.1:1", 1e308), "timeout must be a number of seconds"),
             (lambda: evaluate_policy(lambda obs, mask: mask.argmax(axis=1), "random",
@@ -342,7 +342,7 @@ def test_the_api_budgets_are_checked_where_they_are_given():
 # ---- plans are lazy --------------------------------------------------------------------------
 
 def test_a_plan_of_many_games_makes_its_batches_as_they_are_played():
-    from photocore.run.driver import Schedule, play
+    from photocore.run.driver import Schedule, batches
     from photocore.run.selfplay import Series
     schedule = Schedule(10**12, 512, skip=3)
     assert len(schedule) == -(-(10**12 - 3) // 512) and schedule[0] == (3, 512)
@@ -350,9 +350,9 @@ def test_a_plan_of_many_games_makes_its_batches_as_they_are_played():
     tracemalloc.start()
     try:
         with tracemalloc_peak() as peak:
-            batches = play(Series(2_000_000, agents=["random"]), workers=0, batch=1)
-            first = next(batches)
-            batches.close()
+            played = batches(Series(2_000_000, agents=["random"]), workers=0, batch=1)
+            first = next(played)
+            played.close()
     finally:
         tracemalloc.stop()
     assert first.start == 0 and len(first.result.lines) == 1

@@ -7,10 +7,11 @@ import re
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
 import photocore
-from photocore import Game, Options, compat
+from photocore import Game, Options, analysis, compat
 from installed import missing_framework
 
 
@@ -39,10 +40,39 @@ def caught(action):
     return result, [str(w.message) for w in deprecations], deprecations
 
 
+def uniform(obs, mask):
+    return np.zeros(mask.shape, np.float32), np.zeros((len(obs), 2), np.float32)
+
+
+class OldAnalyst:
+    """A user's agent of photocore 0.1: its values are analyse(game)'s."""
+
+    def analyse(self, game):
+        return {move: 0.0 for move in game.legal_moves()}
+
+
+class OldJudge:
+    """A user's judge of photocore 0.1: evaluate(game, seed)."""
+
+    name = "old"
+
+    def evaluate(self, game, seed):
+        return analysis.MctsJudge(5).evaluation(game, seed)
+
+
 SHIMS = {
     "photocore.svg(game)": lambda: importlib.import_module("photocore.svg")(Game()),
     "Game.legal_mask()": lambda: Game().legal_mask(),
-    "Game.legal_actions()": lambda: Game().legal_actions(),
+    "photocore.play._agents.SOLVE_BUDGET":
+        lambda: importlib.import_module("photocore.play._agents").SOLVE_BUDGET,
+    "photocore.play.play_games(options=flags)":
+        lambda: photocore.play.play_games([("random", 1)] * 2, 2, 1, 0, 0, 1),
+    "photocore.analysis.analyze(solve=N)": lambda: analysis.analyze(Game(), solve=None),
+    "photocore.analysis.evaluate(solve=N)":
+        lambda: analysis.evaluate(Game(), "mcts:5", solve=None),
+    "GameAnalysis.solve": lambda: analysis.analyze(Game(), solve_nodes=None).solve,
+    "Judge.evaluate(game, seed)": lambda: analysis.judge("mcts:5").evaluate(Game(), 0),
+    "SearchJudge.network": lambda: analysis.SearchJudge(uniform, 4).network,
     "photocore.records.write_npz": lambda: importlib.import_module("photocore.records").write_npz,
     "shade_blocks=": lambda: Game(2, shade_blocks=True),
     "fourth_revolution=": lambda: Game(3, fourth_revolution=True),
@@ -96,7 +126,9 @@ def test_the_old_flags_give_the_same_options_as_the_text(flags, keywords, text):
     (lambda: Game(2, True, fourth_revolution=True), TypeError, "multiple values"),
     (lambda: Game(2, *[True] * (len(photocore.facts.OPTION_RULES) + 1)), TypeError,
      f"at most {len(photocore.facts.OPTION_RULES)} option flags"),
-    (lambda: Game(2, "yes"), TypeError, "must be True or False"),
+    (lambda: Game(2, "yes"), ValueError, "options 'yes': expected -"),
+    (lambda: Game(2, "fs", options="f"), TypeError, "multiple values for argument 'options'"),
+    (lambda: Game(2, 2.5), TypeError, "must be True or False"),
     (lambda: Game(2, options="x"), ValueError, "options 'x': expected - or the letters of "
                                                r"the rules, each once \(f fourth revolution"),
     (lambda: Game(2, options="ff"), ValueError, "options 'ff': expected -"),
@@ -110,9 +142,31 @@ def test_bad_options_are_refused_naming_them(call, error, match):
             call()
 
 
+def test_the_options_given_by_position_are_the_options_with_no_warning():
+    # Game(2, "fs") read the text as the fourth-revolution flag and refused it, naming
+    # neither options= nor the text
+    _, messages, _ = caught(lambda: Game(2, "fs"))
+    assert messages == [] and Game(2, "fs").options == Options.parse("fs")
+    assert Game(3, Options.parse("s")).options == Game(3, options="s").options
+    assert photocore.random_playouts(5, 3, 9, "s") == photocore.random_playouts(
+        5, 3, 9, options="s")
+
+
+def test_a_users_old_analyse_and_old_judge_still_serve_with_a_warning():
+    game = Game()
+    old, messages, _ = caught(lambda: analysis.evaluate(game, OldAnalyst(), solve_nodes=None))
+    assert messages == [compat.message("an agent's analyse(game)")]
+    assert set(old.moves) == {str(m) for m in game.legal_moves()}
+    judged, messages, _ = caught(lambda: analysis.evaluate(game, OldJudge(), seed=3,
+                                                           solve_nodes=None))
+    assert messages == [compat.message("Judge.evaluate(game, seed)")]
+    assert judged == analysis.MctsJudge(5).evaluation(game, 3)
+
+
 # how 0.1 code used the old spellings that are no module and no module attribute
 USES = {
     **SHIMS,
+    "an agent's analyse(game)": lambda: analysis.judge(OldAnalyst()),
     "Game.to_record()": lambda: Game().to_record(),
     "Game.from_record()": lambda: Game.from_record(photocore.records.to_record(Game())),
     "photocore.play.specs.BuiltinPlayer":

@@ -19,7 +19,7 @@ import photocore
 from faulty_series import FaultySeries, by_value_for_ray, faulty
 from photocore import records
 from photocore.cli import main
-from photocore.run.driver import play
+from photocore.run.driver import batches
 from photocore.run.selfplay import Series
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -142,10 +142,10 @@ STOPPED_WHILE_SENDING = """
 import sys, threading, time
 sys.path.insert(0, {tests!r})
 from faulty_series import FaultySeries
-from photocore.run.driver import play
+from photocore.run.driver import batches
 from photocore.run.plan import RunError
 
-run = play(FaultySeries({kind!r}, 1, 6, 2, ["random"], seed=1), workers=1, batch=1)
+run = batches(FaultySeries({kind!r}, 1, 6, 2, ["random"], seed=1), workers=1, batch=1)
 next(run)                   # game 0; the worker now sends game 1's huge batch
 time.sleep(0.2)
 try:
@@ -186,9 +186,9 @@ def test_a_ray_task_failing_once_is_retried_giving_the_same_games(ray_instance, 
     by_value_for_ray(ray_instance)
     series = FaultySeries("fail-once", 0, 60, 2, ["greedy", "mcts:10"], seed=6,
                           folder=str(tmp_path))
-    local = [line for batch in play(Series(60, 2, ["greedy", "mcts:10"], seed=6), workers=2)
+    local = [line for batch in batches(Series(60, 2, ["greedy", "mcts:10"], seed=6), workers=2)
              for line in batch.result.lines]
-    remote = [line for batch in play(series, backend="ray", batch=8)
+    remote = [line for batch in batches(series, backend="ray", batch=8)
               for line in batch.result.lines]
     assert (tmp_path / "failed-0").exists()          # the first attempt did fail
     assert remote == local                           # and no game was lost or repeated

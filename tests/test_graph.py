@@ -13,8 +13,7 @@ from photocore.env._vec import VecGame
 from photocore.facts import OPTIONS
 from photocore.play import play_games, search_root, specs
 from photocore.play._agents import Agent
-from test_keys import TURN, TURN_MOVES, legal_orders, random_game
-from test_search import COLLECT_THEN_END, END_WINS
+from support import COLLECT_THEN_END, END_WINS, TURN, TURN_MOVES, legal_orders, random_game
 
 
 def canonical(order, options=0):
@@ -205,8 +204,8 @@ def test_the_same_seed_gives_the_same_graph_search():
     one = search_root(game, simulations=400, seed=9, graph=True)
     assert one == search_root(game, simulations=400, seed=9, graph=True)
     assert one != search_root(game, simulations=400, seed=10, graph=True)
-    first = play_games([("mcts", 30, True), ("greedy", 1)], 2, 0, 5, 0, 2)
-    again = play_games([("mcts", 30, True), ("greedy", 1)], 2, 0, 5, 0, 2)
+    first = play_games([("mcts", 30, True), ("greedy", 1)], 2, None, 5, 0, 2)
+    again = play_games([("mcts", 30, True), ("greedy", 1)], 2, None, 5, 0, 2)
     assert (first[0] == again[0]).all() and (first[1] == again[1]).all()
 
 

@@ -41,7 +41,8 @@ def seeded_games(players, options):
     """random_playouts (play_random_game) and random-agent games (random_action), seeded."""
     r = photocore.random_playouts(500, players=players, seed=players * 10 + options,
                                   options=Options.from_flags(options))
-    moves, _ = play_games([("random", 1)] * players, players, options, options, 0, 200)
+    moves, _ = play_games([("random", 1)] * players, players,
+                          Options.from_flags(options), options, 0, 200)
     return r["moves"], r["score_sums"], r["wins"], hashlib.sha256(moves.tobytes()).hexdigest()[:16]
 
 

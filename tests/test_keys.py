@@ -18,26 +18,11 @@ from photocore import Game
 from photocore._kernel import key_census
 from photocore.env._vec import VecGame
 from photocore.facts import OPTIONS, PLAYERS
+from support import TURN, TURN_MOVES, legal_orders, random_game
 
-# Player 0 to move in round 5 with 20 light: large trees on a4 (1 leaf) and d4 (4 leaves:
-# with 2 players the 3-leaf stack's 19), a medium tree on c4, a small tree on f2 and no
-# medium tree available, so that "grow f2" is legal only after "buy medium".
-TURN = "2 - 5 4 0 0 - a4:0:3,c4:0:2,d4:0:3,f2:0:1,g4:1:1 20/2100/4430/- 0/2310/4432/- 0579"
-TURN_MOVES = ("collect a4", "collect d4", "plant c4 c5", "grow f2", "buy medium")
 # where every order of TURN_MOVES goes: the two tokens listed in the order taken
 AFTER_TURN = ("2 - 5 4 0 0 a4,c4,c5,d4,f2 c4:0:2,c5:0:0,f2:0:2,g4:1:1 6/1100/4422/{} "
               "0/2310/4432/- 0478")
-
-
-def random_game(rng, players=None, options=None, moves=None):
-    """A game of random legal moves: `moves` of them (fewer if it ends), else to the end."""
-    game = Game(players or rng.choice(PLAYERS),
-                options=options if options is not None else rng.choice(OPTIONS))
-    count = 0
-    while not game.is_over and (moves is None or count < moves):
-        game.play(rng.choice(game.legal_moves()))
-        count += 1
-    return game
 
 
 def test_a_key_is_a_64_bit_int_fixed_by_the_position():
@@ -48,20 +33,6 @@ def test_a_key_is_a_64_bit_int_fixed_by_the_position():
     assert Game(2).key == 0xBA222905C927C49C
     assert Game(4, options="fs").key == 0xDB8D62F0E021568E
     assert Game.from_position(TURN).key == 0x9ECD89AE44FCBAB0
-
-
-def legal_orders(start, moves):
-    """Every order of `moves` legal from `start`, each with the game it reaches."""
-    ends = []
-    for order in itertools.permutations(moves):
-        game = start.copy()
-        for move in order:
-            if not game.is_legal(move):
-                break
-            game.play(move)
-        else:
-            ends.append((order, game))
-    return ends
 
 
 def test_every_order_of_a_turn_reaches_one_key():

@@ -59,3 +59,17 @@ def test_imports_are_read_in_every_form(tmp_path):
     module.write_text("import typing\nif typing.TYPE_CHECKING:\n    import photocore\n"
                       "def f():\n    from photocore.play import Player\n")
     assert imports_of(module, known) == {"photocore", "play"}
+
+
+def test_a_test_module_imports_no_other_test_module():
+    # what several test modules share lives in tests/support.py, not in one of them
+    import ast
+    tests = pathlib.Path(__file__).parent
+    found = []
+    for path in sorted(tests.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.name} imports {name}" for name in names
+                      if name.startswith("test_")]
+    assert found == []

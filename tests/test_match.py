@@ -350,7 +350,7 @@ def test_selfplay_of_builtin_agents_still_plays_in_c(tmp_path):
     result = run("selfplay", "--games", 6, "--agents", "mcts:5,greedy", "--seed", 9,
                  "--workers", 2, "--out", out, "--no-progress")
     assert result.exit_code == 0, result.output
-    moves, offsets = play_games([("mcts", 5), ("greedy", 200)], 2, 0, 9, 0, 6)
+    moves, offsets = play_games([("mcts", 5), ("greedy", 200)], 2, None, 9, 0, 6)
     expected = b""
     for i in range(6):
         game = photocore.Game()

@@ -21,27 +21,16 @@ import photocore
 from photocore import npz, records
 from photocore.cli import main
 from photocore.facts import Options
+from support import random_game
 
 # the package's schema, by another validator than the one photocore reads records with
 SCHEMA = jsonschema.validators.validator_for(records.schema())(records.schema())
 
 
-def random_game(seed, players=2, options=None, plies=None):
-    """A game of random legal moves, half the time avoiding `end` (richer games)."""
-    rng = random.Random(seed)
-    game = photocore.Game(players, options=options)
-    while not game.is_over and (plies is None or len(game.history) < plies):
-        legal = game.legal_moves()
-        if len(legal) > 1 and legal[-1].kind == "end" and rng.random() < 0.5:
-            legal = legal[:-1]
-        game.play(rng.choice(legal))
-    return game
-
-
 # every player count and every combination of the options (their flags 0 .. 3)
-GAMES = [random_game(seed, players=2 + seed % 3, options=Options.from_flags(seed % 4))
-         for seed in range(8)]
-UNFINISHED = random_game(99, players=3, plies=40)
+GAMES = [random_game(seed, players=2 + seed % 3, options=Options.from_flags(seed % 4),
+                     spare_end=True) for seed in range(8)]
+UNFINISHED = random_game(99, players=3, options="-", moves=40, spare_end=True)
 
 
 def rec_of(game, **metadata):

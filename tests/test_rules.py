@@ -17,6 +17,7 @@ import re
 import pytest
 
 import photocore
+from support import axial, distance
 
 # ---------------------------------------------------------------------------
 # helpers (test-side only: they compose position strings and read the public API)
@@ -41,15 +42,6 @@ STACK_TOKENS = (
     (17, 16, 16, 14, 14, 13, 13),
     (14, 14, 13, 13, 13, 12, 12, 12, 12),
 )
-
-
-def coord(name):
-    return int(name[1]) - 4, "abcdefg".index(name[0]) - 3
-
-
-def distance(a, b):
-    (q1, r1), (q2, r2) = coord(a), coord(b)
-    return max(abs(q1 - q2), abs(r1 - r2), abs((q1 + r1) - (q2 + r2)))
 
 
 def player(light=0, avail="2210", pboard="4432", tokens="-"):
@@ -132,7 +124,7 @@ def test_board_has_37_cells_in_documented_index_order():
 
 
 def test_every_cell_name_is_an_on_board_axial_coordinate():
-    coords = {coord(c) for c in photocore.CELLS}
+    coords = {axial(c) for c in photocore.CELLS}
     expected = {(q, r) for q in range(-3, 4) for r in range(-3, 4)
                 if max(abs(q), abs(r), abs(q + r)) <= 3}
     assert coords == expected

@@ -1,6 +1,7 @@
 """photocore.Search: batched PUCT pinned down on positions whose answer is known, its batches,
 its errors, tree reuse, noise and determinism."""
 
+import inspect
 import pathlib
 import re
 
@@ -12,40 +13,8 @@ from photocore import NUM_ACTIONS, OBSERVATION_SIZE, Game, Move
 from photocore.play.search import SearchAgent
 from photocore.play.settings import SearchSettings
 from installed import of_the_source
-
-# The last player of the last round (player 0; player 1 opened round 18) holds 3 light, one
-# point: ending the turn now wins 1-0, while every other move spends light, ties 0-0 and
-# loses the tie-break (player 1 has more pieces on the board).
-END_WINS = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
-# The same seat with 4 light and a large tree on d4: only `collect d4` (19 points) then
-# `end` wins; ending at once or spending light first loses to player 1's 6 points.
-COLLECT_THEN_END = "2 - 18 5 1 0 - a4:1:2,b4:0:1,d4:0:3 4/1110/2220/- 20/2400/4432/- 0579"
-# The same seat with no light: `end` is its only move.
-ONLY_END = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 0/0000/4432/- 0/2200/4432/- 0579"
-
-
-def uniform(players):
-    """An evaluator with uniform priors and zero values, counting the rows it is shown."""
-
-    def evaluate(obs, mask):
-        evaluate.rows += len(obs)
-        evaluate.calls += 1
-        return np.zeros(mask.shape, np.float32), np.zeros((len(obs), players), np.float32)
-
-    evaluate.rows = evaluate.calls = 0
-    return evaluate
-
-
-def midgame(players=2, plies=60, seed=0):
-    game = Game(players=players)
-    agent = photocore.Agent("greedy", seed=seed)
-    while len(game.history) < plies:
-        game.play(agent.select(game))
-    return game
-
-
-def visits_by_move(visits):
-    return {str(Move(a)): int(visits[a]) for a in np.flatnonzero(visits)}
+from support import (COLLECT_THEN_END, END_WINS, ONLY_END, TURN, hashed, midgame, uniform,
+                     visits_by_move)
 
 
 # ---- known answers --------------------------------------------------------------------
@@ -300,26 +269,8 @@ def test_the_node_pool_is_bounded():
 
 # ---- transpositions ------------------------------------------------------------------------
 
-# Player 0 to move in round 5 with 20 light (tests/test_keys.py): two collects, a plant and
-# grows that commute, so the orders of a turn meet in the same positions again and again
-TURN = "2 - 5 4 0 0 - a4:0:3,c4:0:2,d4:0:3,f2:0:1,g4:1:1 20/2100/4430/- 0/2310/4432/- 0579"
-
-
-def hashed(players):
-    """A deterministic network whose answers depend on the position only (its observation):
-    the same position gets the same priors and values, by whatever path it is reached."""
-
-    def evaluate(obs, mask):
-        evaluate.rows += len(obs)
-        seeds = (obs * np.arange(1, obs.shape[1] + 1, dtype=np.float32)).sum(axis=1)
-        rng = [np.random.default_rng(int(abs(x) * 1000) % 2**32) for x in seeds]
-        logits = np.stack([r.normal(size=mask.shape[1]) for r in rng]).astype(np.float32)
-        values = np.stack([r.uniform(-1, 1, players) for r in rng]).astype(np.float32)
-        return logits, values
-
-    evaluate.rows = 0
-    return evaluate
-
+# TURN: player 0 to move in round 5 with 20 light, two collects, a plant and grows that
+# commute, so the orders of a turn meet in the same positions again and again
 
 def test_a_position_met_again_is_not_sent_to_the_network():
     game = Game.from_position(TURN)
@@ -526,6 +477,36 @@ def test_a_search_agent_takes_the_searchs_settings_without_noise():
                                             rollout_weight=0.5)
     with pytest.raises(ValueError, match="c_puct"):
         SearchAgent(uniform(2), c_puct=-1.0)        # Search checks them, at once
+
+
+def test_the_settings_are_one_value_passed_whole():
+    # Search, SearchAgent and DataSeries take one SearchSettings and give it back as
+    # .settings; their keywords of its fields' names change it, every field alike
+    # (SearchAgent and DataSeries lacked max_nodes while each retyped the fields)
+    from photocore.run.train_data import DataSeries
+    settings = SearchSettings(c_puct=2.0, max_nodes=4096, graph=True)
+    games = [midgame(seed=3)]
+    made = {"Search": lambda **k: photocore.Search(games, 40, 2, **k),
+            "SearchAgent": lambda **k: SearchAgent(uniform(2), **k),
+            "DataSeries": lambda **k: DataSeries(uniform(2), games=2, **k)}
+    for name, make in made.items():
+        assert make(settings=settings).settings == settings, name
+        changed = make(settings=settings, max_nodes=128, rollout_weight=0.5).settings
+        assert changed == SearchSettings(c_puct=2.0, max_nodes=128, graph=True,
+                                         rollout_weight=0.5), name
+        with pytest.raises(TypeError, match=f"{name}\\(\\) got an unexpected keyword "
+                                            "argument 'cpuct'"):
+            make(cpuct=2.0)
+        with pytest.raises(TypeError, match="settings must be a photocore.play.settings"):
+            make(settings={"c_puct": 2.0})
+    for cls in (photocore.Search, SearchAgent, DataSeries):      # no field typed again
+        assert not set(inspect.signature(cls).parameters) & set(SearchSettings().keywords())
+    whole = photocore.Search(games, 40, 2, settings).run(uniform(2))
+    assert (whole == photocore.Search(games, 40, 2, c_puct=2.0, max_nodes=4096,
+                                      graph=True).run(uniform(2))).all()
+    assert SearchAgent(uniform(2), max_nodes=128).settings.dirichlet_fraction == 0.0
+    with pytest.raises(ValueError, match="max_nodes must be from 2"):
+        SearchAgent(uniform(2), max_nodes=1)                # checked at once, as the others
 
 
 def test_importing_photocore_loads_no_search():

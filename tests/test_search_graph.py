@@ -4,12 +4,12 @@ and determinism (docs/searching.md, "The graph in Search")."""
 
 import numpy as np
 import pytest
-from test_search import COLLECT_THEN_END, TURN, hashed, midgame, uniform, visits_by_move
 
 import photocore
 from photocore import Game, Move
 from photocore.play.search import SearchAgent
 from photocore.play.settings import SearchSettings
+from support import COLLECT_THEN_END, TURN, hashed, midgame, uniform, visits_by_move
 
 # Player 0 moves last in the last round with 4 light while player 1 holds 14 points: every
 # line loses alike, so a search spreads over all of them and soon holds the whole rest of

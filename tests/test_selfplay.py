@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 import photocore
 from photocore.cli import main
-from photocore.run.driver import play
+from photocore.run.driver import batches
 from photocore.run.selfplay import Series
 
 RUN = ["--agents", "greedy,random", "--seed", "1", "--no-progress"]
@@ -98,7 +98,7 @@ def one_line_error(output):
 
 def test_the_rules_are_options_of_a_series_and_of_the_command(tmp_path):
     series = Series(4, agents=["greedy"], seed=2, options="fs")
-    recs = [json.loads(line) for batch in play(series, workers=0) for line in batch.result.lines]
+    recs = [json.loads(line) for batch in batches(series, workers=0) for line in batch.result.lines]
     assert all(rec["options"] == {"fourth_revolution": True, "shade_blocks": True}
                for rec in recs)
     by_flags, by_text = tmp_path / "flags.jsonl", tmp_path / "text.jsonl"

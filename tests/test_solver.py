@@ -10,47 +10,7 @@ import pytest
 
 import photocore
 from photocore import Game, Move
-from test_search import COLLECT_THEN_END, END_WINS, ONLY_END
-
-
-def seat_values(game):
-    """(return, margin) of every seat of a finished game: the margin over the best of the
-    others' scores."""
-    returns, scores = game.returns(), game.scores()
-    return tuple((returns[p], scores[p] - max(s for q, s in enumerate(scores) if q != p))
-                 for p in range(len(scores)))
-
-
-def preference(values, mover):
-    """What the mover ranks by (higher is better): their own (return, margin), then
-    against the next player in turn, then the one after (docs/searching.md)."""
-    n = len(values)
-    return (values[mover],) + tuple((-values[(mover + k) % n][0], -values[(mover + k) % n][1])
-                                    for k in range(1, n))
-
-
-def exhaustive(game, memo, budget):
-    """Every seat's (return, margin) under max^n (with two players, minimax: one seat's
-    gain is the other's loss): every legal move in every order, nothing pruned; None once
-    `budget` (a one-item list) of moves tried is spent."""
-    text = game.position()
-    if text in memo:
-        return memo[text]
-    mover = game.current_player
-    best = None
-    for move in game.legal_moves():
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        game.play(move)
-        value = seat_values(game) if game.is_over else exhaustive(game, memo, budget)
-        game.undo()
-        if value is None:
-            return None
-        if best is None or preference(value, mover) > preference(best, mover):
-            best = value
-    memo[text] = best
-    return best
+from support import COLLECT_THEN_END, END_WINS, ONLY_END, exhaustive, seat_values
 
 
 def end_positions(count, seed, budget=4000, players=2):
@@ -298,11 +258,11 @@ def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
     assert specs.parse("mcts:50?solve=0").label == "mcts:50"
     with pytest.raises(ValueError, match="solve"):
         specs.parse("mcts:50?solve=maybe").load()
-    once = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, 0, 7, 0, 4)
-    again = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, 0, 7, 0, 4)
+    once = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, None, 7, 0, 4)
+    again = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, None, 7, 0, 4)
     assert all((a == b).all() for a, b in zip(once, again))
     assert not all((a.shape == b.shape and (a == b).all()) for a, b in zip(
-        once, play_games([("mcts", 20), ("greedy", 1)], 2, 0, 7, 0, 4)))
+        once, play_games([("mcts", 20), ("greedy", 1)], 2, None, 7, 0, 4)))
 
 
 def test_a_search_agent_with_solve_plays_a_proven_win():

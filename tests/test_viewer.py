@@ -50,6 +50,18 @@ def test_page_is_self_contained(html_file):
     assert [p.name for p in html_file.parent.iterdir()] == ["game.html"]   # no temp left
 
 
+def test_the_pages_style_and_script_are_package_files_embedded_whole(html_file):
+    # as the served page's (serve/static/): files, not a string in viewer.py
+    import importlib.resources
+    pages = importlib.resources.files("photocore").joinpath("pages")
+    text = html_file.read_text()
+    script = pages.joinpath("replay.js").read_text(encoding="utf-8")
+    assert f"<script>\n{script}</script>" in text and "function show(k)" in script
+    style = pages.joinpath("replay.css").read_text(encoding="utf-8")
+    assert "#moves li.blunder .mark { color: ${blunder};" in style
+    assert f"#moves li.blunder .mark {{ color: {viewer.MARKS['blunder'][0]};" in text
+
+
 def test_page_embeds_every_position(html_file):
     data = re.search(r'<script type="application/json" id="data">(.*?)</script>',
                      html_file.read_text(), re.S).group(1)

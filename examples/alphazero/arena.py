@@ -28,7 +28,7 @@ def builtin_matches(agent="mcts:1000", opponent="mcts:100", games=400, players=2
     what a checkpoint's win rate is to be compared with. Returns {"games", "win_rate"}."""
     from photocore.play import play_games
     moves, offsets = play_games([parse_opponent(agent)] + [parse_opponent(opponent)]
-                                * (players - 1), players, 0, seed, 0, games)
+                                * (players - 1), players, None, seed, 0, games)
     share = []
     for i in range(games):
         game = photocore.Game(players)

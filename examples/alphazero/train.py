@@ -107,7 +107,7 @@ def greedy_rows(start, count, players, seed, scale):
     """Rows of `count` greedy-vs-greedy games: the greedy move one-hot, the game's returns
     and score margins from the player to move on. Forced moves are left out, as the search
     does."""
-    moves, offsets = play_games([("greedy", 1)] * players, players, 0, seed, start, count)
+    moves, offsets = play_games([("greedy", 0)] * players, players, None, seed, start, count)
     obs, masks, actions, values, margins = [], [], [], [], []
     for k in range(count):
         game = photocore.Game(players)

@@ -425,7 +425,7 @@ cdef int _action_of(move) except -1:
 cdef class Game:
     # the docstring up to "--" is the signature Python gives the class (inspect.signature,
     # help(), the site's reference), as for a built-in type
-    """Game(players=2, *, options=None)
+    """Game(players=2, options=None)
 --
 
     A game of Photosynthesis: its state, its history and the moves from it.
@@ -442,7 +442,7 @@ cdef class Game:
 
     The advanced rules are one Options value, or its text:
 
-    >>> Game(players=3, options=Options.parse("fs")).options == Game(3, options="fs").options
+    >>> Game(players=3, options=Options.parse("fs")).options == Game(3, "fs").options
     True
     """
     # C attributes and cdef methods: declared in _game.pxd
@@ -474,6 +474,15 @@ cdef class Game:
         cdef LegalMoves moves = LegalMoves.__new__(LegalMoves)
         moves.n = legal_actions(&self.st, moves.buf)
         return moves
+
+    def legal_actions(self):
+        """The legal moves as action ids, ascending: legal_moves().ids(), under OpenSpiel's
+        name for them (`state.legal_actions()`).
+
+        >>> Game().legal_actions()[:3] == Game().legal_moves().ids()[:3]
+        True
+        """
+        return self.legal_moves().ids()
 
     def is_legal(self, move):
         """True when `move` (a Move, id or text) may be played now: play(move) would succeed.
@@ -965,10 +974,6 @@ cdef class Game:
 
     # ---- deprecated in photocore 0.2, gone in 0.3 -----------------------------------
 
-    def legal_actions(self):
-        """Deprecated: legal_moves().ids()."""
-        warn("Game.legal_actions()", 1)
-        return self.legal_moves().ids()
 
     def legal_mask(self):
         """Deprecated: legal_moves().mask()."""

@@ -11,10 +11,12 @@ a loss -1 with two players), and each legal move it looks at for the player to m
 - `py:...` naming a `photocore.play.search.SearchAgent` (the AlphaZero checkpoint of
   examples/alphazero): `photocore.Search` at the root for the visits and the position's
   value, and over the positions after each legal move for the moves' values.
-- `py:...` (or an object) with `analyse(game) -> {move: value for the player to move}`.
+- `py:...` (or an object) with `analyze(game) -> {move: value for the player to move}`.
 
 In the code an engine of an analysis is a `Judge` (`judge(spec)` makes one; `MctsJudge`,
-`SearchJudge`, `AgentJudge`), apart from an engine program (`photocore.play.protocol.Engine`).
+`SearchJudge`, `AgentJudge`), apart from an engine program (`photocore.play.protocol.Engine`):
+its `evaluation(game, seed)` is its Evaluation of a position, as `evaluate(game)` gives
+one.
 
 A move's loss is the best move's value minus the played move's, for the mover, never
 below 0: in value units, and as a win probability (a value v of n players is a win
@@ -25,10 +27,10 @@ over their unforced moves of lichess's curve 103.1668 e^(-0.04354 d) - 3.1669 (d
 chance lost, in percent), clipped to 0..100.
 
 Where it is cheap (the last SOLVE_ROUNDS rounds, from the end back) and it finishes within
-a budget of positions (`solve=`, DEFAULT_SOLVE), the solver (photocore.solve) replaces the
-engine: the position's values and every move's are then exact, the mover's return under
-best play, and the ply is marked `exact`, its loss exact (`solved`; `solvable` says which
-games the solver takes).
+a budget of positions (`solve_nodes=`, DEFAULT_SOLVE_NODES), the solver (photocore.solve)
+replaces the engine: the position's values and every move's are then exact, the mover's
+return under best play, and the ply is marked `exact`, its loss exact (`exact_evaluation`;
+`solvable` says which games the solver takes).
 
 >>> from photocore import Game
 >>> game = Game()
@@ -67,11 +69,11 @@ DEFAULT_ENGINE = "mcts:1000"
 # a move with fewer visits is valued by the position it leads to, not by its own mean
 MIN_VISITS = 50
 LABELS = ("inaccuracy", "mistake", "blunder")
-# the positions the solver may visit in a position (`solve=`). Measured (docs/analysis.md,
-# "Exact moves"): 0.02 to 0.11 s more a 2-player game than mcts:1000's 0.3 s, for 7 exact
-# moves a game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at most 0.4 more for 2 to 4 times
-# the cost
-DEFAULT_SOLVE = 1_000_000
+# the positions the solver may visit in a position (`solve_nodes=`). Measured
+# (docs/analysis.md, "Exact moves"): 0.02 to 0.11 s more a 2-player game than mcts:1000's
+# 0.3 s, for 7 exact moves a game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at most 0.4
+# more for 2 to 4 times the cost
+DEFAULT_SOLVE_NODES = 1_000_000
 # the last rounds where the solver is tried: before them it seldom finishes
 SOLVE_ROUNDS = 2
 # the solver's clock, never reached: its positions alone stop a solve here, so that an
@@ -139,7 +141,7 @@ class Evaluation:
     """An engine's view of one position: `values` by player, the moves it valued (move
     text -> value for the player to move) and their `visits` (empty for an engine that
     does not count them), its `best` move and `principal` line. An `exact` one is the
-    solver's (`solved`): every legal move valued, and `margins` the mover's final score
+    solver's (`exact_evaluation`): every legal move valued, and `margins` the mover's final score
     margin under best play after each."""
 
     player: int
@@ -164,12 +166,12 @@ class Evaluation:
 
 @runtime_checkable
 class Judge(Protocol):
-    """Values positions: `evaluate(game, seed)` for a game still going on."""
+    """Values positions: `evaluation(game, seed)` of a game still going on."""
 
     @property
     def name(self) -> str: ...
 
-    def evaluate(self, game: Game, seed: int) -> Evaluation: ...
+    def evaluation(self, game: Game, seed: int) -> Evaluation: ...
 
 
 class MctsJudge:
@@ -187,7 +189,7 @@ class MctsJudge:
     def name(self) -> str:
         return Agent("mcts", 0, self.simulations, graph=self.graph).name
 
-    def evaluate(self, game: Game, seed: int) -> Evaluation:
+    def evaluation(self, game: Game, seed: int) -> Evaluation:
         stats = search_root(game, self.simulations, seed, self.exploration, self.graph)
         player = _to_move(game)
         texts = [str(Move(a)) for a in stats.actions]
@@ -198,30 +200,41 @@ class MctsJudge:
         return Evaluation(player, tuple(stats.root_values), moves, visits, best,
                           tuple(str(Move(a)) for a in stats.principal))
 
+    def evaluate(self, game: Game, seed: int) -> Evaluation:
+        """Deprecated: evaluation(game, seed)."""
+        compat.warn("Judge.evaluate(game, seed)")
+        return self.evaluation(game, seed)
+
 
 class SearchJudge:
-    """A network's PUCT search (photocore.Search; `evaluate(obs, mask) -> (logits,
-    values)` as docs/searching.md has it): `simulations` visits at the root give the visits,
-    the best move and the position's value; a search of simulations / (legal moves)
-    visits (at least 2) after each legal move gives that move's value."""
+    """A network's PUCT search (photocore.Search; the network `evaluate(obs, mask) ->
+    (logits, values)` as docs/searching.md has it): `simulations` visits at the root give
+    the visits, the best move and the position's value; a search of simulations / (legal
+    moves) visits (at least 2) after each legal move gives that move's value."""
 
     def __init__(self, evaluate: Evaluate, simulations: int, name: str = "search") -> None:
         if simulations < 2:
             raise ValueError(f"search engine: simulations must be at least 2, got {simulations}")
-        self.network, self.simulations, self.label = evaluate, simulations, name
+        self.evaluate, self.simulations, self.label = evaluate, simulations, name
 
     @property
     def name(self) -> str:
         return f"{self.label}:{self.simulations}"
 
-    def evaluate(self, game: Game, seed: int) -> Evaluation:
+    @property
+    def network(self) -> Evaluate:
+        """Deprecated: evaluate, the network."""
+        compat.warn("SearchJudge.network")
+        return self.evaluate
+
+    def evaluation(self, game: Game, seed: int) -> Evaluation:
         import numpy as np
 
         from photocore.play._search import Search
 
         player = _to_move(game)
         root = Search([game], simulations=self.simulations, seed=seed, dirichlet_fraction=0.0)
-        root.run(self.network)
+        root.run(self.evaluate)
         legal = game.legal_moves().ids()
         counts = root.visits()[0]
         visits = {str(Move(a)): int(counts[a]) for a in legal}
@@ -234,7 +247,7 @@ class SearchJudge:
             children.append(child)
         each = Search(children, simulations=max(2, self.simulations // len(legal)), seed=seed,
                       dirichlet_fraction=0.0)
-        each.run(self.network)
+        each.run(self.evaluate)
         child_values = each.root_values()
         moves = {str(Move(a)): float(child_values[i, player]) for i, a in enumerate(legal)}
         principal = []
@@ -251,24 +264,26 @@ class SearchJudge:
 
 
 class AgentJudge:
-    """A user's agent with `analyse(game) -> {move: value}` (a Move, an action id or move
-    text -> its value for the player to move, on the returns' scale). The position is
-    worth the best move's value to the mover; the others share the rest of the zero sum."""
+    """A user's agent with `analyze(game) -> {move: value}` (a Move, an action id or move
+    text -> its value for the player to move, on the returns' scale; `analyse`, its name
+    until photocore 0.2, with a warning). The position is worth the best move's value to
+    the mover; the others share the rest of the zero sum."""
 
     def __init__(self, agent: Any, name: str = "agent") -> None:
-        if not callable(getattr(agent, "analyse", None)):
+        analyze = compat.renamed_method(agent, "analyze", "an agent's analyse(game)")
+        if analyze is None:
             raise ValueError(f"engine {name!r}: {type(agent).__name__} has no "
-                             "analyse(game) method")
-        self.agent, self._name = agent, name
+                             "analyze(game) method")
+        self.agent, self._name, self._analyze = agent, name, analyze
 
     @property
     def name(self) -> str:
         return self._name
 
-    def evaluate(self, game: Game, seed: int) -> Evaluation:
-        answer = self.agent.analyse(game.copy())
+    def evaluation(self, game: Game, seed: int) -> Evaluation:
+        answer = self._analyze(game.copy())
         if not isinstance(answer, Mapping) or not answer:
-            raise ValueError(f"engine {self.name!r}: analyse() must return a non-empty "
+            raise ValueError(f"engine {self.name!r}: analyze() must return a non-empty "
                              f"dict {{move: value}}, got {answer!r:.80}")
         legal = game.legal_moves()
         moves: dict[str, float] = {}
@@ -276,9 +291,9 @@ class AgentJudge:
             try:
                 move = as_move(key)
             except Forfeit as e:
-                raise ValueError(f"engine {self.name!r}: analyse() {e.reason}") from None
+                raise ValueError(f"engine {self.name!r}: analyze() {e.reason}") from None
             if move not in legal:
-                raise ValueError(f"engine {self.name!r}: analyse() valued {move}, not a "
+                raise ValueError(f"engine {self.name!r}: analyze() valued {move}, not a "
                                  "legal move")
             if isinstance(value, bool) or not isinstance(value, int | float) \
                     or not math.isfinite(value):
@@ -291,14 +306,19 @@ class AgentJudge:
         values = tuple(moves[best] if p == player else share for p in range(game.players))
         return Evaluation(player, values, moves, {}, best, (best,))
 
+    def evaluate(self, game: Game, seed: int) -> Evaluation:
+        """Deprecated: evaluation(game, seed)."""
+        compat.warn("Judge.evaluate(game, seed)")
+        return self.evaluation(game, seed)
+
 
 _JUDGES: dict[tuple[str, int | None], Judge] = {}
 
 
 def judge(spec: "str | Judge | object", budget: int | None = None) -> Judge:
     """The engine of `spec` as a Judge: `mcts` or `mcts:N`, a `py:` agent spec
-    (docs/matches.md) whose class is a SearchAgent or has `analyse`, a Judge, or an object
-    with `analyse`. `budget` overrides the simulations of mcts and of a SearchAgent. Engines
+    (docs/matches.md) whose class is a SearchAgent or has `analyze`, a Judge, or an object
+    with `analyze`. `budget` overrides the simulations of mcts and of a SearchAgent. Engines
     made from text are kept for the process (a checkpoint loads once).
 
     >>> judge("mcts:300").name, judge("mcts", budget=80).name, judge("mcts:50?graph=1").name
@@ -316,7 +336,7 @@ def judge(spec: "str | Judge | object", budget: int | None = None) -> Judge:
             _JUDGES[key] = _judge_of_object(agent, budget, spec)
         else:
             raise ValueError(f"engine {spec!r} cannot evaluate positions: use mcts:N, or a "
-                             "py: agent that is a SearchAgent or has analyse(game)")
+                             "py: agent that is a SearchAgent or has analyze(game)")
     return _JUDGES[key]
 
 
@@ -326,12 +346,23 @@ def _judge_of_object(agent: object, budget: int | None, name: str) -> Judge:
     if isinstance(agent, SearchAgent):
         label = agent.name.rsplit(":", 1)[0]
         return SearchJudge(agent.evaluate, budget or agent.simulations, label)
-    if callable(getattr(agent, "analyse", None)):
+    if callable(getattr(agent, "analyze", None)) or callable(getattr(agent, "analyse", None)):
         return AgentJudge(agent, str(getattr(agent, "name", name)))
     if isinstance(agent, Judge):
         return agent
+    evaluation = compat.renamed_method(agent, "evaluation", "Judge.evaluate(game, seed)")
+    if evaluation is not None and hasattr(agent, "name"):
+        return _OldJudge(agent.name, evaluation)
     raise ValueError(f"engine {name!r} cannot evaluate positions: it is no SearchAgent and "
-                     "has no analyse(game) method")
+                     "has no analyze(game) method")
+
+
+@dataclass(frozen=True)
+class _OldJudge:
+    """A user's Judge of photocore 0.1, whose method was evaluate(game, seed)."""
+
+    name: str
+    evaluation: Any
 
 
 def position_seed(seed: int, game: int, ply: int) -> int:
@@ -350,16 +381,16 @@ def solvable(game: Game) -> bool:
     return not game.is_over
 
 
-def solved(game: Game, nodes: int | None = DEFAULT_SOLVE) -> Evaluation | None:
-    """`game`'s position solved, as an exact Evaluation: each move's value the mover's
-    return under best play after it (for two players its result, +1, 0 or -1), `margins`
-    their final score margin. None where the solver is not tried (`nodes` None, a game it
-    does not take, a round before the last SOLVE_ROUNDS: there it seldom finishes) or
-    where `nodes` positions did not finish it: never an estimate.
+def exact_evaluation(game: Game, nodes: int | None = DEFAULT_SOLVE_NODES) -> Evaluation | None:
+    """`game`'s position solved (photocore.solve), as an exact Evaluation: each move's
+    value the mover's return under best play after it (for two players its result, +1, 0
+    or -1), `margins` their final score margin. None where the solver is not tried
+    (`nodes` None, a game it does not take, a round before the last SOLVE_ROUNDS: there it
+    seldom finishes) or where `nodes` positions did not finish it: never an estimate.
 
     >>> game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
     ...                           "0/2200/4432/- 0579")
-    >>> exact = solved(game)
+    >>> exact = exact_evaluation(game)
     >>> exact.best, exact.moves["end"], exact.margins["end"], exact.values
     ('end', 1.0, 1, (1.0, -1.0))
     """
@@ -379,12 +410,12 @@ def solved(game: Game, nodes: int | None = DEFAULT_SOLVE) -> Evaluation | None:
 
 
 def _solve_budget(nodes: object) -> int | None:
-    """`solve=` checked: None (no solver) or the positions a solve may visit."""
+    """`solve_nodes=` checked: None (no solver) or the positions a solve may visit."""
     if nodes is None:
         return None
     if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
-        raise ValueError(f"solve: the positions the solver may visit must be a whole number "
-                         f"from 1 to 2**63 - 1 (None: no solver), got {nodes!r}")
+        raise ValueError(f"solve_nodes: the positions the solver may visit must be a whole "
+                         f"number from 1 to 2**63 - 1 (None: no solver), got {nodes!r}")
     return nodes
 
 
@@ -426,9 +457,10 @@ class PlyAnalysis:
 class GameAnalysis:
     """A game analysed: each move (`plies`), the values by player of every position
     (`values`: before each move, then the end), and each player's accuracy (None for a
-    player who made no unforced move). `solve`: the positions the solver might visit in a
-    position (None: not used). `positions` keeps each position's Evaluation (None for a
-    forced move) when the analysis was made here, not read from a record."""
+    player who made no unforced move). `solve_nodes`: the positions the solver might visit
+    in a position (None: not used; the record's field `solve`). `positions` keeps each
+    position's Evaluation (None for a forced move) when the analysis was made here, not
+    read from a record."""
 
     engine: str
     seed: int
@@ -436,12 +468,18 @@ class GameAnalysis:
     plies: tuple[PlyAnalysis, ...]
     values: tuple[tuple[float, ...], ...]
     accuracy: tuple[float | None, ...]
-    solve: int | None = None
+    solve_nodes: int | None = None
     positions: tuple[Evaluation | None, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def players(self) -> int:
         return len(self.accuracy)
+
+    @property
+    def solve(self) -> int | None:
+        """Deprecated: solve_nodes."""
+        compat.warn("GameAnalysis.solve")
+        return self.solve_nodes
 
     def mistakes(self, at_least: str = "inaccuracy") -> list[PlyAnalysis]:
         """The moves classed `at_least` that bad (an inaccuracy, a mistake or a blunder)."""
@@ -462,7 +500,7 @@ class GameAnalysis:
             "labels": [p.label for p in self.plies],
             "forced": [p.forced for p in self.plies],
             "accuracy": [None if a is None else round(a, 2) for a in self.accuracy],
-            "solve": self.solve,
+            "solve": self.solve_nodes,
             "exact": [p.exact for p in self.plies],
             "best_margin": [p.best_margin for p in self.plies],
             "played_margin": [p.played_margin for p in self.plies],
@@ -501,14 +539,17 @@ class GameAnalysis:
 def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE,
             budget: int | None = None, seed: int = 0,
             thresholds: Thresholds = THRESHOLDS, index: int = 0,
-            solve: int | None = DEFAULT_SOLVE) -> GameAnalysis:
+            solve_nodes: int | None = DEFAULT_SOLVE_NODES, **old: Any) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
     by `engine` (see judge()) with `budget`, as a GameAnalysis; by the solver instead
-    where it finishes within `solve` positions (see solved(); None: never). The same
-    seed (any integer, taken modulo 2**64: photocore.facts.check_seed; and `index`, the
-    game's number in a run) gives the same analysis.
+    where it finishes within `solve_nodes` positions (see exact_evaluation(); None:
+    never). The same seed (any integer, taken modulo 2**64: photocore.facts.check_seed;
+    and `index`, the game's number in a run) gives the same analysis. (`old`: `solve=`,
+    solve_nodes's name until photocore 0.2.)
     """
-    nodes = _solve_budget(solve)
+    if old:
+        solve_nodes = compat.renamed_keyword("photocore.analysis.analyze", old, solve_nodes)
+    nodes = _solve_budget(solve_nodes)
     seed = check_seed(seed)
     if isinstance(game, dict):
         game = from_record(game)
@@ -529,13 +570,13 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
     for k in reversed(range(len(every))):
         if every[k].is_over or len(every[k].legal_moves()) == 1:
             continue        # no move, or a forced one: worth what the next position is
-        found = solved(every[k], nodes)
+        found = exact_evaluation(every[k], nodes)
         if found is None:
             break
         exact[k] = found
 
     def look(k: int) -> Evaluation:
-        return exact.get(k) or judge.evaluate(every[k], position_seed(seed, index, k))
+        return exact.get(k) or judge.evaluation(every[k], position_seed(seed, index, k))
 
     # after the last move: the result, or (an unfinished game) the engine's view
     final = position.returns() if position.is_over else look(len(history)).values
@@ -547,11 +588,11 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
 def judged(games: Sequence[Game], history: Sequence[int],
            evaluations: Sequence[Evaluation | None], final: tuple[float, ...],
            engine_name: str, seed: int, thresholds: Thresholds = THRESHOLDS,
-           solve: int | None = None) -> GameAnalysis:
+           solve_nodes: int | None = None) -> GameAnalysis:
     """The analysis of the moves `history` played from `games` (the position before each)
     from the engine's (or the solver's) `evaluations` of them (None where the move was
-    forced) and the values of the position after the last move, `final`; `solve` the
-    solver's budget."""
+    forced) and the values of the position after the last move, `final`; `solve_nodes`
+    the solver's budget."""
     n = len(history)
     players = len(final)
     # a forced position is worth what the next is
@@ -581,7 +622,7 @@ def judged(games: Sequence[Game], history: Sequence[int],
     accuracy = tuple(_accuracy([p.win_loss for p in plies if p.player == q and not p.forced])
                      for q in range(players))
     return GameAnalysis(engine_name, seed, thresholds, tuple(plies), tuple(values), accuracy,
-                        solve, tuple(evaluations))
+                        solve_nodes, tuple(evaluations))
 
 
 def _accuracy(losses: Sequence[float]) -> float | None:
@@ -590,13 +631,16 @@ def _accuracy(losses: Sequence[float]) -> float | None:
 
 def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
              budget: int | None = None, seed: int = 0,
-             solve: int | None = DEFAULT_SOLVE) -> Evaluation:
+             solve_nodes: int | None = DEFAULT_SOLVE_NODES, **old: Any) -> Evaluation:
     """One position evaluated by `engine` (see judge()), as an Evaluation; by the solver
-    instead where it finishes within `solve` positions (see solved(); None: never); `seed`
-    as analyze's."""
+    instead where it finishes within `solve_nodes` positions (see exact_evaluation();
+    None: never); `seed` as analyze's. (`old`: `solve=`, solve_nodes's name until
+    photocore 0.2.)"""
+    if old:
+        solve_nodes = compat.renamed_keyword("photocore.analysis.evaluate", old, solve_nodes)
     judge = _as_judge(engine, budget)
     seed = check_seed(seed)
-    return solved(game, solve) or judge.evaluate(game, seed)
+    return exact_evaluation(game, solve_nodes) or judge.evaluation(game, seed)
 
 
 def _as_judge(spec: "str | Judge | object", budget: int | None) -> Judge:
@@ -693,5 +737,6 @@ def summarise(records: Iterable[Record]) -> dict[str, dict[str, float | int]]:
 # ---- moved -------------------------------------------------------------------------------
 
 def __getattr__(name: str) -> object:
-    # analyse, Engine, MctsEngine, ..., engine: renamed in 0.2 (compat.RENAMED)
+    # analyse, Engine, MctsEngine, ..., engine, solved, DEFAULT_SOLVE: renamed in 0.2
+    # (compat.RENAMED)
     return compat.moved(__name__, name)

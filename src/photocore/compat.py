@@ -13,8 +13,10 @@ Game.legal_mask() is deprecated since photocore 0.2: use Game.legal_moves().mask
 This module is the one place that knows what is deprecated and how the old spelling still
 works; the rest of the package only installs its hooks: a module's `__getattr__` asks
 `moved` (old attributes), the package root puts `MovedModules` on `sys.meta_path` (old
-modules), svg.py makes itself a `CallableModule` (a module that was a function), and the
-functions that took the rules as flags ask `game_options` and `option_attribute`.
+modules), svg.py makes itself a `CallableModule` (a module that was a function), the
+functions that took the rules as flags ask `game_options` and `option_attribute`, a
+function whose keyword was renamed asks `renamed_keyword`, and the package asks
+`renamed_method` for a user's method it calls by a new name.
 
 CHANGELOG.md lists the same names; tests/test_compat.py fails once the installed version
 reaches REMOVED while a shim is left.
@@ -29,7 +31,7 @@ import sys
 import types
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from photocore.facts import OPTION_RULES, Options
 
@@ -47,10 +49,11 @@ RENAMED: dict[str, str] = {
     "photocore.ray_backend": "photocore.run.ray_backend",
     "photocore.position": "photocore.notation",
     "photocore.serve.hints": "photocore.play.hints",
+    # statistics sit at the bottom of the package, below the players and runs that use them
+    "photocore.run.ratings": "photocore.stats",
     # the workloads of `photocore bench` are the command's, not the package's
     "photocore.speed": "photocore.cli.speed",
     # Game methods moved to the modules that build on the core
-    "Game.legal_actions()": "Game.legal_moves().ids()",
     "Game.legal_mask()": "Game.legal_moves().mask()",
     "Game.to_record()": "photocore.records.to_record(game, metadata)",
     "Game.from_record()": "photocore.records.from_record(rec, ply)",
@@ -76,6 +79,29 @@ RENAMED: dict[str, str] = {
     "photocore.env.Evaluation": "photocore.env.PolicyEvaluation",
     "photocore.env.evaluation.evaluate": "photocore.env.evaluation.evaluate_policy",
     "photocore.env.evaluation.Evaluation": "photocore.env.evaluation.PolicyEvaluation",
+    # "solve" is the exact solver, and an agent's bool (prove moves in the last round); a
+    # number of positions is named by its unit, nodes
+    "photocore.analysis.DEFAULT_SOLVE": "photocore.analysis.DEFAULT_SOLVE_NODES",
+    "photocore.analysis.analyze(solve=N)": "photocore.analysis.analyze(solve_nodes=N)",
+    "photocore.analysis.evaluate(solve=N)": "photocore.analysis.evaluate(solve_nodes=N)",
+    "GameAnalysis.solve": "GameAnalysis.solve_nodes",
+    "photocore.play._agents.SOLVE_BUDGET": "photocore.play._agents.SOLVE_NODES",
+    # the advanced rules are one value: an Options, or its text, in every options=
+    "photocore.play.play_games(options=flags)":
+        "photocore.play.play_games(options=Options.from_flags(flags)) (or the Options' text)",
+    # a position the solver settles is an exact evaluation; the set of solved positions
+    # that players are scored on is a ground truth (the solver itself: play/_solver)
+    "photocore.analysis.solved": "photocore.analysis.exact_evaluation",
+    "photocore.play.solved": "photocore.play.ground_truth",
+    # "evaluate" is the network a search calls (an attribute holding it is .evaluate): a
+    # judge's view of a position is its evaluation, and user agents analyze, as the command
+    "Judge.evaluate(game, seed)": "Judge.evaluation(game, seed)",
+    "SearchJudge.network": "SearchJudge.evaluate",
+    "an agent's analyse(game)": "an agent's analyze(game)",
+    # `play` is the agents' package and a person's command: the driver's batches are batches
+    "photocore.run.driver.play": "photocore.run.driver.batches",
+    # an opponent played in Python is what a py: spec makes: one protocol
+    "photocore.env.gym.Opponent": "photocore.play.specs.PythonAgent",
     # a built-in agent is a Player itself: specs.load() gives the Agent
     "photocore.play.specs.BuiltinPlayer":
         "photocore.Agent (BuiltinPlayer(kind, n) is Agent(kind, simulations=n))",
@@ -99,29 +125,31 @@ def warn(old: str, stacklevel: int = 2) -> None:
     warnings.warn(message(old), DeprecationWarning, stacklevel=stacklevel + 1)
 
 
-def moved(module: str, name: str) -> Any:
+def moved(module: str, name: str, compiled: bool = False) -> Any:
     """The attribute `name` of `module` where it moved to (a module's `__getattr__` calls
-    this), with a warning: `module.name` a row of RENAMED whose new spelling is a module
-    and a name (or a module), or one of STAND_INS. The new module is imported only now, by
-    its name in the table, so a module never imports the one its old names moved to.
-    AttributeError for any other name."""
+    this; `compiled`: a compiled module's, which has no frame), with a warning:
+    `module.name` a row of RENAMED whose new spelling is a module and a name (or a
+    module), or one of STAND_INS. The new module is imported only now, by its name in the
+    table, so a module never imports the one its old names moved to. AttributeError for
+    any other name."""
     old = f"{module}.{name}"
     if old not in RENAMED:
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
-    if not _asked_by_import():
-        warn(old, stacklevel=3)     # the line that named the old attribute
+    frames = 1 if compiled else 2   # between moved and the line that named the attribute
+    if not _asked_by_import(frames + 1):
+        warn(old, stacklevel=frames + 1)
     if old in STAND_INS:
         return STAND_INS[old]
     return _resolve(RENAMED[old])
 
 
-def _asked_by_import() -> bool:
-    """Whether the import system asks for the attribute (the caller of a module's
-    `__getattr__`): `from package import name` first asks hasattr(package, name), then
-    takes the name, and only the taking warns, once per line as for a module."""
+def _asked_by_import(depth: int) -> bool:
+    """Whether the import system asks for the attribute (the code `depth` frames above
+    this one): `from package import name` first asks hasattr(package, name), then takes
+    the name, and only the taking warns, once per line as for a module."""
     try:
-        code = sys._getframe(3).f_code  # moved's caller's caller (hasattr has no frame)
-    except ValueError:                  # asked from C, with no Python frame above
+        code = sys._getframe(depth).f_code  # (hasattr has no frame)
+    except ValueError:                      # asked from C, with no Python frame above
         return False
     return code.co_name == "_handle_fromlist" and code.co_filename.startswith("<frozen")
 
@@ -192,11 +220,48 @@ class CallableModule(types.ModuleType):
         return _resolve(RENAMED[old].partition("(")[0])(*args, **kwargs)
 
 
+def renamed_keyword(where: str, keywords: dict[str, Any], value: Any) -> Any:
+    """`value`, or the value of a keyword argument of `where` given by its old name: the
+    **keywords of a call whose old keywords are rows of RENAMED, `where(old=N)`; with a
+    warning. TypeError for any other keyword, as Python says it."""
+    rows = {row[len(where) + 1:].partition("=")[0]: row
+            for row in RENAMED if row.startswith(f"{where}(")}
+    for name in keywords:
+        if name not in rows:
+            raise TypeError(f"{where.rpartition('.')[2]}() got an unexpected keyword argument "
+                            f"{name!r}")
+    for name, given in keywords.items():
+        warn(rows[name], stacklevel=3)      # the caller of where
+        value = given
+    return value
+
+
+def renamed_method(obj: object, new: str, old: str) -> Callable[..., Any] | None:
+    """The method `new` of a user's object that the package calls, or its method of the
+    old name, RENAMED's row `old` (`"an agent's analyse(game)"`: the word before the
+    parenthesis), with a warning; None if it has neither."""
+    found: Callable[..., Any] | None = getattr(obj, new, None)
+    if callable(found):
+        return found
+    found = cast(Callable[..., Any] | None,
+                 getattr(obj, old.partition("(")[0].rpartition(" ")[2].rpartition(".")[2], None))
+    if not callable(found):
+        return None
+    warn(old, stacklevel=3)                 # the caller of the function that looks
+    return found
+
+
 def game_options(options: Options | str | None, flags: tuple[object, ...],
                  keywords: dict[str, object], where: str) -> Options:
     """The options of a call to `where` that takes `options=` and, until REMOVED, the old
     flag arguments: `flags` as given after the player count, `keywords` by rule name.
-    Warns for each flag argument given; TypeError for unknown keywords or for both forms."""
+    Warns for each flag argument given; TypeError for unknown keywords or for both forms.
+    An Options or its text where the flags begin is the options, given by position
+    (`Game(2, "fs")`), as a user reaches for it: no flag, no warning."""
+    if len(flags) == 1 and isinstance(flags[0], Options | str):
+        if options is not None:
+            raise TypeError(f"{where}() got multiple values for argument 'options'")
+        options, flags = flags[0], ()
     if not flags and not keywords:
         return Options.coerce(options)
     unknown = sorted(set(keywords) - set(Options._fields))

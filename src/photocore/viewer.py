@@ -13,6 +13,7 @@ viewer marks a tablebase's.
 """
 
 import html
+import importlib.resources
 import json
 import string
 from collections.abc import Sequence
@@ -36,6 +37,14 @@ BETTER = "#00995c"          # the engine's better move, outlined on the board
 EXACT = "#2a6fdb"           # a move the solver valued: its mark in the list and on the chart
 # a result of two players in words (Game.returns() for the mover)
 OUTCOMES = {1.0: "wins", 0.0: "shares the win", -1.0: "loses"}
+
+# the page, its style (the classes' colours left to fill in) and its script: package files
+# (photocore/pages/), as the served page's are (photocore/serve/static/), embedded whole in
+# every page written
+_PAGES = importlib.resources.files("photocore").joinpath("pages")
+PAGE, STYLE = (string.Template(_PAGES.joinpath(f"replay.{kind}").read_text(encoding="utf-8"))
+               for kind in ("html", "css"))
+SCRIPT = _PAGES.joinpath("replay.js").read_text(encoding="utf-8")
 
 
 class _Frame(TypedDict):
@@ -89,8 +98,9 @@ def page(rec: Record) -> str:
         light_chart=_chart("light", [f["light"] for f in frames], players, top=LIGHT_CAP),
         result=_result(games[-1], agents),
         data=data,
-        exact=EXACT,
-        **{label: colour for label, (colour, _) in MARKS.items()},
+        style=STYLE.substitute(exact=EXACT, **{label: colour
+                                               for label, (colour, _) in MARKS.items()}),
+        script=SCRIPT,
     )
 
 
@@ -295,145 +305,3 @@ def _result(final: Game, agents: Sequence[str]) -> str:
         f'{star.get(p, "")}</li>'
         for p in range(final.players))
     return f"<strong>Final result: {winners_text(winners)}</strong><ul>{rows}</ul>"
-
-
-PAGE = string.Template("""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>$title</title>
-<style>
-body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; margin: 16px; color: #222;
-       background: #fbfaf5; }
-h1 { font-size: 18px; margin: 0 0 10px; }
-#main { display: flex; gap: 18px; align-items: flex-start; flex-wrap: wrap; }
-#main > div:first-child { flex: 1 1 420px; min-width: 0; max-width: max-content; }
-#board svg { max-width: 100%; height: auto; display: block; }
-#controls { display: flex; gap: 6px; align-items: center; margin: 8px 0; }
-#controls button { font-size: 16px; min-width: 38px; }
-#slider { flex: 1; }
-#ply { font-size: 14px; margin-bottom: 6px; }
-#side { display: flex; flex-direction: column; gap: 10px; flex: 0 0 370px; }
-#charts svg { display: block; }
-#moves { list-style: none; margin: 0; padding: 0; height: 480px; overflow-y: auto;
-         flex: 0 0 200px; border: 1px solid #ccc; background: #fff; font-size: 14px; }
-#moves li.move { padding: 2px 8px; cursor: pointer; }
-#moves li.move:hover { background: #f0ece0; }
-#moves li.round { padding: 4px 8px 1px; color: #777; font-size: 12px; }
-#moves li.current { background: #e6007e; color: #fff; }
-.dot { display: inline-block; width: 10px; height: 10px; border-radius: 5px;
-       margin-right: 6px; }
-table { border-collapse: collapse; font-size: 14px; }
-td, th { padding: 2px 8px; text-align: left; }
-#result { font-size: 14px; }
-#result ul { margin: 4px 0; padding-left: 18px; }
-#accuracy { font-size: 14px; margin: -4px 0 8px; }
-#eval-chart { display: block; cursor: pointer; max-width: 100%; height: auto; }
-#verdict { font-size: 13px; min-height: 1.3em; }
-#moves li.inaccuracy .mark { color: ${inaccuracy}; font-weight: bold; }
-#moves li.mistake .mark { color: ${mistake}; font-weight: bold; }
-#moves li.blunder .mark { color: ${blunder}; font-weight: bold; }
-#moves li.current .mark { color: #fff; }
-#moves .exact { font-size: 10px; color: ${exact}; border: 1px solid ${exact};
-                border-radius: 3px; padding: 0 2px; vertical-align: 1px; }
-#moves li.current .exact { color: #fff; border-color: #fff; }
-</style>
-</head>
-<body>
-<h1>$title</h1>
-$accuracy
-<div id="main">
- <div>
-  <div id="ply"></div>
-  <div id="board" data-ply="0"></div>
-  <div id="controls">
-   <button id="first" title="first position (Home)">|&#x25C0;</button>
-   <button id="prev" title="previous move (left arrow)">&#x25C0;</button>
-   <input id="slider" type="range" min="0" max="$last" value="0" aria-label="ply">
-   <button id="next" title="next move (right arrow)">&#x25B6;</button>
-   <button id="last" title="last position (End)">&#x25B6;|</button>
-  </div>
-$evaluation
- </div>
- <ol id="moves">
-$moves
- </ol>
- <div id="side">
-  <div id="scores">$scores</div>
-  <div id="charts">$score_chart$light_chart</div>
-  <div id="result">$result</div>
- </div>
-</div>
-<script type="application/json" id="data">$data</script>
-<script>
-"use strict";
-const data = JSON.parse(document.getElementById("data").textContent);
-const frames = data.frames;
-const last = frames.length - 1;
-const board = document.getElementById("board");
-const slider = document.getElementById("slider");
-const moves = document.getElementById("moves");
-let ply = 0;
-
-function show(k) {
-  ply = Math.max(0, Math.min(last, k));
-  const frame = frames[ply];
-  board.innerHTML = frame.board.map((i) => data.lines[i]).join("\\n");
-  board.dataset.ply = ply;
-  slider.value = ply;
-  document.getElementById("ply").textContent = frame.status;
-  for (const item of moves.querySelectorAll("li.current")) item.classList.remove("current");
-  const item = moves.querySelector('li[data-ply="' + ply + '"]');
-  item.classList.add("current");
-  const top = item.offsetTop - moves.offsetTop;
-  if (top < moves.scrollTop || top + item.offsetHeight > moves.scrollTop + moves.clientHeight) {
-    moves.scrollTop = top - moves.clientHeight / 2;
-  }
-  for (const row of document.querySelectorAll("#scores tr[data-player]")) {
-    const p = Number(row.dataset.player);
-    row.querySelector(".score").textContent = frame.scores[p];
-    row.querySelector(".light").textContent = frame.light[p];
-  }
-  const verdict = document.getElementById("verdict");
-  if (verdict) verdict.textContent = frame.note || "";
-  for (const cursor of document.querySelectorAll("svg.chart line.cursor")) {
-    const x = Number(cursor.dataset.x0) + Number(cursor.dataset.step) * ply;
-    cursor.setAttribute("x1", x);
-    cursor.setAttribute("x2", x);
-  }
-}
-
-slider.addEventListener("input", () => show(Number(slider.value)));
-document.getElementById("first").addEventListener("click", () => show(0));
-document.getElementById("prev").addEventListener("click", () => show(ply - 1));
-document.getElementById("next").addEventListener("click", () => show(ply + 1));
-document.getElementById("last").addEventListener("click", () => show(last));
-moves.addEventListener("click", (event) => {
-  const item = event.target.closest("li[data-ply]");
-  if (item) show(Number(item.dataset.ply));
-});
-const evaluation = document.getElementById("eval-chart");
-if (evaluation) {
-  evaluation.addEventListener("click", (event) => {
-    const mark = event.target.closest("[data-ply]");
-    if (mark) return show(Number(mark.dataset.ply));
-    // the click's x in the chart's own units: the ply under it
-    const cursor = evaluation.querySelector("line.cursor");
-    const box = evaluation.getBoundingClientRect();
-    const x = (event.clientX - box.left) * evaluation.viewBox.baseVal.width / box.width;
-    show(Math.round((x - Number(cursor.dataset.x0)) / Number(cursor.dataset.step)));
-  });
-}
-document.addEventListener("keydown", (event) => {
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
-  // handled here even on the focused slider, so one key press is always one move
-  const step = {ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: last}[event.key];
-  if (step === undefined) return;
-  event.preventDefault();
-  show(step);
-});
-show(0);
-</script>
-</body>
-</html>
-""")

@@ -63,7 +63,7 @@ class AnalysisRun:
 
     def __init__(self, path: str, engine: str, budget: int | None = None, seed: int = 0,
                  thresholds: analysis.Thresholds = analysis.THRESHOLDS,
-                 solve: int | None = analysis.DEFAULT_SOLVE) -> None:
+                 solve: int | None = analysis.DEFAULT_SOLVE_NODES) -> None:
         self.path, self.spec, self.budget, self.seed = path, engine, budget, seed
         self.thresholds, self.solve = thresholds, solve
         self.engine_name = analysis.judge(engine, budget).name     # fails early
@@ -94,7 +94,7 @@ class AnalysisRun:
         lines, positions = [], 0
         for index, rec in enumerate(self._read(start, count), start):
             result = analysis.analyze(rec, judge, seed=self.seed, thresholds=self.thresholds,
-                                      index=index, solve=self.solve)
+                                      index=index, solve_nodes=self.solve)
             positions += len(result.plies)
             lines.append(record_line(analysis.with_analysis(rec, result)))
         return AnalysisBatch(lines, positions)
@@ -147,7 +147,7 @@ def _line_starts(path: str) -> list[int]:
               help="The engine: mcts:N (UCT, N playouts a position), or a py: agent spec "
                    "whose class is a SearchAgent (the AlphaZero checkpoint: "
                    "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) or has "
-                   "analyse(game).")
+                   "analyze(game).")
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
               help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
                    ".analysed before its suffix]")
@@ -160,7 +160,7 @@ def _line_starts(path: str) -> list[int]:
               help="Where the solver finishes a position within NODES positions (two "
                    "players, the last two rounds, from the end back), its exact values "
                    "stand for the engine's.  [default: "
-                   f"{analysis.DEFAULT_SOLVE:,}]")
+                   f"{analysis.DEFAULT_SOLVE_NODES:,}]")
 @click.option("--no-solve", is_flag=True, help="The engine alone: no solver.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run: keep the games already in --out.")
@@ -194,7 +194,7 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
     check_backend(backend)
     if no_solve and solve is not None:
         raise click.UsageError("--solve NODES or --no-solve: not both")
-    nodes = None if no_solve else solve or analysis.DEFAULT_SOLVE
+    nodes = None if no_solve else solve or analysis.DEFAULT_SOLVE_NODES
     if not serve and allow is not None:
         raise click.UsageError("--allow names the engines queries may choose: only with --serve")
     if serve:
@@ -283,10 +283,10 @@ class QueryError(ValueError):
 
 
 def answer(query: object, engines: Allowed, engine: str, seed: int,
-           solve: int | None = analysis.DEFAULT_SOLVE) -> dict[str, Any]:
+           solve: int | None = analysis.DEFAULT_SOLVE_NODES) -> dict[str, Any]:
     """The answer to one query (a parsed JSON object, see docs/analysis.md): by `engine`
     unless it names another of `engines`, the only ones a query may choose; exact, by the
-    solver, where it finishes within `solve` positions (analysis.solved)."""
+    solver, where it finishes within `solve` positions (analysis.exact_evaluation)."""
     if not isinstance(query, dict):
         raise QueryError(f"a query is a JSON object, not {type(query).__name__}")
     unknown = set(query) - {"id", "position", "moves", "engine", "visits", "seed"}
@@ -307,7 +307,7 @@ def answer(query: object, engines: Allowed, engine: str, seed: int,
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
     judge = analysis.judge(chosen.text, visits)
-    evaluation = analysis.solved(game, solve) or judge.evaluate(game, query_seed)
+    evaluation = analysis.exact_evaluation(game, solve) or judge.evaluation(game, query_seed)
     return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
 
 
@@ -331,7 +331,7 @@ def _game(query: dict[str, Any]) -> Game:
 
 def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, workers: int,
                   seed: int, engines: Allowed | None = None,
-                  solve: int | None = analysis.DEFAULT_SOLVE) -> None:
+                  solve: int | None = analysis.DEFAULT_SOLVE_NODES) -> None:
     """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
     (out of order), `workers` at a time, by `engine` or another of `engines` (default:
     `engine` alone, built-ins up to MAX_QUERY_VISITS), or exactly by the solver where it

@@ -28,7 +28,7 @@ from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISE
 from photocore.records import Record
 from photocore.run.driver import drive
 from photocore.run.match import Match, MatchBatch, Outcome, Standings, outcome_of
-from photocore.run.ratings import SPRT, Estimate
+from photocore.stats import SPRT, Estimate
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",

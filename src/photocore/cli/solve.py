@@ -9,7 +9,7 @@ from photocore import records
 from photocore._game import Game
 from photocore.cli.options import SEED, SEED_HELP, FiniteRange
 from photocore.errors import InvalidPositionError, RecordError
-from photocore.play import _solver, solved, specs
+from photocore.play import _solver, ground_truth, specs
 from photocore.play._solver import (
     DEFAULT_MEMORY,
     DEFAULT_NODES,
@@ -100,8 +100,8 @@ def _memory(mib: int) -> int:
 def _score(source: str, spec: str, count: int | None, seed: int, as_json: bool) -> None:
     try:
         parsed = specs.parse(spec)
-        chosen = solved.read(source)[:count]
-        result = solved.score(parsed, chosen, seed)
+        chosen = ground_truth.read(source)[:count]
+        result = ground_truth.score(parsed, chosen, seed)
     except OSError as e:
         raise click.ClickException(f"{source}: {e.strerror or e}") from None
     except (RecordError, ValueError) as e:

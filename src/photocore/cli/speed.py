@@ -23,7 +23,7 @@ from photocore.env._vec import VecGame
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, OPTIONS, PLAYERS, VERSION, Options
 from photocore.play._agents import Agent, play_games
 from photocore.records import read_games
-from photocore.run.driver import play
+from photocore.run.driver import batches
 from photocore.run.selfplay import Series
 
 T = TypeVar("T")
@@ -94,7 +94,7 @@ class Playouts(Workload[Totals]):
         """Games start .. start + count - 1 of the run (play_games draws the same seeded
         games), replayed move by move through Game.play, which checks every move."""
         ids, offsets = play_games([("random", 1)] * self.players, self.players,
-                                  self.options.flags, self.seed, start, count)
+                                  self.options, self.seed, start, count)
         games = [Game(self.players, options=self.options) for _ in range(count)]
         for k, game in enumerate(games):
             for action in ids[offsets[k]:offsets[k + 1]].tolist():
@@ -252,7 +252,7 @@ class SelfPlay(Workload[tuple[int, int, int]]):
     def __init__(self, games: int, workers: int, players: int = 2, seed: int = 6) -> None:
         self.series, self.workers = Series(games, players, ["random"], seed), workers
         self.name = f"selfplay/{workers}_worker{'s' * (workers > 1)}"
-        self.describe = (f"selfplay.Series + driver.play: {games:,} {players}-player games "
+        self.describe = (f"selfplay.Series + driver.batches: {games:,} {players}-player games "
                          f"of random agents as record lines, {workers} worker "
                          f"process{'es' * (workers > 1)} (their start included)")
 
@@ -262,7 +262,7 @@ class SelfPlay(Workload[tuple[int, int, int]]):
 
     def run(self) -> tuple[int, int, int]:
         games = moves = crc = 0
-        for batch in play(self.series, workers=self.workers):
+        for batch in batches(self.series, workers=self.workers):
             lines, tally = batch.result
             games, moves = games + len(lines), moves + tally.moves
             crc = zlib.crc32(b"".join(lines), crc)

@@ -21,7 +21,7 @@ from photocore.compat import game_options
 from photocore.facts import Options
 from photocore.notation import MOVE_TEXTS
 from photocore.play._agents import BUILTIN_AGENTS
-from photocore.play.specs import BUILTIN_FORMS
+from photocore.play.specs import BUILTIN_FORMS, per_seat
 from photocore.play.specs import parse as parse_spec
 
 ctypedef struct Batch:
@@ -136,13 +136,8 @@ cdef class VecGame:
     cdef tuple _set_opponents(self, opponents):
         if opponents is None:
             return ()
-        specs = ([opponents] * (self.players - 1) if isinstance(opponents, str)
-                 else list(opponents) if isinstance(opponents, (list, tuple)) else None)
-        if specs is None or len(specs) != self.players - 1:
-            raise ValueError(f"opponents must be an agent spec or a list of {self.players - 1} "
-                             f"(one per other seat), got {opponents!r}")
         names = []
-        for k, spec in enumerate(specs):
+        for k, spec in enumerate(per_seat(opponents, self.players)):
             if not isinstance(spec, str):
                 raise ValueError(f"opponents: VecGame plays the built-in agents in C and takes "
                                  f"their specs ({', '.join(BUILTIN_FORMS)}), got {spec!r}")

@@ -32,7 +32,7 @@ from photocore.errors import IllegalMoveError
 from photocore.facts import Options, check_seed
 from photocore.play import specs
 from photocore.play.player import Forfeit, Player
-from photocore.run.ratings import wilson
+from photocore.stats import wilson
 
 __all__ = ["Model", "Policy", "PolicyEvaluation", "evaluate_policy"]
 
@@ -124,7 +124,7 @@ def evaluate_policy(policy: Policy | Model,
     if seat != "random" and (isinstance(seat, bool) or seat not in range(players)):
         raise ValueError(f"seat must be a player from 0 to {players - 1} or 'random', "
                          f"got {seat!r}")
-    seats = _per_seat(opponents, players)
+    seats = specs.per_seat(opponents, players)
     built_in = all(isinstance(s, str) and specs.parse(s).builtin for s in seats)
     if built_in:
         tally, label = _in_c(choose, [str(s) for s in seats], games, players, seat, rules,
@@ -152,15 +152,6 @@ def _chooser(policy: Policy | Model, deterministic: bool) -> Policy:
         return policy
     raise TypeError(f"policy must be a function (obs, mask) -> actions or a model with "
                     f"predict(), got {type(policy).__name__}")
-
-
-def _per_seat(opponents: object, players: int) -> list[object]:
-    if isinstance(opponents, (list, tuple)):
-        if len(opponents) != players - 1:
-            raise ValueError(f"opponents must be an agent spec, an agent, or a list of "
-                             f"{players - 1} (one per other seat), got {opponents!r}")
-        return list(opponents)
-    return [opponents] * (players - 1)
 
 
 def _outcome(value: float, players: int) -> str:
@@ -217,7 +208,7 @@ def _in_c(choose: Policy, opponents: list[str], games: int, players: int,
 def _in_python(choose: Policy, opponents: list[object], games: int, players: int,
                seat: int | Literal["random"], rules: Options, seed: int,
                ) -> tuple[dict[str, int], str]:
-    made = [specs.parse(o).load() if isinstance(o, str) else None for o in opponents]
+    made = [specs.load(o) if isinstance(o, str) else None for o in opponents]
     seated = [m if m is not None else _player(o) for m, o in zip(made, opponents)]
     tally = dict.fromkeys(("wins", "ties", "losses", "illegal", "forfeits"), 0)
     try:

@@ -16,8 +16,8 @@ VecGame's C array with the opponents' moves inside the step (`gymnasium.make_vec
 docs/rl.md has the details: observations, masks, rewards, shaping, seeding, autoreset.
 """
 
-from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol, SupportsIndex, SupportsInt
+from collections.abc import Sequence
+from typing import Any, Literal, SupportsInt
 
 import gymnasium
 import numpy as np
@@ -26,12 +26,15 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from photocore._game import Game, Move
+from photocore import compat
+from photocore._game import Game
 from photocore.compat import game_options
 from photocore.env._vec import VecGame, draw_below, stream_seed
 from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, OBSERVATION_SIZE, Options, check_seed
 from photocore.play import specs
 from photocore.play._agents import Agent
+from photocore.play.player import Player
+from photocore.play.specs import PythonAgent
 
 ENV_ID = "photocore/Photosynthesis-v0"
 
@@ -43,38 +46,15 @@ OBSERVATION_SPACE = spaces.Box(0.0, np.array(OBSERVATION_HIGH, np.float32), dtyp
 Observation = npt.NDArray[np.float32]
 
 
-class Opponent(Protocol):
-    """An opponent played in Python: a `photocore.Agent`, a player, your own agent."""
-
-    def select(self, game: Game, /) -> Move | SupportsIndex | str: ...
-
-
 def opponent_seed(seed: int, k: int) -> int:
     """The seed of opponent k's `photocore.Agent` in an environment reset with `seed`."""
     return stream_seed(seed, k + 1)
 
 
-def _per_seat(opponents: object, players: int,
-              is_agent: Callable[[object], bool]) -> list[Any]:
-    """The opponents as a list of players - 1, one per other seat (the k-th player after
-    the learner); one spec or agent stands for all."""
-    if isinstance(opponents, str) or is_agent(opponents):
-        return [opponents] * (players - 1)
-    if isinstance(opponents, (list, tuple)) and len(opponents) == players - 1:
-        return list(opponents)
-    raise ValueError(f"opponents must be an agent spec, an agent, or a list of {players - 1} "
-                     f"(one per other seat), got {opponents!r}")
-
-
-def _agent(spec: str, seed: int) -> Opponent:
-    """The agent an opponent's spec names, seeded: the one place that turns spec text into
-    an agent. Built-in specs (`random`, `greedy`, `mcts:N`) give a C `photocore.Agent`;
-    `py:` and `cmd:` specs (photocore.play.specs) a player reset with `seed`."""
-    parsed = specs.parse(spec)
-    if parsed.builtin:
-        kind, simulations, graph, solve = parsed.settings
-        return Agent(kind, seed, simulations, graph=graph, solve=solve)
-    player = parsed.load()
+def _agent(spec: str, seed: int) -> Player:
+    """The player an opponent's spec loads into (photocore.play.specs: a C
+    `photocore.Agent` for a built-in spec), reset with `seed`."""
+    player = specs.load(spec)
     player.reset(seed)
     return player
 
@@ -100,8 +80,9 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
-    def __init__(self, players: int = 2, opponents: str | Opponent | Sequence[str | Opponent]
-                 = "greedy", seat: int | Literal["random"] = "random",
+    def __init__(self, players: int = 2,
+                 opponents: str | PythonAgent | Sequence[str | PythonAgent] = "greedy",
+                 seat: int | Literal["random"] = "random",
                  options: Options | str | None = None, shaping: float = 0.0,
                  illegal: Literal["forfeit", "raise"] = "forfeit",
                  render_mode: Literal["ansi", "human"] | None = None,
@@ -110,7 +91,7 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         self.options = game_options(options, (), flags, "PhotosynthesisEnv")
         self.config = Game(players, options=self.options)       # checks the player count
         self.players: int = self.config.players
-        self.opponents = _per_seat(opponents, self.players, lambda o: hasattr(o, "select"))
+        self.opponents = specs.per_seat(opponents, self.players)
         for spec in self.opponents:
             if isinstance(spec, str):
                 _agent(spec, 0)                # checks the spec
@@ -133,7 +114,7 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         self.observation_space = OBSERVATION_SPACE
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         # who plays each opponent slot, from the first reset
-        self.agents: list[Opponent] | None = None
+        self.agents: list[PythonAgent] | None = None
         self.game = self.config.copy(history=False)     # a game from the first reset on
         self.seat: int | None = None
         self._seat_stream = 0
@@ -270,8 +251,7 @@ class PhotosynthesisVectorEnv(
                  **flags: object) -> None:
         # flags: the options' flag keywords of photocore 0.1 (deprecated)
         self.options = game_options(options, (), flags, "PhotosynthesisVectorEnv")
-        opponent_specs = _per_seat(opponents, Game(players).players, lambda o: not isinstance(
-            o, (str, list, tuple)))
+        opponent_specs = specs.per_seat(opponents, Game(players).players)
         for spec in opponent_specs:
             if not isinstance(spec, str):
                 raise ValueError(
@@ -385,3 +365,10 @@ class PhotosynthesisVectorEnv(
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(ENV_ID, entry_point="photocore.env.gym:PhotosynthesisEnv",
                        vector_entry_point="photocore.env.gym:PhotosynthesisVectorEnv")
+
+
+# ---- moved -------------------------------------------------------------------------------
+
+def __getattr__(name: str) -> object:
+    # Opponent, specs.PythonAgent's protocol written twice until 0.2 (compat.RENAMED)
+    return compat.moved(__name__, name)

@@ -1,10 +1,12 @@
 # Types of the compiled module _agents.pyx (the C API is _agents.pxd).
+from collections.abc import Iterable, Sequence
 from typing import SupportsIndex
 
 import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game, Move
+from photocore.facts import Options
 from photocore.play.player import Player
 from photocore.play.results import BuiltinAgent as BuiltinAgent
 from photocore.play.results import RootStats as RootStats
@@ -13,14 +15,14 @@ BUILTIN_AGENTS: dict[str, BuiltinAgent]
 DEFAULT_SIMULATIONS: int
 DEFAULT_GRAPH: bool
 DEFAULT_SOLVE: bool
-SOLVE_BUDGET: int
+SOLVE_NODES: int
 MAX_SIMULATIONS: int
 
 class Agent(Player):
     @property
     def kind(self) -> str: ...
     def __init__(self, kind: str = "random", seed: SupportsIndex = 0,
-                 simulations: SupportsIndex = ..., exploration: float = 1.0,
+                 simulations: SupportsIndex | None = ..., exploration: float = 1.0,
                  graph: bool = ..., solve: bool = ...) -> None: ...
     @property
     def graph(self) -> bool: ...
@@ -35,9 +37,11 @@ class Agent(Player):
 def search_root(game: Game, simulations: SupportsIndex = ..., seed: SupportsIndex = 0,
                 exploration: float = 1.0, graph: bool = ...) -> RootStats: ...
 
-def option_suffix(agent: BuiltinAgent, options: dict[str, object]) -> str: ...
+def option_suffix(defaults: Iterable[tuple[str, object]], options: dict[str, object]) -> str: ...
 
-def play_games(agents: list[tuple[str, int]] | list[tuple[str, int, bool]]
-               | list[tuple[str, int, bool, bool]], players: int,
-               options: int, seed: int, start: int,
+def play_games(agents: Sequence[tuple[str, int | None] | tuple[str, int | None, bool]
+                               | tuple[str, int | None, bool, bool]], players: int,
+               options: Options | str | None, seed: int, start: int,
                count: int) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int64]]: ...
+
+def __getattr__(name: str) -> object: ...  # the deprecated names of compat.RENAMED

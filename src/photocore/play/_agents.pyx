@@ -9,7 +9,7 @@ from libc.string cimport memset
 from photocore._kernel cimport *
 from photocore.play._solver cimport proven_action
 
-cdef enum:
+cpdef enum:
     SOLVE_NODES = 200_000   # ?solve=1: a last-round proof's budget, in positions (no clock)
 
 # ---- greedy ---------------------------------------------------------------------------
@@ -460,9 +460,10 @@ cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* m
 
 from photocore._game cimport Game
 
+from photocore import compat
 from photocore._game import Move
-from photocore._kernel import OPTION_TABLE as _OPTION_TABLE
 from photocore._kernel import check_bool, check_count, check_players, check_seed
+from photocore.facts import Options
 
 from math import isfinite as _isfinite
 from numbers import Real as _Real
@@ -474,7 +475,6 @@ from photocore.play.results import BuiltinAgent, RootStats
 DEFAULT_SIMULATIONS = 200
 DEFAULT_GRAPH = False       # mcts: a tree of move orders (docs/searching.md, "The C agent ...")
 DEFAULT_SOLVE = False       # mcts: the search alone, also in the last round
-SOLVE_BUDGET = SOLVE_NODES
 # The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
 # sizing and the command line's help read them here (docs/engine.md).
 BUILTIN_AGENTS = {agent.name: agent for agent in (
@@ -486,17 +486,16 @@ BUILTIN_AGENTS = {agent.name: agent for agent in (
                  (("graph", DEFAULT_GRAPH), ("solve", DEFAULT_SOLVE))),
 )}
 MAX_SIMULATIONS = 10_000_000
-def option_suffix(agent, options):
-    """`?key=value&...` of the options (a dict) that differ from the agent's defaults, in
-    the row's order: how names and spec labels write them ('' when all are defaults)."""
+def option_suffix(defaults, options):
+    """`?key=value&...` of the options (a dict) that differ from their `defaults` ((key,
+    default) pairs, as a BuiltinAgent's `options`), in their order: how the names of
+    agents (built-in or SearchAgent) and spec labels write them ('' when all are defaults)."""
     changed = [f"{key}={int(options[key]) if isinstance(default, bool) else options[key]}"
-               for key, default in agent.options if key in options and options[key] != default]
+               for key, default in defaults if key in options and options[key] != default]
     return "?" + "&".join(changed) if changed else ""
 
 
 cdef dict _KIND_OF_NAME = {agent.name: agent.kind for agent in BUILTIN_AGENTS.values()}
-# every rule's flag: the option flags play_games takes
-cdef int _ALL_OPTIONS = sum(row[2] for row in _OPTION_TABLE)
 
 
 cdef class Agent:
@@ -507,7 +506,8 @@ cdef class Agent:
 --
 
     A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move,
-    1 to MAX_SIMULATIONS: docs/searching.md, "The C agent"), the rows of
+    1 to MAX_SIMULATIONS: docs/searching.md, "The C agent"; the agents without a budget
+    take any, 0 or None), the rows of
     photocore.play.BUILTIN_AGENTS (a photocore.play.BuiltinAgent each). `seed` is any
     integer, taken modulo 2**64 (photocore.facts.check_seed). A photocore.play.Player:
     what agent specs load a built-in agent into.
@@ -526,6 +526,8 @@ cdef class Agent:
                  graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE):
         if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
             raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
+        if not BUILTIN_AGENTS[kind].budget and (simulations is None or _index(simulations) == 0):
+            simulations = DEFAULT_SIMULATIONS   # 0 or None: no budget, which it takes none of
         simulations = _index(simulations)
         if not 1 <= simulations <= MAX_SIMULATIONS:
             raise ValueError(f"simulations must be from 1 to {MAX_SIMULATIONS:,}, got "
@@ -554,7 +556,7 @@ cdef class Agent:
         if not BUILTIN_AGENTS[self.kind].budget:
             return self.kind
         return f"{self.kind}:{self.spec.simulations}" + option_suffix(
-            BUILTIN_AGENTS[self.kind], {"graph": self.graph, "solve": self.solve})
+            BUILTIN_AGENTS[self.kind].options, {"graph": self.graph, "solve": self.solve})
 
     @property
     def graph(self):
@@ -564,7 +566,7 @@ cdef class Agent:
     @property
     def solve(self):
         """Whether, in the last round, it plays a move the solver proves keeps a win (or a
-        shared win) within SOLVE_BUDGET positions (mcts:N?solve=1), searching where that
+        shared win) within SOLVE_NODES positions (mcts:N?solve=1), searching where that
         runs out or the position is lost."""
         return bool(self.spec.solve)
 
@@ -676,17 +678,26 @@ def play_games(agents, players, options, seed, start, count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.
 
     `agents` lists (kind, simulations), (kind, simulations, graph) or (kind, simulations,
-    graph, solve) per agent; in game i
-    agent k sits in seat (k + i) % players, so every agent plays every seat. Game i depends
-    only on (seed, i). `options` are the rules' flags (Options.flags); `seed` any integer,
-    taken modulo 2**64 (photocore.facts.check_seed); start + count at most 2**63 - 1.
-    Returns (moves uint16 array, offsets int64 array of count + 1).
+    graph, solve) per agent (simulations 0 or None for an agent without a budget); in game
+    i agent k sits in seat (k + i) % players, so every agent plays every seat. Game i
+    depends only on (seed, i). `options` are the advanced rules, an Options or its text
+    (None: none); `seed` any integer, taken modulo 2**64 (photocore.facts.check_seed);
+    start + count at most 2**63 - 1. Returns (moves uint16 array, offsets int64 array of
+    count + 1).
+
+    >>> moves, offsets = play_games([("greedy", 0), ("mcts", 20)], 2, "s", 1, 0, 2)
+    >>> len(offsets), int(offsets[-1]) == len(moves)
+    (3, True)
     """
     import numpy as np
     players = check_players(players)
-    if not 0 <= _index(options) <= _ALL_OPTIONS or _index(options) & ~_ALL_OPTIONS:
-        raise ValueError(f"options must be option flags (Options.flags), got {options!r}")
-    cdef int rules = _index(options)
+    if isinstance(options, int) and not isinstance(options, bool):   # the kernel's flags
+        try:
+            options = Options.from_flags(options)
+        except ValueError:
+            raise ValueError(f"options must be an Options or its text, got {options!r}") from None
+        compat.warn("photocore.play.play_games(options=flags)", 1)
+    cdef int rules = Options.coerce(options).flags
     cdef uint64_t base = check_seed(seed)
     start, count = check_count(start, "start"), check_count(count, "count")
     check_count(start + count, "start + count")     # game indices fit a long long
@@ -717,3 +728,8 @@ def play_games(agents, players, options, seed, start, count):
             n += play_match(&s, seats, &rng, &out[n])
             ends[g + 1] = n
     return moves[:n].copy(), offsets
+
+
+def __getattr__(name):
+    # SOLVE_BUDGET: renamed in 0.2 (compat.RENAMED)
+    return compat.moved(__name__, name, compiled=True)

@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game
-from photocore.play.settings import Evaluate
+from photocore.play.settings import Evaluate, SearchSettings
 
 class Search:
     @property
@@ -17,12 +17,15 @@ class Search:
     def in_flight(self) -> int: ...
     @property
     def max_nodes(self) -> int: ...
-    # the settings' defaults: photocore.play.settings.SearchSettings
+    # the keywords: SearchSettings's fields, changing those of `settings`
     def __init__(self, games: Iterable[Game], simulations: SupportsIndex = 100,
-                 seed: SupportsIndex = 0, c_puct: float = ..., dirichlet_alpha: float = ...,
+                 seed: SupportsIndex = 0, settings: SearchSettings | None = None, *,
+                 c_puct: float = ..., dirichlet_alpha: float = ...,
                  dirichlet_fraction: float = ..., in_flight: SupportsIndex = ...,
                  max_nodes: SupportsIndex = ..., rollout_weight: float = ...,
                  transpositions: bool = ..., graph: bool = ...) -> None: ...
+    @property
+    def settings(self) -> SearchSettings: ...
     @property
     def transpositions(self) -> bool: ...
     @property

@@ -438,12 +438,7 @@ cdef double _parameter(value, str name, double low, double high, bint open_low=F
 cdef class Search:
     # the docstring up to "--" is the signature Python gives the class (inspect.signature,
     # help(), the site's reference), as for a built-in type
-    """Search(games, simulations=100, seed=0, c_puct=SearchSettings.c_puct,
-           dirichlet_alpha=SearchSettings.dirichlet_alpha,
-           dirichlet_fraction=SearchSettings.dirichlet_fraction,
-           in_flight=SearchSettings.in_flight, max_nodes=SearchSettings.max_nodes,
-           rollout_weight=SearchSettings.rollout_weight,
-           transpositions=SearchSettings.transpositions, graph=SearchSettings.graph)
+    """Search(games, simulations=100, seed=0, settings=None, **keywords)
 --
 
     PUCT search over a batch of games, asking a network for priors and values in batches.
@@ -457,6 +452,9 @@ cdef class Search:
     ((2, 890), 'int32', [49, 49])
     >>> search.advance(search.choose(temperature=0))    # play the best move; keep its subtree
 
+    `settings` is the search's photocore.play.settings.SearchSettings, passed whole (None:
+    the defaults), and `keywords` change some of its fields (`c_puct=2.0`,
+    `dirichlet_fraction=0.0`, ...): `.settings` gives the settings searched with.
     `games` are Games of the same players and options (their positions are copied; finished
     games get no simulations). Each run() gives every root `simulations` visits, counting
     visits kept by advance(); the first is the root's own evaluation. `in_flight` leaves per
@@ -479,6 +477,7 @@ cdef class Search:
     cdef bint busy
     cdef readonly bint transpositions
     cdef readonly bint graph
+    cdef readonly object settings
     # the batch handed out by ask(), waiting for tell()
     cdef int rows
     cdef int* row_game
@@ -495,15 +494,10 @@ cdef class Search:
         self.row_path = NULL
         self.row_depth = NULL
 
-    # the settings' defaults are photocore.play.settings.SearchSettings's
-    def __init__(self, games, simulations=100, seed=0, c_puct=SearchSettings.c_puct,
-                 dirichlet_alpha=SearchSettings.dirichlet_alpha,
-                 dirichlet_fraction=SearchSettings.dirichlet_fraction,
-                 in_flight=SearchSettings.in_flight, max_nodes=SearchSettings.max_nodes,
-                 rollout_weight=SearchSettings.rollout_weight,
-                 transpositions=SearchSettings.transpositions, graph=SearchSettings.graph):
+    def __init__(self, games, simulations=100, seed=0, settings=None, **keywords):
         if self.trees != NULL:
             raise RuntimeError("Search.__init__ called twice")
+        settings = SearchSettings.of(settings, keywords, "Search")
         games = list(games)
         if not games:
             raise ValueError("games must hold at least one Game")
@@ -515,18 +509,20 @@ cdef class Search:
             if game.st.players != first.st.players or game.st.options != first.st.options:
                 raise ValueError(f"games[{i}] has other players or options than games[0]: a "
                                  "search's games share them")
-        in_flight = index(in_flight)
+        in_flight = index(settings.in_flight)
         if not 1 <= in_flight <= 256:
             raise ValueError(f"in_flight must be from 1 to 256, got {in_flight}")
-        max_nodes = index(max_nodes)
+        max_nodes = index(settings.max_nodes)
         if not 2 <= max_nodes <= 1 << 26:
             raise ValueError(f"max_nodes must be from 2 to {1 << 26}, got {max_nodes}")
-        self.c_puct = _parameter(c_puct, "c_puct", 0.0, 1e300)
-        self.alpha = _parameter(dirichlet_alpha, "dirichlet_alpha", 0.0, 1e300, open_low=True)
-        self.fraction = _parameter(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
-        self.rollout = _parameter(rollout_weight, "rollout_weight", 0.0, 1.0)
-        self.transpositions = check_bool(transpositions, "transpositions")
-        self.graph = check_bool(graph, "graph")
+        self.c_puct = _parameter(settings.c_puct, "c_puct", 0.0, 1e300)
+        self.alpha = _parameter(settings.dirichlet_alpha, "dirichlet_alpha", 0.0, 1e300,
+                                open_low=True)
+        self.fraction = _parameter(settings.dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
+        self.rollout = _parameter(settings.rollout_weight, "rollout_weight", 0.0, 1.0)
+        self.transpositions = check_bool(settings.transpositions, "transpositions")
+        self.graph = check_bool(settings.graph, "graph")
+        self.settings = settings
         self.seed = check_seed(seed)
         self.num_games = len(games)
         self.players = first.st.players

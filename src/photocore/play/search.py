@@ -10,16 +10,24 @@ True
 """
 
 import operator
+from typing import Any
 
 import numpy as np
 
 from photocore._game import Game, Move
 from photocore._kernel import check_seed, stream_seed
-from photocore.play._agents import SOLVE_BUDGET
+from photocore.play._agents import DEFAULT_SOLVE, SOLVE_NODES, option_suffix
 from photocore.play._search import Search
 from photocore.play._solver import proven_move
 from photocore.play.player import Player
 from photocore.play.settings import Evaluate, SearchSettings
+
+# an agent's settings unless told otherwise: the defaults without root noise (it plays its
+# best; self-play's data adds the noise)
+AGENT_SETTINGS = SearchSettings(dirichlet_fraction=0.0)
+
+# the options an agent's name shows where they differ from these (as mcts:N?graph=1)
+_NAMED = (("graph", SearchSettings.graph), ("solve", DEFAULT_SOLVE))
 
 # the fewest simulations a move can be chosen from: the first only evaluates the position,
 # the moves get visits from the second on (2: the move of the highest prior)
@@ -43,31 +51,27 @@ def choosing(simulations: int) -> int:
 
 class SearchAgent(Player):
     """Plays the most visited move of a PUCT search guided by `evaluate(obs, mask) ->
-    (logits, values)` (docs/searching.md), `simulations` visits a move.
+    (logits, values)` (docs/searching.md), `simulations` visits a move, at least 2
+    (MIN_SIMULATIONS: 2 plays the move of the highest prior).
+
+    `settings` is the search's play.settings.SearchSettings, passed whole (None:
+    AGENT_SETTINGS, the defaults without root noise: an agent plays its best), and
+    `keywords` (its fields: `c_puct`, `dirichlet_fraction`, `rollout_weight`,
+    `transpositions`, `graph`, `max_nodes`, ...) change some of them. `temperature` > 0
+    draws the move in proportion to visits ** (1 / temperature); `name` is what reports
+    call it, before `:simulations`; with `solve`, in the last round, a move the solver
+    proves keeps a win or a shared win (within SOLVE_NODES positions) is played without a
+    search, as by mcts:N?solve=1. `seed` is any integer, taken modulo 2**64: the same seed
+    and calls give the same moves.
 
     The tree of the last search is kept: when the next position follows from it by the
     moves played since (the agent's own and the others'), their subtree is searched on
-    instead of a fresh one. `temperature` > 0 draws the move in proportion to
-    visits ** (1 / temperature); `dirichlet_fraction` > 0 adds root noise (both off by
-    default: an agent plays its best); `rollout_weight` > 0 mixes a random game's result
-    into each leaf's value (Search); `transpositions` (on) values a position met again
-    from its first evaluation; `graph` searches positions, not orders of moves (Search,
-    docs/searching.md). The other settings default to Search's
-    (play.settings.SearchSettings); `settings` gives them as one value. The same seed and
-    calls give the same moves. `simulations` is at least 2 (MIN_SIMULATIONS): 2 plays the
-    move of the highest prior. `solve`: in the last round, a move the solver proves keeps
-    a win or a shared win (within SOLVE_BUDGET positions) is played without a search, as
-    by mcts:N?solve=1.
+    instead of a fresh one.
     """
 
     def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
-                 c_puct: float = SearchSettings.c_puct, temperature: float = 0.0,
-                 dirichlet_alpha: float = SearchSettings.dirichlet_alpha,
-                 dirichlet_fraction: float = 0.0, in_flight: int = SearchSettings.in_flight,
-                 name: str = "search",
-                 rollout_weight: float = SearchSettings.rollout_weight,
-                 transpositions: bool = SearchSettings.transpositions,
-                 solve: bool = False, graph: bool = SearchSettings.graph) -> None:
+                 settings: SearchSettings | None = None, *, temperature: float = 0.0,
+                 name: str = "search", solve: bool = DEFAULT_SOLVE, **keywords: Any) -> None:
         if not isinstance(solve, bool):
             raise TypeError(f"solve must be True or False, got {solve!r}")
         self.evaluate = evaluate
@@ -76,10 +80,7 @@ class SearchAgent(Player):
         self.temperature = temperature
         self._name = name
         self.simulations = choosing(simulations)
-        self.settings = SearchSettings(c_puct=c_puct, dirichlet_alpha=dirichlet_alpha,
-                                       dirichlet_fraction=dirichlet_fraction,
-                                       in_flight=in_flight, rollout_weight=rollout_weight,
-                                       transpositions=transpositions, graph=graph)
+        self.settings = SearchSettings.of(settings, keywords, "SearchAgent", AGENT_SETTINGS)
         self._searches = 0
         self._search: Search | None = None
         self._history: list[int] = []
@@ -88,11 +89,10 @@ class SearchAgent(Player):
     @property
     def name(self) -> str:
         """The agent as reports name it, e.g. search:64, with the options that are not their
-        defaults: search:64?graph=1&solve=1."""
-        changed = [f"{key}={int(value)}" for key, value, default in (
-            ("graph", self.settings.graph, SearchSettings.graph), ("solve", self.solve, False))
-            if value != default]
-        return f"{self._name}:{self.simulations}" + ("?" + "&".join(changed) if changed else "")
+        defaults, as a built-in agent's (play._agents.option_suffix):
+        search:64?graph=1&solve=1."""
+        return f"{self._name}:{self.simulations}" + option_suffix(
+            _NAMED, {"graph": self.settings.graph, "solve": self.solve})
 
     def reset(self, seed: int | None = None) -> None:
         """Forgets the tree (a new game starts); the move stream goes on from the seed, or
@@ -115,7 +115,7 @@ class SearchAgent(Player):
         if len(legal) == 1:
             return legal[0]
         if self.solve and game.round == game.last_round:
-            proven = proven_move(game, SOLVE_BUDGET)
+            proven = proven_move(game, SOLVE_NODES)
             if proven is not None:
                 return proven               # the kept tree follows it on the next search
         search = self._reused(game)
@@ -129,7 +129,7 @@ class SearchAgent(Player):
         return Move(action)
 
     def _new_search(self, game: Game, seed: int) -> Search:
-        return Search([game], self.simulations, seed, **self.settings.keywords())
+        return Search([game], self.simulations, seed, settings=self.settings)
 
     def _reused(self, game: Game) -> Search | None:
         """The kept search moved on to `game`'s position, or None if it does not lead there."""

@@ -1,16 +1,21 @@
 """What a search over a network takes, written once: the network's type (`Evaluate`) and the
-search's settings (`SearchSettings`). photocore.Search, play.search.SearchAgent, the
-training data (run/train_data.py) and examples/alphazero take their defaults from here.
+search's settings (`SearchSettings`), one value passed whole (KataGo's SearchParams):
+photocore.Search, play.search.SearchAgent and the training data (run/train_data.py) each
+take a `settings=` and give theirs as `.settings`; their keyword arguments of the fields'
+names are a shorthand for a SearchSettings with those fields changed.
 
 >>> settings = SearchSettings(c_puct=2.0)
 >>> settings.c_puct, settings.dirichlet_fraction
 (2.0, 0.25)
 >>> sorted(settings.keywords()) == sorted(f.name for f in dataclasses.fields(SearchSettings))
 True
+>>> SearchSettings.of(settings, {"graph": True}, "Search") == SearchSettings(c_puct=2.0,
+...                                                                          graph=True)
+True
 """
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -30,8 +35,7 @@ class SearchSettings:
     at most `max_nodes` nodes a tree, `rollout_weight`, the share of a random game's
     result in a leaf's value, `transpositions`: a position the tree evaluated by
     another path is valued from there, not sent to the network again, and `graph`: search
-    positions, one node per position whatever the order of moves. The fields are
-    Search's keyword arguments of the same names; Search checks them."""
+    positions, one node per position whatever the order of moves. Search checks them."""
 
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.3
@@ -43,5 +47,22 @@ class SearchSettings:
     graph: bool = False
 
     def keywords(self) -> dict[str, Any]:
-        """The settings as Search's keyword arguments: `Search(games, n, seed, **keywords())`."""
+        """The settings as a dict of their fields (Search's keyword arguments)."""
         return dataclasses.asdict(self)
+
+    @classmethod
+    def of(cls, settings: "SearchSettings | None", keywords: Mapping[str, Any], where: str,
+           default: "SearchSettings | None" = None) -> "SearchSettings":
+        """The settings a call to `where` was given: `settings` whole (None: `default`, else
+        SearchSettings()) with the fields named by its keyword arguments `keywords`
+        changed. TypeError for a settings that is no SearchSettings or a keyword that is no
+        field, as Python says it; the values are checked by Search."""
+        if settings is None:
+            settings = cls() if default is None else default
+        elif not isinstance(settings, SearchSettings):
+            raise TypeError(f"{where}(): settings must be a photocore.play.settings."
+                            f"SearchSettings, got {type(settings).__name__}")
+        unknown = sorted(set(keywords) - {field.name for field in dataclasses.fields(cls)})
+        if unknown:
+            raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+        return dataclasses.replace(settings, **keywords) if keywords else settings

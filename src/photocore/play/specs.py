@@ -40,7 +40,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable
 from types import ModuleType
-from typing import Protocol, cast
+from typing import Any, Protocol, SupportsIndex, cast
 
 from photocore import compat
 from photocore._game import Game, Move
@@ -60,7 +60,7 @@ from photocore.play.protocol import DEFAULT_STARTUP, Engine, check_startup
 __all__ = [
     "BUILTIN_FORMS", "DEFAULT_SIMULATIONS", "MAX_SIMULATIONS", "Allowed", "NotAllowed",
     "OptionValue", "PythonAgent", "PythonPlayer", "Spec", "labels", "load",
-    "parse", "split",
+    "parse", "per_seat", "split",
 ]
 
 
@@ -78,10 +78,11 @@ OptionValue = int | float | bool | str | None
 
 
 class PythonAgent(Protocol):
-    """What a `py:` spec's class makes: `select(game)` returning a Move, an action id or
-    move text (`reset()` or `reset(seed=...)`, `name` and `check(game)` are optional)."""
+    """An agent played in Python, what a `py:` spec's class makes and what the RL
+    environments take as an opponent: `select(game)` returning a Move, an action id or move
+    text (`reset()` or `reset(seed=...)`, `name` and `check(game)` are optional)."""
 
-    def select(self, game: Game, /) -> object: ...
+    def select(self, game: Game, /) -> Move | SupportsIndex | str: ...
 
 
 class _Checking(PythonAgent, Protocol):
@@ -128,7 +129,7 @@ class Spec:
             return printable(self.text)
         if not agent.budget:
             return agent.name
-        return f"{agent.name}:{self.simulations}{option_suffix(agent, dict(self.options))}"
+        return f"{agent.name}:{self.simulations}{option_suffix(agent.options, dict(self.options))}"
 
     @property
     def graph(self) -> bool:
@@ -551,6 +552,24 @@ class PythonPlayer(Player):
 
     def close(self) -> None:
         pass
+
+
+def per_seat(opponents: object, players: int) -> list[Any]:
+    """A learner's opponents, one per other seat (the k-th player after the learner, k
+    from 0): one opponent (a spec or an agent) stands for them all, a list or tuple of
+    players - 1 gives each seat its own; ValueError for a list of another length. The one
+    reading of `opponents=` (VecGame, the Gymnasium environments, evaluate_policy), each
+    of which then says which kinds of opponent it plays.
+
+    >>> per_seat("greedy", 3), per_seat(("random", "mcts:50"), 3)
+    (['greedy', 'greedy'], ['random', 'mcts:50'])
+    """
+    if not isinstance(opponents, (list, tuple)):
+        return [opponents] * (players - 1)
+    if len(opponents) != players - 1:
+        raise ValueError(f"opponents must be one opponent for every other seat or a list of "
+                         f"{players - 1} (one per other seat), got {opponents!r}")
+    return list(opponents)
 
 
 def _takes_seed(method: Callable[..., object] | None) -> bool:

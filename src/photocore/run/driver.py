@@ -11,7 +11,7 @@ whatever the workers, the batch size or the backend, and a resumed run the same 
 an uninterrupted one.
 
 >>> from photocore.run.selfplay import Series
->>> [(b.start, b.size, len(b.result.lines)) for b in play(Series(5), workers=0, batch=2)]
+>>> [(b.start, b.size, len(b.result.lines)) for b in batches(Series(5), workers=0, batch=2)]
 [(0, 2, 2), (2, 2, 2), (4, 1, 1)]
 """
 
@@ -25,6 +25,7 @@ from typing import Generic, NamedTuple, overload
 
 from tqdm import tqdm
 
+from photocore import compat
 from photocore.errors import RecordError
 from photocore.facts import Options
 from photocore.records import Record, RecordWriter, is_compressed, kept_lines, read_games
@@ -102,9 +103,9 @@ def check_run(workers: int | None, batch: int | None) -> None:
             raise ValueError(f"{name} must be from {low} to {high:,}, got {value!r}")
 
 
-def play(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
-         batch: int | None = None, backend: str = "local",
-         address: str | None = None) -> Generator[Batch[P], None, None]:
+def batches(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
+            batch: int | None = None, backend: str = "local",
+            address: str | None = None) -> Generator[Batch[P], None, None]:
     """Plays games skip .. plan.games - 1 and yields them batch by batch, in game order:
     in `workers` processes (default: this machine's cores; 0: in this process; at most
     MAX_WORKERS), or as Ray tasks on the cluster at `address` (backend="ray"). `batch`
@@ -139,7 +140,7 @@ def drive(plan: Plan[P], take: Callable[[int, P], int | None] | None = None,
           writer: RecordWriter | None = None, *, skip: int = 0, workers: int | None = None,
           batch: int | None = None, backend: str = "local", address: str | None = None,
           progress: bool | None = False, status: Callable[[], str] | None = None) -> int:
-    """Runs `plan` from game `skip` on (see play) and hands each batch on in game order:
+    """Runs `plan` from game `skip` on (see batches) and hands each batch on in game order:
     first to `take(start, result)`, which may return k to keep the batch's first k games
     and stop the run there, then its record lines (those kept) to `writer`. A batch is
     handed on whole: a Ctrl-C meanwhile waits until it is. `progress`: a bar on stderr
@@ -151,11 +152,11 @@ def drive(plan: Plan[P], take: Callable[[int, P], int | None] | None = None,
     interrupts = _DeferredInterrupt()
     done = 0
     with (interrupts.installed(),
-          contextlib.closing(play(plan, skip=skip, workers=workers, batch=batch,
-                                  backend=backend, address=address)) as batches,
+          contextlib.closing(batches(plan, skip=skip, workers=workers, batch=batch,
+                                     backend=backend, address=address)) as played,
           tqdm(total=plan.games, initial=skip, unit="game", dynamic_ncols=True,
                disable=None if progress is None else not progress) as bar):
-        for start, size, result in batches:
+        for start, size, result in played:
             with interrupts.deferred():
                 keep = take(start, result) if take is not None else None
                 if writer is not None:
@@ -292,3 +293,8 @@ def _only_a_cut_last_line(path: str, errors: Sequence[RecordError], line: int) -
     with open(path, "rb") as f:
         f.seek(-1, os.SEEK_END)
         return f.read(1) != b"\n"
+
+
+def __getattr__(name: str) -> object:
+    # play: renamed in 0.2 (compat.RENAMED)
+    return compat.moved(__name__, name)

@@ -1,5 +1,5 @@
 """Matches: agents of any kind (play/specs.py) play seeded, paired games in worker
-processes; the results become ratings (run/ratings.py) as the games come in, in order.
+processes; the results become ratings (photocore/stats.py) as the games come in, in order.
 
 Game i of a match is opening i // R played with seat rotation i % R, where R is the number
 of agents in its pairing: every opening (K random plies from the start) is played from
@@ -14,6 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+from photocore import stats
 from photocore._game import Game
 from photocore.compat import game_options
 from photocore.facts import (
@@ -29,7 +30,6 @@ from photocore.play import harness, specs
 from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine, check_times
 from photocore.records import Record, record_line, to_record
-from photocore.run import ratings
 
 
 class MatchBatch(NamedTuple):
@@ -228,7 +228,7 @@ class Standings:
     are the observations of the Elo estimate and the SPRT.
     """
 
-    def __init__(self, match: Match, sprt: ratings.SPRT | None = None) -> None:
+    def __init__(self, match: Match, sprt: stats.SPRT | None = None) -> None:
         self.match = match
         n = len(match.labels)
         self.games = 0
@@ -300,16 +300,16 @@ class Standings:
         self.decision = self.sprt.decision(self.llr)
         return self.decision is not None
 
-    def estimate(self, pairing: Sequence[int] | None = None) -> ratings.Estimate:
+    def estimate(self, pairing: Sequence[int] | None = None) -> stats.Estimate:
         """The Elo estimate of a pairing's first agent against its second (by default the
         match's only pairing), from its whole openings."""
         pairing = pairing or self.match.pairings[0]
-        return ratings.estimate(self.paired.get(tuple(pairing), {}))
+        return stats.estimate(self.paired.get(tuple(pairing), {}))
 
-    def bradley_terry(self, anchor: int | None = None) -> ratings.Ratings:
+    def bradley_terry(self, anchor: int | None = None) -> stats.Ratings:
         """Bradley–Terry ratings of all agents from every pairwise result, centred on 0 or,
         with `anchor`, with that agent at 0."""
-        return ratings.bradley_terry(self.versus, anchor=anchor)
+        return stats.bradley_terry(self.versus, anchor=anchor)
 
     def time_per_move(self, agent: int) -> float:
         """An agent's mean seconds in `select` per move it chose (forced moves left out),

@@ -134,7 +134,7 @@ def _play_batch(plan: Plan[P], start: int, count: int) -> tuple[int, P]:
 def run_ray(plan: Plan[P], todo: Sequence[tuple[int, int]],
             max_retries: int = 3) -> Generator[P, None, None]:
     """The batches `todo` of `plan` played as Ray tasks on the cluster this process is
-    connected to (connect first), yielded in order (photocore.run.driver.play runs it).
+    connected to (connect first), yielded in order (photocore.run.driver.batches runs it).
 
     A failed task is retried; one that still fails after `max_retries` retries ends the
     run with RunError after the batches before it; stopping early (an exception,

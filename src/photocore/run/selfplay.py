@@ -82,7 +82,7 @@ class Series:
                                                     npt.NDArray[np.int64]]:
         """Games start .. start + count - 1 of built-in agents as (moves, offsets) arrays."""
         agents = [spec.settings for spec in self.specs]
-        return play_games(agents, self.players, self.options.flags, self.seed, start, count)
+        return play_games(agents, self.players, self.options, self.seed, start, count)
 
     def batch(self, start: int, count: int) -> SelfPlayBatch:
         """Games start .. start + count - 1 as record lines in order, with their Tally.

@@ -98,7 +98,7 @@ Block.lines.__doc__ = "Their record lines: none unless the series' `records` is 
 Block.tally.__doc__ = "Their Tally."
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(init=False)
 class DataSeries:
     """A self-play run: `games` games of `players`, searched with `evaluate`, with the
     advanced rules `options` (an Options or its text): a Plan of photocore.run.driver.
@@ -106,33 +106,37 @@ class DataSeries:
     The first `explore_plies` moves of each game are drawn in proportion to their visits
     (temperature 1), the later ones are the most visited; `reuse` keeps the subtree of the
     move played (visits kept count toward `simulations`, at least 2 to choose a move:
-    play.search.MIN_SIMULATIONS). Root noise, `rollout_weight` and `graph` as in Search, whose
-    defaults they take (play.settings.SearchSettings; `settings` gives them as one value).
+    play.search.MIN_SIMULATIONS). `settings` is the search's
+    play.settings.SearchSettings, passed whole (None: the defaults, root noise included),
+    and `keywords` (SearchSettings's fields: `c_puct`, `rollout_weight`, `graph`,
+    `max_nodes`, ...) change some of its fields.
     """
 
     evaluate: Evaluate
     games: int
-    players: int = 2
-    seed: int = 0
-    simulations: int = 64
-    per_search: int = 64
-    explore_plies: int = 30
-    c_puct: float = SearchSettings.c_puct
-    dirichlet_alpha: float = SearchSettings.dirichlet_alpha
-    dirichlet_fraction: float = SearchSettings.dirichlet_fraction
-    in_flight: int = SearchSettings.in_flight
-    rollout_weight: float = SearchSettings.rollout_weight
-    transpositions: bool = SearchSettings.transpositions
-    graph: bool = SearchSettings.graph
-    reuse: bool = True
-    records: bool = False
-    name: str = "search"
-    options: Options | str | None = None
+    players: int
+    seed: int
+    simulations: int
+    per_search: int
+    explore_plies: int
+    settings: SearchSettings
+    reuse: bool
+    records: bool
+    name: str
+    options: Options
 
-    def __post_init__(self) -> None:
-        self.options = Options.coerce(self.options)
-        self.games = check_count(self.games, "games")
-        self.seed = check_seed(self.seed)
+    def __init__(self, evaluate: Evaluate, games: int, players: int = 2, seed: int = 0,
+                 simulations: int = 64, per_search: int = 64, explore_plies: int = 30,
+                 settings: SearchSettings | None = None, reuse: bool = True,
+                 records: bool = False, name: str = "search",
+                 options: Options | str | None = None, **keywords: Any) -> None:
+        self.evaluate, self.players, self.simulations = evaluate, players, simulations
+        self.per_search, self.explore_plies = per_search, explore_plies
+        self.reuse, self.records, self.name = reuse, records, name
+        self.settings = SearchSettings.of(settings, keywords, "DataSeries")
+        self.options = Options.coerce(options)
+        self.games = check_count(games, "games")
+        self.seed = check_seed(seed)
         if not 1 <= self.per_search <= MAX_BATCH:
             raise ValueError(f"per_search must be from 1 to {MAX_BATCH:,}, got "
                              f"{self.per_search}")
@@ -140,16 +144,8 @@ class DataSeries:
             raise ValueError(f"explore_plies must be >= 0, got {self.explore_plies}")
         Game(self.players)        # checks players
         choosing(self.simulations)
-        # checks the search's parameters at once, not in a worker
-        Search([Game(self.players)], self.simulations, 0, **self.settings.keywords())
-
-    @property
-    def settings(self) -> SearchSettings:
-        """The search's settings (photocore.Search's keyword arguments)."""
-        return SearchSettings(c_puct=self.c_puct, dirichlet_alpha=self.dirichlet_alpha,
-                              dirichlet_fraction=self.dirichlet_fraction,
-                              in_flight=self.in_flight, rollout_weight=self.rollout_weight,
-                              transpositions=self.transpositions, graph=self.graph)
+        # checks the search's settings at once, not in a worker
+        Search([Game(self.players)], self.simulations, 0, settings=self.settings)
 
     searches = True       # for the driver: it searches every move
 
@@ -164,7 +160,7 @@ def play_block(series: DataSeries, start: int, count: int) -> Block:
     games = [Game(series.players, options=series.options) for _ in range(count)]
     # one stream per block, from (seed, first game): the block's games, whoever plays them
     search = Search(games, series.simulations, stream_seed(series.seed, start),
-                    **series.settings.keywords())
+                    settings=series.settings)
     rows: dict[str, list[object]] = {
         name: [] for name in ("obs", "mask", "policy", "to_move", "game", "ply", "searched")}
     visits_log: list[list[dict[str, int]]] = [[] for _ in range(count)]

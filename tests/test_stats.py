@@ -5,17 +5,17 @@ import sys
 
 import pytest
 
-from photocore.run import ratings
-from photocore.run.ratings import SPRT, bradley_terry, estimate, llr
+from photocore import stats
+from photocore.stats import SPRT, bradley_terry, estimate, llr
 
 
 def test_elo_of_a_score_and_back():
     # 0.75 = 3 points for every 1 lost: 400 log10(3)
-    assert ratings.elo(0.75) == pytest.approx(190.85, abs=0.01)
-    assert ratings.elo(0.5) == 0
-    assert ratings.elo(0.25) == pytest.approx(-190.85, abs=0.01)
-    assert ratings.elo(1.0) == math.inf and ratings.elo(0.0) == -math.inf
-    assert ratings.expected_score(190.85) == pytest.approx(0.75, abs=1e-5)
+    assert stats.elo(0.75) == pytest.approx(190.85, abs=0.01)
+    assert stats.elo(0.5) == 0
+    assert stats.elo(0.25) == pytest.approx(-190.85, abs=0.01)
+    assert stats.elo(1.0) == math.inf and stats.elo(0.0) == -math.inf
+    assert stats.expected_score(190.85) == pytest.approx(0.75, abs=1e-5)
 
 
 def test_estimate_of_single_games_by_hand():
@@ -61,7 +61,7 @@ def test_a_sweep_has_a_one_sided_bound(n):
     bound = 1 - 0.05 ** (1 / n)
     lost, won = estimate({0.0: n}), estimate({1.0: n})
     assert lost.elo == lost.low == -math.inf and won.elo == won.high == math.inf
-    assert lost.high == pytest.approx(ratings.elo(bound)) == -won.low
+    assert lost.high == pytest.approx(stats.elo(bound)) == -won.low
     assert math.isfinite(lost.high) and (lost.high < 0) == (n >= 5)   # 0.05 ** (1/5) > 1/2
     assert (1 - bound) ** n == pytest.approx(0.05)
     assert estimate({0.0: n}, confidence=0.99).high > lost.high
@@ -109,7 +109,7 @@ def test_bradley_terry_by_hand():
     three = bradley_terry([[0, 2, 4], [1, 0, 2], [1, 1, 0]], prior=0)
     assert three.elo == pytest.approx([120.41, 0.0, -120.41], abs=0.01)
     # errors: 1 / information; two agents, 4 games at p = 3/4: var(r0 - r1) = 1 / (4 p q)
-    assert two.error[0] == pytest.approx(ratings.ELO_PER_LOGIT / math.sqrt(4 * 0.75 * 0.25) / 2,
+    assert two.error[0] == pytest.approx(stats.ELO_PER_LOGIT / math.sqrt(4 * 0.75 * 0.25) / 2,
                                          rel=1e-3)
 
 

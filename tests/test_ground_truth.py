@@ -1,4 +1,4 @@
-"""Solved positions (photocore.play.solved, seeds/solved.jsonl): the committed ground truth
+"""Solved positions (photocore.play.ground_truth, seeds/solved.jsonl): the committed ground truth
 checked against the solver, players scored on it, bad sets refused."""
 
 import json
@@ -12,8 +12,8 @@ import photocore
 from photocore import Game, Move
 from photocore.cli import main
 from photocore.errors import RecordError
-from photocore.play import solved
-from test_search import COLLECT_THEN_END, END_WINS
+from photocore.play import ground_truth
+from support import COLLECT_THEN_END, END_WINS
 
 SET = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "solved.jsonl"
 
@@ -36,12 +36,12 @@ class Worst:
 def entry(text, source="test"):
     solution = photocore.solve(Game.from_position(text))
     optimal = tuple(m for m in solution.best if solution.moves[m][1] == solution.margin)
-    return solved.SolvedPosition(text, solution.result, solution.margin, tuple(solution.best),
+    return ground_truth.SolvedPosition(text, solution.result, solution.margin, tuple(solution.best),
                                  optimal, len(solution.moves), source)
 
 
 def test_the_committed_set_is_what_the_solver_says():
-    positions = solved.read(SET)
+    positions = ground_truth.read(SET)
     assert len(positions) >= 2000
     assert all(Game.from_position(p.position).players == 2 for p in positions)
     # every position has something to get wrong, and many a result to lose
@@ -54,30 +54,31 @@ def test_the_committed_set_is_what_the_solver_says():
 
 def test_a_perfect_player_keeps_everything_and_the_worst_nothing(tmp_path):
     positions = [entry(COLLECT_THEN_END), entry(END_WINS)]
-    perfect = solved.score("py:test_solved:Perfect", positions)
+    perfect = ground_truth.score("py:test_ground_truth:Perfect", positions)
     assert (perfect.positions, perfect.contested, perfect.kept, perfect.optimal) == (2, 2, 2, 2)
     assert perfect.accuracy()[0] == 1.0 and perfect.accuracy()[1] < 1.0     # Wilson's low end
-    worst = solved.score("py:test_solved:Worst", positions)
+    worst = ground_truth.score("py:test_ground_truth:Worst", positions)
     assert (worst.contested, worst.kept, worst.optimal) == (2, 0, 0)
     # collect d4 is COLLECT_THEN_END's one best move of 45: greedy takes it
-    greedy = solved.score("greedy", positions[:1])
+    greedy = ground_truth.score("greedy", positions[:1])
     assert (greedy.kept, greedy.optimal) == (1, 1)
     assert positions[0].best == (Move.parse("collect d4"),) and positions[0].legal == 45
     # written and read back the same
-    solved.write(tmp_path / "set.jsonl", positions)
-    assert solved.read(tmp_path / "set.jsonl") == positions
+    ground_truth.write(tmp_path / "set.jsonl", positions)
+    assert ground_truth.read(tmp_path / "set.jsonl") == positions
 
 
 def test_the_command_scores_an_agent(tmp_path):
     path = tmp_path / "set.jsonl"
-    solved.write(path, [entry(COLLECT_THEN_END), entry(END_WINS)])
+    ground_truth.write(path, [entry(COLLECT_THEN_END), entry(END_WINS)])
     run = CliRunner().invoke
-    done = run(main, ["solve", str(path), "--score", "py:test_solved:Perfect", "--json"])
+    done = run(main, ["solve", str(path), "--score", "py:test_ground_truth:Perfect", "--json"])
     assert done.exit_code == 0, done.output
     answer = json.loads(done.output)
     assert (answer["positions"], answer["contested"], answer["kept"], answer["accuracy"]) == \
         (2, 2, 2, 1.0)
-    done = run(main, ["solve", str(path), "--score", "py:test_solved:Worst", "--positions", "1"])
+    done = run(main, ["solve", str(path), "--score", "py:test_ground_truth:Worst",
+                      "--positions", "1"])
     assert done.exit_code == 0, done.output
     assert "kept the result in 0 of 1 positions where a move loses it, 0.0%" in done.output
     # bad input: one clear message each
@@ -102,4 +103,4 @@ def test_a_corrupt_set_is_refused_naming_the_line(tmp_path, change, reason):
     path = tmp_path / "set.jsonl"
     path.write_text(json.dumps(good) + "\n" + json.dumps(good | change) + "\n")
     with pytest.raises(RecordError, match=f"set.jsonl, line 2: .*{reason}"):
-        solved.read(path)
+        ground_truth.read(path)

@@ -31,7 +31,7 @@ from photocore.files import atomic
 from photocore.play import specs
 from photocore.play.player import Forfeit
 from photocore.records import dumps, loads
-from photocore.run.ratings import wilson
+from photocore.stats import wilson
 
 VERSION = 1
 FIELDS = ("position", "result", "margin", "best", "optimal", "legal", "source")

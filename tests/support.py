@@ -1,0 +1,162 @@
+"""What several test modules share, written once: positions whose answers are known, random
+games, networks for the searches, and oracles written from the rules apart from the package
+(the hex distance, the exhaustive endgame). A test module imports them from here, never
+from another test module."""
+
+import itertools
+import random
+
+import numpy as np
+
+import photocore
+from photocore import Game, Move
+from photocore.facts import OPTIONS, PLAYERS
+
+# ---- positions ---------------------------------------------------------------------------
+
+# Player 0 to move in round 5 with 20 light: large trees on a4 (1 leaf) and d4 (4 leaves:
+# with 2 players the 3-leaf stack's 19), a medium tree on c4, a small tree on f2 and no
+# medium tree available, so that "grow f2" is legal only after "buy medium".
+TURN = "2 - 5 4 0 0 - a4:0:3,c4:0:2,d4:0:3,f2:0:1,g4:1:1 20/2100/4430/- 0/2310/4432/- 0579"
+TURN_MOVES = ("collect a4", "collect d4", "plant c4 c5", "grow f2", "buy medium")
+
+# The last player of the last round (player 0; player 1 opened round 18) holds 3 light, one
+# point: ending the turn now wins 1-0, while every other move spends light, ties 0-0 and
+# loses the tie-break (player 1 has more pieces on the board).
+END_WINS = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
+# The same seat with 4 light and a large tree on d4: only `collect d4` (19 points) then
+# `end` wins; ending at once or spending light first loses to player 1's 6 points.
+COLLECT_THEN_END = "2 - 18 5 1 0 - a4:1:2,b4:0:1,d4:0:3 4/1110/2220/- 20/2400/4432/- 0579"
+# The same seat with no light: `end` is its only move.
+ONLY_END = "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 0/0000/4432/- 0/2200/4432/- 0579"
+
+
+# ---- games -------------------------------------------------------------------------------
+
+def random_game(rng, players=None, options=None, moves=None, spare_end=False):
+    """A game of random legal moves drawn from `rng` (a random.Random, or its seed):
+    `moves` of them (fewer if it ends), else to the end; `players` and `options` drawn
+    from `rng` where None. With `spare_end`, a turn's `end` is left out half the time
+    while other moves are legal (longer turns, richer games)."""
+    if not isinstance(rng, random.Random):
+        rng = random.Random(rng)
+    game = Game(players or rng.choice(PLAYERS),
+                options=options if options is not None else rng.choice(OPTIONS))
+    count = 0
+    while not game.is_over and (moves is None or count < moves):
+        legal = game.legal_moves()
+        if spare_end and len(legal) > 1 and legal[-1].kind == "end" and rng.random() < 0.5:
+            legal = legal[:-1]
+        game.play(rng.choice(legal))
+        count += 1
+    return game
+
+
+def midgame(players=2, plies=60, seed=0):
+    """A game of `plies` moves of a seeded greedy agent on every seat."""
+    game = Game(players=players)
+    agent = photocore.Agent("greedy", seed=seed)
+    while len(game.history) < plies:
+        game.play(agent.select(game))
+    return game
+
+
+def legal_orders(start, moves):
+    """Every order of `moves` legal from `start`, each with the game it reaches."""
+    ends = []
+    for order in itertools.permutations(moves):
+        game = start.copy()
+        for move in order:
+            if not game.is_legal(move):
+                break
+            game.play(move)
+        else:
+            ends.append((order, game))
+    return ends
+
+
+# ---- networks ----------------------------------------------------------------------------
+
+def uniform(players):
+    """An evaluator with uniform priors and zero values, counting the rows it is shown."""
+
+    def evaluate(obs, mask):
+        evaluate.rows += len(obs)
+        evaluate.calls += 1
+        return np.zeros(mask.shape, np.float32), np.zeros((len(obs), players), np.float32)
+
+    evaluate.rows = evaluate.calls = 0
+    return evaluate
+
+
+def hashed(players):
+    """A deterministic network whose answers depend on the position only (its observation):
+    the same position gets the same priors and values, by whatever path it is reached."""
+
+    def evaluate(obs, mask):
+        evaluate.rows += len(obs)
+        seeds = (obs * np.arange(1, obs.shape[1] + 1, dtype=np.float32)).sum(axis=1)
+        rng = [np.random.default_rng(int(abs(x) * 1000) % 2**32) for x in seeds]
+        logits = np.stack([r.normal(size=mask.shape[1]) for r in rng]).astype(np.float32)
+        values = np.stack([r.uniform(-1, 1, players) for r in rng]).astype(np.float32)
+        return logits, values
+
+    evaluate.rows = 0
+    return evaluate
+
+
+def visits_by_move(visits):
+    return {str(Move(a)): int(visits[a]) for a in np.flatnonzero(visits)}
+
+
+# ---- oracles -----------------------------------------------------------------------------
+
+def axial(name):
+    """The axial coordinates (q, r) of a cell named by its letter (row) and digit."""
+    return int(name[1]) - 4, "abcdefg".index(name[0]) - 3
+
+
+def distance(a, b):
+    """The hex distance between two cells named as text."""
+    (q1, r1), (q2, r2) = axial(a), axial(b)
+    return max(abs(q1 - q2), abs(r1 - r2), abs((q1 + r1) - (q2 + r2)))
+
+
+def seat_values(game):
+    """(return, margin) of every seat of a finished game: the margin over the best of the
+    others' scores."""
+    returns, scores = game.returns(), game.scores()
+    return tuple((returns[p], scores[p] - max(s for q, s in enumerate(scores) if q != p))
+                 for p in range(len(scores)))
+
+
+def preference(values, mover):
+    """What the mover ranks by (higher is better): their own (return, margin), then
+    against the next player in turn, then the one after (docs/searching.md)."""
+    n = len(values)
+    return (values[mover],) + tuple((-values[(mover + k) % n][0], -values[(mover + k) % n][1])
+                                    for k in range(1, n))
+
+
+def exhaustive(game, memo, budget):
+    """Every seat's (return, margin) under max^n (with two players, minimax: one seat's
+    gain is the other's loss): every legal move in every order, nothing pruned; None once
+    `budget` (a one-item list) of moves tried is spent."""
+    text = game.position()
+    if text in memo:
+        return memo[text]
+    mover = game.current_player
+    best = None
+    for move in game.legal_moves():
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        game.play(move)
+        value = seat_values(game) if game.is_over else exhaustive(game, memo, budget)
+        game.undo()
+        if value is None:
+            return None
+        if best is None or preference(value, mover) > preference(best, mover):
+            best = value
+    memo[text] = best
+    return best
