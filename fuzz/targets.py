@@ -303,8 +303,8 @@ def pickled_state(data):
                 del actions[i:i + d.int(1, 5)]
             else:
                 actions = d.pick([actions, tuple(actions), iter(actions), None, 5,
-                                  [str(Move(a)) for a in actions if isinstance(a, int)
-                                   and 0 <= a < NUM_ACTIONS]])
+                                  [str(Move(a)) for a in actions if type(a) is int
+                                   and 0 <= a < NUM_ACTIONS]])      # a bool is no id
         checks.check_restore(root, actions)
     elif mode == 2:                                    # the arguments of LegalMoves'
         ids = game.legal_moves().ids()
