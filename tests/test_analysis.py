@@ -15,7 +15,8 @@ import photocore
 from photocore import analysis, records
 from photocore._kernel import stream_seed
 from photocore.cli import main
-from photocore.cli.analyze import analyze, query_lines, serve_queries
+from photocore.cli.analyze import analyze
+from photocore.serve.queries import query_lines, serve_queries
 from photocore.play import specs
 from photocore.play._agents import Agent, search_root
 from photocore.play.search import SearchAgent

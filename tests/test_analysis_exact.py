@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 import photocore
 from photocore import analysis, records, viewer
-from photocore.cli.analyze import analyze, serve_queries
+from photocore.cli.analyze import analyze
+from photocore.serve.queries import serve_queries
 from photocore.run.selfplay import Series
 from test_solver import exhaustive, seat_values
 
@@ -285,7 +286,7 @@ def test_the_command_refuses_a_bad_budget(game_record, tmp_path, options, messag
 def serve(*queries, solve=analysis.DEFAULT_SOLVE):
     source = io.StringIO("".join(json.dumps(q) + "\n" for q in queries))
     sink = io.StringIO()
-    serve_queries(source, sink, "mcts:50", 1, seed=0, solve=solve)
+    serve_queries(source, sink, "mcts:50", 1, seed=0, solve_nodes=solve)
     return {a["id"]: a for a in map(json.loads, sink.getvalue().splitlines())}
 
 

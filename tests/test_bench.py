@@ -1,4 +1,4 @@
-"""`photocore bench` (photocore.cli.speed, timed by pyperf) and the reference comparison of
+"""`photocore bench` (photocore.run.speed, timed by pyperf) and the reference comparison of
 benchmarks/bench.py: their reports, their checks and the regression check, on tiny
 workloads."""
 
@@ -9,8 +9,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from photocore.cli import main, speed
+from photocore.cli import main
 from photocore.facts import Options
+from photocore.run import speed
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -176,7 +176,7 @@ def test_match_and_tournament_write_over_no_agent_file_and_not_one_file_twice(tm
 
 
 def test_bench_json_is_written_whole_through_a_link(tmp_path, monkeypatch):
-    from photocore.cli import speed
+    from photocore.run import speed
     pytest.importorskip("pyperf")
     monkeypatch.setattr(speed, "workloads", lambda quick: [])     # the writing, not the timing
     target = tmp_path / "report.json"

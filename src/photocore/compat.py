@@ -47,8 +47,10 @@ RENAMED: dict[str, str] = {
     "photocore.ray_backend": "photocore.run.ray_backend",
     "photocore.position": "photocore.notation",
     "photocore.serve.hints": "photocore.play.hints",
-    # the workloads of `photocore bench` are the command's, not the package's
-    "photocore.speed": "photocore.cli.speed",
+    # the workloads of `photocore bench` are a library of timed runs, which the command and
+    # benchmarks/bench.py read: no command themselves (cli/ until 0.2's last step)
+    "photocore.speed": "photocore.run.speed",
+    "photocore.cli.speed": "photocore.run.speed",
     # Game methods moved to the modules that build on the core
     "Game.legal_actions()": "Game.legal_moves().ids()",
     "Game.legal_mask()": "Game.legal_moves().mask()",
@@ -84,6 +86,15 @@ RENAMED: dict[str, str] = {
     **{f"{rule.name}=": f"options={rule.letter!r} (or Options({rule.name}=True))"
        for rule in OPTION_RULES},
     **{f"Game.{rule.name}": f"Game.options.{rule.name}" for rule in OPTION_RULES},
+    # `photocore analyze`'s plan is a run's, its query service a service
+    "photocore.cli.analyze.answer": "photocore.serve.queries.answer",
+    "photocore.cli.analyze.QueryError": "photocore.serve.queries.QueryError",
+    "photocore.cli.analyze.MAX_QUERY": "photocore.serve.queries.MAX_QUERY",
+    # one name per role in a run: a plan's batch gives back a Batch (SelfPlayBatch,
+    # MatchBatch, TrainingBatch, AnalysisBatch); the driver hands on a Span of the run
+    "photocore.run.plan.Played": "photocore.run.plan.Batch",
+    "photocore.run.driver.Batch": "photocore.run.driver.Span",
+    "photocore.run.train_data.Block": "photocore.run.train_data.TrainingBatch",
 }
 
 

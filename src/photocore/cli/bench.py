@@ -1,13 +1,13 @@
-"""`photocore bench`: the engine's speed figures, timed by pyperf, each checked (cli/speed.py)."""
+"""`photocore bench`: the engine's speed figures, timed by pyperf, each checked (run/speed.py)."""
 
 from typing import Any
 
 import click
 
-from photocore.cli import speed
 from photocore.cli.output import check_writable, needs, writing
 from photocore.files import atomic
 from photocore.records import dumps
+from photocore.run import speed
 
 
 @click.command()
