@@ -255,7 +255,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
     for name, options in (("default", []), ("none", ["--no-solve"]),
                           ("tiny", ["--solve", "1"])):
         out = tmp_path / f"{name}.jsonl"
-        result = CliRunner().invoke(analyze, [str(games), "--engine", "mcts:20", "--workers",
+        result = CliRunner().invoke(analyze, [str(games), "--agent", "mcts:20", "--workers",
                                               "1", "--out", str(out), *options])
         assert result.exit_code == 0, result.output
         (rec,) = records.read_games(out, verify=True)
@@ -265,7 +265,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
     assert exact_counts["default"][1] >= 5
     assert exact_counts["none"] == (None, 0) and exact_counts["tiny"] == (1, 0)
     # the solver's budget is part of a run: --resume checks it
-    result = CliRunner().invoke(analyze, [str(games), "--engine", "mcts:20", "--out",
+    result = CliRunner().invoke(analyze, [str(games), "--agent", "mcts:20", "--out",
                                           str(tmp_path / "none.jsonl"), "--resume"])
     assert result.exit_code == 1 and "solve" in result.output and "--solve" in result.output
 
@@ -303,7 +303,7 @@ def test_serve_answers_exact_where_the_solver_finishes():
     # --no-solve: the engine's answer
     (engine,) = serve({"id": 1, "position": ONE_WINNING_COLLECT}, solve=None).values()
     assert engine["exact"] is False and sum(engine["visits"].values()) == 49
-    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--workers", "1",
+    result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--workers", "1",
                                           "--no-solve"], input=json.dumps(
                                               {"id": 1, "position": ONE_WINNING_COLLECT}) + "\n")
     assert json.loads(result.output)["exact"] is False

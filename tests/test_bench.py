@@ -48,23 +48,24 @@ def invoke_reference(monkeypatch, *args, sizes=TINY_WITH_REFERENCE):
     return CliRunner().invoke(bench.main, ["--quick", *map(str, args)])
 
 
-def report_of(tmp_path_factory, run):
-    """The JSON report and output of a run (of `photocore bench` or benchmarks/bench.py)."""
+def report_of(tmp_path_factory, run, option):
+    """The JSON report and output of a run (of `photocore bench` or benchmarks/bench.py),
+    written to the file its `option` names."""
     path = tmp_path_factory.mktemp("bench") / "bench.json"
     with pytest.MonkeyPatch.context() as monkeypatch:
-        result = run(monkeypatch, "--json", path)
+        result = run(monkeypatch, option, path)
     assert result.exit_code == 0, result.output
     return json.loads(path.read_text()), result.output
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    return report_of(tmp_path_factory, invoke)
+    return report_of(tmp_path_factory, invoke, "--summary")
 
 
 @pytest.fixture(scope="module")
 def reference_report(tmp_path_factory):
-    return report_of(tmp_path_factory, invoke_reference)
+    return report_of(tmp_path_factory, invoke_reference, "--json")
 
 
 # ---- photocore bench ---------------------------------------------------------------------

@@ -244,9 +244,9 @@ def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_p
                     sys.stdout.flush()
     '''))
     spec = f'cmd:"{shlex.join([sys.executable, str(script)])}"'
-    done = subprocess.run([sys.executable, "-m", "photocore", "match", spec, "random",
-                           "--games", "2", "--workers", "1", "--movetime", "150",
-                           "--grace", "0"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "photocore", "match", "--agents",
+                           f"{spec},random", "--games", "2", "--workers", "1", "--movetime",
+                           "150", "--grace", "0"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "forfeits: flood 2" in done.stdout
     assert done.stderr.count("forfeits: no move within 150 ms + 0 ms of grace") == 2
@@ -299,8 +299,8 @@ def test_what_an_engine_says_reaches_the_terminal_escaped(tmp_path):
                 sys.stderr.buffer.write(b"dying \\x1b]0;title\\x07 \\x1b[2J\\n")
                 sys.exit(3)
     '''))
-    done = subprocess.run([sys.executable, "-m", "photocore", "match",
-                           f"cmd:{shlex.join([sys.executable, str(script)])}", "random",
+    done = subprocess.run([sys.executable, "-m", "photocore", "match", "--agents",
+                           f"cmd:{shlex.join([sys.executable, str(script)])},random",
                            "--games", "1", "--workers", "1", "--no-progress"],
                           capture_output=True, timeout=60)
     said = done.stdout + done.stderr

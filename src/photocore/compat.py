@@ -13,8 +13,9 @@ Game.legal_mask() is deprecated since photocore 0.2: use Game.legal_moves().mask
 This module is the one place that knows what is deprecated and how the old spelling still
 works; the rest of the package only installs its hooks: a module's `__getattr__` asks
 `moved` (old attributes), the package root puts `MovedModules` on `sys.meta_path` (old
-modules), svg.py makes itself a `CallableModule` (a module that was a function), and the
-functions that took the rules as flags ask `game_options` and `option_attribute`.
+modules), svg.py makes itself a `CallableModule` (a module that was a function), the
+functions that took the rules as flags ask `game_options` and `option_attribute`, and the
+commands `tell` their user of an old spelling (cli/options.py hides it from --help).
 
 CHANGELOG.md lists the same names; tests/test_compat.py fails once the installed version
 reaches REMOVED while a shim is left.
@@ -95,6 +96,16 @@ RENAMED: dict[str, str] = {
     "photocore.run.plan.Played": "photocore.run.plan.Batch",
     "photocore.run.driver.Batch": "photocore.run.driver.Span",
     "photocore.run.train_data.Block": "photocore.run.train_data.TrainingBatch",
+    # the command line speaks one vocabulary (docs/engine.md, "The command line"): an old
+    # spelling is accepted, hidden from --help, and told on standard error (`tell`)
+    "photocore match AGENTS": "--agents SPEC,...",
+    "photocore tournament AGENTS": "--agents SPEC,...",
+    "photocore play --opponents": "--agents",
+    "photocore analyze --engine": "--agent",
+    "photocore solve --score": "--agent",
+    "photocore bench --json FILE": "--summary FILE",
+    "photocore tournament --games N (games per group)":
+        "--games-per-group N (--games will be the total, as in every command)",
 }
 
 
@@ -108,6 +119,20 @@ def warn(old: str, stacklevel: int = 2) -> None:
     """Warns that `old` is deprecated; `stacklevel` as for warnings.warn, counted from the
     caller of warn (compiled callers have no frame: they pass 1)."""
     warnings.warn(message(old), DeprecationWarning, stacklevel=stacklevel + 1)
+
+
+def on_command_line(old: str) -> bool:
+    """Whether the row `old` of RENAMED is a spelling of the command line (`photocore
+    COMMAND ...`), which `tell` reports, rather than a name of the package."""
+    return old.startswith("photocore ")
+
+
+def tell(old: str) -> None:
+    """Tells the person at the command line that the spelling `old` (a row of RENAMED,
+    `photocore COMMAND --option`) is deprecated, in one line on standard error: a
+    DeprecationWarning would not reach them (Python shows none outside __main__)."""
+    sys.stderr.write(f"warning: {message(old)}\n")
+    sys.stderr.flush()
 
 
 def moved(module: str, name: str) -> Any:

@@ -1,4 +1,4 @@
-"""`photocore analyze`: every move of recorded games evaluated by an engine, written back as
+"""`photocore analyze`: every move of recorded games evaluated by an agent, written back as
 records that hold their analysis (metadata.analysis, docs/analysis.md): the plan is
 run/analysis.py's; with --serve, an analysis engine for tools (serve/queries.py): JSON-line
 queries on standard input, answers on standard output.
@@ -15,9 +15,11 @@ from photocore import analysis, compat
 from photocore.cli.options import (
     SEED,
     SEED_HELP,
+    agent_option,
     backend_options,
     check_backend,
     connect_backend,
+    old_spelling,
     workers_option,
 )
 from photocore.cli.output import check_writable, record_file, resume_from, run_output
@@ -33,7 +35,7 @@ from photocore.serve.queries import MAX_QUERY_VISITS, query_lines, serve_queries
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
-          "agents": "GAMES", "moves": "GAMES", "engine": "--engine", "seed": "--seed",
+          "agents": "GAMES", "moves": "GAMES", "engine": "--agent", "seed": "--seed",
           "solve": "--solve"}
 
 
@@ -43,11 +45,12 @@ def __getattr__(name: str) -> object:
 
 @click.command()
 @click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
-@click.option("--engine", default=analysis.DEFAULT_ENGINE, show_default=True,
-              help="The engine: mcts:N (UCT, N playouts a position), or a py: agent spec "
-                   "whose class is a SearchAgent (the AlphaZero checkpoint: "
-                   "py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) or has "
-                   "analyse(game).")
+@agent_option("The agent that judges every position: mcts:N (UCT, N simulations a "
+              "position), or a py: agent whose class is a SearchAgent (the AlphaZero "
+              "checkpoint: py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) "
+              "or has analyze(game).", default=analysis.DEFAULT_ENGINE)
+@old_spelling("photocore analyze --engine", "agent",
+              click.option("--engine", "old_engine", default=None, hidden=True), "old_engine")
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
               help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
                    ".analysed before its suffix]")
@@ -59,9 +62,9 @@ def __getattr__(name: str) -> object:
 @click.option("--solve", type=click.IntRange(1, MAX_NODES), default=None, metavar="NODES",
               help="Where the solver finishes a position within NODES positions (two "
                    "players, the last two rounds, from the end back), its exact values "
-                   "stand for the engine's.  [default: "
+                   "stand for the agent's.  [default: "
                    f"{analysis.DEFAULT_SOLVE:,}]")
-@click.option("--no-solve", is_flag=True, help="The engine alone: no solver.")
+@click.option("--no-solve", is_flag=True, help="The agent alone: no solver.")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run: keep the games already in --out.")
 @backend_options
@@ -69,50 +72,50 @@ def __getattr__(name: str) -> object:
               help="Progress bar  [default: when stderr is a terminal]")
 @click.option("--serve", is_flag=True,
               help="Answer JSON-line queries on standard input instead (docs/analysis.md).")
-@click.option("--allow", metavar="SPECS", default=None,
-              help="With --serve: further engines a query may name (comma-separated specs). "
-                   "A query may name --engine, these, and the built-in ones among them at "
+@click.option("--allow", metavar="SPEC,...", default=None,
+              help="With --serve: further agents a query may name (its \"engine\" field). "
+                   "A query may name --agent, these, and the built-in ones among them at "
                    "any budget up to --max-visits; nothing else.")
 @click.option("--max-visits", type=click.IntRange(1, MAX_SIMULATIONS),
               default=MAX_QUERY_VISITS, show_default=True,
               help="With --serve: the most visits a query may ask for.")
-def analyze(games: str | None, engine: str, out: str | None, workers: int | None, seed: int,
+def analyze(games: str | None, agent: str, out: str | None, workers: int | None, seed: int,
             solve: int | None, no_solve: bool, resume: bool, backend: str,
             address: str | None, connect_timeout: float, progress: bool | None, serve: bool,
             allow: str | None, max_visits: int) -> None:
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
-    OUT: each position's value for every player, the engine's best move, the loss of the
+    OUT: each position's value for every player, the agent's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
     (docs/analysis.md); exactly, by the solver, where it finishes (--solve). `photocore
     replay` shows them; `photocore stats` sums them up by agent. Ctrl-C keeps every
     finished game in OUT, and --resume finishes the run.
 
     \b
-    Example:  photocore analyze games.jsonl --engine mcts:1000 --out analysed.jsonl
-              photocore analyze --serve --engine mcts:1000 < queries.jsonl
+    Example:  photocore analyze games.jsonl --agent mcts:1000 --out analysed.jsonl
+              photocore analyze --serve --agent mcts:1000 < queries.jsonl
     """
     check_backend(backend)
     if no_solve and solve is not None:
         raise click.UsageError("--solve NODES or --no-solve: not both")
     nodes = None if no_solve else solve or analysis.DEFAULT_SOLVE
     if not serve and allow is not None:
-        raise click.UsageError("--allow names the engines queries may choose: only with --serve")
+        raise click.UsageError("--allow names the agents queries may choose: only with --serve")
     if serve:
         if games is not None or out is not None or resume or backend != "local":
             raise click.UsageError("--serve reads queries on standard input: no GAMES, "
                                    "--out, --resume or --backend ray")
         try:
-            analysis.judge(engine)
+            analysis.judge(agent)
         except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--engine") from None
+            raise click.BadParameter(str(e), param_hint="--agent") from None
         try:
-            engines = Allowed([engine, *split(allow)] if allow else [engine], max_visits)
+            engines = Allowed([agent, *split(allow)] if allow else [agent], max_visits)
             for spec in engines.by_label.values():
                 analysis.judge(spec.text)          # each loads once, and fails now
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--allow") from None
         try:
-            serve_queries(query_lines(sys.stdin.buffer), sys.stdout, engine,
+            serve_queries(query_lines(sys.stdin.buffer), sys.stdout, agent,
                           workers or os.cpu_count() or 1, seed, engines, nodes)
         except KeyboardInterrupt:
             raise SystemExit(130) from None
@@ -121,12 +124,12 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
         raise click.UsageError("Missing argument 'GAMES' (or --serve).")
     out = out or _analysed_name(games)
     try:
-        inputs = [games, *parse_spec(engine).files]
+        inputs = [games, *parse_spec(agent).files]
     except ValueError:
-        inputs = [games]        # (a bad --engine is told below)
+        inputs = [games]        # (a bad --agent is told below)
     check_writable(out, append=resume, inputs=inputs)
     try:
-        run = AnalysisRun(games, engine, seed=seed, solve_nodes=nodes)
+        run = AnalysisRun(games, agent, seed=seed, solve_nodes=nodes)
     except RecordError as e:   # told now, not by a worker: --resume would not get past it
         fix = (f"`photocore repair {games}` keeps its whole games and drops the rest"
                if e.ply is None else      # a damaged line, which repair drops
@@ -135,7 +138,7 @@ def analyze(games: str | None, engine: str, out: str | None, workers: int | None
         raise click.ClickException(f"{e}. No game was analysed: {fix}, and run again") \
             from None
     except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--engine") from None
+        raise click.BadParameter(str(e), param_hint="--agent") from None
     skip = resume_from(out, resume, run, SET_BY,
                        functools.partial(run.check_resumed, set_by=SET_BY), inputs)
     if skip == run.games:

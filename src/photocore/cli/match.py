@@ -17,7 +17,13 @@ from photocore.cli.options import (
     SEED,
     SEED_HELP,
     Command,
+    HiddenArgument,
+    agents_option,
+    backend_options,
     builtin_agents,
+    check_backend,
+    connect_backend,
+    old_spelling,
     rule_options,
     workers_option,
 )
@@ -33,21 +39,29 @@ from photocore.run.ratings import SPRT, Estimate
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
           "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",
-          "game": "the order of the games", "agents": "AGENTS and --games"}
+          "game": "the order of the games", "agents": "--agents and --games"}
+AGENTS_HELP = (f"{builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or "
+               'cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md)')
 
 
-def _common(command: Command) -> Command:
-    """The options match and tournament share."""
+def _common(command_name: str) -> Callable[[Command], Command]:
+    """The options match and tournament share, and the old spelling of --agents (the
+    agents as arguments)."""
     options: list[Callable[[Command], Command]] = [
+        old_spelling(f"photocore {command_name} AGENTS", "agents",
+                     click.argument("old_agents", nargs=-1, cls=HiddenArgument),
+                     "old_agents", given=bool),
         click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
-                     help="Seats per game: the number of agents (a tournament: --group), "
-                          "or a multiple of it.  [default: the number of agents]"),
+                     help="Seats per game: the number of agents "
+                          f"{'in a group ' * (command_name == 'tournament')}or a multiple of "
+                          "it.  [default: the number of agents"
+                          f"{' in a group' * (command_name == 'tournament')}]"),
         rule_options,
         workers_option("Processes playing games, each with its own engines  "
                        "[default: this machine's cores]"),
         click.option("--seed", type=SEED, default=0, show_default=True,
                      help="The same seed gives the same openings, and the same games for "
-                          f"built-in agents, whatever --workers ({SEED_HELP})."),
+                          f"built-in agents, whatever --workers and --backend ({SEED_HELP})."),
         click.option("--movetime", type=click.IntRange(1, MAX_MILLISECONDS),
                      default=DEFAULT_MOVETIME, show_default=True,
                      help="Milliseconds an engine may think per move (a day at most)."),
@@ -62,34 +76,43 @@ def _common(command: Command) -> Command:
                      callback=record_file,
                      help="Write every game as a record to this .jsonl or .jsonl.gz file."),
         click.option("--resume", is_flag=True,
-                     help="Finish a stopped match: keep the games in --out, play the rest."),
+                     help=f"Finish a stopped {command_name}: keep the games in --out, play "
+                          "the rest."),
+        backend_options,
         click.option("--progress/--no-progress", default=None,
                      help="Live line  [default: when stderr is a terminal]"),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+
+    def decorate(command: Command) -> Command:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
-@click.command(help=f"""Play AGENTS ({MIN_PLAYERS} to {MAX_PLAYERS}) against each other and
+@click.command(help=f"""Play agents ({MIN_PLAYERS} to {MAX_PLAYERS}) against each other and
     rate them.
 
-    An agent is {builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or
-    cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md). Seats rotate over every
-    agent and every random opening is played from every seat. Two agents: wins, losses,
-    ties, score, Elo with a 95% confidence interval and the likelihood of superiority.
-    Three or four: points, win share and Bradley-Terry ratings from every pairwise result.
+    Seats rotate over every agent and every random opening is played from every seat. Two
+    agents: wins, losses, ties, score, Elo with a 95% confidence interval and the
+    likelihood of superiority. Three or four: points, win share and Bradley-Terry ratings
+    from every pairwise result.
+
+    \b
+    Example:  photocore match --agents mcts:200,greedy --games 400
     """)
-@click.argument("agents", nargs=-1, required=True)
+@agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=None,
               help="Games to play, rounded up to whole openings  [default: 100; with "
                    "--sprt 100,000, a cap]")
 @click.option("--sprt", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
               help="Stop as soon as the sequential probability ratio test accepts H0 (the "
                    "first agent is elo0 stronger) or H1 (elo1 stronger); two agents only.")
-@_common
-def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
+@_common("match")
+def match(agents: tuple[str, ...] | None, games: int | None, sprt: str | None,
           **settings: Any) -> None:
+    agents = _given(agents)
     if not MIN_PLAYERS <= len(agents) <= MAX_PLAYERS:
         raise click.UsageError(f"a match is between {MIN_PLAYERS} to {MAX_PLAYERS} agents, "
                                f"got {len(agents)} (photocore tournament plays more)")
@@ -107,47 +130,67 @@ def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
 
 
 @click.command()
-@click.argument("agents", nargs=-1, required=True)
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20, show_default=True,
-              help="Games per pairing (or group), rounded up to whole openings.")
+@agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
+@click.option("--games-per-group", type=click.IntRange(1, MAX_GAMES), default=20,
+              show_default=True, metavar="N",
+              help="Games each pairing (or group) plays, rounded up to whole openings.")
+@old_spelling("photocore tournament --games N (games per group)", "games_per_group",
+              click.option("--games", "old_games", type=click.IntRange(1, MAX_GAMES),
+                           default=None, hidden=True), "old_games")
 @click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
               show_default=True,
-              help="Agents in each game: every group of this many AGENTS plays a match "
+              help="Agents in each game: every group of this many agents plays a match "
                    "(--players defaults to it).")
 @click.option("--anchor", default=None, metavar="AGENT",
-              help="Rate this agent (as written in AGENTS) 0, the others from it  "
+              help="Rate this agent (as written in --agents) 0, the others from it  "
                    "[default: ratings centred on 0]")
 @click.option("--summary", type=click.Path(dir_okay=False), default=None,
               help="Write the standings as JSON to this file: each agent's games, points, "
                    "rating with its 95% interval and time per move.")
-@_common
-def tournament(agents: tuple[str, ...], games: int, group: int, anchor: str | None,
-               summary: str | None, **settings: Any) -> None:
-    """A round robin: every pair (or --group of 3 or 4) of AGENTS plays a match (the same
-    openings for all), then a cross table of scores and Bradley-Terry ratings from all the
-    games, with each agent's time per move."""
+@_common("tournament")
+def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
+               anchor: str | None, summary: str | None, **settings: Any) -> None:
+    """A round robin: every pair (or --group of 3 or 4) of the agents plays a match (the
+    same openings for all), then a cross table of scores and Bradley-Terry ratings from
+    all the games, with each agent's time per move.
+
+    \b
+    Example:  photocore tournament --agents random,greedy,mcts:200 --games-per-group 40
+    """
+    agents = _given(agents)
     if len(agents) <= group:
         raise click.UsageError(f"a tournament of groups of {group} needs {group + 1} agents "
                                f"or more (photocore match plays {group})")
     if anchor is not None and anchor not in agents:
-        raise click.BadParameter(f"{anchor!r} is not one of the AGENTS", param_hint="--anchor")
-    _play(agents, games, list(itertools.combinations(range(len(agents)), group)), None,
-          **settings, anchor=None if anchor is None else agents.index(anchor),
+        raise click.BadParameter(f"{anchor!r} is not one of --agents", param_hint="--anchor")
+    _play(agents, games_per_group, list(itertools.combinations(range(len(agents)), group)),
+          None, **settings, anchor=None if anchor is None else agents.index(anchor),
           summary=summary)
+
+
+def _given(agents: tuple[str, ...] | None) -> tuple[str, ...]:
+    """--agents, which match and tournament need (given as itself or its old spelling)."""
+    if agents is None:
+        ctx = click.get_current_context()
+        raise click.MissingParameter(ctx=ctx, param=next(
+            p for p in ctx.command.params if p.name == "agents"))
+    return agents
 
 
 def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | None,
           sprt: SPRT | None, players: int | None, options: Options, workers: int | None,
-          seed: int, movetime: int, grace: int, openings: int | None, out: str | None,
-          resume: bool, progress: bool | None, anchor: int | None = None,
-          summary: str | None = None) -> None:
+          seed: int, movetime: int, grace: int, openings: int | None,
+          out: str | None, resume: bool, backend: str,
+          address: str | None, connect_timeout: float, progress: bool | None,
+          anchor: int | None = None, summary: str | None = None) -> None:
+    check_backend(backend)
     try:
         plan = Match(agents, games, players, seed, openings, movetime, grace,
                      options=options, pairings=pairings)
         standings = Standings(plan, sprt)
         plan.check()
     except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="AGENTS") from None
+        raise click.BadParameter(str(e), param_hint="--agents") from None
     if resume and out is None:
         raise click.UsageError("--resume needs --out")
     inputs = [f for spec in plan.specs for f in spec.files]
@@ -174,13 +217,20 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
                 return k + 1       # the SPRT has decided: the match ends with this game
         return None
 
-    with run_output("match" if pairings is None else "tournament", out, resume, skip,
+    command = command_of(plan)
+    connect_backend(command, backend, address, connect_timeout)
+    with run_output(command, out, resume, skip,
                     interrupted=lambda: _summary(plan, standings, anchor)) as writer:
-        drive(plan, take, writer, skip=skip, workers=workers, progress=progress,
-              status=lambda: _live(plan, standings))
+        drive(plan, take, writer, skip=skip, workers=workers, backend=backend,
+              address=address, progress=progress, status=lambda: _live(plan, standings))
     _summary(plan, standings, anchor)
     if summary is not None:
         _write_summary(summary, plan, standings, anchor)
+
+
+def command_of(plan: Match) -> str:
+    """The command that plays `plan`: a match, or a tournament of several pairings."""
+    return "match" if len(plan.pairings) == 1 else "tournament"
 
 
 def _tell_forfeit(plan: Match, index: int, outcome: Outcome) -> None:
