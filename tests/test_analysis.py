@@ -391,7 +391,9 @@ def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_p
     assert part.read_bytes() == out.read_bytes()
     # another engine or seed is another run
     result = run(games, "--agent", "mcts:31", "--seed", "4", "--out", part, "--resume")
-    assert result.exit_code == 1 and "engine" in result.output
+    assert result.exit_code == 1 and ("cannot resume: game 1 of the output was analysed with "
+                                      "engine 'mcts:30', this run's is 'mcts:31' (set by "
+                                      "--agent)") in result.output, result.output
     result = run(games, "--agent", "mcts:30", "--out", out)
     assert result.exit_code == 2 and "exists" in result.output
     result = run(games, "--agent", "greedy", "--out", tmp_path / "x.jsonl")

@@ -211,6 +211,8 @@ BUDGETS = {
     "match --movetime": (["match", "--agents", "random,greedy", "--movetime", HUGE],
                          "'--movetime'"),
     "match --grace": (["match", "--agents", "random,greedy", "--grace", HUGE], "'--grace'"),
+    "match --max-forfeits": (["match", "--agents", "random,greedy", "--max-forfeits", HUGE],
+                             "'--max-forfeits'"),
     "tournament --games-per-group": (["tournament", "--agents", "random,greedy,mcts:2",
                                       "--games-per-group", 2**63 - 1], "--agents"),
     "playouts --games": (["playouts", "--games", HUGE], "'--games'"),

@@ -196,7 +196,8 @@ def test_a_match_without_wins_or_losses_gives_a_bound_not_infinity(tmp_path):
                          (("greedy", quitter), "no losses or ties: Elo above +")]:
         result = run("match", "--agents", ",".join(agents), "--games", 12, "--workers", 1,
                      "--no-progress")
-        assert result.exit_code == 0, result.output
+        # (the quitter forfeits every game: the summary, then exit status 1)
+        assert result.exit_code == 1, result.output
         assert told in result.output and "(95% one-sided bound)" in result.output
         assert "inf" not in result.output.replace("info", ""), result.output
 
@@ -255,10 +256,14 @@ def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
         out = tmp_path / f"{agent[:3]}.jsonl"
         result = run("match", "--agents", f"{agent},greedy", "--games", 4, "--workers", 1,
                      "--movetime", 200, "--out", out, "--no-progress")
-        assert result.exit_code == 0, result.output
+        # it forfeits every game: the summary, then exit status 1 saying so
+        assert result.exit_code == 1, result.output
+        label = "crasher" if agent == crasher else agent
+        assert result.output.endswith(f"Error: {label} forfeited every game it played (4 "
+                                      "games): the results measure nothing (its reasons are "
+                                      "above)\n"), result.output
         recs = list(records.read_games(out, verify=True))
         assert len(recs) == 4
-        label = "crasher" if agent == crasher else agent
         for rec in recs:
             meta = rec["metadata"]
             assert rec["result"] is None
@@ -318,7 +323,10 @@ def test_an_engine_is_labelled_by_the_name_it_announces(tmp_path):
         out = tmp_path / "m.jsonl"
         result = run("match", "--agents", ",".join(agents), "--games", 2, "--workers", 1,
                      "--movetime", 200, "--out", out, "--no-progress")
-        assert result.exit_code == 0, result.output
+        # exit status 1 when one of them forfeited both its games
+        lost = [r["metadata"]["agents"][r["metadata"]["forfeit"]["seat"]]
+                for r in games_of(out) if "forfeit" in r["metadata"]]
+        assert result.exit_code == (1 if 2 in map(lost.count, labels) else 0), result.output
         assert result.output.startswith(f"{labels[0]} vs {labels[1]}: 2 games"), result.output
         assert f"{labels[0]} vs {labels[1]}: 2 games, {labels[0]} " in result.output
         assert "cmd:" not in result.output and str(tmp_path) not in result.output.split(
@@ -387,7 +395,9 @@ def test_resume_completes_the_same_file(tmp_path):
     other = run("match", "--agents", "mcts:5,random", "--games", 10, "--seed", 2, "--out", cut,
                 "--resume", "--no-progress")
     assert other.exit_code != 0 and "cannot resume" in other.output
-    assert "game 0 of this run has agents mcts:5,random by seat" in other.output
+    # games are numbered from 1, as the file's lines are
+    assert ("its game on line 1 has agents mcts:5,greedy by seat, game 1 of this run has "
+            "agents mcts:5,random by seat") in other.output
     assert "exists" in run(*args, "--out", whole).output
 
 
@@ -495,6 +505,73 @@ def test_the_python_agent_example_beats_random_the_same_whatever_the_workers(tmp
     wins = sum(rec["metadata"]["agents"].index(agent) in rec["result"]["winners"]
                for rec in games_of(outs[0]))
     assert wins >= 8, result.output
+
+
+# ---- a small or broken match tells the truth ---------------------------------------------
+
+def summary_of(plan, outcomes):
+    """What the command prints for a match of two agents that played `outcomes`."""
+    from photocore.cli.match import _summary
+    standings = Standings(plan)
+    for index, outcome in enumerate(outcomes):
+        standings.add(index, outcome)
+    return CliRunner().invoke(click_command(lambda: _summary(plan, standings))).output
+
+
+def click_command(function):
+    import click
+    return click.command()(function)
+
+
+def test_an_interval_without_width_is_told_as_too_few_games():
+    plan = Match(["greedy", "random"], games=20)
+    won, lost = Outcome([0, 1], (0,), (20, 10)), Outcome([1, 0], (0,), (20, 10))
+    # one opening, one game won by each: a score of 1/2 and no spread to bound it
+    text = summary_of(plan, [won, lost])
+    assert "greedy vs random: 2 games, greedy 1 win, 1 loss, 0 ties; no forfeits" in text
+    assert ("score 50.0% over 1 whole opening: Elo +0.0 (95% CI not bounded: one whole "
+            "opening, too few games to tell), LOS n/a") in text
+    assert "± 0.0" not in text and "+0.0 .. +0.0" not in text
+    # every opening alike: no spread either
+    text = summary_of(plan, [won, lost] * 10)
+    assert ("Elo +0.0 (95% CI not bounded: every one of the 10 whole openings scored 50.0%, "
+            "too few games to tell), LOS n/a") in text
+    # a spread: the interval, as before
+    text = summary_of(plan, [won, lost, won, Outcome([1, 0], (1,), (20, 10))])
+    assert "Elo +190.8 (95% CI above -" in text
+    assert "not bounded" not in text and "LOS n/a" not in text
+
+
+def test_one_opening_is_one_opening(tmp_path):
+    result = run("match", "--agents", "greedy,random", "--games", 2, "--workers", 1,
+                 "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "2 games of 2 players, 1 opening of 2 random plies each played" in result.output
+    assert " over 1 whole opening: " in result.output
+    result = run("match", "--agents", "greedy,random", "--games", 2, "--workers", 1,
+                 "--openings", 1, "--no-progress")
+    assert "1 opening of 1 random ply each played" in result.output
+
+
+def test_max_forfeits_stops_a_match_of_a_broken_agent(tmp_path):
+    (tmp_path / "quitter.py").write_text(QUITTER)
+    quitter = f"py:{tmp_path / 'quitter.py'}:Quitter"
+    out = tmp_path / "q.jsonl"
+    args = ["match", "--agents", f"greedy,{quitter}", "--games", 40, "--max-forfeits", 3,
+            "--workers", 2, "--out", out, "--no-progress"]
+    result = run(*args)
+    assert result.exit_code == 1, result.output
+    assert [r["metadata"]["game"] for r in games_of(out)] == [0, 1, 2]
+    assert result.output.endswith(
+        f"Error: {quitter} forfeited 3 of its 3 games (--max-forfeits 3): the match stopped "
+        "after 3 of 40 games\n"), result.output
+    # the forfeits are numbered as the file's lines: game 1 is line 1
+    assert [line.split(":")[0] for line in result.output.splitlines()
+            if line.startswith("game ")] == ["game 1", "game 2", "game 3"]
+    # resumed, it stops at once: the file holds the forfeits already
+    result = run(*args, "--resume")
+    assert result.exit_code == 1 and "--max-forfeits 3 in them" in result.output
+    assert len(games_of(out)) == 3
 
 
 # ---- on a Ray cluster ---------------------------------------------------------------------

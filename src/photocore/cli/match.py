@@ -33,7 +33,7 @@ from photocore.files import atomic
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS
 from photocore.records import Record
 from photocore.run.driver import drive
-from photocore.run.match import Match, MatchBatch, Outcome, Standings, outcome_of
+from photocore.run.match import Match, MatchBatch, Outcome, Standings, counted, outcome_of
 from photocore.run.ratings import SPRT, Estimate
 
 # the option that sets each field a resumed game must match
@@ -72,6 +72,11 @@ def _common(command_name: str) -> Callable[[Command], Command]:
         click.option("--openings", type=click.IntRange(min=0), default=None,
                      help="Random plies from the start that open each game, every opening "
                           "played from every seat  [default: one per player]"),
+        click.option("--max-forfeits", type=click.IntRange(1, MAX_GAMES), default=None,
+                     metavar="N",
+                     help="Stop once an agent has forfeited N games (exit status 1): a "
+                          "broken agent's games measure nothing.  [default: no limit; an "
+                          "agent that forfeits every game it plays exits 1 anyway]"),
         click.option("--out", type=click.Path(dir_okay=False), default=None,
                      callback=record_file,
                      help="Write every game as a record to this .jsonl or .jsonl.gz file."),
@@ -97,7 +102,8 @@ def _common(command_name: str) -> Callable[[Command], Command]:
     Seats rotate over every agent and every random opening is played from every seat. Two
     agents: wins, losses, ties, score, Elo with a 95% confidence interval and the
     likelihood of superiority. Three or four: points, win share and Bradley-Terry ratings
-    from every pairwise result.
+    from every pairwise result. An agent that forfeits every game it plays (it crashes, or
+    never answers) ends the match with exit status 1, after the summary.
 
     \b
     Example:  photocore match --agents mcts:200,greedy --games 400
@@ -152,7 +158,8 @@ def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
                anchor: str | None, summary: str | None, **settings: Any) -> None:
     """A round robin: every pair (or --group of 3 or 4) of the agents plays a match (the
     same openings for all), then a cross table of scores and Bradley-Terry ratings from
-    all the games, with each agent's time per move.
+    all the games, with each agent's time per move. An agent that forfeits every game it
+    plays ends it with exit status 1, after the table.
 
     \b
     Example:  photocore tournament --agents random,greedy,mcts:200 --games-per-group 40
@@ -180,7 +187,7 @@ def _given(agents: tuple[str, ...] | None) -> tuple[str, ...]:
 def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | None,
           sprt: SPRT | None, players: int | None, options: Options, workers: int | None,
           seed: int, movetime: int, grace: int, openings: int | None,
-          out: str | None, resume: bool, backend: str,
+          max_forfeits: int | None, out: str | None, resume: bool, backend: str,
           address: str | None, connect_timeout: float, progress: bool | None,
           anchor: int | None = None, summary: str | None = None) -> None:
     check_backend(backend)
@@ -202,19 +209,20 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
 
     skip = resume_from(out, resume, plan, SET_BY, kept, inputs) if out is not None else 0
     click.echo(plan.describe() + (" (at most: the SPRT stops it)" if sprt else ""))
-    if skip == plan.games or standings.decision:
-        click.echo(f"{out} already holds the whole match ({skip} games)", err=True)
-        _summary(plan, standings, anchor)
-        if summary is not None:
-            _write_summary(summary, plan, standings, anchor)
+    if skip == plan.games or standings.decision or _too_many(standings, max_forfeits):
+        click.echo(f"{out} already holds the whole match ({skip} games)"
+                   if not _too_many(standings, max_forfeits) else
+                   f"{out} holds {skip} games, and --max-forfeits {max_forfeits} in them",
+                   err=True)
+        _end(plan, standings, anchor, summary, max_forfeits)
         return
 
     def take(start: int, played: MatchBatch) -> int | None:
         for k, outcome in enumerate(played.outcomes):
             if outcome.forfeit is not None:
                 _tell_forfeit(plan, start + k, outcome)
-            if standings.add(start + k, outcome):
-                return k + 1       # the SPRT has decided: the match ends with this game
+            if standings.add(start + k, outcome) or _too_many(standings, max_forfeits):
+                return k + 1       # decided, or broken: the match ends with this game
         return None
 
     command = command_of(plan)
@@ -223,9 +231,34 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
                     interrupted=lambda: _summary(plan, standings, anchor)) as writer:
         drive(plan, take, writer, skip=skip, workers=workers, backend=backend,
               address=address, progress=progress, status=lambda: _live(plan, standings))
+    _end(plan, standings, anchor, summary, max_forfeits)
+
+
+def _too_many(standings: Standings, max_forfeits: int | None) -> bool:
+    """Whether an agent has forfeited --max-forfeits games."""
+    return max_forfeits is not None and max(standings.forfeits) >= max_forfeits
+
+
+def _end(plan: Match, standings: Standings, anchor: int | None, summary: str | None,
+         max_forfeits: int | None) -> None:
+    """The summary (and --summary), then exit status 1 when the games measured nothing:
+    an agent forfeited every game it played, or --max-forfeits of them."""
     _summary(plan, standings, anchor)
     if summary is not None:
         _write_summary(summary, plan, standings, anchor)
+    for k, label in enumerate(plan.labels):
+        forfeits, played = standings.forfeits[k], standings.played[k]
+        if max_forfeits is not None and forfeits >= max_forfeits:
+            raise click.ClickException(
+                f"{label} forfeited {forfeits} of its {counted(played, 'game')} (--max-forfeits "
+                f"{max_forfeits}): the {command_of(plan)} stopped after {standings.games} of "
+                f"{plan.games} games")
+    for k, label in enumerate(plan.labels):
+        forfeits = standings.forfeits[k]
+        if forfeits and forfeits == standings.played[k]:
+            raise click.ClickException(
+                f"{label} forfeited every game it played ({counted(forfeits, 'game')}): "
+                "the results measure nothing (its reasons are above)")
 
 
 def command_of(plan: Match) -> str:
@@ -236,7 +269,8 @@ def command_of(plan: Match) -> str:
 def _tell_forfeit(plan: Match, index: int, outcome: Outcome) -> None:
     assert outcome.forfeit is not None
     agent = plan.labels[outcome.seats[outcome.forfeit]]
-    text = f"game {index}: {agent} (seat {outcome.forfeit}) forfeits: {outcome.reason}"
+    # numbered from 1, as a record file's lines are (metadata.game is the 0-based index)
+    text = f"game {index + 1}: {agent} (seat {outcome.forfeit}) forfeits: {outcome.reason}"
     if outcome.detail.strip():
         text += "\n" + outcome.detail.rstrip()
     tqdm.write(text, file=sys.stderr)      # above the live line
@@ -247,6 +281,7 @@ def _live(plan: Match, standings: Standings) -> str:
         e = standings.estimate()
         text = f"{plan.labels[0]} {_percent(e.score)} Elo " + (
             f"< {_elo(e.high)}" if e.score == 0 else f"> {_elo(e.low)}" if e.score == 1
+            else f"{_elo(e.elo)} (too few games)" if e.error == 0
             else f"{_elo(e.elo)} ±{_size(e.error)}")
         if standings.sprt is not None:
             text += (f" LLR {standings.llr:.2f} ({standings.sprt.lower:.2f}, "
@@ -273,12 +308,16 @@ def _summary(plan: Match, standings: Standings, anchor: int | None = None) -> No
 def _pair_summary(plan: Match, standings: Standings) -> None:
     first, second = plan.labels
     wins, losses, ties = standings.record.get(plan.pairings[0], [0, 0, 0])
-    click.echo(f"{first} vs {second}: {standings.games} games, {first} {wins} wins, "
-               f"{losses} losses, {ties} ties{_forfeits(plan, standings)}")
+    click.echo(f"{first} vs {second}: {counted(standings.games, 'game')}, {first} "
+               f"{counted(wins, 'win')}, {counted(losses, 'loss', 'losses')}, "
+               f"{counted(ties, 'tie')}{_forfeits(plan, standings)}")
     e = standings.estimate()
     if e.n:
-        click.echo(f"score {_percent(e.score)} over {e.n} whole openings: {_rating(e)}, "
-                   f"LOS {_percent(e.los)}")
+        # no spread (one opening, or all alike): the normal interval has no width, and
+        # the likelihood of superiority would be 0 or 1: neither is known
+        los = "n/a" if e.error == 0 else _percent(e.los)
+        click.echo(f"score {_percent(e.score)} over {counted(e.n, 'whole opening')}: "
+                   f"{_rating(e)}, LOS {los}")
     if standings.sprt is not None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}
         click.echo(f"{standings.sprt}: LLR {standings.llr:.2f} (bounds "
@@ -293,6 +332,10 @@ def _rating(e: Estimate) -> str:
         return f"no wins or ties: Elo below {_elo(e.high)} (95% one-sided bound)"
     if e.score == 1:
         return f"no losses or ties: Elo above {_elo(e.low)} (95% one-sided bound)"
+    if e.error == 0:
+        alike = ("one whole opening" if e.n == 1
+                 else f"every one of the {e.n} whole openings scored {_percent(e.score)}")
+        return f"Elo {_elo(e.elo)} (95% CI not bounded: {alike}, too few games to tell)"
     if math.isinf(e.low) and math.isinf(e.high):
         interval = "not bounded yet"
     elif math.isinf(e.low) or math.isinf(e.high):  # the normal interval passes a score of 0 or 1
@@ -312,8 +355,9 @@ def _table(plan: Match, standings: Standings) -> None:
         click.echo(f"{label:<{width}}  {games:5}  {standings.points[k]:6.1f}  "
                    f"{_percent(standings.points[k] / max(games, 1)):>9}  "
                    f"{_elo(fit.elo[k]):>7} ± {_size(fit.error[k])}")
-    click.echo(f"{standings.games} games{_forfeits(plan, standings)}; points: a win is one "
-               "point, shared by co-winners; ratings from every pairwise result in the games")
+    click.echo(f"{counted(standings.games, 'game')}{_forfeits(plan, standings)}; points: "
+               "a win is one point, shared by co-winners; ratings from every pairwise result "
+               "in the games")
 
 
 def _cross_table(plan: Match, standings: Standings, anchor: int | None) -> None:
@@ -337,8 +381,8 @@ def _cross_table(plan: Match, standings: Standings, anchor: int | None) -> None:
                    f"{_elo(fit.elo[i]):>7} ± {_size(fit.error[i]):<5}  "
                    f"{_milliseconds(standings.time_per_move(i)):>7}")
     groups = len(plan.pairings[0]) > 2
-    click.echo(f"{standings.games} games{_forfeits(plan, standings)}; a cell is the row's "
-               f"score against the column, then its wins-losses-ties"
+    click.echo(f"{counted(standings.games, 'game')}{_forfeits(plan, standings)}; a cell "
+               f"is the row's score against the column, then its wins-losses-ties"
                f"{' between their seats' * groups}; ratings"
                f"{f' from {plan.labels[anchor]} = 0' if anchor is not None else ''}"
                " ± a standard error; ms/move: time per chosen move (forced ones left out)")

@@ -85,7 +85,7 @@ class AnalysisRun:
         expected = {"engine": self.engine_name, "seed": self.seed, "solve": self.solve_nodes}
         for name, value in expected.items():
             if data.get(name) != value:
-                raise ResumeError(f"cannot resume: game {index:,} of the output was "
+                raise ResumeError(f"cannot resume: game {index + 1:,} of the output was "
                                   f"analysed with {name} {data.get(name)!r}, this run's is "
                                   f"{value!r} (set by {(set_by or {}).get(name, name)})")
 

@@ -48,7 +48,7 @@ class Span(NamedTuple, Generic[P]):
     result: P
 
 
-Span.start.__doc__ = "The number of its first game."
+Span.start.__doc__ = "The index of its first game (from 0, as metadata.game)."
 Span.size.__doc__ = "How many games it holds."
 # (mypy calls a generic field read through its class ambiguous; its property is not generic)
 Span.result.__doc__ = "What the plan's batch(start, size) gave back."  # type: ignore[misc]
@@ -243,11 +243,13 @@ def resumed(path: str, plan: Resumable[P], set_by: Mapping[str, str],
                 wrong = _mismatch(rec, plan.defining(count))
                 if wrong is not None:
                     field, found, expected = wrong
+                    # games numbered from 1, as lines are; metadata.game is an index
+                    name = "game index" if field == "game" else field
                     raise ResumeError(
                         f"cannot resume: {path} is another run: its game on line "
-                        f"{reader.line:,} has {field} {_words(field, found)}, game {count:,} "
-                        f"of this run has {field} {_words(field, expected)} (set by "
-                        f"{set_by.get(field, field)})")
+                        f"{reader.line:,} has {name} {_words(field, found)}, game "
+                        f"{count + 1:,} of this run has {name} {_words(field, expected)} "
+                        f"(set by {set_by.get(field, field)})")
                 if take is not None:
                     take(count, rec)
             count += 1
