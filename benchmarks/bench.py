@@ -3,7 +3,7 @@
     python benchmarks/bench.py [--quick] [--json artifacts/bench.json]
                                [--check benchmarks/baseline.json]
 
-The workloads are photocore.cli.speed's (`photocore bench`: playouts, perft, verify, VecGame,
+The workloads are photocore.run.speed's (`photocore bench`: playouts, perft, verify, VecGame,
 MCTS, self-play) and, here, those of single calls from Python (legal_moves, copy, play +
 undo, light, the Python move loop, perft visiting every leaf, examples/own_search's UCT);
 each checks its result, and pyperf times them as `photocore bench` does. The reference
@@ -29,10 +29,10 @@ from typing import Any
 import click
 
 import photocore
-from photocore.cli import speed
-from photocore.cli.speed import CheckFailed, expect
 from photocore.facts import Options
 from photocore.notation import MOVE_TEXTS
+from photocore.run import speed
+from photocore.run.speed import CheckFailed, expect
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "python" / "photoref.py"

@@ -1,7 +1,7 @@
 import bench  # benchmarks/bench.py: the workloads with their reference side
 import pytest
 
-from photocore.cli import speed
+from photocore.run import speed
 
 REPORT = []
 TIMED_ONCE = []   # calls that pytest-benchmark did not time (--benchmark-disable)

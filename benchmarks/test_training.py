@@ -8,7 +8,7 @@ photoref has none of these, so there is no speed-up; each still checks its resul
 import bench
 import pytest
 
-from photocore.cli import speed
+from photocore.run import speed
 
 
 @pytest.mark.benchmark(group="VecGame")

@@ -1,5 +1,5 @@
 """Writes seeds/solved.jsonl: 2-player positions of real games with their exact values, a
-ground truth to measure players against (photocore.play.ground_truth, `photocore solve --score`).
+ground truth to measure players against (photocore.play.ground_truth, `photocore solve --agent`).
 
 Games of two agents drawn from AGENTS (seeded), their positions from the end back solved
 within NODES positions each (a node budget, not a time one, so the set is the same on any

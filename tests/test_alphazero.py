@@ -165,7 +165,7 @@ def test_a_small_rating_list_is_made_by_its_one_command(example, trained, tmp_pa
             assert low <= int(cells[3]) <= high
         assert float(cells[7]) >= 0
     assert "python examples/alphazero/ratings.py --players 2" in text
-    assert "photocore tournament random greedy mcts:5 'mcts:5?graph=1' 'py:" in text
+    assert "photocore tournament --agents 'random,greedy,mcts:5,mcts:5?graph=1,py:" in text
     # every agent scored on the solved positions: shares inside their intervals
     scored = [line.split("|") for line in accuracy.splitlines()
               if line.startswith("| `")]
@@ -206,8 +206,8 @@ def test_the_checkpoint_plays_in_photocore_match(trained, tmp_path):
     agent = (f"py:{FOLDER / 'agent.py'}:AlphaZeroAgent"
              f"?checkpoint='{trained / 'final.pt'}'&simulations=4")
     out = tmp_path / "match.jsonl"
-    result = CliRunner().invoke(main, ["match", agent, "greedy", "--games", "2", "--workers",
-                                       "1", "--out", str(out), "--no-progress"])
+    result = CliRunner().invoke(main, ["match", "--agents", f"{agent},greedy", "--games", "2",
+                                       "--workers", "1", "--out", str(out), "--no-progress"])
     assert result.exit_code == 0, result.output
     assert "2 games" in result.output and "no forfeits" in result.output
     records = list(photocore.read_games(out, verify=True))
@@ -305,8 +305,9 @@ def test_a_checkpoint_that_cannot_play_the_match_is_refused_before_the_first_gam
                                                      "file"),
             ("?simulations=1", "simulations must be at least 2")]:
         agent = f"py:{FOLDER / 'agent.py'}:AlphaZeroAgent{options}"
-        result = CliRunner().invoke(main, ["match", agent, "greedy", "random", "--games", "3",
-                                           "--workers", "1", "--out", str(out), "--no-progress"])
+        result = CliRunner().invoke(main, ["match", "--agents", f"{agent},greedy,random",
+                                           "--games", "3", "--workers", "1", "--out", str(out),
+                                           "--no-progress"])
         assert result.exit_code == 2, result.output
         assert told in result.output and "Traceback" not in result.output, result.output
         assert not out.exists()

@@ -15,7 +15,8 @@ import photocore
 from photocore import analysis, records
 from photocore._kernel import stream_seed
 from photocore.cli import main
-from photocore.cli.analyze import analyze, query_lines, serve_queries
+from photocore.cli.analyze import analyze
+from photocore.serve.queries import query_lines, serve_queries
 from photocore.play import specs
 from photocore.play._agents import Agent, search_root
 from photocore.play.search import SearchAgent
@@ -373,7 +374,7 @@ def run(*args):
 
 def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_path):
     out = tmp_path / "out.jsonl"
-    result = run(games, "--engine", "mcts:30", "--workers", "1", "--seed", "4", "--out", out)
+    result = run(games, "--agent", "mcts:30", "--workers", "1", "--seed", "4", "--out", out)
     assert result.exit_code == 0, result.output
     assert "3 games" in result.output and "greedy:" in result.output
     analysed = list(records.read_games(out, verify=True))
@@ -384,16 +385,18 @@ def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_p
     # a run stopped after its first game, resumed: the same file
     part = tmp_path / "part.jsonl"
     part.write_bytes(out.read_bytes().split(b"\n", 1)[0] + b"\n")
-    result = run(games, "--engine", "mcts:30", "--workers", "1", "--seed", "4", "--out", part,
+    result = run(games, "--agent", "mcts:30", "--workers", "1", "--seed", "4", "--out", part,
                  "--resume")
     assert result.exit_code == 0, result.output
     assert part.read_bytes() == out.read_bytes()
     # another engine or seed is another run
-    result = run(games, "--engine", "mcts:31", "--seed", "4", "--out", part, "--resume")
-    assert result.exit_code == 1 and "engine" in result.output
-    result = run(games, "--engine", "mcts:30", "--out", out)
+    result = run(games, "--agent", "mcts:31", "--seed", "4", "--out", part, "--resume")
+    assert result.exit_code == 1 and ("cannot resume: game 1 of the output was analysed with "
+                                      "engine 'mcts:30', this run's is 'mcts:31' (set by "
+                                      "--agent)") in result.output, result.output
+    result = run(games, "--agent", "mcts:30", "--out", out)
     assert result.exit_code == 2 and "exists" in result.output
-    result = run(games, "--engine", "greedy", "--out", tmp_path / "x.jsonl")
+    result = run(games, "--agent", "greedy", "--out", tmp_path / "x.jsonl")
     assert result.exit_code == 2 and "cannot evaluate" in result.output
 
 
@@ -416,7 +419,7 @@ def test_the_command_tells_a_bad_game_before_it_starts(games, tmp_path):
             (cut, ":3: the compressed stream is damaged",
              f"`photocore repair {cut}` keeps its whole games and drops the rest")):
         out = tmp_path / "out.jsonl"
-        result = run(path, "--engine", "mcts:5", "--workers", "1", "--out", out)
+        result = run(path, "--agent", "mcts:5", "--workers", "1", "--out", out)
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
         (line,) = result.output.splitlines()
         assert line.startswith(f"Error: {path}{where}"), line
@@ -487,7 +490,7 @@ def test_serve_queries_choose_only_among_the_operators_engines(tmp_path, monkeyp
         {"id": 4, "engine": "mcts:70", "visits": 50},
         {"id": 5, "engine": "mcts:2000"},
         {"id": 6, "visits": 2001}))
-    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--workers", "1",
+    result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--workers", "1",
                                           "--max-visits", "2000"], input=queries)
     assert result.exit_code == 0, result.output
     by_id = {a["id"]: a for a in map(json.loads, result.output.splitlines())}
@@ -499,7 +502,7 @@ def test_serve_queries_choose_only_among_the_operators_engines(tmp_path, monkeyp
     assert by_id[5]["engine"] == "mcts:2000"
     assert "from 1 to 2,000" in by_id[6]["error"]
     # an engine the operator allows by name is there to choose; its label is the key
-    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--max-visits", "60",
+    result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--max-visits", "60",
                                           "--allow", "mcts:100"], input=json.dumps(
                                               {"id": 1, "engine": "mcts:100"}) + "\n")
     assert json.loads(result.output)["engine"] == "mcts:100"
@@ -525,7 +528,7 @@ def test_serve_answers_every_line_exactly_once_whatever_it_holds():
     deep = ['{"id":' + "[" * n + "]" * n + ',"visits":5}' for n in range(980, 1010)]
     lines = ["[" * 100_000, '{"id": 1e400, "visits": 5}', '{"id": 1, "visits": -1e999}',
              '{"id": 2, "position": 1e400}', *deep, '{"id": "last", "visits": 5}']
-    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--workers", "2"],
+    result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--workers", "2"],
                                 input=b"".join(line.encode() + b"\n" for line in lines)
                                 + b'\xff{"id": 3}\n')
     assert result.exit_code == 0, result.output
@@ -596,7 +599,7 @@ def test_analyze_on_ray_gives_the_analysis_of_local_workers(ray_instance, tmp_pa
     outs = {}
     for backend, extra in (("local", ["--workers", "2"]), ("ray", [])):
         out = tmp_path / f"{backend}.jsonl"
-        result = CliRunner().invoke(analyze, [str(games), "--engine", "mcts:30", "--out",
+        result = CliRunner().invoke(analyze, [str(games), "--agent", "mcts:30", "--out",
                                               str(out), "--backend", backend, "--seed", "5",
                                               *extra])
         assert result.exit_code == 0, result.output

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 import photocore
 from photocore import analysis, records, viewer
-from photocore.cli.analyze import analyze, serve_queries
+from photocore.cli.analyze import analyze
+from photocore.serve.queries import serve_queries
 from photocore.run.selfplay import Series
 from support import exhaustive, seat_values
 
@@ -256,7 +257,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
     for name, options in (("default", []), ("none", ["--no-solve"]),
                           ("tiny", ["--solve", "1"])):
         out = tmp_path / f"{name}.jsonl"
-        result = CliRunner().invoke(analyze, [str(games), "--engine", "mcts:20", "--workers",
+        result = CliRunner().invoke(analyze, [str(games), "--agent", "mcts:20", "--workers",
                                               "1", "--out", str(out), *options])
         assert result.exit_code == 0, result.output
         (rec,) = records.read_games(out, verify=True)
@@ -266,7 +267,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
     assert exact_counts["default"][1] >= 5
     assert exact_counts["none"] == (None, 0) and exact_counts["tiny"] == (1, 0)
     # the solver's budget is part of a run: --resume checks it
-    result = CliRunner().invoke(analyze, [str(games), "--engine", "mcts:20", "--out",
+    result = CliRunner().invoke(analyze, [str(games), "--agent", "mcts:20", "--out",
                                           str(tmp_path / "none.jsonl"), "--resume"])
     assert result.exit_code == 1 and "solve" in result.output and "--solve" in result.output
 
@@ -287,7 +288,7 @@ def test_the_command_refuses_a_bad_budget(game_record, tmp_path, options, messag
 def serve(*queries, solve=analysis.DEFAULT_SOLVE_NODES):
     source = io.StringIO("".join(json.dumps(q) + "\n" for q in queries))
     sink = io.StringIO()
-    serve_queries(source, sink, "mcts:50", 1, seed=0, solve=solve)
+    serve_queries(source, sink, "mcts:50", 1, seed=0, solve_nodes=solve)
     return {a["id"]: a for a in map(json.loads, sink.getvalue().splitlines())}
 
 
@@ -304,7 +305,7 @@ def test_serve_answers_exact_where_the_solver_finishes():
     # --no-solve: the engine's answer
     (engine,) = serve({"id": 1, "position": ONE_WINNING_COLLECT}, solve=None).values()
     assert engine["exact"] is False and sum(engine["visits"].values()) == 49
-    result = CliRunner().invoke(analyze, ["--serve", "--engine", "mcts:50", "--workers", "1",
+    result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--workers", "1",
                                           "--no-solve"], input=json.dumps(
                                               {"id": 1, "position": ONE_WINNING_COLLECT}) + "\n")
     assert json.loads(result.output)["exact"] is False

@@ -809,7 +809,7 @@ def test_every_named_tuple_says_what_each_field_is():
     # k" unless the class sets it
     classes = named_tuples()
     assert {"photocore.play.hints.Hint", "photocore.notation.PositionFields",
-            "photocore.run.driver.Batch"} <= classes.keys()
+            "photocore.run.driver.Span"} <= classes.keys()
     unsaid = [f"{name}.{field}" for name, cls in classes.items() for field in cls._fields
               if (getattr(cls, field).__doc__ or "Alias for").startswith("Alias for")]
     assert unsaid == []

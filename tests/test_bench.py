@@ -1,4 +1,4 @@
-"""`photocore bench` (photocore.cli.speed, timed by pyperf) and the reference comparison of
+"""`photocore bench` (photocore.run.speed, timed by pyperf) and the reference comparison of
 benchmarks/bench.py: their reports, their checks and the regression check, on tiny
 workloads."""
 
@@ -9,8 +9,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from photocore.cli import main, speed
+from photocore.cli import main
 from photocore.facts import Options
+from photocore.run import speed
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -47,23 +48,24 @@ def invoke_reference(monkeypatch, *args, sizes=TINY_WITH_REFERENCE):
     return CliRunner().invoke(bench.main, ["--quick", *map(str, args)])
 
 
-def report_of(tmp_path_factory, run):
-    """The JSON report and output of a run (of `photocore bench` or benchmarks/bench.py)."""
+def report_of(tmp_path_factory, run, option):
+    """The JSON report and output of a run (of `photocore bench` or benchmarks/bench.py),
+    written to the file its `option` names."""
     path = tmp_path_factory.mktemp("bench") / "bench.json"
     with pytest.MonkeyPatch.context() as monkeypatch:
-        result = run(monkeypatch, "--json", path)
+        result = run(monkeypatch, option, path)
     assert result.exit_code == 0, result.output
     return json.loads(path.read_text()), result.output
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    return report_of(tmp_path_factory, invoke)
+    return report_of(tmp_path_factory, invoke, "--summary")
 
 
 @pytest.fixture(scope="module")
 def reference_report(tmp_path_factory):
-    return report_of(tmp_path_factory, invoke_reference)
+    return report_of(tmp_path_factory, invoke_reference, "--json")
 
 
 # ---- photocore bench ---------------------------------------------------------------------

@@ -161,7 +161,7 @@ def test_a_negative_or_huge_seed_is_the_seed_modulo_2_to_the_64(tmp_path, comman
     def run(seed, name):
         out = tmp_path / name
         args = (["selfplay", "--games", 3, "--agents", "greedy,random"] if command == "selfplay"
-                else ["match", "greedy", "random", "--games", 2])
+                else ["match", "--agents", "greedy,random", "--games", 2])
         result = cli(*args, "--seed", seed, "--workers", 1, "--no-progress", "--out", out)
         assert result.exit_code == 0, result.output
         return out.read_bytes()
@@ -205,18 +205,23 @@ BUDGETS = {
     "selfplay --games": (["selfplay", "--games", HUGE, "--out", "OUT"], "'--games'"),
     "selfplay --workers": (["selfplay", "--workers", HUGE, "--out", "OUT"], "'--workers'"),
     "selfplay --batch": (["selfplay", "--batch", HUGE, "--out", "OUT"], "'--batch'"),
-    "match --games": (["match", "random", "greedy", "--games", HUGE], "'--games'"),
-    "match --workers": (["match", "random", "greedy", "--workers", HUGE], "'--workers'"),
-    "match --movetime": (["match", "random", "greedy", "--movetime", HUGE], "'--movetime'"),
-    "match --grace": (["match", "random", "greedy", "--grace", HUGE], "'--grace'"),
-    "tournament --games": (["tournament", "random", "greedy", "mcts:2", "--games",
-                            2**63 - 1], "AGENTS"),
+    "match --games": (["match", "--agents", "random,greedy", "--games", HUGE], "'--games'"),
+    "match --workers": (["match", "--agents", "random,greedy", "--workers", HUGE],
+                        "'--workers'"),
+    "match --movetime": (["match", "--agents", "random,greedy", "--movetime", HUGE],
+                         "'--movetime'"),
+    "match --grace": (["match", "--agents", "random,greedy", "--grace", HUGE], "'--grace'"),
+    "match --max-forfeits": (["match", "--agents", "random,greedy", "--max-forfeits", HUGE],
+                             "'--max-forfeits'"),
+    "tournament --games-per-group": (["tournament", "--agents", "random,greedy,mcts:2",
+                                      "--games-per-group", 2**63 - 1], "--agents"),
     "playouts --games": (["playouts", "--games", HUGE], "'--games'"),
     "selfplay --connect-timeout": (["selfplay", "--backend", "ray", "--connect-timeout", "1e308",
                                     "--out", "OUT"], "'--connect-timeout'"),
     "serve --expire": (["serve", "--expire", "1e308"], "'--expire'"),
-    "match cmd:?startup": (["match", "random", f'cmd:"{sys.executable} {ENGINE}"?startup=1e308'],
-                           "AGENTS"),
+    "match cmd:?startup": (["match", "--agents",
+                            f'random,cmd:"{sys.executable} {ENGINE}"?startup=1e308'],
+                           "--agents"),
 }
 
 
@@ -381,7 +386,7 @@ def test_a_huge_games_count_plays_at_once_in_flat_memory(tmp_path, command):
         pytest.skip("no /proc to read a process's memory")
     out = tmp_path / "g.jsonl"
     args = (["selfplay", "--games", 10**12, "--agents", "greedy"] if command == "selfplay"
-            else ["match", "random", "greedy", "--games", 10**12])
+            else ["match", "--agents", "random,greedy", "--games", 10**12])
     process = subprocess.Popen([sys.executable, "-m", "photocore", *map(str, args),
                                 "--workers", "1", "--no-progress", "--out", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -1,20 +1,27 @@
-"""What every command shares: a file it cannot write is told in one line and nothing is
-left behind; counts with thousands separators; zero games refused; the option flags and
-help texts generated from the option table and the agent registry; the files the README's
-commands write are ignored by git."""
+"""What every command shares: one vocabulary, read from the commands themselves (the same
+option names for the same ideas, the old spellings hidden, working and told); a file it
+cannot write is told in one line and nothing is left behind; counts with thousands
+separators; zero games refused; the option flags and help texts generated from the option
+table and the agent registry; the files the README's commands write are ignored by git."""
 
+import importlib
+import json
 import os
 import pathlib
 import re
 import shutil
 import subprocess
 
+import click
 import pytest
 from click.testing import CliRunner
 
+from photocore import compat
 from photocore.cli import main
+from photocore.cli.options import SEED, parse_agents
 from photocore.facts import OPTION_RULES
 from photocore.play._agents import BUILTIN_AGENTS
+from photocore.run.driver import drive
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "seeds" / "golden.jsonl"
@@ -40,10 +47,10 @@ WRITERS = {
     "replay --html": lambda out: ["replay", GOLDEN, "--html", out],
     "stats --plot": lambda out: ["stats", GOLDEN, "--plot", out],
     "repair --out": lambda out: ["repair", GOLDEN, "--out", out],
-    "match --out": lambda out: ["match", "greedy", "random", "--games", 2, "--no-progress",
-                                "--out", out],
-    "tournament --out": lambda out: ["tournament", "greedy", "random", "mcts:2", "--games", 2,
-                                     "--no-progress", "--out", out],
+    "match --out": lambda out: ["match", "--agents", "greedy,random", "--games", 2,
+                                "--no-progress", "--out", out],
+    "tournament --out": lambda out: ["tournament", "--agents", "greedy,random,mcts:2",
+                                     "--games-per-group", 2, "--no-progress", "--out", out],
 }
 # the commands that write game records: OUT must be named .jsonl or .jsonl.gz
 RECORD_WRITERS = {"selfplay --out", "match --out", "tournament --out"}
@@ -171,3 +178,173 @@ def test_flags_and_the_text_form_give_the_same_rules():
     assert playouts("--options", "-") == playouts() != playouts(*flags)
     result = cli("playouts", "--options", "x")
     assert result.exit_code == 2 and "Invalid value for '--options': options 'x'" in result.output
+
+
+# ---- one vocabulary -----------------------------------------------------------------------
+
+COMMANDS = sorted(main.commands)
+# what no visible option may be called any more: agents are --agents or --agent, and a file
+# of JSON a command writes is --summary (--json is a flag: JSON on stdout)
+OLD_WORDS = {"--opponents", "--engine", "--score"}
+AGENT_OPTIONS = {"--agents": "SPEC,...", "--agent": "SPEC"}
+# the one option that takes agents and is no command's agents: those an analysis query may
+# choose besides --agent
+AGENTS_A_QUERY_MAY_CHOOSE = ("analyze", "--allow")
+
+
+def options_of(name):
+    """The options of command `name` that --help shows."""
+    return [p for p in main.commands[name].params
+            if isinstance(p, click.Option) and not p.hidden]
+
+
+def names(option):
+    return [*option.opts, *option.secondary_opts]
+
+
+def help_of(name):
+    return " ".join(cli(name, "--help").output.split())
+
+
+def runs_a_plan(name):
+    """Whether command `name` runs a plan through the driver (run/driver.py's drive)."""
+    module = importlib.import_module(main.commands[name].callback.__module__)
+    return vars(module).get("drive") is drive
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_speaks_the_one_vocabulary(name):
+    command = main.commands[name]
+    ctx = click.Context(command, info_name=name)
+    shown = {flag: option for option in options_of(name) for flag in names(option)}
+    assert not OLD_WORDS & set(shown), name
+    # no agents as arguments (an old spelling, left out of the usage line)
+    assert not [p for p in command.params if isinstance(p, click.Argument)
+                and "agents" in p.name and p.get_usage_pieces(ctx)]
+    for flag, option in shown.items():
+        metavar = option.metavar or ""
+        if flag in AGENT_OPTIONS:       # agents: --agents SPEC,... (one syntax) or --agent SPEC
+            assert metavar == AGENT_OPTIONS[flag], (name, flag)
+            assert flag == "--agent" or option.callback is parse_agents, (name, flag)
+        elif "SPEC" in metavar:
+            assert (name, flag) == AGENTS_A_QUERY_MAY_CHOOSE and metavar == "SPEC,...", flag
+        if "seed" in option.name:       # every seed is the one SEED type
+            assert option.type is SEED and flag == "--seed", (name, flag)
+        if flag == "--json":            # a flag: JSON on stdout
+            assert option.is_flag, name
+        if flag == "--summary":         # a file of JSON the command writes
+            assert isinstance(option.type, click.Path) and not option.is_flag, name
+        if flag == "--game":            # a game as people number them: from 1, as lines
+            assert option.type.min == 1, name
+        if flag == "--games":           # a total, in every command
+            assert not re.search(r"\b(per|each) (pairing|group)", option.help or ""), name
+    # a search's budget is simulations in every help text
+    assert not re.search(r"\bN playouts|playouts (a|per) (position|move)", help_of(name))
+    # every command that runs a plan runs it on this machine or on a Ray cluster
+    ray = {"--backend", "--address", "--connect-timeout"}
+    assert (ray <= set(shown)) == runs_a_plan(name) == bool(ray & set(shown)), name
+    # every command that starts games of a number of players takes the same rule options
+    if "--players" in shown:
+        rules = {f"--{rule.name.replace('_', '-')}" for rule in OPTION_RULES}
+        assert {"--options", *rules} <= set(shown), name
+
+
+def test_the_vocabulary_reaches_the_commands_it_names():
+    # (the test above holds them to it: here, that it has something to hold)
+    assert {name for name in COMMANDS if runs_a_plan(name)} == {
+        "selfplay", "match", "tournament", "analyze"}
+    assert {name for name in COMMANDS if "--agents" in names_of(name)} == {
+        "selfplay", "match", "tournament", "play", "serve"}
+    assert {name for name in COMMANDS if "--agent" in names_of(name)} == {"analyze", "solve"}
+    assert {name for name in COMMANDS if "--players" in names_of(name)} >= {
+        "selfplay", "match", "tournament", "playouts", "play"}
+    assert "--group" not in help_of("match")
+    assert "--games-per-group" in names_of("tournament") and "--games" not in names_of(
+        "tournament")
+
+
+def names_of(name):
+    return {flag for option in options_of(name) for flag in names(option)}
+
+
+# ---- the old spellings: hidden, working, told in one line ---------------------------------
+
+SOLVED = ROOT / "seeds" / "solved.jsonl"
+QUERY = '{"id": 1, "visits": 8, "seed": 3}\n'
+# per old spelling: (its command line, the same with the new spelling, what to compare:
+# "stdout" or the file "OUT" the command writes, and what the command reads on stdin)
+OLD = {
+    "photocore match AGENTS": (
+        ["match", "greedy", "random", "--games", 2, "--workers", 1, "--no-progress"],
+        ["match", "--agents", "greedy,random", "--games", 2, "--workers", 1, "--no-progress"],
+        "stdout", None),
+    "photocore tournament AGENTS": (
+        ["tournament", "greedy", "random", "mcts:2", "--games-per-group", 2, "--workers", 1,
+         "--no-progress", "--out", "OUT"],
+        ["tournament", "--agents", "greedy,random,mcts:2", "--games-per-group", 2,
+         "--workers", 1, "--no-progress", "--out", "OUT"], "OUT", None),
+    "photocore tournament --games N (games per group)": (
+        ["tournament", "--agents", "greedy,random,mcts:2", "--games", 2, "--workers", 1,
+         "--no-progress", "--out", "OUT"],
+        ["tournament", "--agents", "greedy,random,mcts:2", "--games-per-group", 2,
+         "--workers", 1, "--no-progress", "--out", "OUT"], "OUT", None),
+    "photocore play --opponents": (
+        ["play", "--opponents", "greedy", "--seed", 1, "--no-color"],
+        ["play", "--agents", "greedy", "--seed", 1, "--no-color"], "stdout", "board\nquit\n"),
+    "photocore analyze --engine": (
+        ["analyze", "--serve", "--engine", "mcts:5", "--workers", 1],
+        ["analyze", "--serve", "--agent", "mcts:5", "--workers", 1], "stdout", QUERY),
+    "photocore solve --score": (
+        ["solve", SOLVED, "--score", "greedy", "--positions", 3],
+        ["solve", SOLVED, "--agent", "greedy", "--positions", 3], "stdout", None),
+    "photocore bench --json FILE": (
+        ["bench", "--json", "OUT"], ["bench", "--summary", "OUT"], "OUT", None),
+}
+
+
+def test_every_old_spelling_of_the_command_line_is_in_the_table():
+    assert sorted(OLD) == sorted(old for old in compat.RENAMED if compat.on_command_line(old))
+
+
+@pytest.mark.parametrize("old", sorted(OLD))
+def test_an_old_spelling_still_works_and_says_what_to_write_instead(old, tmp_path,
+                                                                    monkeypatch):
+    if old.startswith("photocore bench"):
+        pytest.importorskip("pyperf")
+        from photocore.run import speed
+        monkeypatch.setattr(speed, "workloads", lambda quick: [])    # the report, not timing
+    args, new_args, compared, given = OLD[old]
+    results = {}
+    for spelling, words in (("old", args), ("new", new_args)):
+        out = tmp_path / f"{spelling}.jsonl"
+        result = cli(*[out if word == "OUT" else word for word in words], input=given)
+        assert result.exit_code == 0, result.output
+        results[spelling] = (result, out)
+    (old_result, old_out), (new_result, new_out) = results["old"], results["new"]
+    assert old_result.stderr == f"warning: {compat.message(old)}\n" + new_result.stderr
+    assert compat.message(old).startswith(f"{old} is deprecated since photocore 0.2: use --")
+    if compared == "stdout":
+        # (the time a move takes differs from run to run)
+        assert re.sub(r"[\d.e+-]+ ms a move", "", old_result.stdout) == re.sub(
+            r"[\d.e+-]+ ms a move", "", new_result.stdout)
+    elif old.startswith("photocore bench"):
+        for report in (old_out, new_out):
+            assert json.loads(report.read_text())["format"] == "photocore-bench"
+    else:
+        assert old_out.read_bytes() == new_out.read_bytes()
+    command = old.split()[1]
+    flag = old.split()[2]
+    assert not re.search(rf"{re.escape(flag)}(?![\w-])", cli(command, "--help").output), flag
+
+
+@pytest.mark.parametrize("args, told", [
+    (["play", "--opponents", "greedy", "--agents", "random"],
+     "--opponents is the old spelling of --agents: give --agents alone"),
+    (["match", "greedy", "random", "--agents", "greedy,random"],
+     "AGENTS is the old spelling of --agents: give --agents alone"),
+    (["tournament", "--agents", "a,b,c", "--games", 2, "--games-per-group", 2],
+     "--games is the old spelling of --games-per-group: give --games-per-group alone"),
+])
+def test_an_old_spelling_with_its_new_one_is_a_usage_error(args, told):
+    result = cli(*args)
+    assert result.exit_code == 2 and told in result.output, result.output

@@ -201,7 +201,9 @@ def reach(old):
             getattr(importlib.import_module(new_where), new_name))
 
 
-@pytest.mark.parametrize("old", sorted(compat.RENAMED))
+# the command line's old spellings are used and told there: tests/test_cli.py
+@pytest.mark.parametrize("old", sorted(old for old in compat.RENAMED
+                                       if not compat.on_command_line(old)))
 def test_every_old_spelling_still_works_and_warns_in_the_one_form(old):
     new_module = compat.moved_module(old)
     if new_module and (framework := missing_framework(new_module)):

@@ -106,7 +106,7 @@ def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
     inject(monkeypatch, "raise", 9)
     result = selfplay(out, *args)
     assert result.exit_code == 1, result.output
-    assert ("the batch of games 8..9 failed in its worker (RuntimeError: injected failure"
+    assert ("the batch of games 9..10 failed in its worker (RuntimeError: injected failure"
             in result.output)
     assert "holds the 8 games" in result.output and "Traceback" not in result.output
     assert len(whole_lines(out)) == 8          # every batch before the failing one
@@ -128,7 +128,7 @@ def test_a_ray_task_failing_past_its_retries_stops_clearly_keeping_the_games_bef
     inject(monkeypatch, "raise", 13)
     result = selfplay(out, *args)
     assert result.exit_code == 1
-    assert "the Ray task playing games 12..15 failed 4 times" in result.output
+    assert "the Ray task playing games 13..16 failed 4 times" in result.output
     assert "injected failure" in result.output and "--resume" in result.output
     assert len(whole_lines(out)) == 12         # every batch before the failing one
 
@@ -177,7 +177,7 @@ def test_a_stopped_run_with_half_a_batch_in_the_result_pipe_lets_the_pool_end(ki
     assert "stopped, threads left: 0" in done.stdout, done.stdout + done.stderr
     if kind == "kill-sending":
         assert "a worker process was killed by SIGKILL (BrokenProcessPool): the run " \
-               "stopped before games 1..1" in done.stdout, done.stdout
+               "stopped before games 2..2" in done.stdout, done.stdout
     assert time.monotonic() - begin < 60
     assert "Traceback" not in done.stderr, done.stderr
 

@@ -72,20 +72,20 @@ def test_the_command_scores_an_agent(tmp_path):
     path = tmp_path / "set.jsonl"
     ground_truth.write(path, [entry(COLLECT_THEN_END), entry(END_WINS)])
     run = CliRunner().invoke
-    done = run(main, ["solve", str(path), "--score", "py:test_ground_truth:Perfect", "--json"])
+    done = run(main, ["solve", str(path), "--agent", "py:test_ground_truth:Perfect", "--json"])
     assert done.exit_code == 0, done.output
     answer = json.loads(done.output)
     assert (answer["positions"], answer["contested"], answer["kept"], answer["accuracy"]) == \
         (2, 2, 2, 1.0)
-    done = run(main, ["solve", str(path), "--score", "py:test_ground_truth:Worst",
+    done = run(main, ["solve", str(path), "--agent", "py:test_ground_truth:Worst",
                       "--positions", "1"])
     assert done.exit_code == 0, done.output
     assert "kept the result in 0 of 1 positions where a move loses it, 0.0%" in done.output
     # bad input: one clear message each
-    done = run(main, ["solve", str(path), "--score", "mcts:x"])
+    done = run(main, ["solve", str(path), "--agent", "mcts:x"])
     assert done.exit_code == 1 and "mcts:x" in done.output
     golden = pathlib.Path(__file__).resolve().parent.parent / "seeds" / "golden.jsonl"
-    done = run(main, ["solve", str(golden), "--score", "greedy"])
+    done = run(main, ["solve", str(golden), "--agent", "greedy"])
     assert done.exit_code == 1 and "golden.jsonl, line 1: a solved position is an object " \
         "with exactly the fields" in done.output
 

@@ -99,7 +99,7 @@ def test_match_summary_records_and_determinism_whatever_the_workers(tmp_path):
     outs = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}.jsonl"
-        result = run("match", "greedy", "random", "--games", 12, "--seed", 4, "--workers",
+        result = run("match", "--agents", "greedy,random", "--games", 12, "--seed", 4, "--workers",
                      workers, "--out", out, "--no-progress")
         assert result.exit_code == 0, result.output
         outs.append(out)
@@ -114,7 +114,7 @@ def test_the_sprt_stops_at_the_same_game_whatever_the_workers(tmp_path):
     counts = []
     for workers in (1, 2):
         out = tmp_path / f"s{workers}.jsonl"
-        result = run("match", "greedy", "random", "--sprt", "elo0=0,elo1=150", "--seed", 1,
+        result = run("match", "--agents", "greedy,random", "--sprt", "elo0=0,elo1=150", "--seed", 1,
                      "--workers", workers, "--out", out, "--no-progress")
         assert result.exit_code == 0, result.output
         assert "H1 accepted after" in result.output, result.output
@@ -124,13 +124,14 @@ def test_the_sprt_stops_at_the_same_game_whatever_the_workers(tmp_path):
 
 
 def test_three_agents_and_a_tournament(tmp_path):
-    result = run("match", "mcts:10", "greedy", "random", "--games", 6, "--workers", 2,
+    result = run("match", "--agents", "mcts:10,greedy,random", "--games", 6, "--workers", 2,
                  "--no-progress")
     assert result.exit_code == 0, result.output
     assert "Bradley-Terry Elo" in result.output and "win share" in result.output
     assert "mcts:10 vs greedy vs random: 6 games of 3 players" in result.output
     out = tmp_path / "t.jsonl"
-    result = run("tournament", "greedy", "random", "mcts:5", "--games", 4, "--workers", 2,
+    result = run("tournament", "--agents", "greedy,random,mcts:5", "--games-per-group", 4,
+                 "--workers", 2,
                  "--out", out, "--no-progress")
     assert result.exit_code == 0, result.output
     assert "round robin of 3 agents: 3 pairings of 4 games" in result.output
@@ -152,8 +153,8 @@ QUITTER = textwrap.dedent('''
 
 def test_a_tournament_of_groups_anchored_with_times_in_its_summary(tmp_path):
     summary = tmp_path / "t.json"
-    result = run("tournament", "random", "greedy", "mcts:5", "mcts:500", "--group", 3,
-                 "--games", 3, "--anchor", "random", "--summary", summary, "--workers", 2,
+    result = run("tournament", "--agents", "random,greedy,mcts:5,mcts:500", "--group", 3,
+                 "--games-per-group", 3, "--anchor", "random", "--summary", summary, "--workers", 2,
                  "--out", tmp_path / "t.jsonl", "--no-progress")
     assert result.exit_code == 0, result.output
     assert "round robin of 4 agents: 4 groups of 3 of 3 games of 3 players" in result.output
@@ -180,10 +181,11 @@ def test_a_tournament_of_groups_anchored_with_times_in_its_summary(tmp_path):
 
 
 def test_a_tournament_refuses_a_bad_group_or_anchor(tmp_path):
-    assert "needs 4 agents" in run("tournament", "random", "greedy", "mcts:5", "--group", 3).output
-    out = run("tournament", "random", "greedy", "mcts:5", "--anchor", "mcts:9").output
-    assert "'mcts:9' is not one of the AGENTS" in out
-    out = run("tournament", "random", "greedy", "mcts:5", "--summary", tmp_path / "no" / "s.json")
+    three = ["--agents", "random,greedy,mcts:5"]
+    assert "needs 4 agents" in run("tournament", *three, "--group", 3).output
+    out = run("tournament", *three, "--anchor", "mcts:9").output
+    assert "'mcts:9' is not one of --agents" in out
+    out = run("tournament", *three, "--summary", tmp_path / "no" / "s.json")
     assert "the folder" in out.output and "does not exist" in out.output
 
 
@@ -192,20 +194,27 @@ def test_a_match_without_wins_or_losses_gives_a_bound_not_infinity(tmp_path):
     quitter = f"py:{tmp_path / 'quitter.py'}:Quitter"
     for agents, told in [((quitter, "greedy"), "no wins or ties: Elo below -"),
                          (("greedy", quitter), "no losses or ties: Elo above +")]:
-        result = run("match", *agents, "--games", 12, "--workers", 1, "--no-progress")
-        assert result.exit_code == 0, result.output
+        result = run("match", "--agents", ",".join(agents), "--games", 12, "--workers", 1,
+                     "--no-progress")
+        # (the quitter forfeits every game: the summary, then exit status 1)
+        assert result.exit_code == 1, result.output
         assert told in result.output and "(95% one-sided bound)" in result.output
         assert "inf" not in result.output.replace("info", ""), result.output
 
 
 def test_usage_errors():
-    assert "between 2 to 4 agents" in run("match", "greedy").output
-    assert "the SPRT needs two agents" in run("match", "greedy", "random", "mcts",
+    assert "between 2 to 4 agents" in run("match", "--agents", "greedy").output
+    assert "the SPRT needs two agents" in run("match", "--agents", "greedy,random,mcts",
                                               "--sprt", "elo0=0,elo1=5").output
-    assert "elo1 is missing" in run("match", "greedy", "random", "--sprt", "elo0=0").output
-    assert "unknown agent" in run("match", "greedy", "alphazero").output
-    assert "needs 3 agents" in run("tournament", "greedy", "random").output
-    assert "--resume needs --out" in run("match", "greedy", "random", "--resume").output
+    assert "elo1 is missing" in run("match", "--agents", "greedy,random", "--sprt",
+                                    "elo0=0").output
+    assert "unknown agent" in run("match", "--agents", "greedy,alphazero").output
+    assert "needs 3 agents" in run("tournament", "--agents", "greedy,random").output
+    assert "--resume needs --out" in run("match", "--agents", "greedy,random",
+                                         "--resume").output
+    for command in ("match", "tournament"):
+        result = run(command, "--games", 2)
+        assert result.exit_code == 2 and "Missing option '--agents'" in result.output
 
 
 # ---- agents of every kind in a match -------------------------------------------------------
@@ -245,12 +254,16 @@ def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
             (raiser, "select() raised RuntimeError: no idea what to do in round 2",
              "Traceback (most recent call last)")]:
         out = tmp_path / f"{agent[:3]}.jsonl"
-        result = run("match", agent, "greedy", "--games", 4, "--workers", 1, "--movetime", 200,
-                     "--out", out, "--no-progress")
-        assert result.exit_code == 0, result.output
+        result = run("match", "--agents", f"{agent},greedy", "--games", 4, "--workers", 1,
+                     "--movetime", 200, "--out", out, "--no-progress")
+        # it forfeits every game: the summary, then exit status 1 saying so
+        assert result.exit_code == 1, result.output
+        label = "crasher" if agent == crasher else agent
+        assert result.output.endswith(f"Error: {label} forfeited every game it played (4 "
+                                      "games): the results measure nothing (its reasons are "
+                                      "above)\n"), result.output
         recs = list(records.read_games(out, verify=True))
         assert len(recs) == 4
-        label = "crasher" if agent == crasher else agent
         for rec in recs:
             meta = rec["metadata"]
             assert rec["result"] is None
@@ -275,8 +288,8 @@ TWO_PLAYERS = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("command", [["match", "greedy", "random", "--players", "3"],
-                                     ["tournament", "greedy", "random", "mcts:5", "--group", "3"],
+@pytest.mark.parametrize("command", [["match", "greedy,random", "--players", "3"],
+                                     ["tournament", "greedy,random,mcts:5", "--group", "3"],
                                      ["selfplay", "--players", "3", "--agents"]])
 def test_an_agent_that_cannot_play_the_run_s_players_is_refused_before_the_first_game(
         tmp_path, command):
@@ -285,7 +298,8 @@ def test_an_agent_that_cannot_play_the_run_s_players_is_refused_before_the_first
     if command[0] == "selfplay":
         command = [*command, f"greedy,random,{agent}", "--games", "3"]
     else:
-        command = [command[0], agent, *command[1:], "--games", "3"]
+        command = [command[0], "--agents", f"{agent},{command[1]}", *command[2:]]
+        command += ["--games" if command[0] == "match" else "--games-per-group", "3"]
     out = tmp_path / "games.jsonl"
     result = run(*command, "--workers", 1, "--out", out, "--no-progress")
     assert result.exit_code == 2, result.output
@@ -307,9 +321,12 @@ def test_an_engine_is_labelled_by_the_name_it_announces(tmp_path):
                            ((crasher, twin), ["crasher", "crasher#2"]),
                            ((nameless, "greedy"), [f"{python} nameless.py", "greedy"])]:
         out = tmp_path / "m.jsonl"
-        result = run("match", *agents, "--games", 2, "--workers", 1, "--movetime", 200,
-                     "--out", out, "--no-progress")
-        assert result.exit_code == 0, result.output
+        result = run("match", "--agents", ",".join(agents), "--games", 2, "--workers", 1,
+                     "--movetime", 200, "--out", out, "--no-progress")
+        # exit status 1 when one of them forfeited both its games
+        lost = [r["metadata"]["agents"][r["metadata"]["forfeit"]["seat"]]
+                for r in games_of(out) if "forfeit" in r["metadata"]]
+        assert result.exit_code == (1 if 2 in map(lost.count, labels) else 0), result.output
         assert result.output.startswith(f"{labels[0]} vs {labels[1]}: 2 games"), result.output
         assert f"{labels[0]} vs {labels[1]}: 2 games, {labels[0]} " in result.output
         assert "cmd:" not in result.output and str(tmp_path) not in result.output.split(
@@ -363,7 +380,7 @@ def test_selfplay_of_builtin_agents_still_plays_in_c(tmp_path):
 
 def test_resume_completes_the_same_file(tmp_path):
     whole = tmp_path / "whole.jsonl"
-    args = ["match", "mcts:5", "greedy", "--games", 10, "--seed", 2, "--workers", 2,
+    args = ["match", "--agents", "mcts:5,greedy", "--games", 10, "--seed", 2, "--workers", 2,
             "--no-progress"]
     assert run(*args, "--out", whole).exit_code == 0
     lines = whole.read_bytes().splitlines(keepends=True)
@@ -375,10 +392,12 @@ def test_resume_completes_the_same_file(tmp_path):
     assert cut.read_bytes() == whole.read_bytes()
     result = run(*args, "--out", cut, "--resume")
     assert "already holds the whole match" in result.output
-    other = run("match", "mcts:5", "random", "--games", 10, "--seed", 2, "--out", cut,
+    other = run("match", "--agents", "mcts:5,random", "--games", 10, "--seed", 2, "--out", cut,
                 "--resume", "--no-progress")
     assert other.exit_code != 0 and "cannot resume" in other.output
-    assert "game 0 of this run has agents mcts:5,random by seat" in other.output
+    # games are numbered from 1, as the file's lines are
+    assert ("its game on line 1 has agents mcts:5,greedy by seat, game 1 of this run has "
+            "agents mcts:5,random by seat") in other.output
     assert "exists" in run(*args, "--out", whole).output
 
 
@@ -422,7 +441,8 @@ def test_ctrl_c_leaves_no_process_and_whole_lines(tmp_path):
     out = tmp_path / "i.jsonl"
     photocore_cli = [sys.executable, "-m", "photocore"]
     process = subprocess.Popen(
-        [*photocore_cli, "match", f'cmd:"{shlex.join([sys.executable, str(engine)])}"', "greedy", "--games",
+        [*photocore_cli, "match", "--agents",
+         f'cmd:"{shlex.join([sys.executable, str(engine)])}",greedy', "--games",
          "400", "--workers", "2", "--out", str(out), "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 60
@@ -451,8 +471,9 @@ def test_no_engine_left_after_a_run_ends(tmp_path):
     engine = tmp_path / "slow_engine_marker_9c1b.py"
     engine.write_text(SLOW.replace("time.sleep(0.05)", "pass"))
     result = subprocess.run(
-        [sys.executable, "-m", "photocore", "match", f'cmd:"{shlex.join([sys.executable, str(engine)])}"',
-         "random", "--games", "4", "--workers", "2", "--no-progress"],
+        [sys.executable, "-m", "photocore", "match", "--agents",
+         f'cmd:"{shlex.join([sys.executable, str(engine)])}",random', "--games", "4",
+         "--workers", "2", "--no-progress"],
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     time.sleep(0.5)
@@ -477,10 +498,94 @@ def test_the_python_agent_example_beats_random_the_same_whatever_the_workers(tmp
     outs = []
     for workers in (1, 2):
         outs.append(tmp_path / f"n{workers}.jsonl")
-        result = run("match", agent, "random", "--games", 12, "--workers", workers, "--out",
-                     outs[-1], "--no-progress")
+        result = run("match", "--agents", f"{agent},random", "--games", 12, "--workers",
+                     workers, "--out", outs[-1], "--no-progress")
         assert result.exit_code == 0, result.output
     assert outs[0].read_bytes() == outs[1].read_bytes()      # seeded through reset(seed=)
     wins = sum(rec["metadata"]["agents"].index(agent) in rec["result"]["winners"]
                for rec in games_of(outs[0]))
     assert wins >= 8, result.output
+
+
+# ---- a small or broken match tells the truth ---------------------------------------------
+
+def summary_of(plan, outcomes):
+    """What the command prints for a match of two agents that played `outcomes`."""
+    from photocore.cli.match import _summary
+    standings = Standings(plan)
+    for index, outcome in enumerate(outcomes):
+        standings.add(index, outcome)
+    return CliRunner().invoke(click_command(lambda: _summary(plan, standings))).output
+
+
+def click_command(function):
+    import click
+    return click.command()(function)
+
+
+def test_an_interval_without_width_is_told_as_too_few_games():
+    plan = Match(["greedy", "random"], games=20)
+    won, lost = Outcome([0, 1], (0,), (20, 10)), Outcome([1, 0], (0,), (20, 10))
+    # one opening, one game won by each: a score of 1/2 and no spread to bound it
+    text = summary_of(plan, [won, lost])
+    assert "greedy vs random: 2 games, greedy 1 win, 1 loss, 0 ties; no forfeits" in text
+    assert ("score 50.0% over 1 whole opening: Elo +0.0 (95% CI not bounded: one whole "
+            "opening, too few games to tell), LOS n/a") in text
+    assert "± 0.0" not in text and "+0.0 .. +0.0" not in text
+    # every opening alike: no spread either
+    text = summary_of(plan, [won, lost] * 10)
+    assert ("Elo +0.0 (95% CI not bounded: every one of the 10 whole openings scored 50.0%, "
+            "too few games to tell), LOS n/a") in text
+    # a spread: the interval, as before
+    text = summary_of(plan, [won, lost, won, Outcome([1, 0], (1,), (20, 10))])
+    assert "Elo +190.8 (95% CI above -" in text
+    assert "not bounded" not in text and "LOS n/a" not in text
+
+
+def test_one_opening_is_one_opening(tmp_path):
+    result = run("match", "--agents", "greedy,random", "--games", 2, "--workers", 1,
+                 "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "2 games of 2 players, 1 opening of 2 random plies each played" in result.output
+    assert " over 1 whole opening: " in result.output
+    result = run("match", "--agents", "greedy,random", "--games", 2, "--workers", 1,
+                 "--openings", 1, "--no-progress")
+    assert "1 opening of 1 random ply each played" in result.output
+
+
+def test_max_forfeits_stops_a_match_of_a_broken_agent(tmp_path):
+    (tmp_path / "quitter.py").write_text(QUITTER)
+    quitter = f"py:{tmp_path / 'quitter.py'}:Quitter"
+    out = tmp_path / "q.jsonl"
+    args = ["match", "--agents", f"greedy,{quitter}", "--games", 40, "--max-forfeits", 3,
+            "--workers", 2, "--out", out, "--no-progress"]
+    result = run(*args)
+    assert result.exit_code == 1, result.output
+    assert [r["metadata"]["game"] for r in games_of(out)] == [0, 1, 2]
+    assert result.output.endswith(
+        f"Error: {quitter} forfeited 3 of its 3 games (--max-forfeits 3): the match stopped "
+        "after 3 of 40 games\n"), result.output
+    # the forfeits are numbered as the file's lines: game 1 is line 1
+    assert [line.split(":")[0] for line in result.output.splitlines()
+            if line.startswith("game ")] == ["game 1", "game 2", "game 3"]
+    # resumed, it stops at once: the file holds the forfeits already
+    result = run(*args, "--resume")
+    assert result.exit_code == 1 and "--max-forfeits 3 in them" in result.output
+    assert len(games_of(out)) == 3
+
+
+# ---- on a Ray cluster ---------------------------------------------------------------------
+
+def test_match_and_tournament_on_ray_give_the_games_of_local_workers(ray_instance, tmp_path):
+    for command in (["match", "--agents", "mcts:5,greedy", "--games", 6],
+                    ["tournament", "--agents", "greedy,random,mcts:5", "--games-per-group", 2]):
+        outs = {}
+        for backend, extra in (("local", ["--workers", 2]), ("ray", [])):
+            outs[backend] = tmp_path / f"{command[0]}-{backend}.jsonl"
+            result = run(*command, "--seed", 7, "--backend", backend, *extra, "--out",
+                         outs[backend], "--no-progress")
+            assert result.exit_code == 0, result.output
+        assert outs["ray"].read_bytes() == outs["local"].read_bytes()
+        assert len(games_of(outs["ray"])) == 6
+    result = run("match", "--agents", "greedy,random", "--backend", "ray", "--workers", 2)
+    assert result.exit_code == 2 and "it is for --backend local, not ray" in result.output

@@ -141,7 +141,7 @@ def test_repair_keeps_a_link_and_the_mode_of_its_target(games, tmp_path):
     ["export", "{in}", "--npz", "{out}"],
     ["replay", "{in}", "--html", "{out}"],
     ["stats", "{in}", "--plot", "{out}"],
-    ["analyze", "{in}", "--engine", "mcts:2", "--out", "{out}", "--resume"],
+    ["analyze", "{in}", "--agent", "mcts:2", "--out", "{out}", "--resume"],
 ])
 @pytest.mark.parametrize("how", ["itself", "a link", "a hard link"])
 def test_no_command_writes_over_its_input(games, tmp_path, command, how):
@@ -164,26 +164,26 @@ def test_match_and_tournament_write_over_no_agent_file_and_not_one_file_twice(tm
     agent.write_text("class First:\n    def select(self, game):\n"
                      "        return game.legal_moves()[0]\n")
     source = agent.read_bytes()
-    result = cli("tournament", f"py:{agent}:First", "random", "greedy", "--games", 2,
-                 "--summary", agent, "--no-progress")
+    result = cli("tournament", "--agents", f"py:{agent}:First,random,greedy",
+                 "--games-per-group", 2, "--summary", agent, "--no-progress")
     assert result.exit_code == 1 and "one of the files this command reads" in result.output
     assert agent.read_bytes() == source
     out = tmp_path / "t.jsonl"
-    result = cli("tournament", "random", "greedy", "mcts:2", "--games", 2, "--out", out,
-                 "--summary", out, "--no-progress")
+    result = cli("tournament", "--agents", "random,greedy,mcts:2", "--games-per-group", 2,
+                 "--out", out, "--summary", out, "--no-progress")
     assert result.exit_code == 1 and "one of the files this command reads" in result.output
     assert not out.exists()
 
 
-def test_bench_json_is_written_whole_through_a_link(tmp_path, monkeypatch):
-    from photocore.cli import speed
+def test_the_bench_summary_is_written_whole_through_a_link(tmp_path, monkeypatch):
+    from photocore.run import speed
     pytest.importorskip("pyperf")
     monkeypatch.setattr(speed, "workloads", lambda quick: [])     # the writing, not the timing
     target = tmp_path / "report.json"
     target.write_text("old")
     link = tmp_path / "link.json"
     link.symlink_to(target)
-    result = cli("bench", "--json", link)
+    result = cli("bench", "--summary", link)
     assert result.exit_code == 0, result.output
     assert link.is_symlink() and target.read_text().startswith('{\n "format": "photocore-bench"')
 

@@ -41,7 +41,7 @@ def say(child, line):
 
 
 def test_moves_commands_completion_and_history(tmp_path):
-    child = spawn("--opponents", "random", "--seed", "1")
+    child = spawn("--agents", "random", "--seed", "1")
     text = prompt(child)
     assert "photocore play: player 0 (you), player 1 (random)" in text
     assert "setup: player 0 places a small tree" in text
@@ -79,7 +79,7 @@ def test_moves_commands_completion_and_history(tmp_path):
 
 
 def test_a_whole_game_then_continue_its_record(tmp_path):
-    child = spawn("--opponents", "greedy", "--seat", "1", "--seed", "2")
+    child = spawn("--agents", "greedy", "--seat", "1", "--seed", "2")
     text = prompt(child)
     assert "player 0 (greedy): place" in text
     moves = 0
@@ -107,7 +107,7 @@ def test_a_whole_game_then_continue_its_record(tmp_path):
                if records.from_record(rec, ply=k).current_player == 0)
     cut = dict(rec, moves=rec["moves"][:ply], result=None)
     records.write_games(tmp_path / "cut.jsonl", [cut])
-    child = spawn("--record", str(tmp_path / "cut.jsonl"), "--opponents", "random")
+    child = spawn("--record", str(tmp_path / "cut.jsonl"), "--agents", "random")
     prompt(child)
     text = say(child, "position")
     assert text.strip().splitlines()[-1].strip() == records.from_record(cut).position()
@@ -116,7 +116,7 @@ def test_a_whole_game_then_continue_its_record(tmp_path):
 
 
 def test_ctrl_c_leaves_cleanly():
-    child = spawn("--opponents", "random")
+    child = spawn("--agents", "random")
     prompt(child)
     child.sendintr()
     child.expect("interrupted")
@@ -129,7 +129,7 @@ def test_from_a_position():
     game = photocore.Game()
     for text in ("place a4", "place g1", "place d1", "place d7"):
         game.play(text)
-    child = spawn("--position", game.position(), "--opponents", "random", color=True)
+    child = spawn("--position", game.position(), "--agents", "random", color=True)
     text = prompt(child)
     assert "round 1 of 18" in text and "\x1b[31m" in text      # on a terminal, in colour
     assert "cannot save" in say(child, "save x.jsonl")
@@ -144,7 +144,7 @@ def test_a_failing_agent_forfeits(tmp_path):
             def select(self, game):
                 raise RuntimeError("out of cheese")
     """))
-    child = spawn("--opponents", f"py:{path}:Crash")
+    child = spawn("--agents", f"py:{path}:Crash")
     prompt(child)
     text = say(child, "place a4")
     assert "forfeits (select() raised RuntimeError: out of cheese): player 0 wins" in text
@@ -170,15 +170,15 @@ def test_an_agent_that_cannot_play_the_game_is_refused_before_it(tmp_path):
             def select(self, game):
                 return game.legal_moves()[0]
     """))
-    result = CliRunner().invoke(play, ["--players", "3", "--opponents", f"py:{path}:TwoPlayers"])
+    result = CliRunner().invoke(play, ["--players", "3", "--agents", f"py:{path}:TwoPlayers"])
     assert result.exit_code == 2, result.output
-    assert "--opponents" in result.output and "plays 2 players, the game has 3" in result.output
+    assert "--agents" in result.output and "plays 2 players, the game has 3" in result.output
 
 
 @pytest.mark.parametrize("args, words", [
     (["--seat", "2"], ["--seat", "seats 0 to 1"]),
-    (["--players", "3", "--opponents", "random,greedy,random"], ["3 agents for 2 other seats"]),
-    (["--opponents", "alphago"], ["unknown agent 'alphago'"]),
+    (["--players", "3", "--agents", "random,greedy,random"], ["3 agents for 2 other seats"]),
+    (["--agents", "alphago"], ["unknown agent 'alphago'"]),
     (["--options", "x"], ["--options"]),
     (["--position", "nonsense"], ["--position"]),
     (["--position", "2 - 0 0 0 0 - - 0/2410/4432/- 0/2410/4432/- 0579", "--players", "3"],
@@ -189,3 +189,19 @@ def test_bad_options(args, words):
     assert result.exit_code == 2, result.output
     for word in words:
         assert word in result.output
+
+
+def test_the_rule_flags_of_every_command_choose_the_rules_here_too():
+    def position(*args):
+        result = CliRunner().invoke(play, ["--agents", "random", "--seed", "1", "--no-color",
+                                           *args], input="position\nquit\n")
+        assert result.exit_code == 0, result.output
+        printed = result.output.splitlines()[-2].removeprefix("player 0> ")   # `position`
+        return photocore.Game.from_position(printed).options
+    assert position("--fourth-revolution", "--shade-blocks") == position("--options", "fs") \
+        == photocore.Options.parse("fs")
+    assert position("--shade-blocks") == photocore.Options.parse("s") != position()
+    # a flag that disagrees with the position it starts from is refused, naming both
+    game = photocore.Game(options="f")
+    result = CliRunner().invoke(play, ["--position", game.position(), "--shade-blocks"])
+    assert result.exit_code == 2 and "--options" in result.output, result.output

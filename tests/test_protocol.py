@@ -244,10 +244,12 @@ def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_p
                     sys.stdout.flush()
     '''))
     spec = f'cmd:"{shlex.join([sys.executable, str(script)])}"'
-    done = subprocess.run([sys.executable, "-m", "photocore", "match", spec, "random",
-                           "--games", "2", "--workers", "1", "--movetime", "150",
-                           "--grace", "0"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    done = subprocess.run([sys.executable, "-m", "photocore", "match", "--agents",
+                           f"{spec},random", "--games", "2", "--workers", "1", "--movetime",
+                           "150", "--grace", "0"], capture_output=True, text=True, timeout=60)
+    # it forfeits both its games: exit status 1, after the summary
+    assert done.returncode == 1, done.stderr
+    assert "Error: flood forfeited every game it played (2 games)" in done.stderr
     assert "forfeits: flood 2" in done.stdout
     assert done.stderr.count("forfeits: no move within 150 ms + 0 ms of grace") == 2
 
@@ -299,12 +301,12 @@ def test_what_an_engine_says_reaches_the_terminal_escaped(tmp_path):
                 sys.stderr.buffer.write(b"dying \\x1b]0;title\\x07 \\x1b[2J\\n")
                 sys.exit(3)
     '''))
-    done = subprocess.run([sys.executable, "-m", "photocore", "match",
-                           f"cmd:{shlex.join([sys.executable, str(script)])}", "random",
+    done = subprocess.run([sys.executable, "-m", "photocore", "match", "--agents",
+                           f"cmd:{shlex.join([sys.executable, str(script)])},random",
                            "--games", "1", "--workers", "1", "--no-progress"],
                           capture_output=True, timeout=60)
     said = done.stdout + done.stderr
-    assert done.returncode == 0, said
+    assert done.returncode == 1 and b"forfeited every game it played" in said, said
     assert b"\x1b" not in said and b"\x07" not in said and "\u202e".encode() not in said
     assert b"\\x1b[31mred\\x07\\u202eevil (seat 0) forfeits: exited with status 3 (dying " \
         b"\\x1b]0;title\\x07 \\x1b[2J)" in said

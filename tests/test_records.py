@@ -568,7 +568,7 @@ def test_a_record_with_1e400_is_refused_everywhere_and_repair_drops_it(tmp_path)
     assert "2 problems" in result.output
     result = invoke("stats", path)
     assert result.exit_code == 0 and "inf" not in result.output
-    result = invoke("analyze", path, "--engine", "mcts:2", "--out", tmp_path / "a.jsonl")
+    result = invoke("analyze", path, "--agent", "mcts:2", "--out", tmp_path / "a.jsonl")
     assert result.exit_code == 1 and "1e400 is not a finite number" in result.output
     assert not (tmp_path / "a.jsonl").exists()
     result = invoke("repair", path)

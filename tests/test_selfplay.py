@@ -138,18 +138,18 @@ THIS_RUN = ["--agents", "mcts:5,greedy", "--seed", "1"]
 
 @pytest.mark.parametrize("run, told", [
     (["--agents", "greedy,random", "--seed", "1"],
-     "has agents mcts:5,greedy by seat, game 0 of this run has agents greedy,random by seat "
+     "has agents mcts:5,greedy by seat, game 1 of this run has agents greedy,random by seat "
      "(set by --agents)"),
-    (["--agents", "greedy,mcts:5", "--seed", "1"], "game 0 of this run has agents "
+    (["--agents", "greedy,mcts:5", "--seed", "1"], "game 1 of this run has agents "
                                                    "greedy,mcts:5 by seat (set by --agents)"),
     (["--agents", "mcts:6,greedy", "--seed", "1"], "has agents mcts:6,greedy by seat"),
     (["--agents", "mcts:5,greedy", "--seed", "2"],
-     "has seed 1, game 0 of this run has seed 2 (set by --seed)"),
+     "has seed 1, game 1 of this run has seed 2 (set by --seed)"),
     (["--agents", "mcts:5,greedy,random", "--seed", "1", "--players", "3"],
-     "has players 2, game 0 of this run has players 3 (set by --players)"),
-    ([*THIS_RUN, "--shade-blocks"], "has options none, game 0 of this run has options shade "
+     "has players 2, game 1 of this run has players 3 (set by --players)"),
+    ([*THIS_RUN, "--shade-blocks"], "has options none, game 1 of this run has options shade "
                                     "blocks (set by --fourth-revolution / --shade-blocks)"),
-    ([*THIS_RUN, "--options", "f"], "has options none, game 0 of this run has options fourth "
+    ([*THIS_RUN, "--options", "f"], "has options none, game 1 of this run has options fourth "
                                     "revolution (set by --fourth-revolution / --shade-blocks)"),
 ])
 def test_resume_refuses_another_run_naming_what_differs(tmp_path, started, run, told):
@@ -170,8 +170,10 @@ def test_resume_refuses_games_out_of_order_or_of_other_rules(tmp_path, started):
     args = ["selfplay", "--out", out, "--games", 6, *THIS_RUN, "--resume", "--no-progress"]
     out.write_bytes(head[0] + head[2] + head[1])
     result = cli(*args)
-    assert result.exit_code == 1 and "line 2 has game 2, game 1 of this run has game 1" \
-        in result.output and "order of the games" in result.output
+    # games numbered from 1 as lines are, metadata.game the index
+    assert result.exit_code == 1 and ("line 2 has game index 2, game 2 of this run has game "
+                                      "index 1") in result.output \
+        and "order of the games" in result.output
     out.write_bytes(head[0].replace(b'"rules_version":"1"', b'"rules_version":"0"'))
     result = cli(*args)
     assert result.exit_code == 1 and "has rules_version 0" in result.output

@@ -4,7 +4,7 @@ It shows the parts of an agent: options from the spec (`?epsilon=0.2`), a seeded
 `reset(seed=...)` the harness calls before every game (so a match plays the same games
 whatever its workers), a `name`, and `select(game)` returning a Move:
 
-    photocore match greedy "py:examples/agents/noisy_greedy.py:NoisyGreedy?epsilon=0.2" --games 40
+    photocore match --agents "greedy,py:examples/agents/noisy_greedy.py:NoisyGreedy?epsilon=0.2" --games 40
 """
 
 import random

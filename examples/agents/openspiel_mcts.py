@@ -4,7 +4,7 @@ The bot searches the OpenSpiel game `python_photosynthesis` (photocore.env.opens
 whose states wrap a photocore Game; each move it rebuilds the state from the game's
 history and asks the bot for a step:
 
-    photocore match "py:examples/agents/openspiel_mcts.py:OpenSpielMCTS?simulations=50" random
+    photocore match --agents "py:examples/agents/openspiel_mcts.py:OpenSpielMCTS?simulations=50,random"
 """
 
 import numpy as np

@@ -10,7 +10,7 @@ checkpoint for P players (agent.py) at each of --simulations, and searching posi
 (?graph=true) at each of --graph-simulations. Ratings are
 Bradley-Terry from every pairwise result, anchored at random = 0, with 95% intervals;
 each agent's time per move is measured in the same games. The 2-player agents are also
-scored on the solved positions of seeds/solved.jsonl (`photocore solve --score`): how
+scored on the solved positions of seeds/solved.jsonl (`photocore solve --agent`): how
 often their move keeps the exact result. The tournaments' summaries, game records and
 scores are kept in --folder; the page says how it was made.
 """
@@ -53,8 +53,8 @@ def tournament(players, specs, games, seed, workers, folder, play=True):
     repository's folder; `folder` relative to it) unless `play` is false, and returns (its
     command line, its summary)."""
     summary = os.path.join(folder, f"{players}p.json")
-    command = (["photocore", "tournament", *specs, "--group", str(players),
-                "--games", str(games), "--seed", str(seed), "--anchor", "random",
+    command = (["photocore", "tournament", "--agents", ",".join(specs), "--group", str(players),
+                "--games-per-group", str(games), "--seed", str(seed), "--anchor", "random",
                 "--summary", summary, "--out", os.path.join(folder, f"{players}p.jsonl.gz"),
                 "--no-progress"] + (["--workers", str(workers)] if workers else []))
     if play:
@@ -65,14 +65,14 @@ def tournament(players, specs, games, seed, workers, folder, play=True):
 
 
 def accuracy(specs, folder, play=True, positions=None):
-    """Each agent scored on SOLVED (`photocore solve SOLVED --score SPEC --json`, in a
+    """Each agent scored on SOLVED (`photocore solve SOLVED --agent SPEC --json`, in a
     subprocess; the first `positions` only, if given) unless `play` is false, kept in
     `folder`/solved.json; the scores."""
     path = os.path.join(ROOT, folder, "solved.json")
     if play:
         scores = []
         for spec in specs:
-            command = (["photocore", "solve", SOLVED, "--score", spec, "--json"]
+            command = (["photocore", "solve", SOLVED, "--agent", spec, "--json"]
                        + (["--positions", str(positions)] if positions else []))
             print("$", shlex.join(command), flush=True)
             done = subprocess.run([sys.executable, "-m", "photocore", *command[1:]],
@@ -111,7 +111,7 @@ def accuracy_section(scores):
             "share of all the positions where its move was one of the best in result and "
             "final score margin. Intervals are 95% Wilson intervals.", "",
             *accuracy_table(scores), "",
-            "```", f"photocore solve {SOLVED} --score SPEC --json", "```", ""]
+            "```", f"photocore solve {SOLVED} --agent SPEC --json", "```", ""]
 
 
 def label(agent):

@@ -2,7 +2,7 @@
  * harness lists (docs/protocol.md, version 1). It needs nothing from photocore:
  *
  *     cc -O2 -o random_engine random_engine.c
- *     photocore match cmd:./random_engine greedy --games 20
+ *     photocore match --agents cmd:./random_engine,greedy --games 20
  */
 #include <stdint.h>
 #include <stdio.h>

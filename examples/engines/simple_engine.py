@@ -2,7 +2,7 @@
 from photocore: it reads the round from the position notation and chooses among the legal
 moves the harness lists by a fixed preference: collect late, grow, plant early, end.
 
-    photocore match "cmd:python3 examples/engines/simple_engine.py" greedy --games 20
+    photocore match --agents "cmd:python3 examples/engines/simple_engine.py,greedy" --games 20
 """
 import random
 import sys

@@ -2,7 +2,7 @@
 backup in C, without the GIL) guided by an evaluator of your own, a function of a batch of
 positions, `evaluate(obs, mask) -> (logits, values)`, here in numpy (docs/own-search.md).
 
-    photocore match "py:examples/own_search/puct.py:PUCT?simulations=300" mcts:300 --games 40
+    photocore match --agents "py:examples/own_search/puct.py:PUCT?simulations=300,mcts:300" --games 40
 
 `evaluator="playouts"` values each new leaf by one random game played from it in C (Search's
 `rollout_weight=1` with an evaluator of uniform priors and no value of its own), as UCT

@@ -4,7 +4,7 @@ the search of the built-in `mcts:N` (docs/searching.md, "The C agent"), written 
 you can change any part of it; `playout="python"` plays the playouts in Python instead,
 as a search without `Game.playout` had to.
 
-    photocore match "py:examples/own_search/uct.py:UCT?simulations=200" mcts:200 --games 40
+    photocore match --agents "py:examples/own_search/uct.py:UCT?simulations=200,mcts:200" --games 40
 """
 
 import math

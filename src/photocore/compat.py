@@ -15,8 +15,9 @@ works; the rest of the package only installs its hooks: a module's `__getattr__`
 `moved` (old attributes), the package root puts `MovedModules` on `sys.meta_path` (old
 modules), svg.py makes itself a `CallableModule` (a module that was a function), the
 functions that took the rules as flags ask `game_options` and `option_attribute`, a
-function whose keyword was renamed asks `renamed_keyword`, and the package asks
-`renamed_method` for a user's method it calls by a new name.
+function whose keyword was renamed asks `renamed_keyword`, the package asks
+`renamed_method` for a user's method it calls by a new name, and the commands `tell`
+their user of an old spelling (cli/options.py hides it from --help).
 
 CHANGELOG.md lists the same names; tests/test_compat.py fails once the installed version
 reaches REMOVED while a shim is left.
@@ -51,8 +52,10 @@ RENAMED: dict[str, str] = {
     "photocore.serve.hints": "photocore.play.hints",
     # statistics sit at the bottom of the package, below the players and runs that use them
     "photocore.run.ratings": "photocore.stats",
-    # the workloads of `photocore bench` are the command's, not the package's
-    "photocore.speed": "photocore.cli.speed",
+    # the workloads of `photocore bench` are a library of timed runs, which the command and
+    # benchmarks/bench.py read: no command themselves (cli/ until 0.2's last step)
+    "photocore.speed": "photocore.run.speed",
+    "photocore.cli.speed": "photocore.run.speed",
     # Game methods moved to the modules that build on the core
     "Game.legal_mask()": "Game.legal_moves().mask()",
     "Game.to_record()": "photocore.records.to_record(game, metadata)",
@@ -110,6 +113,25 @@ RENAMED: dict[str, str] = {
     **{f"{rule.name}=": f"options={rule.letter!r} (or Options({rule.name}=True))"
        for rule in OPTION_RULES},
     **{f"Game.{rule.name}": f"Game.options.{rule.name}" for rule in OPTION_RULES},
+    # `photocore analyze`'s plan is a run's, its query service a service
+    "photocore.cli.analyze.answer": "photocore.serve.queries.answer",
+    "photocore.cli.analyze.QueryError": "photocore.serve.queries.QueryError",
+    "photocore.cli.analyze.MAX_QUERY": "photocore.serve.queries.MAX_QUERY",
+    # one name per role in a run: a plan's batch gives back a Batch (SelfPlayBatch,
+    # MatchBatch, TrainingBatch, AnalysisBatch); the driver hands on a Span of the run
+    "photocore.run.plan.Played": "photocore.run.plan.Batch",
+    "photocore.run.driver.Batch": "photocore.run.driver.Span",
+    "photocore.run.train_data.Block": "photocore.run.train_data.TrainingBatch",
+    # the command line speaks one vocabulary (docs/engine.md, "The command line"): an old
+    # spelling is accepted, hidden from --help, and told on standard error (`tell`)
+    "photocore match AGENTS": "--agents SPEC,...",
+    "photocore tournament AGENTS": "--agents SPEC,...",
+    "photocore play --opponents": "--agents",
+    "photocore analyze --engine": "--agent",
+    "photocore solve --score": "--agent",
+    "photocore bench --json FILE": "--summary FILE",
+    "photocore tournament --games N (games per group)":
+        "--games-per-group N (--games will be the total, as in every command)",
 }
 
 
@@ -123,6 +145,20 @@ def warn(old: str, stacklevel: int = 2) -> None:
     """Warns that `old` is deprecated; `stacklevel` as for warnings.warn, counted from the
     caller of warn (compiled callers have no frame: they pass 1)."""
     warnings.warn(message(old), DeprecationWarning, stacklevel=stacklevel + 1)
+
+
+def on_command_line(old: str) -> bool:
+    """Whether the row `old` of RENAMED is a spelling of the command line (`photocore
+    COMMAND ...`), which `tell` reports, rather than a name of the package."""
+    return old.startswith("photocore ")
+
+
+def tell(old: str) -> None:
+    """Tells the person at the command line that the spelling `old` (a row of RENAMED,
+    `photocore COMMAND --option`) is deprecated, in one line on standard error: a
+    DeprecationWarning would not reach them (Python shows none outside __main__)."""
+    sys.stderr.write(f"warning: {message(old)}\n")
+    sys.stderr.flush()
 
 
 def moved(module: str, name: str, compiled: bool = False) -> Any:

@@ -31,7 +31,7 @@ def main() -> None:
     and checks them, show draws a position, stats summarises them, export writes numpy
     arrays for training, replay writes a game as an HTML page to step through, repair
     keeps the whole games of a damaged file. analyze evaluates every move of recorded games
-    with an engine and marks the mistakes (docs/analysis.md); solve gives a position's
+    with an agent and marks the mistakes (docs/analysis.md); solve gives a position's
     exact result under best play. play and serve let a person play against the agents,
     in the terminal and in the browser (docs/play.md). Run `photocore COMMAND --help` for
     each command's options.

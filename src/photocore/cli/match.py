@@ -17,7 +17,13 @@ from photocore.cli.options import (
     SEED,
     SEED_HELP,
     Command,
+    HiddenArgument,
+    agents_option,
+    backend_options,
     builtin_agents,
+    check_backend,
+    connect_backend,
+    old_spelling,
     rule_options,
     workers_option,
 )
@@ -27,27 +33,35 @@ from photocore.files import atomic
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS
 from photocore.records import Record
 from photocore.run.driver import drive
-from photocore.run.match import Match, MatchBatch, Outcome, Standings, outcome_of
+from photocore.run.match import Match, MatchBatch, Outcome, Standings, counted, outcome_of
 from photocore.stats import SPRT, Estimate
 
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
           "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",
-          "game": "the order of the games", "agents": "AGENTS and --games"}
+          "game": "the order of the games", "agents": "--agents and --games"}
+AGENTS_HELP = (f"{builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or "
+               'cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md)')
 
 
-def _common(command: Command) -> Command:
-    """The options match and tournament share."""
+def _common(command_name: str) -> Callable[[Command], Command]:
+    """The options match and tournament share, and the old spelling of --agents (the
+    agents as arguments)."""
     options: list[Callable[[Command], Command]] = [
+        old_spelling(f"photocore {command_name} AGENTS", "agents",
+                     click.argument("old_agents", nargs=-1, cls=HiddenArgument),
+                     "old_agents", given=bool),
         click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
-                     help="Seats per game: the number of agents (a tournament: --group), "
-                          "or a multiple of it.  [default: the number of agents]"),
+                     help="Seats per game: the number of agents "
+                          f"{'in a group ' * (command_name == 'tournament')}or a multiple of "
+                          "it.  [default: the number of agents"
+                          f"{' in a group' * (command_name == 'tournament')}]"),
         rule_options,
         workers_option("Processes playing games, each with its own engines  "
                        "[default: this machine's cores]"),
         click.option("--seed", type=SEED, default=0, show_default=True,
                      help="The same seed gives the same openings, and the same games for "
-                          f"built-in agents, whatever --workers ({SEED_HELP})."),
+                          f"built-in agents, whatever --workers and --backend ({SEED_HELP})."),
         click.option("--movetime", type=click.IntRange(1, MAX_MILLISECONDS),
                      default=DEFAULT_MOVETIME, show_default=True,
                      help="Milliseconds an engine may think per move (a day at most)."),
@@ -58,38 +72,53 @@ def _common(command: Command) -> Command:
         click.option("--openings", type=click.IntRange(min=0), default=None,
                      help="Random plies from the start that open each game, every opening "
                           "played from every seat  [default: one per player]"),
+        click.option("--max-forfeits", type=click.IntRange(1, MAX_GAMES), default=None,
+                     metavar="N",
+                     help="Stop once an agent has forfeited N games (exit status 1): a "
+                          "broken agent's games measure nothing.  [default: no limit; an "
+                          "agent that forfeits every game it plays exits 1 anyway]"),
         click.option("--out", type=click.Path(dir_okay=False), default=None,
                      callback=record_file,
                      help="Write every game as a record to this .jsonl or .jsonl.gz file."),
         click.option("--resume", is_flag=True,
-                     help="Finish a stopped match: keep the games in --out, play the rest."),
+                     help=f"Finish a stopped {command_name}: keep the games in --out, play "
+                          "the rest."),
+        backend_options,
         click.option("--progress/--no-progress", default=None,
                      help="Live line  [default: when stderr is a terminal]"),
     ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+
+    def decorate(command: Command) -> Command:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
-@click.command(help=f"""Play AGENTS ({MIN_PLAYERS} to {MAX_PLAYERS}) against each other and
+@click.command(help=f"""Play agents ({MIN_PLAYERS} to {MAX_PLAYERS}) against each other and
     rate them.
 
-    An agent is {builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or
-    cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md). Seats rotate over every
-    agent and every random opening is played from every seat. Two agents: wins, losses,
-    ties, score, Elo with a 95% confidence interval and the likelihood of superiority.
-    Three or four: points, win share and Bradley-Terry ratings from every pairwise result.
+    Seats rotate over every agent and every random opening is played from every seat. Two
+    agents: wins, losses, ties, score, Elo with a 95% confidence interval and the
+    likelihood of superiority. Three or four: points, win share and Bradley-Terry ratings
+    from every pairwise result. An agent that forfeits every game it plays (it crashes, or
+    never answers) ends the match with exit status 1, after the summary.
+
+    \b
+    Example:  photocore match --agents mcts:200,greedy --games 400
     """)
-@click.argument("agents", nargs=-1, required=True)
+@agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=None,
               help="Games to play, rounded up to whole openings  [default: 100; with "
                    "--sprt 100,000, a cap]")
 @click.option("--sprt", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
               help="Stop as soon as the sequential probability ratio test accepts H0 (the "
                    "first agent is elo0 stronger) or H1 (elo1 stronger); two agents only.")
-@_common
-def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
+@_common("match")
+def match(agents: tuple[str, ...] | None, games: int | None, sprt: str | None,
           **settings: Any) -> None:
+    agents = _given(agents)
     if not MIN_PLAYERS <= len(agents) <= MAX_PLAYERS:
         raise click.UsageError(f"a match is between {MIN_PLAYERS} to {MAX_PLAYERS} agents, "
                                f"got {len(agents)} (photocore tournament plays more)")
@@ -107,47 +136,68 @@ def match(agents: tuple[str, ...], games: int | None, sprt: str | None,
 
 
 @click.command()
-@click.argument("agents", nargs=-1, required=True)
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=20, show_default=True,
-              help="Games per pairing (or group), rounded up to whole openings.")
+@agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
+@click.option("--games-per-group", type=click.IntRange(1, MAX_GAMES), default=20,
+              show_default=True, metavar="N",
+              help="Games each pairing (or group) plays, rounded up to whole openings.")
+@old_spelling("photocore tournament --games N (games per group)", "games_per_group",
+              click.option("--games", "old_games", type=click.IntRange(1, MAX_GAMES),
+                           default=None, hidden=True), "old_games")
 @click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
               show_default=True,
-              help="Agents in each game: every group of this many AGENTS plays a match "
+              help="Agents in each game: every group of this many agents plays a match "
                    "(--players defaults to it).")
 @click.option("--anchor", default=None, metavar="AGENT",
-              help="Rate this agent (as written in AGENTS) 0, the others from it  "
+              help="Rate this agent (as written in --agents) 0, the others from it  "
                    "[default: ratings centred on 0]")
 @click.option("--summary", type=click.Path(dir_okay=False), default=None,
               help="Write the standings as JSON to this file: each agent's games, points, "
                    "rating with its 95% interval and time per move.")
-@_common
-def tournament(agents: tuple[str, ...], games: int, group: int, anchor: str | None,
-               summary: str | None, **settings: Any) -> None:
-    """A round robin: every pair (or --group of 3 or 4) of AGENTS plays a match (the same
-    openings for all), then a cross table of scores and Bradley-Terry ratings from all the
-    games, with each agent's time per move."""
+@_common("tournament")
+def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
+               anchor: str | None, summary: str | None, **settings: Any) -> None:
+    """A round robin: every pair (or --group of 3 or 4) of the agents plays a match (the
+    same openings for all), then a cross table of scores and Bradley-Terry ratings from
+    all the games, with each agent's time per move. An agent that forfeits every game it
+    plays ends it with exit status 1, after the table.
+
+    \b
+    Example:  photocore tournament --agents random,greedy,mcts:200 --games-per-group 40
+    """
+    agents = _given(agents)
     if len(agents) <= group:
         raise click.UsageError(f"a tournament of groups of {group} needs {group + 1} agents "
                                f"or more (photocore match plays {group})")
     if anchor is not None and anchor not in agents:
-        raise click.BadParameter(f"{anchor!r} is not one of the AGENTS", param_hint="--anchor")
-    _play(agents, games, list(itertools.combinations(range(len(agents)), group)), None,
-          **settings, anchor=None if anchor is None else agents.index(anchor),
+        raise click.BadParameter(f"{anchor!r} is not one of --agents", param_hint="--anchor")
+    _play(agents, games_per_group, list(itertools.combinations(range(len(agents)), group)),
+          None, **settings, anchor=None if anchor is None else agents.index(anchor),
           summary=summary)
+
+
+def _given(agents: tuple[str, ...] | None) -> tuple[str, ...]:
+    """--agents, which match and tournament need (given as itself or its old spelling)."""
+    if agents is None:
+        ctx = click.get_current_context()
+        raise click.MissingParameter(ctx=ctx, param=next(
+            p for p in ctx.command.params if p.name == "agents"))
+    return agents
 
 
 def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | None,
           sprt: SPRT | None, players: int | None, options: Options, workers: int | None,
-          seed: int, movetime: int, grace: int, openings: int | None, out: str | None,
-          resume: bool, progress: bool | None, anchor: int | None = None,
-          summary: str | None = None) -> None:
+          seed: int, movetime: int, grace: int, openings: int | None,
+          max_forfeits: int | None, out: str | None, resume: bool, backend: str,
+          address: str | None, connect_timeout: float, progress: bool | None,
+          anchor: int | None = None, summary: str | None = None) -> None:
+    check_backend(backend)
     try:
         plan = Match(agents, games, players, seed, openings, movetime, grace,
                      options=options, pairings=pairings)
         standings = Standings(plan, sprt)
         plan.check()
     except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="AGENTS") from None
+        raise click.BadParameter(str(e), param_hint="--agents") from None
     if resume and out is None:
         raise click.UsageError("--resume needs --out")
     inputs = [f for spec in plan.specs for f in spec.files]
@@ -159,34 +209,68 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
 
     skip = resume_from(out, resume, plan, SET_BY, kept, inputs) if out is not None else 0
     click.echo(plan.describe() + (" (at most: the SPRT stops it)" if sprt else ""))
-    if skip == plan.games or standings.decision:
-        click.echo(f"{out} already holds the whole match ({skip} games)", err=True)
-        _summary(plan, standings, anchor)
-        if summary is not None:
-            _write_summary(summary, plan, standings, anchor)
+    if skip == plan.games or standings.decision or _too_many(standings, max_forfeits):
+        click.echo(f"{out} already holds the whole match ({skip} games)"
+                   if not _too_many(standings, max_forfeits) else
+                   f"{out} holds {skip} games, and --max-forfeits {max_forfeits} in them",
+                   err=True)
+        _end(plan, standings, anchor, summary, max_forfeits)
         return
 
     def take(start: int, played: MatchBatch) -> int | None:
         for k, outcome in enumerate(played.outcomes):
             if outcome.forfeit is not None:
                 _tell_forfeit(plan, start + k, outcome)
-            if standings.add(start + k, outcome):
-                return k + 1       # the SPRT has decided: the match ends with this game
+            if standings.add(start + k, outcome) or _too_many(standings, max_forfeits):
+                return k + 1       # decided, or broken: the match ends with this game
         return None
 
-    with run_output("match" if pairings is None else "tournament", out, resume, skip,
+    command = command_of(plan)
+    connect_backend(command, backend, address, connect_timeout)
+    with run_output(command, out, resume, skip,
                     interrupted=lambda: _summary(plan, standings, anchor)) as writer:
-        drive(plan, take, writer, skip=skip, workers=workers, progress=progress,
-              status=lambda: _live(plan, standings))
+        drive(plan, take, writer, skip=skip, workers=workers, backend=backend,
+              address=address, progress=progress, status=lambda: _live(plan, standings))
+    _end(plan, standings, anchor, summary, max_forfeits)
+
+
+def _too_many(standings: Standings, max_forfeits: int | None) -> bool:
+    """Whether an agent has forfeited --max-forfeits games."""
+    return max_forfeits is not None and max(standings.forfeits) >= max_forfeits
+
+
+def _end(plan: Match, standings: Standings, anchor: int | None, summary: str | None,
+         max_forfeits: int | None) -> None:
+    """The summary (and --summary), then exit status 1 when the games measured nothing:
+    an agent forfeited every game it played, or --max-forfeits of them."""
     _summary(plan, standings, anchor)
     if summary is not None:
         _write_summary(summary, plan, standings, anchor)
+    for k, label in enumerate(plan.labels):
+        forfeits, played = standings.forfeits[k], standings.played[k]
+        if max_forfeits is not None and forfeits >= max_forfeits:
+            raise click.ClickException(
+                f"{label} forfeited {forfeits} of its {counted(played, 'game')} (--max-forfeits "
+                f"{max_forfeits}): the {command_of(plan)} stopped after {standings.games} of "
+                f"{plan.games} games")
+    for k, label in enumerate(plan.labels):
+        forfeits = standings.forfeits[k]
+        if forfeits and forfeits == standings.played[k]:
+            raise click.ClickException(
+                f"{label} forfeited every game it played ({counted(forfeits, 'game')}): "
+                "the results measure nothing (its reasons are above)")
+
+
+def command_of(plan: Match) -> str:
+    """The command that plays `plan`: a match, or a tournament of several pairings."""
+    return "match" if len(plan.pairings) == 1 else "tournament"
 
 
 def _tell_forfeit(plan: Match, index: int, outcome: Outcome) -> None:
     assert outcome.forfeit is not None
     agent = plan.labels[outcome.seats[outcome.forfeit]]
-    text = f"game {index}: {agent} (seat {outcome.forfeit}) forfeits: {outcome.reason}"
+    # numbered from 1, as a record file's lines are (metadata.game is the 0-based index)
+    text = f"game {index + 1}: {agent} (seat {outcome.forfeit}) forfeits: {outcome.reason}"
     if outcome.detail.strip():
         text += "\n" + outcome.detail.rstrip()
     tqdm.write(text, file=sys.stderr)      # above the live line
@@ -197,6 +281,7 @@ def _live(plan: Match, standings: Standings) -> str:
         e = standings.estimate()
         text = f"{plan.labels[0]} {_percent(e.score)} Elo " + (
             f"< {_elo(e.high)}" if e.score == 0 else f"> {_elo(e.low)}" if e.score == 1
+            else f"{_elo(e.elo)} (too few games)" if e.error == 0
             else f"{_elo(e.elo)} ±{_size(e.error)}")
         if standings.sprt is not None:
             text += (f" LLR {standings.llr:.2f} ({standings.sprt.lower:.2f}, "
@@ -223,12 +308,16 @@ def _summary(plan: Match, standings: Standings, anchor: int | None = None) -> No
 def _pair_summary(plan: Match, standings: Standings) -> None:
     first, second = plan.labels
     wins, losses, ties = standings.record.get(plan.pairings[0], [0, 0, 0])
-    click.echo(f"{first} vs {second}: {standings.games} games, {first} {wins} wins, "
-               f"{losses} losses, {ties} ties{_forfeits(plan, standings)}")
+    click.echo(f"{first} vs {second}: {counted(standings.games, 'game')}, {first} "
+               f"{counted(wins, 'win')}, {counted(losses, 'loss', 'losses')}, "
+               f"{counted(ties, 'tie')}{_forfeits(plan, standings)}")
     e = standings.estimate()
     if e.n:
-        click.echo(f"score {_percent(e.score)} over {e.n} whole openings: {_rating(e)}, "
-                   f"LOS {_percent(e.los)}")
+        # no spread (one opening, or all alike): the normal interval has no width, and
+        # the likelihood of superiority would be 0 or 1: neither is known
+        los = "n/a" if e.error == 0 else _percent(e.los)
+        click.echo(f"score {_percent(e.score)} over {counted(e.n, 'whole opening')}: "
+                   f"{_rating(e)}, LOS {los}")
     if standings.sprt is not None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "no decision yet"}
         click.echo(f"{standings.sprt}: LLR {standings.llr:.2f} (bounds "
@@ -243,6 +332,10 @@ def _rating(e: Estimate) -> str:
         return f"no wins or ties: Elo below {_elo(e.high)} (95% one-sided bound)"
     if e.score == 1:
         return f"no losses or ties: Elo above {_elo(e.low)} (95% one-sided bound)"
+    if e.error == 0:
+        alike = ("one whole opening" if e.n == 1
+                 else f"every one of the {e.n} whole openings scored {_percent(e.score)}")
+        return f"Elo {_elo(e.elo)} (95% CI not bounded: {alike}, too few games to tell)"
     if math.isinf(e.low) and math.isinf(e.high):
         interval = "not bounded yet"
     elif math.isinf(e.low) or math.isinf(e.high):  # the normal interval passes a score of 0 or 1
@@ -262,8 +355,9 @@ def _table(plan: Match, standings: Standings) -> None:
         click.echo(f"{label:<{width}}  {games:5}  {standings.points[k]:6.1f}  "
                    f"{_percent(standings.points[k] / max(games, 1)):>9}  "
                    f"{_elo(fit.elo[k]):>7} ± {_size(fit.error[k])}")
-    click.echo(f"{standings.games} games{_forfeits(plan, standings)}; points: a win is one "
-               "point, shared by co-winners; ratings from every pairwise result in the games")
+    click.echo(f"{counted(standings.games, 'game')}{_forfeits(plan, standings)}; points: "
+               "a win is one point, shared by co-winners; ratings from every pairwise result "
+               "in the games")
 
 
 def _cross_table(plan: Match, standings: Standings, anchor: int | None) -> None:
@@ -287,8 +381,8 @@ def _cross_table(plan: Match, standings: Standings, anchor: int | None) -> None:
                    f"{_elo(fit.elo[i]):>7} ± {_size(fit.error[i]):<5}  "
                    f"{_milliseconds(standings.time_per_move(i)):>7}")
     groups = len(plan.pairings[0]) > 2
-    click.echo(f"{standings.games} games{_forfeits(plan, standings)}; a cell is the row's "
-               f"score against the column, then its wins-losses-ties"
+    click.echo(f"{counted(standings.games, 'game')}{_forfeits(plan, standings)}; a cell "
+               f"is the row's score against the column, then its wins-losses-ties"
                f"{' between their seats' * groups}; ratings"
                f"{f' from {plan.labels[anchor]} = 0' if anchor is not None else ''}"
                " ± a standard error; ms/move: time per chosen move (forced ones left out)")

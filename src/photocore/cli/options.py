@@ -1,6 +1,9 @@
 """Command-line options that several commands share, generated from the tables they come
 from: one flag per advanced rule (facts.OPTION_RULES) and the built-in agents' names
-(BUILTIN_AGENTS), so a new rule or agent reaches every command's options and help."""
+(BUILTIN_AGENTS), so a new rule or agent reaches every command's options and help; and
+the one vocabulary of the command line (docs/engine.md, "The command line"): `--agents
+SPEC,...` or `--agent SPEC`, SEED, the Ray options, and the old spellings, hidden from
+--help and told on standard error (photocore.compat)."""
 
 import functools
 import math
@@ -9,9 +12,11 @@ from typing import Any
 
 import click
 
+from photocore import compat
 from photocore.cli.output import missing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options, check_seed
 from photocore.play._agents import BUILTIN_AGENTS, DEFAULT_SIMULATIONS
+from photocore.play.specs import split
 from photocore.run.driver import BACKENDS, MAX_BATCH, MAX_WORKERS
 from photocore.run.ray_backend import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 
@@ -64,6 +69,64 @@ def batch_option(command: Command) -> Command:
                             command)
 
 
+def parse_agents(ctx: click.Context, param: click.Parameter,
+                 value: str | None) -> tuple[str, ...] | None:
+    """--agents: comma-separated specs, commas inside quotes kept (specs.split)."""
+    try:
+        return None if value is None else tuple(split(value))
+    except ValueError as e:
+        raise click.BadParameter(str(e), ctx, param) from None
+
+
+def agents_option(help: str, default: str | None = None) -> Callable[[Command], Command]:
+    """--agents SPEC,...: the agents of a command that takes several, handed to it as a
+    tuple of spec texts (None when not given and there is no default)."""
+    return click.option("--agents", metavar="SPEC,...", default=default,
+                        show_default=default is not None, callback=parse_agents, help=help)
+
+
+def agent_option(help: str, default: str | None = None) -> Callable[[Command], Command]:
+    """--agent SPEC: the agent of a command that takes one."""
+    return click.option("--agent", metavar="SPEC", default=default,
+                        show_default=default is not None, help=help)
+
+
+class HiddenArgument(click.Argument):
+    """An argument that the usage line leaves out: an old spelling."""
+
+    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return []
+
+
+def old_spelling(row: str, new: str, param: Callable[[Command], Command], name: str,
+                 given: Callable[[Any], bool] = lambda value: value is not None
+                 ) -> Callable[[Command], Command]:
+    """The deprecated spelling `row` (a row of compat.RENAMED, `photocore COMMAND OLD`) of
+    the command's parameter `new`: `param` declares it hidden (an option with hidden=True,
+    or a HiddenArgument) as parameter `name`. Given, its value becomes `new`'s and
+    compat.tell says on standard error what to write instead; with the new spelling too,
+    a usage error."""
+    old = row.split()[2]
+    instead = compat.RENAMED[row].split()[0]
+
+    def decorate(command: Command) -> Command:
+        @functools.wraps(command)
+        def with_old(*args: object, **kwargs: object) -> object:
+            value = kwargs.pop(name)
+            if given(value):
+                source = click.get_current_context().get_parameter_source(new)
+                if source not in (None, click.core.ParameterSource.DEFAULT):
+                    raise click.UsageError(f"{old} is the old spelling of {instead}: give "
+                                           f"{instead} alone")
+                compat.tell(row)
+                kwargs[new] = value
+            return command(*args, **kwargs)
+
+        return param(with_old)
+
+    return decorate
+
+
 def builtin_agents() -> str:
     """The built-in agents as --agents and AGENTS take them, for help texts.
 
@@ -94,20 +157,25 @@ def parse_options(ctx: click.Context, param: click.Parameter,
         raise click.BadParameter(str(e), ctx, param) from None
 
 
-def rule_options(command: Command) -> Command:
+def rule_options(command: Command, given_only: bool = False) -> Command:
     """One flag per advanced rule (`--shade-blocks` ...) and `--options TEXT`, handed to
-    the command as one value, `options` (an Options): the rules given either way."""
+    the command as one value, `options` (an Options): the rules given either way. With
+    `given_only`, `options` is None when neither is given (the rules then come from
+    elsewhere: a position, a record)."""
 
     @functools.wraps(command)
     def with_options(*args: object, options: Options | None, **kwargs: object) -> object:
         flags = {rule.name: bool(kwargs.pop(rule.name)) for rule in OPTION_RULES}
         given = (options or Options())._replace(**{k: v for k, v in flags.items() if v})
+        if given_only and options is None and not any(flags.values()):
+            return command(*args, options=None, **kwargs)
         return command(*args, options=given, **kwargs)
 
     with_options = click.option(
         "--options", default=None, metavar="TEXT", callback=parse_options,
         help=f"The advanced rules by letter ({RULE_LETTERS}), or - for none: the same as "
-             "their flags.")(with_options)
+             "their flags." + ("  [default: -, or the position's or record's]"
+                               if given_only else ""))(with_options)
     for rule in reversed(OPTION_RULES):
         with_options = click.option(f"--{rule.name.replace('_', '-')}", rule.name,
                                     is_flag=True, help=f"Advanced rule: {rule.help}.")(

@@ -15,7 +15,7 @@ from photocore.errors import RecordError
 from photocore.files import input_among
 from photocore.records import Record, RecordWriter
 from photocore.run.driver import ResumeError, resumed
-from photocore.run.plan import Played, Resumable, RunError
+from photocore.run.plan import Batch, Resumable, RunError
 
 # what a file of game records is named: the writers compress by the name (photocore.records)
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -103,7 +103,7 @@ def missing(what: str, extra: str, error: ImportError,
 
 # ---- the record file of a run ------------------------------------------------------------
 
-def resume_from(out: str, resume: bool, plan: Resumable[Played], set_by: Mapping[str, str],
+def resume_from(out: str, resume: bool, plan: Resumable[Batch], set_by: Mapping[str, str],
                 take: Callable[[int, Record], object] | None = None,
                 inputs: Iterable[str] = ()) -> int:
     """Checks OUT before any game is played: not there yet (or --resume), writable, none

@@ -1,6 +1,7 @@
 """`photocore play`: a person against agents in the terminal, moves typed in notation."""
 
 import contextlib
+import functools
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -10,7 +11,15 @@ import click
 
 from photocore import records, render
 from photocore._game import Game
-from photocore.cli.options import RULE_LETTERS, SEED, SEED_HELP, parse_options
+from photocore.cli.options import (
+    SEED,
+    SEED_HELP,
+    agents_option,
+    builtin_agents,
+    old_spelling,
+    parse_agents,
+    rule_options,
+)
 from photocore.cli.output import check_writable, reason, writing
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options, check_seed
@@ -34,16 +43,17 @@ COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit
 
 
 @click.command()
-@click.option("--opponents", default="mcts:1000", show_default=True, metavar="SPEC,...",
-              help="The agents of the other seats: one spec for all of them, or one per "
-                   "seat in order (random, greedy, mcts:N, py:..., cmd:...).")
+@agents_option("The agents of the other seats: one for all of them, or one per seat in "
+               f"order ({builtin_agents()}, py:..., cmd:...; docs/matches.md).",
+               default="mcts:1000")
+@old_spelling("photocore play --opponents", "agents",
+              click.option("--opponents", "old_opponents", default=None, hidden=True,
+                           callback=parse_agents), "old_opponents")
 @click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
               help="Number of players.  [default: 2, or the position's or record's]")
 @click.option("--seat", type=click.IntRange(0, MAX_PLAYERS - 1), default=0, show_default=True,
               help="Your seat (0 moves first).")
-@click.option("--options", "rules", default=None, metavar="TEXT", callback=parse_options,
-              help=f"The advanced rules by letter ({RULE_LETTERS}), or - for none.  "
-                   "[default: -, or the position's or record's]")
+@functools.partial(rule_options, given_only=True)
 @click.option("--position", default=None, metavar="TEXT",
               help="Start from this position (the notation `position` prints).")
 @click.option("--record", "record_file", type=click.Path(exists=True, dir_okay=False),
@@ -57,7 +67,7 @@ COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit
               help="Random playouts a hint spends.")
 @click.option("--color/--no-color", default=None,
               help="Colour the board.  [default: when printing to a terminal]")
-def play(opponents: str, players: int | None, seat: int, rules: Options | None,
+def play(agents: tuple[str, ...], players: int | None, seat: int, options: Options | None,
          position: str | None, record_file: str | None, line: int, seed: int | None,
          hint_playouts: int, color: bool | None) -> None:
     """Play a game against agents in the terminal.
@@ -67,36 +77,35 @@ def play(opponents: str, players: int | None, seat: int, rules: Options | None,
     hint, save FILE, position, quit). Ctrl-C or Ctrl-D leaves.
 
     \b
-    Examples:  photocore play --opponents mcts:1000
-               photocore play --players 3 --seat 1 --opponents greedy,mcts:200
-               photocore play --record games.jsonl --game 2 --opponents greedy
+    Examples:  photocore play --agents mcts:1000
+               photocore play --players 3 --seat 1 --agents greedy,mcts:200
+               photocore play --record games.jsonl --game 2 --agents greedy
     """
-    game = _start(players, rules, position, record_file, line)
+    game = _start(players, options, position, record_file, line)
     try:
-        texts = specs.split(opponents)
-        agents = [specs.parse(text) for text in texts]
+        chosen = [specs.parse(text) for text in agents]
     except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="--opponents") from None
+        raise click.BadParameter(str(e), param_hint="--agents") from None
     others = game.players - 1
-    if len(agents) not in (1, others):
-        raise click.BadParameter(f"{len(agents)} agents for {others} other seats: give one "
-                                 f"for all of them or {others}", param_hint="--opponents")
+    if len(chosen) not in (1, others):
+        raise click.BadParameter(f"{len(chosen)} agents for {others} other seats: give one "
+                                 f"for all of them or {others}", param_hint="--agents")
     if seat >= game.players:
         raise click.BadParameter(f"a {game.players}-player game has seats 0 to "
                                  f"{game.players - 1}", param_hint="--seat")
     seats: list[specs.Spec | None] = [None] * game.players
     for k, p in enumerate(p for p in range(game.players) if p != seat):
-        seats[p] = agents[k % len(agents)]
+        seats[p] = chosen[k % len(chosen)]
     try:
-        for spec in dict.fromkeys(agents):
+        for spec in dict.fromkeys(chosen):
             spec.check(game)        # one that cannot play this game is refused now
         loaded = {p: spec.load() for p, spec in enumerate(seats) if spec is not None}
     except (ValueError, TypeError, OSError) as e:
-        raise click.BadParameter(str(e), param_hint="--opponents") from None
+        raise click.BadParameter(str(e), param_hint="--agents") from None
     table = Terminal(Session(game, seats, SITE), loaded, seed, hint_playouts,
                      sys.stdout.isatty() if color is None else color,
                      inputs=[*([record_file] if record_file else []),
-                             *(f for spec in agents for f in spec.files)])
+                             *(f for spec in chosen for f in spec.files)])
     try:
         code = table.run()
     finally:

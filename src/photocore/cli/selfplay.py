@@ -9,6 +9,7 @@ from photocore.cli.options import (
     RULE_FLAGS,
     SEED,
     SEED_HELP,
+    agents_option,
     backend_options,
     batch_option,
     builtin_agents,
@@ -19,7 +20,6 @@ from photocore.cli.options import (
 )
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.facts import Options
-from photocore.play.specs import split as split_specs
 from photocore.run.driver import drive
 from photocore.run.selfplay import SelfPlayBatch, Series, Summary, Tally
 
@@ -33,11 +33,10 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1000, show_default=True,
               help="Games to play (with --resume: in all, those in OUT included).")
 @players_and_rules
-@click.option("--agents", default="random", show_default=True,
-              help=f"Comma-separated agents, one for every seat or one per seat: "
-                   f"{builtin_agents()}, py:module:Class, py:file.py:Class or cmd:PROGRAM "
-                   "(docs/matches.md). Seats rotate from game to game so every agent plays "
-                   "every seat.")
+@agents_option(f"Comma-separated agents, one for every seat or one per seat: "
+               f"{builtin_agents()}, py:module:Class, py:file.py:Class or cmd:PROGRAM "
+               "(docs/matches.md). Seats rotate from game to game so every agent plays "
+               "every seat.", default="random")
 @workers_option("Processes playing games  [default: this machine's cores]")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="The same seed gives the same games, whatever --workers and --backend "
@@ -52,9 +51,10 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
 @batch_option
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar  [default: when stderr is a terminal]")
-def selfplay(games: int, players: int, options: Options, agents: str, workers: int | None,
-             seed: int, out: str, resume: bool, backend: str, address: str | None,
-             connect_timeout: float, batch: int | None, progress: bool | None) -> None:
+def selfplay(games: int, players: int, options: Options, agents: tuple[str, ...],
+             workers: int | None, seed: int, out: str, resume: bool, backend: str,
+             address: str | None, connect_timeout: float, batch: int | None,
+             progress: bool | None) -> None:
     """Play GAMES games with the given agents and write them as records to OUT.
 
     Every finished game reaches OUT at once, one line each; an interrupted run keeps them
@@ -70,7 +70,7 @@ def selfplay(games: int, players: int, options: Options, agents: str, workers: i
     """
     check_backend(backend)
     try:
-        series = Series(games, players, split_specs(agents), seed, options=options)
+        series = Series(games, players, agents, seed, options=options)
         series.check()      # a py class that does not import, an engine that does not start
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from photocore.cli.options import FiniteRange
+from photocore.cli.options import FiniteRange, parse_agents
 from photocore.cli.output import missing
 from photocore.play import hints, specs
 from photocore.serve.games import (
@@ -28,7 +28,7 @@ MAX_EXPIRE = 525_600.0      # minutes: a year (more overflows once made seconds)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The TCP port (0: any free port).")
 @click.option("--agents", "agent_specs", default=DEFAULT_AGENTS, show_default=True,
-              metavar="SPEC,...",
+              metavar="SPEC,...", callback=parse_agents,
               help="The agents a game can seat, the first the default opponent: random, "
                    "greedy, mcts:N, py:..., cmd:... (docs/matches.md). Requests choose "
                    "only among these.")
@@ -44,7 +44,7 @@ MAX_EXPIRE = 525_600.0      # minutes: a year (more overflows once made seconds)
 @click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
               default=hints.DEFAULT_PLAYOUTS, show_default=True,
               help="Random playouts a hint spends.")
-def serve(host: str, port: int, agent_specs: str, max_games: int,
+def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
           max_games_per_client: int, expire: float, hint_playouts: int) -> None:
     """Play in the browser against photocore's agents, and drive games over a JSON API.
 
@@ -63,7 +63,7 @@ def serve(host: str, port: int, agent_specs: str, max_games: int,
     except ImportError as e:
         raise missing("photocore serve", "serve", e) from None
     try:
-        loaded = [specs.parse(text) for text in specs.split(agent_specs)]
+        loaded = [specs.parse(text) for text in agent_specs]
         for spec in loaded:
             spec.check()
     except ValueError as e:

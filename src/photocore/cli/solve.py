@@ -7,7 +7,7 @@ import click
 
 from photocore import records
 from photocore._game import Game
-from photocore.cli.options import SEED, SEED_HELP, FiniteRange
+from photocore.cli.options import SEED, SEED_HELP, FiniteRange, agent_option, old_spelling
 from photocore.errors import InvalidPositionError, RecordError
 from photocore.play import _solver, ground_truth, specs
 from photocore.play._solver import (
@@ -37,16 +37,17 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
               help="MiB of transposition table, at most this machine's memory"
                    + (f" ({MACHINE_MEMORY >> 20:,} MiB here)." if MACHINE_MEMORY else "."))
 @click.option("--json", "as_json", is_flag=True, help="Print the solution as one JSON object.")
-@click.option("--score", "spec", metavar="SPEC", default=None,
-              help="With a FILE of solved positions (seeds/solved.jsonl): how often the "
-                   "agent SPEC keeps their result, instead of solving.")
+@agent_option("With a FILE of solved positions (seeds/solved.jsonl): score this agent, how "
+              "often it keeps their result, instead of solving.")
+@old_spelling("photocore solve --score", "agent",
+              click.option("--score", "old_score", default=None, hidden=True), "old_score")
 @click.option("--positions", type=click.IntRange(min=1), default=None,
-              help="With --score: the first N positions only.  [default: all]")
+              help="With --agent: the first N positions only.  [default: all]")
 @click.option("--seed", type=SEED, default=0, show_default=True,
-              help="With --score: the agent's seed at the first position (+1 each next; "
+              help="With --agent: the agent's seed at the first position (+1 each next; "
                    f"{SEED_HELP}).")
 def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | None,
-          memory: int, as_json: bool, spec: str | None, positions: int | None,
+          memory: int, as_json: bool, agent: str | None, positions: int | None,
           seed: int) -> None:
     """Solve a position: its result under best play (two players: win, shared win or
     loss for the player to move; three and four: every player's return, each maximising
@@ -59,7 +60,7 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     is guessed: when a budget runs out first the answer is "unsolved", with how far the
     search got (exit status 3). Ctrl-C stops the search at once (exit status 130).
 
-    With --score SPEC, FILE is a set of solved positions (seeds/solved.jsonl, made by
+    With --agent SPEC, FILE is a set of solved positions (seeds/solved.jsonl, made by
     seeds/make_solved.py) and the agent SPEC plays a move in each: the share of the
     positions where some move loses the result in which its move kept it, and the share
     where it kept the margin too, with 95% intervals (docs/searching.md, "A ground truth").
@@ -68,10 +69,10 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     Examples:
     photocore solve games.jsonl --game 4 --ply 150 --seconds 60
     photocore solve "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
-    photocore solve seeds/solved.jsonl --score mcts:1000
+    photocore solve seeds/solved.jsonl --agent mcts:1000
     """
-    if spec is not None:
-        _score(source, spec, positions, seed, as_json)
+    if agent is not None:
+        _score(source, agent, positions, seed, as_json)
         return
     game = _position(source, line, ply)
     try:

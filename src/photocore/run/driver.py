@@ -11,7 +11,7 @@ whatever the workers, the batch size or the backend, and a resumed run the same 
 an uninterrupted one.
 
 >>> from photocore.run.selfplay import Series
->>> [(b.start, b.size, len(b.result.lines)) for b in batches(Series(5), workers=0, batch=2)]
+>>> [(s.start, s.size, len(s.result.lines)) for s in batches(Series(5), workers=0, batch=2)]
 [(0, 2, 2), (2, 2, 2), (4, 1, 1)]
 """
 
@@ -31,7 +31,7 @@ from photocore.facts import Options
 from photocore.records import Record, RecordWriter, is_compressed, kept_lines, read_games
 from photocore.run import ray_backend
 from photocore.run.local_backend import run_local
-from photocore.run.plan import P, Plan, Played, Resumable
+from photocore.run.plan import P, Plan, Resumable
 from photocore.run.plan import RunError as RunError  # its name here before run/plan.py
 
 BACKENDS = ("local", "ray")
@@ -39,18 +39,19 @@ MAX_WORKERS = 1024      # worker processes of one machine's run
 MAX_BATCH = 100_000     # games a batch: a batch's games are held in memory till written
 
 
-class Batch(NamedTuple, Generic[P]):
-    """A played batch: games start .. start + size - 1 and what the plan gave back."""
+class Span(NamedTuple, Generic[P]):
+    """A span of the run, played: games start .. start + size - 1 and the Batch the plan
+    gave back for them."""
 
     start: int
     size: int
     result: P
 
 
-Batch.start.__doc__ = "The number of its first game."
-Batch.size.__doc__ = "How many games it holds."
+Span.start.__doc__ = "The index of its first game (from 0, as metadata.game)."
+Span.size.__doc__ = "How many games it holds."
 # (mypy calls a generic field read through its class ambiguous; its property is not generic)
-Batch.result.__doc__ = "What the plan's batch(start, size) gave back."  # type: ignore[misc]
+Span.result.__doc__ = "What the plan's batch(start, size) gave back."  # type: ignore[misc]
 
 
 class ResumeError(ValueError):
@@ -59,7 +60,7 @@ class ResumeError(ValueError):
 
 # ---- batches ----------------------------------------------------------------------------
 
-def default_batch(plan: Plan[Played], games: int, workers: int) -> int:
+def default_batch(plan: Plan[P], games: int, workers: int) -> int:
     """Games per batch for `games` games on `workers` workers: a quarter of a worker's
     share, at most 4 for searching plans (milliseconds a move: small batches keep every
     worker busy and the progress bar moving) and 512 else (microseconds a game)."""
@@ -105,7 +106,7 @@ def check_run(workers: int | None, batch: int | None) -> None:
 
 def batches(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
             batch: int | None = None, backend: str = "local",
-            address: str | None = None) -> Generator[Batch[P], None, None]:
+            address: str | None = None) -> Generator[Span[P], None, None]:
     """Plays games skip .. plan.games - 1 and yields them batch by batch, in game order:
     in `workers` processes (default: this machine's cores; 0: in this process; at most
     MAX_WORKERS), or as Ray tasks on the cluster at `address` (backend="ray"). `batch`
@@ -131,7 +132,7 @@ def batches(plan: Plan[P], *, skip: int = 0, workers: int | None = None,
     with contextlib.closing(results):
         # results first: past the last batch it ends the pool's run (not cut short)
         for result, (start, count) in zip(results, todo):
-            yield Batch(start, count, result)
+            yield Span(start, count, result)
 
 
 # ---- the driver -------------------------------------------------------------------------
@@ -212,7 +213,7 @@ class _DeferredInterrupt:
 RECORD_FIELDS = ("rules_version", "players", "options")   # the rest is in the metadata
 
 
-def resumed(path: str, plan: Resumable[Played], set_by: Mapping[str, str],
+def resumed(path: str, plan: Resumable[P], set_by: Mapping[str, str],
             take: Callable[[int, Record], object] | None = None) -> int:
     """How many games of `plan` a stopped run already wrote to `path` (0 if there is no
     such file), after checking that they are its first games, in order, and that the file
@@ -238,11 +239,13 @@ def resumed(path: str, plan: Resumable[Played], set_by: Mapping[str, str],
                 wrong = _mismatch(rec, plan.defining(count))
                 if wrong is not None:
                     field, found, expected = wrong
+                    # games numbered from 1, as lines are; metadata.game is an index
+                    name = "game index" if field == "game" else field
                     raise ResumeError(
                         f"cannot resume: {path} is another run: its game on line "
-                        f"{reader.line:,} has {field} {_words(field, found)}, game {count:,} "
-                        f"of this run has {field} {_words(field, expected)} (set by "
-                        f"{set_by.get(field, field)})")
+                        f"{reader.line:,} has {name} {_words(field, found)}, game "
+                        f"{count + 1:,} of this run has {name} {_words(field, expected)} "
+                        f"(set by {set_by.get(field, field)})")
                 if take is not None:
                     take(count, rec)
             count += 1
@@ -296,5 +299,5 @@ def _only_a_cut_last_line(path: str, errors: Sequence[RecordError], line: int) -
 
 
 def __getattr__(name: str) -> object:
-    # play: renamed in 0.2 (compat.RENAMED)
+    # play and Batch: renamed in 0.2, to batches and Span (compat.RENAMED)
     return compat.moved(__name__, name)

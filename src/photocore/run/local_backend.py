@@ -37,10 +37,10 @@ def run_local(plan: Plan[P], todo: Sequence[tuple[int, int]],
                 result = future.result()
             except BrokenProcessPool as e:     # loky's TerminatedWorkerError
                 raise RunError(f"a worker process {_how_workers_died(e)} (BrokenProcessPool): "
-                               f"the run stopped before games {start}..{start + count - 1}"
+                               f"the run stopped before games {start + 1}..{start + count}"
                                ) from None
             except Exception as e:             # the batch raised in its worker
-                raise RunError(f"the batch of games {start}..{start + count - 1} failed in "
+                raise RunError(f"the batch of games {start + 1}..{start + count} failed in "
                                f"its worker ({type(e).__name__}: {e}): the run stopped there"
                                ) from e
             if i + window < len(todo):

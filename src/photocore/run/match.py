@@ -167,9 +167,19 @@ class Match:
             kind = "pairings" if size == 2 else f"groups of {size}"
             who = (f"round robin of {len(self.labels)} agents: {len(self.pairings)} {kind} "
                    f"of {self.per_pairing} games")
-        return (f"{who} of {self.players} players, {self.per_pairing // self.rotations} "
-                f"openings of {self.openings} random plies each played from every seat, "
-                f"seed {self.seed}")
+        openings = counted(self.per_pairing // self.rotations, "opening")
+        plies = counted(self.openings, "random ply", "random plies")
+        return (f"{who} of {self.players} players, {openings} of {plies} each played from "
+                f"every seat, seed {self.seed}")
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` and the noun, singular for 1.
+
+    >>> counted(1, "opening"), counted(0, "loss", "losses"), counted(2, "game")
+    ('1 opening', '0 losses', '2 games')
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 class Outcome:

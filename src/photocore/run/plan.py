@@ -1,5 +1,6 @@
 """What a run of games is, to whatever plays it: a Plan (its games, played in batches
-anywhere), what a batch gives back (Played), and how a run fails (RunError). The driver
+anywhere), what a batch gives back (a Batch: SelfPlayBatch, MatchBatch, TrainingBatch,
+AnalysisBatch), and how a run fails (RunError). The driver
 (run/driver.py) and both backends, local worker processes (run/local_backend.py) and Ray
 (run/ray_backend.py), import these; self-play, matches and training data are Plans.
 """
@@ -7,8 +8,10 @@ anywhere), what a batch gives back (Played), and how a run fails (RunError). The
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
+from photocore import compat
 
-class Played(Protocol):
+
+class Batch(Protocol):
     """What a plan's batch gives back: the record lines of its games, in game order (none
     for a plan that writes no records), and whatever else its plan adds."""
 
@@ -17,9 +20,13 @@ class Played(Protocol):
 
 
 #: What a plan's batches give back (a Plan's type parameter).
-P_co = TypeVar("P_co", bound=Played, covariant=True)
-#: The same, invariant: where a batch result is both taken and given back (the driver).
-P = TypeVar("P", bound=Played)
+P_co = TypeVar("P_co", bound=Batch, covariant=True)
+#: The same, invariant: where a batch is both taken and given back (the driver).
+P = TypeVar("P", bound=Batch)
+
+
+def __getattr__(name: str) -> object:
+    return compat.moved(__name__, name)      # Played, now Batch
 
 
 class Plan(Protocol[P_co]):

@@ -168,7 +168,7 @@ def run_ray(plan: Plan[P], todo: Sequence[tuple[int, int]],
             if isinstance(result, ray.exceptions.RayError):
                 cause = str(getattr(result, "cause", None) or result).strip().splitlines()
                 raise RunError(
-                    f"the Ray task playing games {start}..{start + count - 1} failed "
+                    f"the Ray task playing games {start + 1}..{start + count} failed "
                     f"{max_retries + 1} times ({type(result).__name__}: "
                     f"{cause[-1] if cause else 'no message'}): the run stopped there")
             yield result

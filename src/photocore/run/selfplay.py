@@ -135,7 +135,7 @@ class Series:
                                                        for a in agents])
             seats = self.seats(index)
             if played.forfeit is not None and played.forfeit[2]:
-                print(f"game {index}: {seats[played.forfeit[0]]} forfeits: "
+                print(f"game {index + 1}: {seats[played.forfeit[0]]} forfeits: "
                       f"{played.forfeit[1]}\n{played.forfeit[2]}", file=sys.stderr)
             lines.append(record_line(game, {
                 "agents": seats, "seed": self.seed, "game": index, **played.metadata()}))

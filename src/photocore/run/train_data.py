@@ -38,6 +38,7 @@ from typing import Any, NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from photocore import compat
 from photocore._game import Game
 from photocore._kernel import stream_seed
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options, check_count, check_seed
@@ -85,17 +86,21 @@ class Uniform:
                 np.zeros((len(obs), self.players), np.float32))
 
 
-class Block(NamedTuple):
-    """The games of a block."""
+class TrainingBatch(NamedTuple):
+    """A batch of training data: the games of a block, searched together."""
 
     shard: Shard
     lines: list[bytes]
     tally: Tally
 
 
-Block.shard.__doc__ = "Their shard of training data."
-Block.lines.__doc__ = "Their record lines: none unless the series' `records` is on."
-Block.tally.__doc__ = "Their Tally."
+TrainingBatch.shard.__doc__ = "Their shard of training data."
+TrainingBatch.lines.__doc__ = "Their record lines: none unless the series' `records` is on."
+TrainingBatch.tally.__doc__ = "Their Tally."
+
+
+def __getattr__(name: str) -> object:
+    return compat.moved(__name__, name)      # Block, now TrainingBatch
 
 
 @dataclasses.dataclass(init=False)
@@ -149,13 +154,13 @@ class DataSeries:
 
     searches = True       # for the driver: it searches every move
 
-    def batch(self, start: int, count: int) -> Block:
+    def batch(self, start: int, count: int) -> TrainingBatch:
         """Games start .. start + count - 1 played together (play_block): the driver runs
         blocks of `per_search` games (write_data)."""
         return play_block(self, start, count)
 
 
-def play_block(series: DataSeries, start: int, count: int) -> Block:
+def play_block(series: DataSeries, start: int, count: int) -> TrainingBatch:
     """Plays games start .. start + count - 1 together in one Search, to the end."""
     games = [Game(series.players, options=series.options) for _ in range(count)]
     # one stream per block, from (seed, first game): the block's games, whoever plays them
@@ -245,7 +250,7 @@ def play_block(series: DataSeries, start: int, count: int) -> Block:
             lines.append(record_line(game, {
                 "agents": names, "seed": series.seed, "game": start + i,
                 "simulations": series.simulations, "visits": visits_log[i]}))
-    return Block(shard, lines, tally)
+    return TrainingBatch(shard, lines, tally)
 
 
 def shard_name(start: int) -> str:
@@ -296,7 +301,7 @@ def write_data(series: DataSeries, folder: str | os.PathLike[str],
     rows = 0
     begin = time.perf_counter()
 
-    def take(start: int, block: Block) -> None:
+    def take(start: int, block: TrainingBatch) -> None:
         nonlocal rows
         write_shard(folder, start, block.shard)
         tally.merge(block.tally)

@@ -26,6 +26,7 @@ from photocore.records import read_games
 from photocore.run.driver import batches
 from photocore.run.selfplay import Series
 
+#: What a Workload's run gives back, for its check.
 T = TypeVar("T")
 Report = dict[str, Any]
 Amounts = dict[str, int]   # {unit: count} done by one call, the headline unit first
