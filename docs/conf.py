@@ -7,6 +7,9 @@ import pathlib
 import re
 import sys
 
+from sphinx.ext.napoleon import Config
+from sphinx.ext.napoleon.docstring import GoogleDocstring
+
 import photocore
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "_ext"))
@@ -62,6 +65,19 @@ def own_docstrings(app, what, name, obj, options, lines):
         lines.clear()
 
 
+NAPOLEON = Config(napoleon_use_param=True, napoleon_use_rtype=True)
+
+
+def google_sections(app, what, name, obj, options, lines):
+    """The docstrings of functions and classes list their parameters as `Args:` (and
+    `Returns:`, `Raises:`), as OpenSpiel's do: napoleon's reader turns those sections into
+    fields. Only theirs: it would read an attribute's or a property's prose as `type:
+    description` ("Whether it searches: ..." as a type)."""
+    if what in ("function", "method", "class", "exception"):
+        lines[:] = GoogleDocstring(lines, NAPOLEON, app, what, name, obj, options).lines()
+
+
 def setup(app):
     app.connect("autodoc-process-signature", factory_defaults)
     app.connect("autodoc-process-docstring", own_docstrings)
+    app.connect("autodoc-process-docstring", google_sections)

@@ -1,6 +1,6 @@
 """Plain-Python reference implementation of Photosynthesis.
 
-Written straight from docs/rules.md (sections cited as §n) and the "Decisions" of
+Written straight from docs/rules.md (sections cited as §n) and the "Where docs/rules.md is silent" of
 docs/engine.md, for clarity rather than speed. It is the oracle that tests hold the fast
 engine in src/photocore against, and deliberately shares no code with it.
 
@@ -148,7 +148,7 @@ class ReferenceGame:
         self._out = [[0, 0, 0, 0] for _ in range(players)]           # out of the game
         self._tokens = [[] for _ in range(players)]
         self._stacks = {leaves: list(vals) for leaves, vals in START_STACKS.items()}
-        if players == 2:                                             # §6 + engine.md Decisions
+        if players == 2:                                             # §6 + engine.md, rules silent
             self._stacks[4] = []
         self._board = {}                  # (q, r) -> (owner, size)
         self._activated = set()           # (q, r) cells activated this turn (§5.2)
@@ -188,7 +188,7 @@ class ReferenceGame:
         return tuple(_name(c) for c in COORDS if c in self._activated)
 
     def shaded(self):
-        """engine.md Decisions: cells whose piece would be shaded now (§5.1 / §8)."""
+        """engine.md, where the rules are silent: cells whose piece would be shaded now (§5.1 / §8)."""
         cover = shadow_cover(self._board, self.sun)
         return tuple(_name(c) for c in COORDS
                      if c in self._board and is_shaded(cover, c, self._board[c][1]))

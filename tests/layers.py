@@ -1,4 +1,4 @@
-"""The package's layers, as docs/engine.md's *Layout* draws them, held against its sources.
+"""The package's layers, as docs/contributing.md's *Layout* draws them, held against its sources.
 
 The map is a code block of lines `  path  what it is  -> modules it may import` (a module
 of a subpackage written as its path: `play/specs`); a module
@@ -97,7 +97,7 @@ def imports_of(path: pathlib.Path, known: set[str]) -> set[str]:
 
 
 def problems(src: pathlib.Path, text: str) -> list[str]:
-    """What in the package at `src` goes against the map in `text` (docs/engine.md): a
+    """What in the package at `src` goes against the map in `text` (docs/contributing.md): a
     module without its line or a line without its module, a module listed twice, a line
     naming a module below it, and every import the module's line does not allow."""
     layers = read_map(text)

@@ -224,7 +224,7 @@ def test_the_reference_says_what_each_field_is_and_the_footer_whose_site_it_is(o
 def test_the_api_page_of_game_lists_its_methods(open_page):
     page = open_page("api/photocore.html")
     game = page.find_element(By.ID, "photocore.Game")
-    assert game.text.startswith("class photocore.Game(players=2, *, options=None)")
+    assert game.text.startswith("class photocore.Game(players=2, options=None)")
     for method in ("legal_moves", "play", "undo", "returns", "copy", "position"):
         entry = page.find_element(By.ID, f"photocore.Game.{method}")
         assert entry.text.startswith(f"{method}("), entry.text

@@ -1,4 +1,4 @@
-"""The package's layers hold: docs/engine.md's Layout is its real map (tests/layers.py)."""
+"""The package's layers hold: docs/contributing.md's Layout is its real map (tests/layers.py)."""
 
 import pathlib
 import re
@@ -8,7 +8,7 @@ import photocore
 from layers import imports_of, problems, read_map
 
 SRC = pathlib.Path(photocore.__file__).parent
-MAP = (pathlib.Path(__file__).parent.parent / "docs" / "engine.md").read_text(encoding="utf-8")
+MAP = (pathlib.Path(__file__).parent.parent / "docs" / "contributing.md").read_text(encoding="utf-8")
 
 
 def test_every_import_points_down_the_map():

@@ -1,5 +1,5 @@
 """The OpenSpiel adapter: OpenSpiel's own conformance check, MCTSBot games, and the
-properties docs/engine.md promises (actions, strings, tensors, returns, serialisation)."""
+properties docs/rl.md promises (actions, strings, tensors, returns, serialisation)."""
 
 import random
 

@@ -1,5 +1,5 @@
 """Which of OpenSpiel's algorithms work through the adapter, and which do not, as README.md
-and docs/engine.md ("OpenSpiel") say. The C++ pyspiel.MCTSBot crashes the process on any
+and docs/rl.md ("OpenSpiel") say. The C++ pyspiel.MCTSBot crashes the process on any
 Python game, OpenSpiel's own python_tic_tac_toe included: an upstream bug, run in child
 processes as a strict xfail, so the claim is evidence and a fixed OpenSpiel fails here
 (XPASS) until the docs say so."""
@@ -95,7 +95,7 @@ def test_the_cpp_mcts_bot_plays_cpp_games():
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="OpenSpiel's C++ MCTSBot kills the process (SIGSEGV) on any Python "
                           "game (open_spiel 2.0.2): once this passes, say so in README.md and "
-                          "docs/engine.md and drop the mark")
+                          "docs/rl.md and drop the mark")
 @pytest.mark.parametrize("game", ["python_tic_tac_toe", "python_photosynthesis"])
 def test_the_cpp_mcts_bot_plays_python_games(game):
     returncode, stderr = cpp_mcts_step(game)

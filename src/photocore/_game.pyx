@@ -117,13 +117,21 @@ cdef uint64_t _playouts_seed(Game game, seed) except? 0:
 
 
 def playouts(games, n=1, seed=0, threads=None):
-    """`n` games of uniformly random legal moves played to the end from each of `games`
-    (Game.playouts's, on several threads without the GIL): their returns by seat, a float32
-    array of shape (len(games), n, players). The games are left as they are.
+    """Plays out many positions at once: `n` games of uniformly random legal moves to the
+    end from each of `games` (Game.playouts's), on several threads without the GIL. The
+    games are left as they are.
 
-    Playout j of games[i] is seeded from (seed, i, j) alone, so the array is the same
-    whatever `threads`, which defaults to the cores this process may use (never more than
-    there are playouts). The games must have one player count.
+    Args:
+        games: a sequence of Game, all of one player count, none over.
+        n: playouts from each game.
+        seed: any integer (modulo 2**64); playout j of games[i] is seeded from (seed, i, j)
+            alone, so the result is the same whatever `threads`.
+        threads: threads to play on (None: the cores this process may use, never more
+            than there are playouts).
+
+    Returns:
+        The returns by seat (Game.returns()'s scale), a float32 array of shape
+        (len(games), n, players).
 
     >>> games = [Game(players=3), Game(players=3)]
     >>> returns = playouts(games, n=4, seed=1)

@@ -122,7 +122,7 @@ RENAMED: dict[str, str] = {
     "photocore.run.plan.Played": "photocore.run.plan.Batch",
     "photocore.run.driver.Batch": "photocore.run.driver.Span",
     "photocore.run.train_data.Block": "photocore.run.train_data.TrainingBatch",
-    # the command line speaks one vocabulary (docs/engine.md, "The command line"): an old
+    # the command line speaks one vocabulary (docs/contributing.md, "The command line"): an old
     # spelling is accepted, hidden from --help, and told on standard error (`tell`)
     "photocore match AGENTS": "--agents SPEC,...",
     "photocore tournament AGENTS": "--agents SPEC,...",

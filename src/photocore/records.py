@@ -227,10 +227,16 @@ _validate_analysis: _Validator = fastjsonschema.compile({
 
 
 def check_analysis(data: object, players: int, moves: int | None = None) -> None:
-    """An analysis of ANALYSIS_VERSIONS on its own (metadata.analysis, as
-    GameAnalysis.from_json reads it) checked as check_record checks a record's, for a game
-    of `players` and `moves` moves (None: as many as it has best moves): RecordError naming
-    the field.
+    """Checks an analysis on its own as check_record checks a record's.
+
+    Args:
+        data: an analysis of ANALYSIS_VERSIONS (metadata.analysis, as
+            GameAnalysis.from_json reads it).
+        players: the game's number of players.
+        moves: the game's number of moves (None: as many as the analysis has best moves).
+
+    Raises:
+        RecordError: naming the field that is wrong.
 
     >>> check_analysis({"version": 2, "engine": "mcts:5"}, 2)
     Traceback (most recent call last):

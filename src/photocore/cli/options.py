@@ -1,7 +1,7 @@
 """Command-line options that several commands share, generated from the tables they come
 from: one flag per advanced rule (facts.OPTION_RULES) and the built-in agents' names
 (BUILTIN_AGENTS), so a new rule or agent reaches every command's options and help; and
-the one vocabulary of the command line (docs/engine.md, "The command line"): `--agents
+the one vocabulary of the command line (docs/contributing.md, "The command line"): `--agents
 SPEC,...` or `--agent SPEC`, SEED, the Ray options, and the old spellings, hidden from
 --help and told on standard error (photocore.compat)."""
 

@@ -11,7 +11,7 @@ The game's parameters are `players` and a bool per advanced rule (facts.OPTION_R
 >>> list(DEFAULT_PARAMS) == ["players", *Options._fields]
 True
 
-Returns, the length bound, serialisation and undo are explained in docs/engine.md, "OpenSpiel".
+Returns, the length bound, serialisation and undo are explained in docs/rl.md, "OpenSpiel".
 """
 
 from typing import Any
@@ -141,7 +141,7 @@ class PhotosynthesisState(pyspiel.State):  # type: ignore[misc]
         ValueError, and nothing changes, unless `action` is the last action and `player`
         played it. OpenSpiel keeps history() and move_number() in C++, where a game written
         in Python cannot shorten them: they still count the action taken back
-        (docs/engine.md, OpenSpiel).
+        (docs/rl.md, OpenSpiel).
         """
         game = self._pos.game
         if not game.history or game.history[-1].id != action:

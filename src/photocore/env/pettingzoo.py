@@ -8,7 +8,7 @@
 
 A turn is several moves in a row: `agent_selection` stays on the player to move until its
 `end`. Rewards are 0 until the game ends, then every agent gets Game.returns()
-and every agent terminates. docs/engine.md, "PettingZoo", has the details.
+and every agent terminates. docs/rl.md, "PettingZoo", has the details.
 """
 
 from typing import Any, Literal

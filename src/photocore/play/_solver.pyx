@@ -443,16 +443,26 @@ cdef tuple _seat_value(const Values* v, int seat, int players):
 
 def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
           memory=DEFAULT_MEMORY):
-    """The exact value of `game`'s position under best play, within the budgets:
-    `seconds` of wall-clock time (a finite number, 1e-9 at least), `nodes` searched (1 to
-    MAX_NODES, 2**63 - 1) and `memory` bytes of transposition table (from one entry, 16
-    or 32 bytes, to this machine's memory, MACHINE_MEMORY; the table is the largest power
-    of two of entries that fits). Two players: alpha-beta, each playing to win and then
-    for the margin; three and four: max^n, each maximising their own return, then margin
-    (docs/searching.md). A photocore.play.Solution; `solved` False when a budget ran out
-    first (never a guess). A budget out of range is a ValueError naming it, a table the
-    system will not give a MemoryError; Ctrl-C stops the search at once
-    (KeyboardInterrupt).
+    """The exact value of `game`'s position under best play, within the budgets. Two
+    players: alpha-beta, each playing to win and then for the margin; three and four:
+    max^n, each maximising their own return, then margin (docs/searching.md). Ctrl-C stops
+    the search at once (KeyboardInterrupt).
+
+    Args:
+        game: the position, a Game not over.
+        seconds: wall-clock time, a finite number, 1e-9 at least.
+        nodes: positions searched, 1 to MAX_NODES (2**63 - 1).
+        memory: bytes of transposition table, from one entry (16 or 32 bytes) to this
+            machine's memory (MACHINE_MEMORY); the table is the largest power of two of
+            entries that fits.
+
+    Returns:
+        A photocore.play.Solution; `solved` False when a budget ran out first (never a
+        guess).
+
+    Raises:
+        ValueError: a budget out of range (naming it), or a game that is over.
+        MemoryError: a table the system will not give.
 
     >>> from photocore import Game
     >>> game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "

@@ -50,23 +50,28 @@ def choosing(simulations: int) -> int:
 
 
 class SearchAgent(Player):
-    """Plays the most visited move of a PUCT search guided by `evaluate(obs, mask) ->
-    (logits, values)` (docs/searching.md), `simulations` visits a move, at least 2
-    (MIN_SIMULATIONS: 2 plays the move of the highest prior).
-
-    `settings` is the search's play.settings.SearchSettings, passed whole (None:
-    AGENT_SETTINGS, the defaults without root noise: an agent plays its best), and
-    `keywords` (its fields: `c_puct`, `dirichlet_fraction`, `rollout_weight`,
-    `transpositions`, `graph`, `max_nodes`, ...) change some of them. `temperature` > 0
-    draws the move in proportion to visits ** (1 / temperature); `name` is what reports
-    call it, before `:simulations`; with `solve`, in the last round, a move the solver
-    proves keeps a win or a shared win (within SOLVE_NODES positions) is played without a
-    search, as by mcts:N?solve=1. `seed` is any integer, taken modulo 2**64: the same seed
-    and calls give the same moves.
+    """Plays the most visited move of a PUCT search guided by a network (docs/searching.md).
 
     The tree of the last search is kept: when the next position follows from it by the
     moves played since (the agent's own and the others'), their subtree is searched on
     instead of a fresh one.
+
+    Args:
+        evaluate: the network, `evaluate(obs, mask) -> (logits, values)` (play.settings.Evaluate).
+        simulations: visits a move, at least 2 (MIN_SIMULATIONS: 2 plays the move of the
+            highest prior).
+        seed: any integer, taken modulo 2**64: the same seed and calls give the same moves.
+        settings: the search's play.settings.SearchSettings, passed whole (None:
+            AGENT_SETTINGS, the defaults without root noise: an agent plays its best).
+        temperature: 0 plays the most visited move; > 0 draws the move in proportion to
+            visits ** (1 / temperature).
+        name: what reports call it, before `:simulations`.
+        solve: in the last round, a move the solver proves keeps a win or a shared win
+            (within SOLVE_NODES positions) is played without a search, as by
+            mcts:N?solve=1.
+        **keywords: fields of SearchSettings (`c_puct`, `dirichlet_fraction`,
+            `rollout_weight`, `transpositions`, `graph`, `max_nodes`, ...) that change
+            `settings`.
     """
 
     def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
