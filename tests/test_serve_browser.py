@@ -11,6 +11,7 @@ import random
 import socket
 import threading
 import time
+import urllib.parse
 
 import pytest
 from browser import chromium
@@ -95,8 +96,13 @@ def settled(driver):
     return status(driver)
 
 
+def link(driver):
+    """The page's address's fragment: {"game": ID, "seat0": TOKEN, ...}."""
+    return dict(urllib.parse.parse_qsl(driver.execute_script("return location.hash")[1:]))
+
+
 def game_id(driver):
-    return driver.execute_script("return location.hash").removeprefix("#game=")
+    return link(driver).get("game")
 
 
 def api_state(server, driver):
