@@ -338,7 +338,7 @@ function moveButton(move, text) {
 }
 
 function showHistory(state) {
-  const replies = new Set(state.reply);
+  const replies = new Set(replyOf(state));
   $("history").replaceChildren(...state.history.map((item, ply) => {
     const li = document.createElement("li");
     li.textContent = `${item.move} (player ${item.player}${item.by === "agent" ? `, ${state.seats[item.player]}` : ""})`;
@@ -348,20 +348,37 @@ function showHistory(state) {
   $("history").scrollTop = $("history").scrollHeight;
 }
 
+// the plies the others played since this page's seats last moved: the agents' reply,
+// and the other people's moves (a page that plays no seat: the agents' reply)
+function replyOf(state) {
+  if (tokens.size === 0) return state.reply;
+  const plies = [];
+  for (let ply = state.history.length - 1; ply >= 0; ply--) {
+    const item = state.history[ply];
+    if (tokens.has(item.player) || item.by === "given") break;
+    plies.unshift(ply);
+  }
+  return plies;
+}
+
 function showReply(state) {
-  if (state.reply.length === 0) {
+  const reply = replyOf(state);
+  if (reply.length === 0) {
     $("reply").textContent = "";
     return;
   }
   const byPlayer = [];
-  for (const ply of state.reply) {
+  for (const ply of reply) {
     const item = state.history[ply];
     const last = byPlayer[byPlayer.length - 1];
     if (last && last.player === item.player) last.moves.push(item.move);
     else byPlayer.push({ player: item.player, moves: [item.move] });
   }
-  $("reply").textContent = byPlayer.map((turn) =>
-    `${state.seats[turn.player]} (player ${turn.player}) played ${turn.moves.join(", ")}`).join("; ");
+  $("reply").textContent = byPlayer.map((turn) => {
+    const who = state.seats[turn.player] === "person" ? `player ${turn.player}`
+      : `${state.seats[turn.player]} (player ${turn.player})`;
+    return `${who} played ${turn.moves.join(", ")}`;
+  }).join("; ");
 }
 
 // ---- the clickable layer over the board -----------------------------------------------
@@ -384,7 +401,7 @@ function overlay(svg, state, legal) {
       direct.set(a, move);
     }
   }
-  const replyCells = new Set(state.reply.flatMap((ply) => cellsOf(state.history[ply].move)));
+  const replyCells = new Set(replyOf(state).flatMap((ply) => cellsOf(state.history[ply].move)));
   const layer = document.createElementNS(SVG_NS, "g");
   layer.setAttribute("class", "hits");
   const badges = [];
