@@ -654,13 +654,17 @@ def test_the_page_and_the_schema(client):
     assert page.status_code == 200 and 'data-role="status"' in page.text
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert "http" not in page.text.replace('"http://', "")        # nothing from outside
-    for name in ("play.js", "play.css"):
+    for name in ("play.js", "play.css", "games.js", "games.html"):
         assert client.get(f"/static/{name}").status_code == 200
+    lobby = client.get("/games")
+    assert 'data-role="games"' in lobby.text and "http" not in lobby.text
+    assert "frame-ancestors 'none'" in lobby.headers["content-security-policy"]
     schema = client.get("/api/openapi.json").json()
     assert {"/api/games", "/api/games/{id}", "/api/games/{id}/moves", "/api/games/{id}/undo",
             "/api/games/{id}/hint", "/api/games/{id}/resign", "/api/games/{id}/stop",
-            "/api/games/{id}/resume", "/api/games/{id}/record", "/api/info"} <= set(
-                schema["paths"])
+            "/api/games/{id}/resume", "/api/games/{id}/record", "/api/games/{id}/events",
+            "/api/info"} <= set(schema["paths"])
+    assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     refused(client.get("/docs"), 404)              # Swagger UI would fetch from a CDN
 
 
