@@ -152,7 +152,7 @@ def default_db() -> pathlib.Path:
     $XDG_DATA_HOME/photocore on Linux, ~/Library/Application Support on macOS, ...)."""
     import platformdirs
 
-    return platformdirs.user_data_path("photocore") / "serve.sqlite3"
+    return platformdirs.user_data_path("photocore", appauthor=False) / "serve.sqlite3"
 
 
 def _backup(path: str, target: str) -> None:
