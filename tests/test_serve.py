@@ -11,6 +11,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -90,10 +91,23 @@ def refused(response, status, *words):
     return body["error"]
 
 
+TOKENS = {}         # game id -> {seat: token}, as creating the game answered
+
+
 def new(client, **body):
     response = client.post("/api/games", json=body)
     assert response.status_code == 201, response.text
-    return response.json()
+    state = response.json()
+    TOKENS[state["id"]] = {invite["seat"]: invite["token"] for invite in state["invites"]}
+    return state
+
+
+def seated(game_id, seat=None):
+    """The headers of a request that acts for `seat` of the game (default: its only, or
+    first, person's seat)."""
+    held = TOKENS.get(game_id, {})
+    token = held[min(held) if seat is None else seat] if held else "none"
+    return {"Authorization": f"Bearer {token}"}
 
 
 def settled(client, game_id):
@@ -105,8 +119,15 @@ def settled(client, game_id):
     return state
 
 
-def move(client, game_id, text, **extra):
-    return client.post(f"/api/games/{game_id}/moves", json={"move": text, **extra})
+def act(client, game_id, action, seat=None, **kwargs):
+    """POST /api/games/ID/ACTION for the seat (`seated`)."""
+    return client.post(f"/api/games/{game_id}/{action}", headers=seated(game_id, seat),
+                       **kwargs)
+
+
+def move(client, game_id, text, seat=None, **extra):
+    return client.post(f"/api/games/{game_id}/moves", json={"move": text, **extra},
+                       headers=seated(game_id, seat))
 
 
 def spec(served, name):
@@ -249,7 +270,8 @@ def test_moves_by_notation_and_id_and_the_reply(client):
 ])
 def test_bad_moves(client, body, status, words):
     state = new(client)
-    response = client.post(f"/api/games/{state['id']}/moves", json=body)
+    response = client.post(f"/api/games/{state['id']}/moves", json=body,
+                           headers=seated(state["id"]))
     refused(response, status, *words)
     assert client.get(f"/api/games/{state['id']}").json()["position"] == state["position"]
 
@@ -271,9 +293,9 @@ def test_bad_bodies(client):
             400, "JSON")
     refused(client.post(url, content=" " * (MAX_BODY + 1),
                         headers={"content-type": "application/json"}), 413, "KiB")
-    refused(client.post(f"/api/games/{game_id}/hint", json={"top": 0}), 400, "top")
-    refused(client.post(f"/api/games/{game_id}/hint", json={"top": 11}), 400, "top")
-    refused(client.post(f"/api/games/{game_id}/resign", json={"player": 9}), 400, "player")
+    refused(act(client, game_id, "hint", json={"top": 0}), 400, "top")
+    refused(act(client, game_id, "hint", json={"top": 11}), 400, "top")
+    refused(act(client, game_id, "resign", json={"player": 9}), 400, "player")
 
 
 @pytest.mark.parametrize("body, reason", [
@@ -295,44 +317,44 @@ def test_a_body_that_cannot_be_read_is_refused_saying_why(client, body, reason):
 
 def test_undo_takes_back_the_person_and_the_reply(client):
     game_id = new(client, seats=["person", "greedy"])["id"]
-    refused(client.post(f"/api/games/{game_id}/undo"), 409, "nothing to undo")
+    refused(act(client, game_id, "undo"), 409, "nothing to undo")
     move(client, game_id, "place a4")
     first = settled(client, game_id)
     move(client, game_id, first["legal_moves"][0]["move"])
     second = settled(client, game_id)
     assert len(second["history"]) == 4 and second["can_undo"]
-    state = client.post(f"/api/games/{game_id}/undo").json()
+    state = act(client, game_id, "undo").json()
     assert state["position"] == first["position"] and len(state["history"]) == 2
-    state = client.post(f"/api/games/{game_id}/undo").json()
+    state = act(client, game_id, "undo").json()
     assert state["history"] == [] and not state["can_undo"]
-    refused(client.post(f"/api/games/{game_id}/undo"), 409, "nothing to undo")
+    refused(act(client, game_id, "undo"), 409, "nothing to undo")
 
 
 def test_hint(client):
     game_id = new(client)["id"]
-    response = client.post(f"/api/games/{game_id}/hint", json={"top": 4})
+    response = act(client, game_id, "hint", json={"top": 4})
     assert response.status_code == 200, response.text
     found = response.json()
     assert found["ply"] == 0 and found["budget"] == 200 and "Monte Carlo" in found["by"]
     legal = {m["move"] for m in client.get(f"/api/games/{game_id}").json()["legal_moves"]}
     assert len(found["moves"]) == 4 and {m["move"] for m in found["moves"]} <= legal
     assert all(-1 <= m["value"] <= 1 and m["playouts"] > 0 for m in found["moves"])
-    assert client.post(f"/api/games/{game_id}/hint").json()["moves"]   # the body is optional
+    assert act(client, game_id, "hint").json()["moves"]   # the body is optional
 
 
 def test_resign(client):
     game_id = new(client, seats=["person", "random"])["id"]
-    refused(client.post(f"/api/games/{game_id}/resign", json={"player": 1}), 400,
-            "player 1 is not a person's seat")
-    state = client.post(f"/api/games/{game_id}/resign").json()
+    refused(act(client, game_id, "resign", json={"player": 1}), 403,
+            "this link is player 0's", "cannot resign for player 1")
+    state = act(client, game_id, "resign").json()
     assert state["over"] and state["winners"] == [1] and state["to_move"] is None
     assert state["forfeit"] == {"seat": 0, "reason": "resigned"}
     assert state["status"] == "Game over: player 0 (person) resigned: player 1 wins"
     assert state["legal_moves"] == []
-    refused(client.post(f"/api/games/{game_id}/resign"), 409, "game is over", "resigned")
+    refused(act(client, game_id, "resign"), 409, "game is over", "resigned")
     refused(move(client, game_id, "place a4"), 409, "cannot play", "resigned")
-    refused(client.post(f"/api/games/{game_id}/undo"), 409, "resigned")
-    refused(client.post(f"/api/games/{game_id}/hint"), 409, "game is over")
+    refused(act(client, game_id, "undo"), 409, "resigned")
+    refused(act(client, game_id, "hint"), 409, "game is over")
     rec = json.loads(client.get(f"/api/games/{game_id}/record").text)
     assert rec["metadata"]["forfeit"] == {"seat": 0, "reason": "resigned", "ply": 0}
     assert rec["result"] is None and records.from_record(rec).history == []
@@ -349,7 +371,7 @@ def test_a_whole_game_record_and_replay(client, tmp_path):
     winners = state["winners"]
     assert state["status"].startswith("Game over: " + photocore.render.winners_text(winners))
     refused(move(client, game_id, "end"), 409, "game is over")
-    refused(client.post(f"/api/games/{game_id}/hint"), 409, "game is over")
+    refused(act(client, game_id, "hint"), 409, "game is over")
     assert settled(client, game_id)["version"] == state["version"]
     response = client.get(f"/api/games/{game_id}/record")
     assert response.headers["content-type"] == "application/x-ndjson"
@@ -367,19 +389,19 @@ def test_a_whole_game_record_and_replay(client, tmp_path):
     assert "photocore replay: 2 players" in page.text
     svg = client.get(f"/api/games/{game_id}/board.svg")
     assert svg.headers["content-type"] == "image/svg+xml" and svg.text.startswith("<svg")
-    assert client.delete(f"/api/games/{game_id}").status_code == 204
+    assert client.delete(f"/api/games/{game_id}", headers=seated(game_id)).status_code == 204
     refused(client.get(f"/api/games/{game_id}"), 404)
 
 
 # ---- agents that are slow, crash or cheat ------------------------------------------------
 
 def test_a_slow_agent_thinks_can_be_stopped_and_blocks_nobody(client, served, gate):
-    slow = client.post("/api/games", json={"seats": [spec(served, "Slow"), "person"]}).json()
+    slow = new(client, seats=[spec(served, "Slow"), "person"])
     assert slow["thinking"] and slow["to_move"] == "agent"
     assert "is thinking" in slow["status"]
     refused(move(client, slow["id"], "place a4"), 409, "player 0's turn", "thinking")
-    refused(client.post(f"/api/games/{slow['id']}/hint"), 409, "thinking")
-    refused(client.post(f"/api/games/{slow['id']}/resume"), 409, "not stopped")
+    refused(act(client, slow["id"], "hint"), 409, "thinking")
+    refused(act(client, slow["id"], "resume"), 409, "not stopped")
     start = time.monotonic()
     assert client.get(f"/api/games/{slow['id']}", params={"wait": 0.2}).json()["thinking"]
     assert 0.15 < time.monotonic() - start < 2
@@ -390,14 +412,14 @@ def test_a_slow_agent_thinks_can_be_stopped_and_blocks_nobody(client, served, ga
         state = settled(client, other)
         move(client, other, state["legal_moves"][0]["move"])
         assert time.monotonic() - start < 1
-    state = client.post(f"/api/games/{slow['id']}/stop").json()
+    state = act(client, slow["id"], "stop").json()
     assert state["stopped"] and not state["thinking"] and "stopped" in state["status"]
-    refused(client.post(f"/api/games/{slow['id']}/stop"), 409, "no agent is thinking")
+    refused(act(client, slow["id"], "stop"), 409, "no agent is thinking")
     refused(move(client, slow["id"], "place a4"), 409, "stopped")
     gate.touch()                                   # its move comes, and is dropped
     time.sleep(0.2)
     assert client.get(f"/api/games/{slow['id']}").json()["history"] == []
-    state = client.post(f"/api/games/{slow['id']}/resume").json()
+    state = act(client, slow["id"], "resume").json()
     assert not state["stopped"]
     state = settled(client, slow["id"])
     assert [h["by"] for h in state["history"]] == ["agent"] and state["to_move"] == "person"
@@ -407,7 +429,7 @@ def test_a_game_resigned_while_an_agent_thinks_never_changes(client, served, gat
     game_id = new(client, seats=["person", spec(served, "Slow")])["id"]
     move(client, game_id, "place a4")              # Slow thinks until the gate opens
     worker = client.app.state.store.get(game_id).worker
-    resigned = client.post(f"/api/games/{game_id}/resign").json()
+    resigned = act(client, game_id, "resign").json()
     assert resigned["over"] and not resigned["thinking"] and not resigned["can_undo"]
     assert settled(client, game_id)["version"] == resigned["version"]   # ?wait: at once
     gate.touch()
@@ -417,7 +439,7 @@ def test_a_game_resigned_while_an_agent_thinks_never_changes(client, served, gat
     assert [h["move"] for h in state["history"]] == ["place a4"]
     assert (state["version"], state["position"]) == (resigned["version"], resigned["position"])
     for action in ("undo", "stop", "resume", "resign"):
-        refused(client.post(f"/api/games/{game_id}/{action}"), 409,
+        refused(act(client, game_id, action), 409,
                 f"cannot {action}: the game is over: player 0 resigned")
     path = tmp_path / "resigned.jsonl"
     path.write_bytes(client.get(f"/api/games/{game_id}/record").content)
@@ -430,10 +452,10 @@ def test_a_game_resigned_while_an_agent_thinks_never_changes(client, served, gat
 
 def test_stopped_agents_of_a_resigned_game_cannot_go_on(client, served, gate):
     game_id = new(client, seats=[spec(served, "Slow"), "person"])["id"]
-    assert client.post(f"/api/games/{game_id}/stop").json()["stopped"]
-    resigned = client.post(f"/api/games/{game_id}/resign").json()
+    assert act(client, game_id, "stop").json()["stopped"]
+    resigned = act(client, game_id, "resign").json()
     assert resigned["over"] and not resigned["stopped"]
-    refused(client.post(f"/api/games/{game_id}/resume"), 409, "cannot resume", "resigned")
+    refused(act(client, game_id, "resume"), 409, "cannot resume", "resigned")
     assert client.get(f"/api/games/{game_id}").json()["version"] == resigned["version"]
 
 
@@ -442,10 +464,10 @@ def test_stop_is_refused_on_a_persons_turn_after_undo(client, served, gate):
     agent thinking, so Stop is refused, and the agent's next turn is thought as usual."""
     game_id = new(client, seats=["person", spec(served, "Slow")])["id"]
     assert move(client, game_id, "place a4").json()["thinking"]
-    state = client.post(f"/api/games/{game_id}/undo").json()
+    state = act(client, game_id, "undo").json()
     assert state["history"] == [] and state["to_move"] == "person" and not state["thinking"]
     assert settled(client, game_id)["version"] == state["version"]  # nobody to wait for
-    refused(client.post(f"/api/games/{game_id}/stop"), 409, "no agent is thinking")
+    refused(act(client, game_id, "stop"), 409, "no agent is thinking")
     state = move(client, game_id, "place d1").json()
     assert state["thinking"] and not state["stopped"] and "is thinking" in state["status"]
     gate.touch()
@@ -461,11 +483,12 @@ def test_a_game_over_by_its_end_never_changes(client):
         game.play(rng.choice(game.legal_moves()))
     last = str(game.history[-1])
     given = [str(m) for m in game.history[:-1]]
-    game_id = new(client, seats=["person", "person"], moves=given)["id"]
-    state = move(client, game_id, last).json()
+    created = new(client, seats=["person", "person"], moves=given)
+    game_id = created["id"]
+    state = move(client, game_id, last, seat=created["current_player"]).json()
     assert state["over"] and not state["can_undo"]
     for action in ("undo", "stop", "resume", "resign"):
-        refused(client.post(f"/api/games/{game_id}/{action}"), 409,
+        refused(act(client, game_id, action), 409,
                 f"cannot {action}: the game is over")
     assert client.get(f"/api/games/{game_id}").json()["version"] == state["version"]
 
@@ -515,7 +538,7 @@ def test_an_engine_ends_with_its_game(end):
         pid = app.state.store.get(game_id).players[1].pid
         assert _alive(pid)
         if end == "resigned":
-            client.post(f"/api/games/{game_id}/resign")
+            act(client, game_id, "resign")
         while not state["over"] and end == "finished":
             move(client, game_id, rng.choice(state["legal_moves"])["move"])
             state = settled(client, game_id)
@@ -549,9 +572,11 @@ def test_the_store_is_bounded(served):
         games = [new(client)["id"] for _ in range(3)]
         error = refused(client.post("/api/games", json={}), 503, "maximum of 3 games")
         assert "try again later" in error
-        client.post(f"/api/games/{games[1]}/resign")   # a finished game makes room
+        # a finished game makes room, and stays readable from the database
+        act(client, games[1], "resign")
         fresh = new(client)["id"]
-        refused(client.get(f"/api/games/{games[1]}"), 404)
+        assert client.get(f"/api/games/{games[1]}").json()["over"]
+        assert client.get(f"/api/games/{games[1]}/record").status_code == 200
         assert {client.get(f"/api/games/{g}").status_code for g in (games[0], games[2],
                                                                      fresh)} == {200}
         assert client.get("/api/info").json()["games"] == 3
@@ -566,7 +591,7 @@ def test_one_client_cannot_fill_the_store(served):
         refused(greedy.post("/api/games", json={}), 429, "this client (192.0.2.1) plays 2 "
                 "unfinished games, its most")
         assert new(other)["to_move"] == "person"
-        greedy.post(f"/api/games/{games[0]}/resign")       # a finished game does not count
+        act(greedy, games[0], "resign")       # a finished game does not count
         new(greedy)
         assert greedy.get("/api/info").json()["max_games_per_client"] == 2
     with pytest.raises(ValueError, match="max_games_per_client"):
@@ -594,7 +619,7 @@ def test_other_sites_cannot_change_games(client):
         refused(client.post("/api/games", json={}, headers={"origin": origin}), 403,
                 f"another site ({origin})")
     response = client.post(f"/api/games/{game_id}/moves", json={"move": "place a4"},
-                           headers={"origin": "http://testserver"})
+                           headers={"origin": "http://testserver", **seated(game_id)})
     assert response.status_code == 200
     assert client.get(f"/api/games/{game_id}",
                       headers={"origin": "http://evil.example"}).status_code == 200
@@ -629,13 +654,17 @@ def test_the_page_and_the_schema(client):
     assert page.status_code == 200 and 'data-role="status"' in page.text
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
     assert "http" not in page.text.replace('"http://', "")        # nothing from outside
-    for name in ("play.js", "play.css"):
+    for name in ("play.js", "play.css", "games.js", "games.html"):
         assert client.get(f"/static/{name}").status_code == 200
+    lobby = client.get("/games")
+    assert 'data-role="games"' in lobby.text and "http" not in lobby.text
+    assert "frame-ancestors 'none'" in lobby.headers["content-security-policy"]
     schema = client.get("/api/openapi.json").json()
     assert {"/api/games", "/api/games/{id}", "/api/games/{id}/moves", "/api/games/{id}/undo",
             "/api/games/{id}/hint", "/api/games/{id}/resign", "/api/games/{id}/stop",
-            "/api/games/{id}/resume", "/api/games/{id}/record", "/api/info"} <= set(
-                schema["paths"])
+            "/api/games/{id}/resume", "/api/games/{id}/record", "/api/games/{id}/events",
+            "/api/info"} <= set(schema["paths"])
+    assert schema["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     refused(client.get("/docs"), 404)              # Swagger UI would fetch from a CDN
 
 
@@ -668,11 +697,15 @@ def test_concurrent_clients_keep_their_games_apart(client):
 
 # ---- the command -----------------------------------------------------------------------
 
-def serve_process(*args, setup=""):
+def serve_process(*args, setup="", data=None):
+    """`photocore serve --port 0 ARGS` in a child process; its user data folder (the
+    default --db's) is `data`, else a new one of its own."""
     code = f"{setup}from photocore.cli.serve import serve; serve()"
+    data = data or tempfile.mkdtemp(prefix="photocore-data-")
     return subprocess.Popen([sys.executable, "-c", code, "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                 "XDG_DATA_HOME": str(data)})
 
 
 def test_the_serve_command(served):

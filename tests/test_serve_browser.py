@@ -1,20 +1,25 @@
 """The page of `photocore serve` in headless Chromium (Selenium, as tests/test_viewer.py):
 a whole 2-player game against `random` played by clicking only, with undo, a hint, an
 illegal click refused, the record downloaded and verified, the replay viewer opened, and
-the new-game form. Without Chromium and chromedriver the tests are skipped (CI fails).
-A mid-game screenshot goes to $PHOTOCORE_ARTIFACTS/play.png (default: artifacts/).
+the new-game form; two people playing online, each in a browser of their own, through a
+kill -9 and restart of the server; the lobby. Without Chromium and chromedriver the tests
+are skipped (CI fails). Mid-game screenshots go to $PHOTOCORE_ARTIFACTS/play.png and
+online-0.png, online-1.png, online-away.png (default: artifacts/).
 """
 
 import os
 import pathlib
 import random
+import signal
 import socket
 import threading
 import time
+import urllib.parse
 
 import pytest
 from browser import chromium
 from click.testing import CliRunner
+from served import free_port, serve_command
 
 from photocore import records
 from photocore.cli.records import verify
@@ -73,7 +78,7 @@ def page(browser, server):
     browser.get(server + "/")
     yield browser
     severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"
-              and "favicon" not in entry["message"]]
+              and entry["source"] != "network"]         # a refused request is no error
     assert severe == [], "the page logged JavaScript errors"
 
 
@@ -95,8 +100,13 @@ def settled(driver):
     return status(driver)
 
 
+def link(driver):
+    """The page's address's fragment: {"game": ID, "seat0": TOKEN, ...}."""
+    return dict(urllib.parse.parse_qsl(driver.execute_script("return location.hash")[1:]))
+
+
 def game_id(driver):
-    return driver.execute_script("return location.hash").removeprefix("#game=")
+    return link(driver).get("game")
 
 
 def api_state(server, driver):
@@ -250,3 +260,115 @@ def test_stop_and_resign_buttons(page, server):
     assert page.find_element(By.CSS_SELECTOR, '[data-role="stop"]').is_displayed() is False
     with pytest.raises(TimeoutException):       # nothing is clickable any more
         until(page, lambda: clickable(page), seconds=0.3)
+
+
+# ---- two people online, through a restart ---------------------------------------------
+
+def connection(driver):
+    return driver.find_element(By.CSS_SELECTOR, '[data-role="connection"]')
+
+
+def test_two_people_play_online_through_a_kill_and_restart(tmp_path):
+    """Two browsers (each its own profile: two people), each on its own seat's link, play
+    a whole game by clicks; each sees the other's moves as they are made, without reload.
+    Mid-game the server is killed (SIGKILL): both pages say it is away; restarted on its
+    database, both carry on the same game to its end, and its record verifies."""
+    args = ["--port", str(free_port()), "--db", str(tmp_path / "games.sqlite3"),
+            "--agents", "random"]
+    process, url = serve_command(*args)
+    alice, bob = chromium(width=1100, height=900), chromium(width=1100, height=900)
+    folder = pathlib.Path(os.environ.get("PHOTOCORE_ARTIFACTS", ROOT / "artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        alice.get(url + "/")
+        settled(alice)
+        first = game_id(alice)
+        # a game of two people from the form; player 1's link is handed over
+        alice.find_elements(By.CSS_SELECTOR, "#seats select")[1].find_element(
+            By.CSS_SELECTOR, 'option[value="person"]').click()
+        alice.find_element(By.CSS_SELECTOR, '[data-role="new-game"] [type="submit"]').click()
+        until(alice, lambda: game_id(alice) != first)
+        assert set(link(alice)) == {"game", "seat0", "seat1"}       # hot seat, as before
+        invite = alice.find_element(By.CSS_SELECTOR, '[data-role="invite"][data-seat="1"]')
+        seat1 = invite.get_attribute("href")
+        assert urllib.parse.urlsplit(seat1).fragment == \
+            f"game={game_id(alice)}&seat1={link(alice)['seat1']}"
+        alice.find_element(By.CSS_SELECTOR, '[data-role="hand-over"][data-seat="1"]').click()
+        until(alice, lambda: "seat1" not in link(alice))
+        bob.get(seat1)
+        until(bob, lambda: status(bob)["turn"] == "other")
+        assert game_id(bob) == game_id(alice) and set(link(bob)) == {"game", "seat1"}
+        assert "You play player 1" in bob.find_element(By.CSS_SELECTOR, '[data-role="seat"]').text
+        for driver in (alice, bob):     # a reload would lose it: none happens
+            driver.execute_script("window.stayed = true")
+
+        rng = random.Random(7)
+        plies, killed = 0, False
+        while (state := status(alice))["turn"] != "over":
+            mover, other = (alice, bob) if state["turn"] == "person" else (bob, alice)
+            assert status(mover)["turn"] == "person" and status(other)["turn"] == "other"
+            assert other.find_elements(By.CSS_SELECTOR, "#board [data-move]") == []
+            click_move(mover, rng)
+            plies = status(mover)["ply"]
+            until(other, lambda o=other, p=plies: status(o)["ply"] == p)   # live
+            until(alice, lambda: status(alice)["turn"] != "agent" and
+                  status(alice)["busy"] == "false")
+            if plies >= 40 and not killed:
+                for k, driver in enumerate((alice, bob)):
+                    assert driver.save_screenshot(str(folder / f"online-{k}.png"))
+                process.kill()
+                process.wait(10)
+                for driver in (alice, bob):
+                    until(driver, lambda d=driver: connection(d).get_attribute("data-state")
+                          == "away")
+                    assert "The server is away" in connection(driver).text
+                assert alice.save_screenshot(str(folder / "online-away.png"))
+                process, url = serve_command(*args)                 # the same port and db
+                for driver in (alice, bob):
+                    until(driver, lambda d=driver: connection(d).get_attribute("data-state")
+                          == "live", seconds=30)
+                    assert status(driver)["ply"] == plies
+                killed = True
+        assert killed and status(bob)["turn"] == "over"
+        assert status(bob)["text"] == status(alice)["text"]
+        assert all(d.execute_script("return window.stayed") for d in (alice, bob))
+        api = httpx.get(f"{url}/api/games/{game_id(alice)}").json()
+        assert api["over"] and len(api["history"]) == status(alice)["ply"]
+        assert {h["player"] for h in api["history"]} == {0, 1}
+        path = tmp_path / "online.jsonl"
+        path.write_bytes(httpx.get(f"{url}/api/games/{game_id(alice)}/record").content)
+        result = CliRunner().invoke(verify, [str(path)])
+        assert result.exit_code == 0 and "0 problems" in result.output, result.output
+        assert records.from_record(records.read_game(path, 1)).position() == api["position"]
+
+        # the lobby lists both of this browser's games, as they stand now
+        held = link(alice)
+        alice.get(url + "/games")
+        row = f'[data-game="{api["id"]}"] [data-role="now"]'
+        until(alice, lambda: alice.find_element(By.CSS_SELECTOR, row).text.startswith(
+            "Game over"))
+        rows = alice.find_elements(By.CSS_SELECTOR, "[data-game]")
+        assert {r.get_attribute("data-game") for r in rows} == {first, api["id"]}
+        opened = alice.find_element(By.CSS_SELECTOR,
+                                    f'[data-game="{api["id"]}"] [data-role="open"]')
+        assert urllib.parse.urlsplit(opened.get_attribute("href")).fragment == \
+            f"game={api['id']}&seat0={held['seat0']}"
+        for driver in (alice, bob):     # the network's errors are the kill's
+            severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"
+                      and e["source"] != "network"]
+            assert severe == [], severe
+    finally:
+        alice.quit()
+        bob.quit()
+        process.send_signal(signal.SIGTERM)
+        process.wait(20)
+
+
+def test_a_link_to_no_game_starts_none(page, server):
+    games = httpx.get(f"{server}/api/info").json()["games"]
+    page.get(f"{server}/#game=nope&seat0=whatever")
+    until(page, lambda: status(page)["turn"] == "none")
+    assert "no game 'nope'" in status(page)["text"]
+    assert connection(page).get_attribute("data-state") == "gone"
+    assert game_id(page) == "nope"
+    assert httpx.get(f"{server}/api/info").json()["games"] == games

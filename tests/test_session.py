@@ -174,11 +174,11 @@ def test_both_front_ends_refuse_undo_after_the_natural_end():
     assert "none: the game is over" in said
     # the served game
     store = Store(Agents(["random"]))
-    table = store.create(position=position, seats=[PERSON if p == seat else "random"
-                                                   for p in range(2)])
-    table.play(str(last))
+    table, tokens = store.create(position=position, seats=[PERSON if p == seat else "random"
+                                                           for p in range(2)])
+    table.play(str(last), seat=table.seat_of(tokens[seat]))
     with pytest.raises(NotNow, match="cannot undo: the game is over"):
-        table.undo()
+        table.undo(seat=seat)
     store.close()
 
 

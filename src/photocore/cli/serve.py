@@ -2,6 +2,7 @@
 
 import contextlib
 import ipaddress
+import pathlib
 import socket
 from typing import Any
 
@@ -12,13 +13,16 @@ from photocore.cli.output import missing
 from photocore.play import hints, specs
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
+    DEFAULT_KEEP,
     DEFAULT_MAX_GAMES,
     DEFAULT_MAX_GAMES_PER_CLIENT,
 )
+from photocore.serve.store import MEMORY, Database, StoreError
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 MAX_EXPIRE = 525_600.0      # minutes: a year (more overflows once made seconds)
+MAX_KEEP = 36_500.0         # days: a century
 
 
 @click.command()
@@ -44,13 +48,29 @@ MAX_EXPIRE = 525_600.0      # minutes: a year (more overflows once made seconds)
 @click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
               default=hints.DEFAULT_PLAYOUTS, show_default=True,
               help="Random playouts a hint spends.")
+@click.option("--db", "db", type=click.Path(dir_okay=False), default=None,
+              help="The SQLite file the games are kept in, so that they outlive a restart "
+                   "(default: serve.sqlite3 in the user's data folder; :memory: keeps none).")
+@click.option("--keep", type=FiniteRange(0, MAX_KEEP), default=DEFAULT_KEEP / 86400,
+              show_default=True,
+              help="Days a finished game stays readable (its record, its replay).")
+@click.option("--allowed-hosts", "allowed_hosts", default=None, metavar="NAME,...",
+              help="The Host names answered (behind a reverse proxy: the site's name), "
+                   "besides the loopback names on the loopback interface; others get a "
+                   "400. Off loopback, without it, any name is answered.")
+@click.option("--backup", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Copy the games' database (--db) to FILE, consistent even while a "
+                   "server writes to it (SQLite's online backup), and exit.")
 def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
-          max_games_per_client: int, expire: float, hint_playouts: int) -> None:
+          max_games_per_client: int, expire: float, hint_playouts: int, db: str | None,
+          keep: float, allowed_hosts: str | None, backup: str | None) -> None:
     """Play in the browser against photocore's agents, and drive games over a JSON API.
 
     Open the address it prints: a 2-player game against the first of --agents starts
-    at once; the page also starts games of 2 to 4 players with any seats. The API lives
-    under /api/ (its OpenAPI schema: /api/openapi.json; docs/play.md). Ctrl-C stops.
+    at once; the page also starts games of 2 to 4 players with any seats, and gives a
+    link to each other person's seat to play online. Every game is kept in --db: a
+    restarted server serves each as it was. The API lives under /api/ (its OpenAPI
+    schema: /api/openapi.json; docs/play.md). Ctrl-C stops.
 
     \b
     Example:  photocore serve --agents mcts:1000,greedy,random
@@ -60,8 +80,17 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
 
         from photocore.serve.app import create_app
         from photocore.serve.http import Protocol
+
+        path = db if db is not None else str(default_db())
     except ImportError as e:
         raise missing("photocore serve", "serve", e) from None
+    if backup is not None:
+        _backup(path, backup)
+        return
+    hosts = [] if allowed_hosts is None else [h.strip() for h in allowed_hosts.split(",")]
+    if allowed_hosts is not None and not all(hosts):
+        raise click.BadParameter(f"{allowed_hosts!r}: give host names, separated by commas",
+                                 param_hint="--allowed-hosts")
     try:
         loaded = [specs.parse(text) for text in agent_specs]
         for spec in loaded:
@@ -72,10 +101,16 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
     loopback = _is_loopback(address[0])
     # on loopback the Host header must name this server (against DNS rebinding): the
     # address it was told to listen on, as given or as resolved, or a loopback name
-    app = create_app([spec.text for spec in loaded], max_games=max_games,
-                     expire=expire * 60, hint_playouts=hint_playouts,
-                     allowed_hosts=(*LOOPBACK_NAMES, host, address[0]) if loopback else None,
-                     max_games_per_client=max_games_per_client)
+    try:
+        app = create_app([spec.text for spec in loaded], max_games=max_games,
+                         expire=expire * 60, hint_playouts=hint_playouts,
+                         allowed_hosts=(*hosts, *LOOPBACK_NAMES, host, address[0]) if loopback
+                         else hosts or None,
+                         max_games_per_client=max_games_per_client, db=path,
+                         keep=keep * 86400)
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
+    store = app.state.store
     # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so,
     # and an answer's headers and body are two writes: with Nagle the body waits for the
     # client's delayed ACK, 40 ms
@@ -97,12 +132,46 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
         with contextlib.suppress(KeyboardInterrupt):
             click.echo(f"photocore serve: open http://{shown}:{bound}/ to play "
                        f"(agents: {', '.join(spec.label for spec in loaded)}); Ctrl-C stops")
+            click.echo(f"photocore serve: games kept in {path}" if path != MEMORY else
+                       "photocore serve: games kept in memory only (--db :memory:): a "
+                       "restart loses them")
+            if len(store):
+                click.echo(f"photocore serve: {len(store)} unfinished games served again")
+            for problem in store.problems:
+                click.echo(f"warning: {problem}", err=True)
             if not loopback:
                 click.echo(f"warning: listening on {shown}, not on the loopback interface: "
                            "other machines that reach it can play and use the agents' CPU",
                            err=True)
             server.run(sockets=[listener])
     click.echo("photocore serve: stopped")
+
+
+def default_db() -> pathlib.Path:
+    """Where the games are kept unless --db says: the user's data folder (platformdirs:
+    $XDG_DATA_HOME/photocore on Linux, ~/Library/Application Support on macOS, ...)."""
+    import platformdirs
+
+    return platformdirs.user_data_path("photocore", appauthor=False) / "serve.sqlite3"
+
+
+def _backup(path: str, target: str) -> None:
+    """--backup: `path` copied to `target` by SQLite's online backup."""
+    if path == MEMORY:
+        raise click.BadParameter("a database in memory has nothing to back up",
+                                 param_hint="--db")
+    if not pathlib.Path(path).expanduser().is_file():
+        raise click.BadParameter(f"{path!r}: no such database", param_hint="--db")
+    try:
+        source = Database(path, shared=True)
+        try:
+            source.backup(target)
+            games = source.count()
+        finally:
+            source.close()
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"photocore serve: {path} ({games} games) backed up to {target}")
 
 
 def _resolve(host: str, port: int) -> tuple[socket.AddressFamily, tuple[Any, ...]]:

@@ -231,13 +231,17 @@ class Session:
         self.movers.append(seat)
         return seat
 
-    def undo(self) -> list[Move]:
+    def undo(self, seat: int | None = None) -> list[Move]:
         """Takes back a person's last move and the agents' moves after it; the moves taken
-        back, in the order they were played."""
+        back, in the order they were played. With `seat`, that move must be this seat's
+        (a person takes back only their own move, not another person's)."""
         self.refuse_if_over("undo")
         if PERSON not in self.by:
             raise NotNow("nothing to undo: no person has moved yet")
         keep = len(self.by) - 1 - self.by[::-1].index(PERSON)
+        if seat is not None and self.movers[keep] != seat:
+            raise NotNow(f"cannot undo: the last person's move is player "
+                         f"{self.movers[keep]}'s, not player {seat}'s")
         taken = []
         while len(self.by) > keep:
             taken.append(self.game.undo())

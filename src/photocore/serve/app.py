@@ -2,23 +2,29 @@
 
 `create_app(agents)` makes the application; `photocore serve` runs it. docs/play.md has
 every route with an example session. Every refused request is answered with a 4xx status
-and `{"error": "one line"}`; games live in a serve/games.py Store.
+and `{"error": "one line"}`; games live in a serve/games.py Store, saved in its database
+(serve/store.py). A request that acts for a seat carries that seat's token
+(`Authorization: Bearer TOKEN`); `GET /api/games/{id}/events` streams a game's changes
+as Server-Sent Events (sse-starlette).
 """
 
 import contextlib
 import importlib.resources
 import ipaddress
 import json
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import anyio.to_thread
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
+from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -29,40 +35,57 @@ from photocore.records import loads
 from photocore.serve import models
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
+    DEFAULT_KEEP,
     DEFAULT_MAX_GAMES,
     DEFAULT_MAX_GAMES_PER_CLIENT,
     Agents,
     BadRequest,
+    Forbidden,
     NotNow,
     Store,
+    StoreError,
     Table,
     TooManyGames,
     Unavailable,
     UnknownGame,
 )
+from photocore.serve.store import MEMORY, Database
 
 MAX_BODY = 256 * 1024               # bytes of a request's body
 MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
+MAX_LISTENERS = 64                  # event streams of one game at once
+PING = 15.0                         # seconds between two comments on a quiet event stream
+RETRY_MS = 1000                     # a browser's wait before it reconnects a dropped stream
 STATIC = importlib.resources.files("photocore.serve").joinpath("static")
 # the page runs only its own script, talks only to this server, and no site may frame it
 PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
-_STATUS = {BadRequest: 400, UnknownGame: 404, NotNow: 409, TooManyGames: 429,
-           Unavailable: 503}
+_STATUS = {BadRequest: 400, Forbidden: 403, UnknownGame: 404, NotNow: 409, TooManyGames: 429,
+           Unavailable: 503, StoreError: 503}
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": models.Error, "description": "a bad request: the error says what"},
     404: {"model": models.Error, "description": "no such game"},
     409: {"model": models.Error, "description": "not possible in the game's state now"},
 }
+_SEATED: dict[int | str, dict[str, Any]] = {
+    **_ERRORS, 403: {"model": models.Error, "description": "no token of a seat that may do it"}}
+# a seat's token, from `Authorization: Bearer TOKEN` (None when there is none)
+_bearer = HTTPBearer(auto_error=False, description="a seat's token, as creating the game "
+                     "answered it (its invite link holds it too)")
+Token = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
 def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX_GAMES,
                expire: float = DEFAULT_EXPIRE, hint_playouts: int = hints.DEFAULT_PLAYOUTS,
                allowed_hosts: Sequence[str] | None = None,
-               max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT) -> FastAPI:
-    """The application: the API over a new Store seating `agents` (specs; the first is
-    the default opponent), and the page at /.
+               max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT,
+               db: "str | os.PathLike[str]" = MEMORY, keep: float = DEFAULT_KEEP) -> FastAPI:
+    """The application: the API over a Store seating `agents` (specs; the first is the
+    default opponent) whose games are kept in the SQLite database `db` (":memory:": none
+    outlives the process), finished ones `keep` seconds; the page at / and the lobby at
+    /games. Opened on a database that holds games, it serves them again (StoreError when
+    the file cannot be used).
 
     `allowed_hosts` (host names, without port), when given, are the only Host headers
     answered: a server on the loopback interface refuses other names, which stops DNS
@@ -70,13 +93,19 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
     A client (an IPv4 address, an IPv6 /64 network) plays at most `max_games_per_client`
     unfinished games at once.
     """
-    store = Store(Agents(agents), max_games=max_games, expire=expire,
-                  hint_playouts=hint_playouts, max_games_per_client=max_games_per_client)
+    database = Database(db)
+    try:
+        store = Store(Agents(agents), max_games=max_games, expire=expire,
+                      hint_playouts=hint_playouts, max_games_per_client=max_games_per_client,
+                      db=database, keep=keep)
+    except BaseException:
+        database.close()
+        raise
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
-        store.close()           # the agents stop, engine programs end
+        store.close()           # the agents stop, engine programs end, the database closes
 
     app = FastAPI(title="photocore", version=VERSION,
                   summary="Play Photosynthesis against photocore's agents",
@@ -195,10 +224,15 @@ def validation_message(errors: Sequence[Any]) -> str:
 # ---- the routes --------------------------------------------------------------------------
 
 def _routes(app: FastAPI, store: Store) -> None:
+    page_headers = {"Content-Security-Policy": PAGE_POLICY, "Cache-Control": "no-cache"}
+
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
-        return FileResponse(str(STATIC.joinpath("index.html")), headers={
-            "Content-Security-Policy": PAGE_POLICY, "Cache-Control": "no-cache"})
+        return FileResponse(str(STATIC.joinpath("index.html")), headers=page_headers)
+
+    @app.get("/games", include_in_schema=False)
+    async def lobby() -> FileResponse:
+        return FileResponse(str(STATIC.joinpath("games.html")), headers=page_headers)
 
     @app.get("/api/info", response_model=models.Info)
     async def info() -> Response:
@@ -210,19 +244,27 @@ def _routes(app: FastAPI, store: Store) -> None:
             "options": {str(o): o.name for o in OPTIONS},
             "games": len(store), "max_games": store.max_games,
             "max_games_per_client": store.max_games_per_client,
-            "expire_seconds": store.expire})
+            "expire_seconds": store.expire, "keep_seconds": store.keep,
+            "saved": store.db.path != MEMORY})
 
-    @app.post("/api/games", status_code=201, response_model=models.GameState,
+    @app.post("/api/games", status_code=201, response_model=models.NewGameState,
               responses={**_ERRORS, 429: {"model": models.Error},
                          503: {"model": models.Error}})
     async def create(request: Request, new: models.NewGame | None = None,
                      svg: bool = False) -> Response:
-        """A new game; an agent to move starts thinking at once."""
+        """A new game; an agent to move starts thinking at once. The answer holds, this
+        once, each person's seat's token and link (only their hashes are kept)."""
         new = new or models.NewGame.model_validate({})
-        table = store.create(players=new.players, options=new.options, seats=new.seats,
-                             position=new.position, moves=new.moves, seed=new.seed,
-                             client=client_of(request.client.host if request.client else ""))
-        return _json(table.state(svg), 201)
+        table, tokens = store.create(
+            players=new.players, options=new.options, seats=new.seats, position=new.position,
+            moves=new.moves, seed=new.seed,
+            client=client_of(request.client.host if request.client else ""))
+        state = table.state(svg)
+        state["invites"] = [{"seat": seat, "token": token,
+                             "link": f"/#game={table.id}&seat{seat}={token}"}
+                            for seat, token in tokens.items()]
+        state["watch"] = f"/#game={table.id}"
+        return _json(state, 201)
 
     @app.get("/api/games/{id}", response_model=models.GameState, responses=_ERRORS)
     async def read(id: str, svg: bool = False,
@@ -234,53 +276,73 @@ def _routes(app: FastAPI, store: Store) -> None:
             await table.wait(wait)
         return _json(table.state(svg))
 
-    @app.delete("/api/games/{id}", status_code=204, responses=_ERRORS)
-    async def delete(id: str) -> Response:
-        """Forgets the game (its agents stop)."""
+    @app.get("/api/games/{id}/events", responses={
+        **_ERRORS, 200: {"content": {"text/event-stream": {}}, "description": (
+            "`change` events (a change as it is saved, its id the version it made) and "
+            "`state` events (the game, as GET answers it, its id its version)")}})
+    async def events(id: str, svg: bool = False,
+                     last_event_id: str | None = Header(None, description=(
+                         "the id of the last event received: the changes after it come "
+                         "first"))) -> Response:
+        """The game's changes as Server-Sent Events, as they are made: first, after
+        Last-Event-ID, the changes since then; then the game's state, and again after
+        each change."""
+        table = store.get(id)
+        after = _event_id(last_event_id)
+        if table.listeners >= MAX_LISTENERS:
+            return _error(429, f"game {id} has {MAX_LISTENERS} event streams open, its most")
+        return EventSourceResponse(_stream(table, after, svg), ping=PING)
+
+    @app.delete("/api/games/{id}", status_code=204, responses=_SEATED)
+    async def delete(id: str, token: Token) -> Response:
+        """Forgets the game (its agents stop): any of its people's seats may."""
+        _seat(store.get(id), token)
         store.delete(id)
         return Response(status_code=204)
 
-    @app.post("/api/games/{id}/moves", response_model=models.GameState, responses=_ERRORS)
-    async def play(id: str, move: models.PlayMove, svg: bool = False) -> Response:
-        """A person's move; the agents' reply follows in the background (GET with wait)."""
+    @app.post("/api/games/{id}/moves", response_model=models.GameState, responses=_SEATED)
+    async def play(id: str, move: models.PlayMove, token: Token, svg: bool = False) -> Response:
+        """The move of the person to move (their seat's token); the agents' reply follows
+        in the background (GET with wait, or the events)."""
         table = store.get(id)
-        table.play(move.move, move.ply)
+        table.play(move.move, move.ply, seat=_seat(table, token))
         return _json(table.state(svg))
 
-    @app.post("/api/games/{id}/undo", response_model=models.GameState, responses=_ERRORS)
-    async def undo(id: str, svg: bool = False) -> Response:
-        """Takes back a person's last move and the agents' moves after it."""
+    @app.post("/api/games/{id}/undo", response_model=models.GameState, responses=_SEATED)
+    async def undo(id: str, token: Token, svg: bool = False) -> Response:
+        """Takes back the seat's last move and the agents' moves after it."""
         table = store.get(id)
-        table.undo()
+        table.undo(seat=_seat(table, token))
         return _json(table.state(svg))
 
-    @app.post("/api/games/{id}/hint", response_model=models.Hints, responses=_ERRORS)
-    async def hint(id: str, ask: models.AskHint | None = None) -> Response:
+    @app.post("/api/games/{id}/hint", response_model=models.Hints, responses=_SEATED)
+    async def hint(id: str, token: Token, ask: models.AskHint | None = None) -> Response:
         """The best moves for the person to move, with their value (flat Monte Carlo)."""
         table = store.get(id)
+        seat = _seat(table, token)
         top = (ask or models.AskHint.model_validate({})).top
-        return _json(await anyio.to_thread.run_sync(table.hint, top))
+        return _json(await anyio.to_thread.run_sync(lambda: table.hint(top, seat=seat)))
 
-    @app.post("/api/games/{id}/resign", response_model=models.GameState, responses=_ERRORS)
-    async def resign(id: str, who: models.Resign | None = None,
+    @app.post("/api/games/{id}/resign", response_model=models.GameState, responses=_SEATED)
+    async def resign(id: str, token: Token, who: models.Resign | None = None,
                      svg: bool = False) -> Response:
-        """A person gives the game up."""
+        """The seat gives the game up."""
         table = store.get(id)
-        table.resign(who.player if who else None)
+        table.resign(who.player if who else None, seat=_seat(table, token))
         return _json(table.state(svg))
 
-    @app.post("/api/games/{id}/stop", response_model=models.GameState, responses=_ERRORS)
-    async def stop(id: str, svg: bool = False) -> Response:
-        """Stops the agent that is thinking; the game waits."""
+    @app.post("/api/games/{id}/stop", response_model=models.GameState, responses=_SEATED)
+    async def stop(id: str, token: Token, svg: bool = False) -> Response:
+        """Stops the agent that is thinking; the game waits (any person's seat may)."""
         table = store.get(id)
-        table.stop()
+        table.stop(seat=_seat(table, token))
         return _json(table.state(svg))
 
-    @app.post("/api/games/{id}/resume", response_model=models.GameState, responses=_ERRORS)
-    async def resume(id: str, svg: bool = False) -> Response:
-        """Lets stopped agents go on."""
+    @app.post("/api/games/{id}/resume", response_model=models.GameState, responses=_SEATED)
+    async def resume(id: str, token: Token, svg: bool = False) -> Response:
+        """Lets stopped agents go on (any person's seat may)."""
         table = store.get(id)
-        table.resume()
+        table.resume(seat=_seat(table, token))
         return _json(table.state(svg))
 
     @app.get("/api/games/{id}/record", responses=_ERRORS)
@@ -300,6 +362,53 @@ def _routes(app: FastAPI, store: Store) -> None:
     async def board(id: str) -> Response:
         """The board as SVG."""
         return Response(store.get(id).state(True)["svg"], media_type="image/svg+xml")
+
+
+def _seat(table: Table, token: HTTPAuthorizationCredentials | None) -> int:
+    return table.seat_of(token.credentials if token else None)
+
+
+def _event_id(text: str | None) -> int | None:
+    """The version a Last-Event-ID names (BadRequest for one that is no event's id)."""
+    if text is None:
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 12):
+        raise BadRequest(f"Last-Event-ID {text[:40]!r} is no event's id (a version: 0, 1, ...)")
+    return int(text)
+
+
+async def _stream(table: Table, after: int | None, with_svg: bool
+                  ) -> AsyncIterator[ServerSentEvent]:
+    """A game's events for one listener: the changes after version `after` (none when it
+    is None: a new listener), then the state; again at each change, and when the state
+    shown changes otherwise (an agent stops thinking). Ends when the game is closed."""
+    table.listeners += 1
+    try:
+        if after is not None and after > table.version:
+            after = None        # an id of another server's game: start afresh
+        shown = None
+        while not table.closed:
+            seen = table.notified
+            if after is not None:
+                for version, change in table.changes_after(after):
+                    yield ServerSentEvent(_compact({"version": version, **change}),
+                                          event="change", id=str(version))
+                    after = version
+            state = table.state(with_svg)
+            if after is None:
+                after = state["version"]
+            key = state["version"], state["thinking"], state["stopped"]
+            if key != shown:
+                yield ServerSentEvent(_compact(state), event="state", id=str(state["version"]),
+                                      retry=RETRY_MS if shown is None else None)
+                shown = key
+            await table.wait_for_news(seen, PING)
+    finally:
+        table.listeners -= 1
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _record_line(table: Table) -> bytes:

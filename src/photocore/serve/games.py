@@ -1,14 +1,23 @@
 """The games a server holds: each a play/session.py Session (the seats, the moves, undo,
 resign, forfeits, the record) whose agents move in worker threads, and a store that is
-bounded and forgets idle games.
+bounded, forgets idle games, and keeps every change in its database (serve/store.py)
+before it is answered, so that a restarted server serves each game as it was.
+
+Each person's seat acts with its own token (a secret made when the game is created; only
+its hash is kept): without it a change is Forbidden. Reading a game needs only its id.
 
 Nothing here knows HTTP: a refused request raises BadRequest (the input is wrong),
-UnknownGame, NotNow (the game's state does not allow it) or Unavailable (the server cannot
-take it now); serve/app.py turns them into status codes.
+UnknownGame, Forbidden (not this seat's token), NotNow (the game's state does not allow
+it) or Unavailable (the server cannot take it now); serve/app.py turns them into status
+codes.
 
 >>> store = Store(Agents(["random"]))
->>> table = store.create(seats=["person", "random"])
->>> table.play("place a4")
+>>> table, tokens = store.create(seats=["person", "random"])
+>>> table.play("place a4", seat=table.seat_of(tokens[0]))
+>>> table.play("place d1", seat=table.seat_of("a guess"))
+Traceback (most recent call last):
+...
+photocore.serve.games.Forbidden: this token is no seat's of game ...
 >>> table.state()["history"][0]
 {'move': 'place a4', 'player': 0, 'by': 'person'}
 >>> import time
@@ -26,33 +35,39 @@ photocore.play.session.BadRequest: agent 'py:evil.py:Agent' is not allowed here 
 import asyncio
 import collections
 import contextlib
+import hashlib
+import hmac
 import math
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from photocore import render, svg, viewer
+from photocore._game import Move
 from photocore.errors import IllegalMoveError, InvalidMoveError
 from photocore.facts import NUM_ACTIONS, check_seed
 from photocore.play import hints
-from photocore.play.player import Player
+from photocore.play.player import Forfeit, Player
 from photocore.play.session import PERSON, BadRequest, NotNow, Session, start
 from photocore.play.specs import Allowed, Spec
+from photocore.serve.store import MEMORY, Database, Game, Saved, StoreError
 
 SITE = "photocore serve"            # the site of its records
 DEFAULT_MAX_GAMES = 1000
 DEFAULT_MAX_GAMES_PER_CLIENT = 100  # unfinished games of one client at once
-DEFAULT_EXPIRE = 3600.0             # seconds a game is kept after its last request
+DEFAULT_EXPIRE = 3600.0             # seconds an unfinished game is kept after its last request
+DEFAULT_KEEP = 30 * 86400.0         # seconds a finished game stays readable
+TOKEN_BYTES = 18                    # a seat's token: 144 random bits, 24 characters
 SVG_SIZE = 640
 MAX_TOP = 10                        # hints a request may ask for
 _PURGE_EVERY = 1.0                  # seconds between two sweeps for expired games
 
 # BadRequest and NotNow are the session's: its refusals reach serve/app.py as they are
-__all__ = ["DEFAULT_EXPIRE", "DEFAULT_MAX_GAMES", "DEFAULT_MAX_GAMES_PER_CLIENT", "MAX_TOP",
-           "Agents", "BadRequest", "NotNow", "Store", "Table", "TooManyGames", "Unavailable",
-           "UnknownGame"]
+__all__ = ["DEFAULT_EXPIRE", "DEFAULT_KEEP", "DEFAULT_MAX_GAMES", "DEFAULT_MAX_GAMES_PER_CLIENT",
+           "MAX_TOP", "Agents", "BadRequest", "Forbidden", "NotNow", "Store", "StoreError",
+           "Table", "TooManyGames", "Unavailable", "UnknownGame", "token_hash"]
 
 
 class UnknownGame(ValueError):
@@ -65,6 +80,16 @@ class Unavailable(RuntimeError):
 
 class TooManyGames(RuntimeError):
     """This client plays its maximum of unfinished games."""
+
+
+class Forbidden(PermissionError):
+    """The request acts for a seat without that seat's token."""
+
+
+def token_hash(token: str) -> bytes:
+    """What is kept of a seat's token: its sha256 (the token is random, 144 bits: no
+    salt or slow hash is needed)."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).digest()
 
 
 # ---- the agents a server plays with ------------------------------------------------------
@@ -93,32 +118,61 @@ class Agents(Allowed):
 
 class Table:
     """A game being played on the server: its Session (seats, moves, who played them, the
-    forfeit), the agents' players, and the worker thread that moves for the agents.
+    forfeit), the hashes of its people's tokens, the agents' players, and the worker thread
+    that moves for the agents.
 
     Every change goes through `_changing` (under `lock`, refused once the game is over: a
-    finished game never changes again) and bumps `version`; the agents choose on a copy of
-    the game outside the lock, and their move is played only if the game did not change
-    meanwhile (`moved` counts the moves played and taken back).
+    finished game never changes again) and `_changed`, which saves it in the database
+    (`db`) first: if that fails the change is undone and StoreError raised. `version` counts
+    the changes, `log` holds them (the game is rebuilt from it: `apply`), and `notified`
+    grows with everything a listener may want to hear (a change, an agent that stops
+    thinking). The agents choose on a copy of the game outside the lock, and their move is
+    played only if the game did not change meanwhile (`moved` counts the moves played and
+    taken back).
     """
 
     def __init__(self, game_id: str, session: Session, seed: int, hint_playouts: int,
-                 client: str = "") -> None:
+                 client: str, tokens: dict[int, bytes], db: Database,
+                 clock: Callable[[], float]) -> None:
         self.id = game_id
         self.client = client                # who created it (serve/app.py: its address)
         self.session = session
         self.seed = seed
         self.hint_playouts = hint_playouts
+        self.tokens = dict(tokens)          # person's seat -> token_hash of its token
+        self.db = db                        # where its changes are saved, its row made
+        self.clock = clock
         self.players: dict[int, Player] = {}
         self.ready: set[int] = set()        # seats whose player was reset for this game
         self.lock = threading.Lock()
         self.version = 0
+        self.log: list[dict[str, Any]] = []
+        self.notified = 0
+        self.listeners = 0                  # its event streams open (serve/app.py)
         self.moved = 0
         self.worker: threading.Thread | None = None
         self.stopped = False                # the agents were stopped; the game waits
         self.closed = False
         self.thinking_since: float | None = None
-        self.touched = time.monotonic()
+        self.touched = clock()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+
+    # ---- who may act ----
+
+    def seat_of(self, token: str | None) -> int:
+        """The person's seat whose token `token` is (Forbidden when it is none's). Every
+        seat's hash is compared, in constant time: the answer's timing tells nothing."""
+        if not token:
+            raise Forbidden(f"acting for a seat of game {self.id} needs that seat's token "
+                            "(Authorization: Bearer TOKEN; the seat's link holds it)")
+        digest = token_hash(token[:200])
+        found = None
+        for seat, kept in self.tokens.items():
+            if hmac.compare_digest(digest, kept):
+                found = seat
+        if found is None:
+            raise Forbidden(f"this token is no seat's of game {self.id}: use your seat's link")
+        return found
 
     # ---- what the clients see ----
 
@@ -176,6 +230,11 @@ class Table:
             state["svg"] = str(svg.board(game, size=SVG_SIZE))
         return state
 
+    def changes_after(self, version: int) -> list[tuple[int, dict[str, Any]]]:
+        """The changes made since `version`, each with the version it made."""
+        with self.lock:
+            return list(enumerate(self.log[version:], max(version, 0) + 1))
+
     def _thinking(self) -> bool:
         """Under the lock: an agent is to move and a worker chooses for it (a worker still
         finishing a move that was taken back is not thinking for a person's turn)."""
@@ -208,13 +267,17 @@ class Table:
         return (f"Round {game.round} of {game.last_round}: {who(p)} to move, "
                 f"{game.light[p]} light")
 
-    # ---- what people do ----
+    # ---- what people do (`seat`: the seat_of the request's token) ----
 
-    def play(self, move: str | int, ply: int | None = None) -> None:
-        """A person's move (notation or action id); `ply`, when given, is the number of
-        moves the client saw, so a stale click is refused rather than misplayed."""
+    def play(self, move: str | int, ply: int | None = None, *, seat: int) -> None:
+        """A person's move, for `seat`, which must be the one to move; `ply`, when given,
+        is the number of moves the client saw, so a stale click is refused rather than
+        misplayed."""
         with self._changing("play"):
-            self._person_to_move("play")
+            current = self._person_to_move("play")
+            if seat != current:
+                raise NotNow(f"cannot play: it is player {current}'s turn, not player "
+                             f"{seat}'s (this link's)")
             plies = len(self.session.game.history)
             if ply is not None and ply != plies:
                 raise NotNow(f"the game is at ply {plies}, not {ply}: reload it")
@@ -227,54 +290,67 @@ class Table:
             except (InvalidMoveError, TypeError) as e:
                 raise BadRequest(f"malformed move {e}") from None
             self.moved += 1
-            self._changed()
+            self._changed({"kind": "play", "move": str(self.session.game.history[-1])})
             self._start_agents()
 
-    def undo(self) -> None:
-        """Takes back a person's last move and the agents' moves after it (stopping an
-        agent that is thinking)."""
+    def undo(self, *, seat: int) -> None:
+        """Takes back `seat`'s last move and the agents' moves after it (stopping an agent
+        that is thinking); refused when another person has moved since."""
         with self._changing("undo"):
-            self.session.undo()
+            self.session.undo(seat)
             self.moved += 1
             self.stopped = False
-            self._changed()
+            self._changed({"kind": "undo", "seat": seat})
 
-    def resign(self, player: int | None = None) -> None:
-        """A person's seat gives the game up: the others win."""
+    def resign(self, player: int | None = None, *, seat: int) -> None:
+        """`seat` gives the game up: the others win (`player`, when given, must be it)."""
         with self._changing("resign"):
-            self.session.resign(player)
-            self._changed()
+            if player is not None and player != seat:
+                raise Forbidden(f"this link is player {seat}'s: it cannot resign for "
+                                f"player {player}")
+            self.session.resign(seat)
+            self._changed({"kind": "resign", "seat": seat})
 
-    def stop(self) -> None:
-        """Stops the agent that is thinking: its move, when it comes, is dropped, and the
-        game waits (undo, resign, or resume)."""
+    def stop(self, *, seat: int) -> None:
+        """Stops the agent that is thinking (any person may): its move, when it comes, is
+        dropped, and the game waits (undo, resign, or resume)."""
         with self._changing("stop"):
             if not self._thinking():
                 raise NotNow("no agent is thinking")
             self.stopped = True
-            self._changed()
+            self._changed({"kind": "stop", "seat": seat})
 
-    def resume(self) -> None:
+    def resume(self, *, seat: int) -> None:
         """Lets stopped agents go on."""
         with self._changing("resume"):
             if not self.stopped:
                 raise NotNow("the agents are not stopped")
             self.stopped = False
-            self._changed()
+            self._changed({"kind": "resume", "seat": seat})
             self._start_agents()
 
-    def hint(self, top: int) -> dict[str, Any]:
-        """The best moves for the person to move (flat Monte Carlo, play/hints.py); runs
-        for a while: call it from a worker thread."""
+    def hint(self, top: int, *, seat: int) -> dict[str, Any]:
+        """The best moves for `seat`, the person to move (flat Monte Carlo, play/hints.py),
+        kept in the database: asked again for the same position, the answer comes from
+        there. Runs for a while: call it from a worker thread."""
         with self.lock:
-            self._person_to_move("ask for a hint")
+            current = self._person_to_move("ask for a hint")
+            if seat != current:
+                raise NotNow(f"cannot ask for a hint: it is player {current}'s turn, not "
+                             f"player {seat}'s (this link's)")
             game = self.session.game.copy(history=False)
             ply = len(self.session.game.history)
+        position = game.position()
+        kept = self.db.hint(self.id, ply, position, top)
+        if kept is not None:
+            return kept
         found = hints.hint(game, top=top, playouts=self.hint_playouts, seed=self.seed + ply)
-        return {"ply": ply, "budget": self.hint_playouts,
-                "by": f"flat Monte Carlo over {hints.ROLLOUT} playouts",
-                "moves": [{"move": str(h.move), "id": int(h.move), "value": h.value,
-                           "playouts": h.playouts} for h in found]}
+        answer = {"ply": ply, "budget": self.hint_playouts,
+                  "by": f"flat Monte Carlo over {hints.ROLLOUT} playouts",
+                  "moves": [{"move": str(h.move), "id": int(h.move), "value": h.value,
+                             "playouts": h.playouts} for h in found]}
+        self.db.add_hint(self.id, ply, position, top, answer)
+        return answer
 
     def record(self) -> dict[str, Any]:
         """The game as a record (docs/records.md): NotNow for a game that began from a
@@ -292,25 +368,89 @@ class Table:
         """The lock, held for a change to the game: every change (a person's move, undo,
         resign, stop, resume, the agents' moves and forfeits) goes through here, and once the
         game is over (by its end, a forfeit or a resignation) it is refused, NotNow: a
-        finished game never changes again (the session's rule)."""
+        finished game never changes again (the session's rule). A change that fails half
+        way (its saving did) leaves the game as it was."""
         with self.lock:
             self.session.refuse_if_over(what)
-            yield
+            before = self.session.copy(), self.stopped, self.moved
+            try:
+                yield
+            except BaseException:
+                self.session, self.stopped, self.moved = before
+                raise
 
     def _person_to_move(self, what: str) -> int:
         doing = "stopped" if self.stopped else "thinking" if self._thinking() else "to move"
         return self.session.person_to_move(what, doing)
 
-    # ---- waiting for the agents ----
+    # ---- the log: saving and rebuilding ----
+
+    def _changed(self, change: dict[str, Any] | None = None) -> None:
+        """Under the lock: the change (when there is one) saved in the database, committed,
+        then counted and logged; the waiting requests and listeners told. Once the game is
+        over its players are freed: an engine's program ends with its game."""
+        if change is not None:
+            now = self.clock()
+            self.db.add_change(self.id, self.version + 1, change, now,
+                               now if self.session.over else None)
+            self.touched = now
+            self.version += 1
+            self.log.append(change)
+        self.notified += 1
+        for loop, future in self._waiters:
+            loop.call_soon_threadsafe(_wake, future)
+        self._waiters.clear()
+        if self.session.over and self.worker is None:
+            self._close_players()
+
+    def apply(self, change: dict[str, Any]) -> None:
+        """Makes a saved change again, as it was made (the game is being rebuilt from its
+        log; nothing is saved). ValueError (BadRequest, NotNow) if it cannot be made."""
+        kind, session = change.get("kind"), self.session
+        if kind == "play":
+            session.play(change["move"])
+        elif kind == "agent":
+            if not session.agent_plays(Move.parse(change["move"])):
+                raise BadRequest(f"the agent's move {change['move']} is illegal")
+        elif kind == "undo":
+            session.undo(change["seat"])
+            self.stopped = False
+        elif kind == "resign":
+            session.resign(change["seat"])
+        elif kind == "forfeit":
+            session.agent_fails(change["seat"], Forfeit(change["reason"]))
+        elif kind in ("stop", "resume"):
+            self.stopped = kind == "stop"
+        else:
+            raise BadRequest(f"unknown change {kind!r}")
+        self.version += 1
+        self.log.append(change)
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """The agent of `seat` loses the game (it cannot play here any more)."""
+        with self._changing("forfeit"):
+            self.session.agent_fails(seat, Forfeit(reason))
+            self._changed({"kind": "forfeit", "seat": seat, "reason": reason})
+
+    # ---- waiting for the agents, listening to the changes ----
 
     async def wait(self, seconds: float) -> None:
         """Returns once no agent is thinking, or after `seconds`."""
+        await self._until(lambda: not self._thinking(), seconds)
+
+    async def wait_for_news(self, seen: int, seconds: float) -> None:
+        """Returns once `notified` is past `seen` or the game is closed (deleted, expired,
+        the server stops), or after `seconds`."""
+        await self._until(lambda: self.notified != seen or self.closed, seconds)
+
+    async def _until(self, done: Callable[[], bool], seconds: float) -> None:
+        """Returns once `done()` (asked under the lock) is true, or after `seconds`."""
         deadline = time.monotonic() + seconds
         loop = asyncio.get_running_loop()
         while (left := deadline - time.monotonic()) > 0:
             future: asyncio.Future[None] = loop.create_future()
             with self.lock:
-                if not self._thinking():
+                if done():
                     return
                 self._waiters.append((loop, future))
             try:
@@ -321,16 +461,6 @@ class Table:
                 with self.lock:
                     if (loop, future) in self._waiters:
                         self._waiters.remove((loop, future))
-
-    def _changed(self) -> None:
-        """Under the lock: a new version, and the waiting requests told. Once the game is
-        over its players are freed: an engine's program ends with its game."""
-        self.version += 1
-        for loop, future in self._waiters:
-            loop.call_soon_threadsafe(_wake, future)
-        self._waiters.clear()
-        if self.session.over and self.worker is None:
-            self._close_players()
 
     # ---- the agents ----
 
@@ -390,7 +520,11 @@ class Table:
                     played = self.session.agent_plays(move)     # False: illegal, forfeited
                 if played:
                     self.moved += 1
-                self._changed()
+                    self._changed({"kind": "agent", "move": str(move)})
+                else:
+                    forfeit = self.session.forfeit
+                    assert forfeit is not None
+                    self._changed({"kind": "forfeit", "seat": seat, "reason": forfeit[1]})
                 return played
         except NotNow:
             return False                        # a person resigned meanwhile: dropped
@@ -436,16 +570,24 @@ def _wake(future: "asyncio.Future[None]") -> None:
 # ---- the store ---------------------------------------------------------------------------
 
 class Store:
-    """The games of a server, by id: at most `max_games`, each dropped `expire` seconds
-    after its last request; when full, the finished game touched longest ago makes room,
-    and with none finished a new game is refused (Unavailable). A client (the `client`
-    that creates it) plays at most `max_games_per_client` unfinished games at once (more
-    is TooManyGames), so that no one client fills the store for everyone."""
+    """The games of a server, by id, kept in `db` (serve/store.py; by default one in
+    memory): the unfinished ones all in memory, where their agents play, each dropped
+    `expire` seconds after its last request; the finished ones readable for `keep` seconds
+    after their end, in memory while they are asked for. At most `max_games` are held in
+    memory: when full, the finished game touched longest ago leaves it, and with none
+    finished a new game is refused (Unavailable). A client (the `client` that creates it)
+    plays at most `max_games_per_client` unfinished games at once (more is TooManyGames),
+    so that no one client fills the store for everyone.
+
+    Opened on a database that holds games (a restart), it serves them again: the
+    unfinished ones are rebuilt at once and an agent to move thinks again; `problems`
+    lists the games that could not be rebuilt."""
 
     def __init__(self, agents: Agents, max_games: int = DEFAULT_MAX_GAMES,
                  expire: float = DEFAULT_EXPIRE,
                  hint_playouts: int = hints.DEFAULT_PLAYOUTS,
-                 max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT) -> None:
+                 max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT,
+                 db: Database | None = None, keep: float = DEFAULT_KEEP) -> None:
         if max_games < 1:
             raise ValueError(f"max_games must be at least 1, got {max_games}")
         if max_games_per_client < 1:
@@ -453,6 +595,8 @@ class Store:
                              f"{max_games_per_client}")
         if not 0 < expire < math.inf:       # nan too: /api/info's JSON cannot hold either
             raise ValueError(f"expire must be a finite number of seconds > 0, got {expire}")
+        if not 0 <= keep < math.inf:
+            raise ValueError(f"keep must be a finite number of seconds >= 0, got {keep}")
         if not 1 <= hint_playouts <= hints.MAX_PLAYOUTS:
             raise ValueError(f"hint_playouts must be from 1 to {hints.MAX_PLAYOUTS:,}, "
                              f"got {hint_playouts}")
@@ -460,11 +604,15 @@ class Store:
         self.max_games = max_games
         self.max_games_per_client = max_games_per_client
         self.expire = expire
+        self.keep = keep
         self.hint_playouts = hint_playouts
+        self.db = db or Database(MEMORY)
         self.tables: collections.OrderedDict[str, Table] = collections.OrderedDict()
         self.lock = threading.Lock()
-        self.clock = time.monotonic     # tests move time on by replacing it
+        self.clock: Callable[[], float] = time.time     # tests move time on by replacing it
         self._swept = 0.0
+        self.problems: list[str] = []
+        self._restore()
 
     def __len__(self) -> int:
         return len(self.tables)
@@ -472,9 +620,10 @@ class Store:
     def create(self, players: int | None = None, options: str | None = None,
                seats: Sequence[str] | None = None, position: str | None = None,
                moves: Sequence[str | int] | None = None, seed: int | None = None,
-               client: str = "") -> Table:
-        """A new game (BadRequest naming the field that is wrong; Unavailable when full;
-        TooManyGames when `client` plays its maximum of unfinished games).
+               client: str = "") -> tuple[Table, dict[int, str]]:
+        """A new game, saved, and the token of each person's seat (shown this once: only
+        their hashes are kept). BadRequest names the field that is wrong; Unavailable
+        when full; TooManyGames when `client` plays its maximum of unfinished games.
 
         `seats` holds "person" or a served agent per player (default: a person in seat 0
         and the first served agent in the others); `position` a position to start from,
@@ -484,7 +633,12 @@ class Store:
         session = Session(game, self._seats(game.players, seats), SITE)
         if seed is None:
             seed = secrets.randbits(32)
-        table = Table(secrets.token_urlsafe(9), session, seed, self.hint_playouts, client)
+        tokens = {seat: secrets.token_urlsafe(TOKEN_BYTES) for seat in session.people()}
+        table = Table(secrets.token_urlsafe(9), session, seed, self.hint_playouts, client,
+                      {seat: token_hash(token) for seat, token in tokens.items()},
+                      self.db, self.clock)
+        begun = {"players": game.players, "options": str(game.options), "position": position,
+                 "moves": [str(move) for move in game.history]}
         with self.lock:
             self._sweep(force=True)
             playing = sum(t.client == client and not t.session.over
@@ -495,10 +649,12 @@ class Store:
             if len(self.tables) >= self.max_games:
                 self._make_room()
             table.touched = self.clock()
+            self.db.add_game(Game(table.id, begun, session.names(), seed, client,
+                                  table.touched), table.tokens)
             self.tables[table.id] = table
         with table.lock:
             table._start_agents()
-        return table
+        return table, tokens
 
     def _seats(self, players: int, seats: Sequence[str] | None) -> list[Spec | None]:
         """The seats named (the Session checks their number and that a person plays)."""
@@ -508,33 +664,52 @@ class Store:
         return [None if s.strip().lower() == PERSON else self.agents.find(s) for s in seats]
 
     def get(self, game_id: str) -> Table:
-        """The game `game_id` (UnknownGame if there is none), kept a while longer."""
+        """The game `game_id` (UnknownGame if there is none), kept a while longer: from
+        memory, or rebuilt from the database (a finished game asked for again)."""
         with self.lock:
             self._sweep()
             table = self.tables.get(game_id)
             if table is None:
-                raise UnknownGame(f"no game {game_id[:40]!r} (never created, deleted or "
-                                  f"expired after {self.expire:g} s without a request)")
+                saved = self.db.load(game_id)
+                if saved is None or saved.game.finished is None:
+                    # an unfinished game is always in memory: one not there is gone
+                    raise UnknownGame(f"no game {game_id[:40]!r} (never created, deleted, "
+                                      f"or expired after {self.expire:g} s without a "
+                                      "request)")
+                table = self._rebuild(saved)
+                with contextlib.suppress(Unavailable):   # else read once, not held
+                    if len(self.tables) >= self.max_games:
+                        self._make_room()
+                    self.tables[game_id] = table
             table.touched = self.clock()
-            self.tables.move_to_end(game_id)
+            if game_id in self.tables:
+                self.tables.move_to_end(game_id)
         return table
 
     def delete(self, game_id: str) -> None:
+        """Forgets the game, here and in the database."""
         table = self.get(game_id)
         with self.lock:
+            self.db.delete(game_id)
             self.tables.pop(game_id, None)
         table.close()
 
     def close(self) -> None:
-        """Every game closed (the server stops)."""
+        """Every game closed (the server stops): its agents stop, and the time each was
+        last asked for is saved, so that it expires after a restart as it would have."""
         with self.lock:
             tables = list(self.tables.values())
             self.tables.clear()
         for table in tables:
             table.close()
+        with contextlib.suppress(StoreError):
+            self.db.touch({table.id: table.touched for table in tables})
+        self.db.close()
 
     def _sweep(self, force: bool = False) -> None:
-        """Under the lock: drops the games idle past `expire` (at most once a second)."""
+        """Under the lock (at most once a second): the unfinished games idle past `expire`
+        dropped, here and in the database; the finished ones leave memory then, and the
+        database `keep` seconds after their end."""
         now = self.clock()
         if not force and now - self._swept < _PURGE_EVERY:
             return
@@ -545,8 +720,16 @@ class Store:
                 break
             del self.tables[oldest.id]
             oldest.close()
+            if not oldest.session.over:
+                self.db.delete(oldest.id)
+        for gone in self.db.purge(now - self.keep):
+            table = self.tables.pop(gone, None)
+            if table is not None:
+                table.close()
 
     def _make_room(self) -> None:
+        """Under the lock: the finished game asked for longest ago leaves memory (it stays
+        readable from the database)."""
         for table in self.tables.values():
             if table.session.over:
                 del self.tables[table.id]
@@ -555,4 +738,54 @@ class Store:
         raise Unavailable(f"the server holds its maximum of {self.max_games} games, none of "
                           "them finished: try again later")
 
+    # ---- rebuilding the games of the database ----
 
+    def _restore(self) -> None:
+        """The database's unfinished games rebuilt (those idle past `expire` dropped), an
+        agent to move thinking again."""
+        now = self.clock()
+        self.db.purge(now - self.keep, idle_since=now - self.expire)
+        for game_id in self.db.unfinished():
+            saved = self.db.load(game_id)
+            if saved is None:
+                continue
+            try:
+                table = self._rebuild(saved)
+            except StoreError as e:
+                self.problems.append(str(e))
+                continue
+            self.tables[game_id] = table
+            with table.lock:
+                table._start_agents()
+
+    def _rebuild(self, saved: Saved) -> Table:
+        """The game as saved: begun as it was, its changes made again (StoreError when
+        they cannot be). An agent this server no longer serves forfeits its unfinished
+        game."""
+        row = saved.game
+        try:
+            game = start(row.start["players"], row.start["options"], row.start["position"],
+                         row.start["moves"])
+            seats: list[Spec | None] = []
+            gone = []
+            for seat, name in enumerate(row.seats):
+                if name == PERSON:
+                    seats.append(None)
+                    continue
+                try:
+                    seats.append(self.agents.find(name))
+                except BadRequest:
+                    seats.append(Spec(name, "unserved"))    # named, never loaded
+                    gone.append(seat)
+            table = Table(row.id, Session(game, seats, SITE), row.seed, self.hint_playouts,
+                          row.client, saved.tokens, self.db, self.clock)
+            for change in saved.changes:
+                table.apply(change)
+        except (ValueError, KeyError, TypeError, AssertionError) as e:
+            raise StoreError(f"game {row.id} cannot be rebuilt from its "
+                             f"{len(saved.changes)} changes: {e}") from None
+        table.touched = row.touched
+        if gone and not table.session.over:
+            table.forfeit(gone[0], f"agent {row.seats[gone[0]]} is not served here since "
+                                   "the server restarted")
+        return table

@@ -69,7 +69,7 @@ class AskHint(Request):
 
 class Resign(Request):
     player: Annotated[StrictInt | None, Field(ge=0, lt=MAX_PLAYERS)] = Field(
-        None, description="the person's seat that resigns (needed only with several people)")
+        None, description="the seat that resigns: the token's (any other is refused)")
 
 
 class Error(BaseModel):
@@ -134,6 +134,20 @@ class GameState(BaseModel):
     svg: str | None = Field(None, description="the board as SVG, when asked for (svg=true)")
 
 
+class Invite(BaseModel):
+    seat: int
+    token: str = Field(description="the seat's secret: send it as Authorization: Bearer TOKEN")
+    link: str = Field(description="the page's address for this seat (the token in its "
+                                  "fragment, which browsers send to no server)")
+
+
+class NewGameState(GameState):
+    """A game just created: its state, and its seats' tokens, shown this once."""
+
+    invites: list[Invite] = Field(description="per person's seat, its token and link")
+    watch: str = Field(description="the page's address to watch the game, read-only")
+
+
 class HintMove(BaseModel):
     move: str
     id: int
@@ -158,4 +172,7 @@ class Info(BaseModel):
     games: int
     max_games: int
     max_games_per_client: int = Field(description="unfinished games one client may hold")
-    expire_seconds: float
+    expire_seconds: float = Field(description="an unfinished game is dropped this long "
+                                          "after its last request")
+    keep_seconds: float = Field(description="a finished game stays readable this long")
+    saved: bool = Field(description="the games are kept on disk: they outlive a restart")

@@ -1,0 +1,336 @@
+"""The served games on disk: one SQLite database (the standard library's sqlite3) holding
+each game's start, seats, seed, the hashes of its seats' tokens, and the log of its changes
+(moves, undo, resignations, forfeits, stop and resume), one row per change, from which
+serve/games.py rebuilds the game after a restart; the hints asked for are kept too.
+
+Each change is one transaction, committed before the request that made it is answered
+(WAL, synchronous=NORMAL: a change committed survives the process being killed; a power
+cut may lose the last moments). The schema has a version (table `versions`), and
+MIGRATIONS take a database of any older version to the current one when it is opened.
+
+Nothing here knows the rules: rows go in and out as JSON text and numbers.
+
+>>> db = Database(":memory:")
+>>> db.add_game(Game("g1", {"players": 2}, ["person", "random"], 7, "me", 100.0),
+...             {0: b"hash"})
+>>> db.add_change("g1", 1, {"kind": "play", "move": "place a4"}, 101.0, None)
+>>> saved = db.load("g1")
+>>> saved.game.seats, saved.changes, saved.tokens
+(['person', 'random'], [{'kind': 'play', 'move': 'place a4'}], {0: b'hash'})
+>>> db.version
+2
+"""
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import pathlib
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+MEMORY = ":memory:"
+
+# each script takes the schema from the version before it to its own; never edit one that
+# was released: add the next
+MIGRATIONS: list[str] = [
+    # 1: the games, their seats' tokens and their changes
+    """
+    CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        start TEXT NOT NULL,        -- JSON: players, options, position, moves as created
+        seats TEXT NOT NULL,        -- JSON: 'person' or the agent's label, per seat
+        seed TEXT NOT NULL,         -- 0 to 2**64 - 1: past SQLite's signed integers
+        client TEXT NOT NULL,       -- who created it (its cap of unfinished games)
+        created REAL NOT NULL,      -- Unix times
+        touched REAL NOT NULL,      -- its last change (its last request, at a clean stop)
+        finished REAL,              -- when it ended; NULL while it goes on
+        version INTEGER NOT NULL    -- its changes so far
+    );
+    CREATE INDEX games_by_time ON games (finished, touched);
+    CREATE TABLE tokens (
+        game TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seat INTEGER NOT NULL,
+        hash BLOB NOT NULL,         -- sha256 of the seat's token
+        PRIMARY KEY (game, seat)
+    ) WITHOUT ROWID;
+    CREATE TABLE changes (
+        game TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,   -- the game's version once it is made: 1, 2, ...
+        change TEXT NOT NULL,       -- JSON: {"kind": "play", "move": "place a4"}, ...
+        PRIMARY KEY (game, version)
+    ) WITHOUT ROWID;
+    """,
+    # 2: the hints asked for, by position
+    """
+    CREATE TABLE hints (
+        game TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL,
+        position TEXT NOT NULL,
+        top INTEGER NOT NULL,
+        answer TEXT NOT NULL,       -- JSON, as the API answered it
+        PRIMARY KEY (game, ply, position, top)
+    ) WITHOUT ROWID;
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(RuntimeError):
+    """The database cannot be opened, read or written (the message names it and why)."""
+
+
+@dataclasses.dataclass
+class Game:
+    """A game's row: what it began with, and its times."""
+
+    id: str
+    start: dict[str, Any]
+    seats: list[str]
+    seed: int
+    client: str
+    created: float
+    touched: float = 0.0
+    finished: float | None = None
+    version: int = 0
+
+
+@dataclasses.dataclass
+class Saved:
+    """A game as the database holds it: its row, its changes in order, its seats' token
+    hashes."""
+
+    game: Game
+    changes: list[dict[str, Any]]
+    tokens: dict[int, bytes]
+
+
+class Database:
+    """The games' database at `path` (":memory:" for one that ends with the process),
+    opened, locked against a second server (on systems with fcntl) and migrated to
+    SCHEMA_VERSION; `shared`: opened beside the server that holds it (to back it up),
+    neither locked nor migrated. Every method is one transaction and may be called from
+    any thread. StoreError names the file and what is wrong."""
+
+    def __init__(self, path: "str | os.PathLike[str]", shared: bool = False) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._lockfile: Any = None
+        where = self.path
+        try:
+            if self.path != MEMORY:
+                file = pathlib.Path(self.path).expanduser()
+                file.parent.mkdir(parents=True, exist_ok=True)
+                self._lockfile = None if shared else _lock_out_others(file)
+                where = str(file)
+            # autocommit: every transaction is begun and ended here, by _transaction
+            self._db = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
+        except (OSError, sqlite3.Error) as e:
+            self._unlock()
+            raise StoreError(f"cannot open the games database {self.path}: {_why(e)}") from None
+        try:
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA busy_timeout = 5000")
+            if self.path != MEMORY:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                self._db.execute("PRAGMA synchronous = NORMAL")
+            self.version = self._read_version() if shared else self._migrate()
+        except (sqlite3.Error, StoreError) as e:
+            self.close()
+            if isinstance(e, StoreError):
+                raise
+            raise StoreError(f"cannot use {self.path} as the games database: "
+                             f"{_why(e)}") from None
+
+    # ---- the schema ----
+
+    def _read_version(self) -> int:
+        """The schema's version (0: a new database)."""
+        with self._transaction() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS versions "
+                       "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
+            return int(db.execute("SELECT max(version) FROM versions").fetchone()[0] or 0)
+
+    def _migrate(self) -> int:
+        """The schema brought to SCHEMA_VERSION, each migration a transaction of its own;
+        the version it is at."""
+        version = self._read_version()
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the games database {self.path} has schema version {version}, "
+                             f"newer than this photocore's {SCHEMA_VERSION}: upgrade photocore")
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            self.migrate_to(number)
+        return SCHEMA_VERSION
+
+    def migrate_to(self, number: int) -> None:
+        """Applies migration `number` (the schema is at number - 1)."""
+        with self._transaction() as db:
+            for statement in _statements(MIGRATIONS[number - 1]):
+                db.execute(statement)
+            db.execute("INSERT INTO versions VALUES (?, ?)", (number, time.time()))
+
+    # ---- writing ----
+
+    def add_game(self, game: Game, tokens: dict[int, bytes]) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (game.id, _text(game.start), _text(game.seats), str(game.seed),
+                        game.client, game.created, game.touched or game.created,
+                        game.finished, game.version))
+            db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
+                           [(game.id, seat, digest) for seat, digest in tokens.items()])
+
+    def add_change(self, game: str, version: int, change: dict[str, Any], touched: float,
+                   finished: float | None) -> None:
+        """The game's change number `version`, with its new times: one transaction."""
+        with self._transaction() as db:
+            db.execute("INSERT INTO changes VALUES (?, ?, ?)", (game, version, _text(change)))
+            updated = db.execute("UPDATE games SET version = ?, touched = ?, finished = ? "
+                                 "WHERE id = ? AND version = ?",
+                                 (version, touched, finished, game, version - 1)).rowcount
+            if updated != 1:
+                raise StoreError(f"game {game} is not at version {version - 1} in "
+                                 f"{self.path}: another server writes to it")
+
+    def touch(self, times: dict[str, float]) -> None:
+        """When each game was last asked for (kept at a clean stop)."""
+        with self._transaction() as db:
+            db.executemany("UPDATE games SET touched = max(touched, ?) WHERE id = ?",
+                           [(when, game) for game, when in times.items()])
+
+    def delete(self, game: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM games WHERE id = ?", (game,))
+
+    def purge(self, finished_before: float, idle_since: float | None = None) -> list[str]:
+        """Deletes the games that finished before `finished_before` and, when
+        `idle_since` is given, the unfinished ones untouched since; their ids."""
+        with self._transaction() as db:
+            gone = [row[0] for row in db.execute(
+                "SELECT id FROM games WHERE finished < ? OR (finished IS NULL AND touched < ?)",
+                (finished_before, -math.inf if idle_since is None else idle_since))]
+            db.executemany("DELETE FROM games WHERE id = ?", [(g,) for g in gone])
+        return gone
+
+    def add_hint(self, game: str, ply: int, position: str, top: int,
+                 answer: dict[str, Any]) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO hints VALUES (?, ?, ?, ?, ?)",
+                       (game, ply, position, top, _text(answer)))
+
+    # ---- reading ----
+
+    def load(self, game: str) -> Saved | None:
+        """The game `game` as saved, or None."""
+        with self._transaction() as db:
+            row = db.execute("SELECT * FROM games WHERE id = ?", (game,)).fetchone()
+            if row is None:
+                return None
+            changes = [json.loads(text) for (text,) in db.execute(
+                "SELECT change FROM changes WHERE game = ? ORDER BY version", (game,))]
+            tokens = dict(db.execute("SELECT seat, hash FROM tokens WHERE game = ?", (game,)))
+        gid, start, seats, seed, client, created, touched, finished, version = row
+        return Saved(Game(gid, json.loads(start), json.loads(seats), int(seed), client,
+                          created, touched, finished, version), changes, tokens)
+
+    def unfinished(self) -> list[str]:
+        """The ids of the games that go on, the one touched longest ago first."""
+        with self._transaction() as db:
+            return [row[0] for row in db.execute(
+                "SELECT id FROM games WHERE finished IS NULL ORDER BY touched")]
+
+    def hint(self, game: str, ply: int, position: str, top: int) -> dict[str, Any] | None:
+        with self._transaction() as db:
+            row = db.execute("SELECT answer FROM hints WHERE game = ? AND ply = ? AND "
+                             "position = ? AND top = ?", (game, ply, position, top)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def count(self) -> int:
+        with self._transaction() as db:
+            return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    # ---- the file ----
+
+    def backup(self, path: "str | os.PathLike[str]") -> None:
+        """A consistent copy of the database at `path` (SQLite's online backup: the
+        server may go on writing meanwhile), written beside it and renamed into place."""
+        target = pathlib.Path(path).expanduser()
+        partial = target.with_name(target.name + ".partial")
+        try:
+            partial.unlink(missing_ok=True)
+            copy = sqlite3.connect(partial)
+            try:
+                with self._lock:
+                    self._db.backup(copy)
+            finally:
+                copy.close()
+            partial.replace(target)
+        except (OSError, sqlite3.Error) as e:
+            partial.unlink(missing_ok=True)
+            raise StoreError(f"cannot back {self.path} up to {target}: {_why(e)}") from None
+
+    def close(self) -> None:
+        with self._lock, contextlib.suppress(sqlite3.Error, AttributeError):
+            self._db.close()
+        self._unlock()
+
+    def _unlock(self) -> None:
+        if self._lockfile is not None:
+            self._lockfile.close()          # closing the file releases its lock
+            self._lockfile = None
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One transaction, committed when the block ends, rolled back if it raises;
+        sqlite3's errors become StoreError."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as e:
+                raise StoreError(f"the games database {self.path}: {_why(e)}") from None
+
+
+def _lock_out_others(file: pathlib.Path) -> Any:
+    """An exclusive lock on FILE-lock, held while the database is open: a second server
+    on the same file would run the same games' agents and write over their changes."""
+    try:
+        import fcntl
+    except ImportError:         # Windows: no guard
+        return None
+    handle = open(f"{file}-lock", "a")      # noqa: SIM115 (held open: it holds the lock)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise StoreError(f"the games database {file} is in use by another photocore serve "
+                         "(stop it, or give this one another --db)") from None
+    return handle
+
+
+def _statements(script: str) -> Iterator[str]:
+    """The SQL statements of `script`, one by one (executescript would commit the
+    transaction they belong to)."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            yield statement
+            statement = ""
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _why(error: Exception) -> str:
+    return getattr(error, "strerror", None) or str(error)
