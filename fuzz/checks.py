@@ -607,8 +607,11 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
             same(len(totals["wins"]), operator.index(players), "one win count per seat")
 
     sims = _as_index(simulations)
+    # a budget of 1 to 10,000,000; random and greedy take none, so None or 0 says so too
+    budget_ok = ((sims is not None and 1 <= sims <= 10_000_000)
+                 or (kind in ("random", "greedy") and (simulations is None or sims == 0)))
     agent_ok = (isinstance(kind, str) and kind in ("random", "greedy", "mcts")
-                and sims is not None and 1 <= sims <= 10_000_000 and _is_seed(seed)
+                and budget_ok and _is_seed(seed)
                 and isinstance(exploration, numbers.Real) and not isinstance(exploration, bool)
                 and _finite_nonneg(exploration))
     ok, agent = expect(BAD_INPUT, Agent, kind, seed, simulations, exploration)
