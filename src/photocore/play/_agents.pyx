@@ -3,11 +3,13 @@
 
 from libc.math cimport log, sqrt
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
 from photocore._kernel cimport *
 from photocore.play._solver cimport proven_action
+from photocore.play._table cimport (Table, table_find, table_free, table_insert, table_memory,
+                                    table_put, table_reserve)
 
 cpdef enum:
     SOLVE_NODES = 200_000   # ?solve=1: a last-round proof's budget, in positions (no clock)
@@ -195,6 +197,8 @@ cdef int most_visited(const Tree* t, int node) noexcept nogil:
 # ---- UCT over positions (docs/searching.md, "The C agent over positions") ------------------
 
 ctypedef struct Edge:
+    # 12 bytes: the network search's edge (_search.pyx) also holds a prior, a value and
+    # walks in flight, and with its 24 bytes this search took 5.6% longer
     int child                # the node it leads to; -1 until its first visit
     int visits               # N(e): the visits that went through this edge
     uint16_t action
@@ -210,49 +214,31 @@ ctypedef struct Position:
 ctypedef struct Graph:
     Position* nodes
     Edge* edges
-    int* table               # open addressing on the key: node + 1, 0 for an empty slot
+    Table table              # every node, by position
     int size
     int capacity
     int nedges
     int edge_capacity
-    int mask                 # table slots - 1 (a power of two, at least twice the nodes)
 
 cdef void graph_free(Graph* g) noexcept nogil:
     free(g.nodes)
     free(g.edges)
-    free(g.table)
+    table_free(&g.table)
     g.nodes = NULL
     g.edges = NULL
-    g.table = NULL
 
-cdef int graph_find(const Graph* g, const State* s) noexcept nogil:
-    """The node of position s, or -(its free table slot) - 1."""
-    cdef int slot = <int>(s.key & <uint64_t>g.mask), node
-    while g.table[slot]:
-        node = g.table[slot] - 1
-        if g.nodes[node].state.key == s.key and same_position(&g.nodes[node].state, s):
-            return node
-        slot = (slot + 1) & g.mask
-    return -slot - 1
-
-cdef int graph_rehash(Graph* g, int slots) noexcept nogil:
-    cdef int* table = <int*>calloc(slots, sizeof(int))
-    cdef int node, slot
-    if table == NULL:
-        return -1
-    free(g.table)
-    g.table = table
-    g.mask = slots - 1
-    for node in range(g.size):
-        slot = <int>(g.nodes[node].state.key & <uint64_t>g.mask)
-        while g.table[slot]:
-            slot = (slot + 1) & g.mask
-        g.table[slot] = node + 1
-    return 0
+cdef int graph_rehash(Graph* g) noexcept nogil:
+    """Room in the table for one node more (every node inserted again if it grew)."""
+    cdef int node, grown = table_reserve(&g.table, g.size + 1)
+    if grown == 1:
+        for node in range(g.size):
+            table_insert(&g.table, g.nodes[node].state.key, node)
+    return grown
 
 cdef int graph_add(Graph* g, const State* s) noexcept nogil:
     """The node of position s, made unvisited if the graph has none; -1 out of memory."""
-    cdef int found = graph_find(g, s), node, capacity
+    cdef int found = table_find(&g.table, s, &g.nodes[0].state, sizeof(Position)), node
+    cdef int capacity
     cdef Position* grown
     cdef Position* n
     if found >= 0:
@@ -273,8 +259,8 @@ cdef int graph_add(Graph* g, const State* s) noexcept nogil:
     memset(n.own, 0, sizeof(n.own))
     memset(n.value, 0, sizeof(n.value))
     g.size += 1
-    g.table[-found - 1] = node + 1
-    if 2 * g.size > g.mask and graph_rehash(g, 2 * (g.mask + 1)) < 0:
+    table_put(&g.table, found, node)
+    if graph_rehash(g) < 0:
         return -1
     return node
 
@@ -356,9 +342,10 @@ cdef int graph_search(Graph* g, const State* root, uint64_t* rng, int simulation
     g.nedges = 0
     g.edge_capacity = 0
     g.edges = NULL
-    g.table = NULL
+    g.table.slots = NULL
     g.nodes = <Position*>malloc(g.capacity * sizeof(Position))
-    if g.nodes == NULL or graph_rehash(g, 128) < 0 or graph_add(g, root) < 0:
+    if (g.nodes == NULL or table_reserve(&g.table, g.capacity) < 0
+            or graph_add(g, root) < 0):
         return -1
     for sim in range(simulations):
         node = 0
@@ -669,7 +656,7 @@ cdef _graph_root(Game game, Agent agent):
         return RootStats(actions, visits, values, root.visits,
                          tuple(root.value[k] if root.visits else nan for k in range(players)),
                          principal, g.size, g.capacity * sizeof(Position)
-                         + g.edge_capacity * sizeof(Edge) + (g.mask + 1) * sizeof(int))
+                         + g.edge_capacity * sizeof(Edge) + table_memory(&g.table))
     finally:
         graph_free(&g)
 
