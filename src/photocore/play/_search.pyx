@@ -878,25 +878,18 @@ cdef class Search:
 
     def visits(self):
         """Visits of each root's moves: int32 (num_games, NUM_ACTIONS), by action id."""
-        out = np.zeros((self.num_games, NUM_ACTIONS), np.int32)
-        cdef int[:, ::1] view = out
-        cdef int g, k
-        cdef Tree* t
-        cdef Edge* e
-        for g in range(self.num_games):
-            t = &self.trees[g]
-            if t.nodes[0].status != EXPANDED:
-                continue
-            for k in range(t.nodes[0].edges):
-                e = &t.edges[t.nodes[0].first_edge + k]
-                view[g, e.action] = e.visits
-        return out
+        return self._root_moves(False)
 
     def priors(self):
         """The priors of each root's moves, noise included: float32 (num_games, NUM_ACTIONS),
         zero until the root is evaluated."""
-        out = np.zeros((self.num_games, NUM_ACTIONS), np.float32)
-        cdef float[:, ::1] view = out
+        return self._root_moves(True)
+
+    cdef _root_moves(self, bint priors):
+        """The roots' moves' visits, or priors, by action id (0 where none)."""
+        out = np.zeros((self.num_games, NUM_ACTIONS), np.float32 if priors else np.int32)
+        cdef float[:, ::1] prior = out if priors else None
+        cdef int[:, ::1] visits = None if priors else out
         cdef int g, k
         cdef Tree* t
         cdef Edge* e
@@ -906,7 +899,10 @@ cdef class Search:
                 continue
             for k in range(t.nodes[0].edges):
                 e = &t.edges[t.nodes[0].first_edge + k]
-                view[g, e.action] = e.prior
+                if priors:
+                    prior[g, e.action] = e.prior
+                else:
+                    visits[g, e.action] = e.visits
         return out
 
     def root_values(self):
