@@ -1,7 +1,7 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """The position keys' collision census (tests/test_keys.py, docs/engine.md "Position keys"):
 test support, compiled against the package's _kernel.pxd when a test asks for it
-(tests/compiled.py), so the kernel that users load does not carry it."""
+(tests/support.py, compiled), so the kernel that users load does not carry it."""
 
 from libc.stdint cimport uint8_t, uint64_t
 from libc.stdlib cimport calloc, free, realloc

@@ -10,7 +10,6 @@ import itertools
 import pickle
 import random
 
-import compiled
 import numpy as np
 import pytest
 
@@ -18,7 +17,7 @@ import photocore
 from photocore import Game
 from photocore.env._vec import VecGame
 from photocore.facts import OPTIONS, PLAYERS
-from support import TURN, TURN_MOVES, legal_orders, random_game
+from support import TURN, TURN_MOVES, compiled, legal_orders, random_game
 
 # where every order of TURN_MOVES goes: the two tokens listed in the order taken
 AFTER_TURN = ("2 - 5 4 0 0 a4,c4,c5,d4,f2 c4:0:2,c5:0:0,f2:0:2,g4:1:1 6/1100/4422/{} "
@@ -147,7 +146,7 @@ def test_vecgame_gives_its_games_keys():
 def key_census(tmp_path_factory):
     """The census of tests/key_census.pyx, compiled for these tests."""
     pytest.importorskip("Cython")
-    return compiled.build("key_census", tmp_path_factory.mktemp("key_census")).key_census
+    return compiled("key_census", tmp_path_factory.mktemp("key_census")).key_census
 
 
 def test_the_census_counts_positions_and_finds_no_collision(key_census):
