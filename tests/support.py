@@ -1,10 +1,15 @@
 """What several test modules share, written once: positions whose answers are known, random
-games, networks for the searches, and oracles written from the rules apart from the package
-(the hex distance, the exhaustive endgame). A test module imports them from here, never
-from another test module."""
+games, networks for the searches, oracles written from the rules apart from the package
+(the hex distance, the exhaustive endgame) and the test support in Cython. A test module
+imports them from here, never from another test module."""
 
+import importlib.util
 import itertools
+import pathlib
 import random
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 
@@ -160,3 +165,34 @@ def exhaustive(game, memo, budget):
             best = value
     memo[text] = best
     return best
+
+
+# ---- test support in Cython --------------------------------------------------------------
+
+# a .pyx of tests/ built against the photocore the tests import, cimporting its .pxd from
+# the folder above the package (as examples/flat_mc is built), so that what only the tests
+# use is not compiled into the package: tests/key_census.pyx
+BUILD = """
+import sys
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+name, include = sys.argv[1:3]
+setup(ext_modules=cythonize([Extension(name, [name + ".pyx"], extra_compile_args=["-O3"])],
+                            include_path=[include], quiet=True),
+      script_args=["-q", "build_ext", "--inplace"])
+"""
+
+
+def compiled(name, folder):
+    """tests/NAME.pyx compiled in `folder` (an empty one) and imported: the module."""
+    shutil.copy(pathlib.Path(__file__).with_name(f"{name}.pyx"), folder)
+    package_parent = pathlib.Path(photocore.__file__).resolve().parent.parent
+    result = subprocess.run([sys.executable, "-c", BUILD, name, str(package_parent)],
+                            cwd=folder, capture_output=True, text=True)
+    if result.returncode:
+        raise RuntimeError(f"tests/{name}.pyx did not build:\n{result.stdout}{result.stderr}")
+    (library,) = list(folder.glob(f"{name}.*.so")) or list(folder.glob(f"{name}.*.pyd"))
+    spec = importlib.util.spec_from_file_location(name, library)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -15,10 +15,9 @@ import pytest
 
 import photocore
 from photocore import Game
-from photocore._kernel import key_census
 from photocore.env._vec import VecGame
 from photocore.facts import OPTIONS, PLAYERS
-from support import TURN, TURN_MOVES, legal_orders, random_game
+from support import TURN, TURN_MOVES, compiled, legal_orders, random_game
 
 # where every order of TURN_MOVES goes: the two tokens listed in the order taken
 AFTER_TURN = ("2 - 5 4 0 0 a4,c4,c5,d4,f2 c4:0:2,c5:0:0,f2:0:2,g4:1:1 6/1100/4422/{} "
@@ -143,7 +142,14 @@ def test_vecgame_gives_its_games_keys():
                                  for i in range(8)]
 
 
-def test_the_census_counts_positions_and_finds_no_collision():
+@pytest.fixture(scope="module")
+def key_census(tmp_path_factory):
+    """The census of tests/key_census.pyx, compiled for these tests."""
+    pytest.importorskip("Cython")
+    return compiled("key_census", tmp_path_factory.mktemp("key_census")).key_census
+
+
+def test_the_census_counts_positions_and_finds_no_collision(key_census):
     r = key_census([(players, options.flags, 30, 7) for players in PLAYERS
                     for options in OPTIONS])
     assert r["collisions"] == 0 and r["examples"] == [] and r["mismatches"] == 0
@@ -157,7 +163,7 @@ def test_the_census_counts_positions_and_finds_no_collision():
         key_census([(5, 0, 1, 0)])
 
 
-def test_no_two_of_ten_million_positions_share_a_key():
+def test_no_two_of_ten_million_positions_share_a_key(key_census):
     # random games of 2, 3 and 4 players with every combination of options: every position
     # of every game, the repeated keys confirmed as the same position by the whole state
     runs = [(players, options.flags, 4200, 2024) for players in PLAYERS for options in OPTIONS]

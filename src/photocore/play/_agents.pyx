@@ -1,13 +1,15 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Agents in C: each picks a legal action of a State with its own seeded random stream."""
 
-from libc.math cimport log, sqrt
+from libc.math cimport NAN, log, sqrt
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
 from photocore._kernel cimport *
 from photocore.play._solver cimport proven_action
+from photocore.play._table cimport (Table, table_find, table_free, table_insert, table_memory,
+                                    table_put, table_reserve)
 
 cpdef enum:
     SOLVE_NODES = 200_000   # ?solve=1: a last-round proof's budget, in positions (no clock)
@@ -195,6 +197,8 @@ cdef int most_visited(const Tree* t, int node) noexcept nogil:
 # ---- UCT over positions (docs/searching.md, "The C agent over positions") ------------------
 
 ctypedef struct Edge:
+    # 12 bytes: the network search's edge (_search.pyx) also holds a prior, a value and
+    # walks in flight, and with its 24 bytes this search took 5.6% longer
     int child                # the node it leads to; -1 until its first visit
     int visits               # N(e): the visits that went through this edge
     uint16_t action
@@ -210,49 +214,31 @@ ctypedef struct Position:
 ctypedef struct Graph:
     Position* nodes
     Edge* edges
-    int* table               # open addressing on the key: node + 1, 0 for an empty slot
+    Table table              # every node, by position
     int size
     int capacity
     int nedges
     int edge_capacity
-    int mask                 # table slots - 1 (a power of two, at least twice the nodes)
 
 cdef void graph_free(Graph* g) noexcept nogil:
     free(g.nodes)
     free(g.edges)
-    free(g.table)
+    table_free(&g.table)
     g.nodes = NULL
     g.edges = NULL
-    g.table = NULL
 
-cdef int graph_find(const Graph* g, const State* s) noexcept nogil:
-    """The node of position s, or -(its free table slot) - 1."""
-    cdef int slot = <int>(s.key & <uint64_t>g.mask), node
-    while g.table[slot]:
-        node = g.table[slot] - 1
-        if g.nodes[node].state.key == s.key and same_position(&g.nodes[node].state, s):
-            return node
-        slot = (slot + 1) & g.mask
-    return -slot - 1
-
-cdef int graph_rehash(Graph* g, int slots) noexcept nogil:
-    cdef int* table = <int*>calloc(slots, sizeof(int))
-    cdef int node, slot
-    if table == NULL:
-        return -1
-    free(g.table)
-    g.table = table
-    g.mask = slots - 1
-    for node in range(g.size):
-        slot = <int>(g.nodes[node].state.key & <uint64_t>g.mask)
-        while g.table[slot]:
-            slot = (slot + 1) & g.mask
-        g.table[slot] = node + 1
-    return 0
+cdef int graph_rehash(Graph* g) noexcept nogil:
+    """Room in the table for one node more (every node inserted again if it grew)."""
+    cdef int node, grown = table_reserve(&g.table, g.size + 1)
+    if grown == 1:
+        for node in range(g.size):
+            table_insert(&g.table, g.nodes[node].state.key, node)
+    return grown
 
 cdef int graph_add(Graph* g, const State* s) noexcept nogil:
     """The node of position s, made unvisited if the graph has none; -1 out of memory."""
-    cdef int found = graph_find(g, s), node, capacity
+    cdef int found = table_find(&g.table, s, &g.nodes[0].state, sizeof(Position)), node
+    cdef int capacity
     cdef Position* grown
     cdef Position* n
     if found >= 0:
@@ -273,8 +259,8 @@ cdef int graph_add(Graph* g, const State* s) noexcept nogil:
     memset(n.own, 0, sizeof(n.own))
     memset(n.value, 0, sizeof(n.value))
     g.size += 1
-    g.table[-found - 1] = node + 1
-    if 2 * g.size > g.mask and graph_rehash(g, 2 * (g.mask + 1)) < 0:
+    table_put(&g.table, found, node)
+    if graph_rehash(g) < 0:
         return -1
     return node
 
@@ -356,9 +342,10 @@ cdef int graph_search(Graph* g, const State* root, uint64_t* rng, int simulation
     g.nedges = 0
     g.edge_capacity = 0
     g.edges = NULL
-    g.table = NULL
+    g.table.slots = NULL
     g.nodes = <Position*>malloc(g.capacity * sizeof(Position))
-    if g.nodes == NULL or graph_rehash(g, 128) < 0 or graph_add(g, root) < 0:
+    if (g.nodes == NULL or table_reserve(&g.table, g.capacity) < 0
+            or graph_add(g, root) < 0):
         return -1
     for sim in range(simulations):
         node = 0
@@ -430,6 +417,68 @@ cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
     best = t.nodes[best].action if best >= 0 else END_ACTION
     free(t.nodes)
     return best
+
+# ---- what search_root hands back ---------------------------------------------------------
+
+ctypedef struct Summary:
+    int moves                # the root's legal moves, in the search's (ascending id) order
+    uint16_t actions[MAX_LEGAL]
+    int visits[MAX_LEGAL]
+    double values[MAX_LEGAL][MAX_PLAYERS]    # a move's mean returns by seat; NaN unvisited
+    int root_visits
+    double root_values[MAX_PLAYERS]          # NaN before any visit
+    int depth                # the principal line: the most visited move, again and again
+    uint16_t principal[MAX_GAME_MOVES]
+    int nodes
+    size_t memory            # the bytes the search's arrays took
+
+cdef void tree_summary(const Tree* t, Summary* out) noexcept nogil:
+    cdef const Node* n
+    cdef int i, p, node
+    out.moves = t.nodes[0].children
+    for i in range(out.moves):
+        n = &t.nodes[t.nodes[0].first_child + i]
+        out.actions[i] = n.action
+        out.visits[i] = n.visits
+        for p in range(MAX_PLAYERS):
+            out.values[i][p] = n.value[p] / n.visits if n.visits else NAN
+    out.root_visits = t.nodes[0].visits
+    for p in range(MAX_PLAYERS):
+        out.root_values[p] = t.nodes[0].value[p] / out.root_visits if out.root_visits else NAN
+    out.depth = 0
+    node = most_visited(t, 0)
+    while node >= 0 and t.nodes[node].visits > 0:
+        out.principal[out.depth] = t.nodes[node].action
+        out.depth += 1
+        node = most_visited(t, node)
+    out.nodes = t.size
+    out.memory = t.capacity * sizeof(Node)
+
+cdef void graph_summary(const Graph* g, Summary* out) noexcept nogil:
+    """Over positions a move's values are those of the position it reaches (every path's)."""
+    cdef const Edge* e
+    cdef int i, p, node = 0
+    out.moves = g.nodes[0].edges
+    for i in range(out.moves):
+        e = &g.edges[g.nodes[0].first_edge + i]
+        out.actions[i] = e.action
+        out.visits[i] = e.visits
+        for p in range(MAX_PLAYERS):
+            out.values[i][p] = g.nodes[e.child].value[p] if e.visits else NAN
+    out.root_visits = g.nodes[0].visits
+    for p in range(MAX_PLAYERS):
+        out.root_values[p] = g.nodes[0].value[p] if out.root_visits else NAN
+    out.depth = 0
+    while g.nodes[node].edges:
+        e = &g.edges[most_visited_edge(g, node)]
+        if e.visits == 0:
+            break
+        out.principal[out.depth] = e.action
+        out.depth += 1
+        node = e.child
+    out.nodes = g.size
+    out.memory = (g.capacity * sizeof(Position) + g.edge_capacity * sizeof(Edge)
+                  + table_memory(&g.table))
 
 # ---- matches --------------------------------------------------------------------------
 
@@ -608,70 +657,31 @@ def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
     if game.st.phase == PHASE_OVER:
         raise ValueError("the game is over: there is no move to search")
     cdef Agent agent = Agent("mcts", seed, simulations, exploration, graph)   # checks them
-    if agent.spec.graph:
-        return _graph_root(game, agent)
+    cdef Summary r
     cdef Tree t
-    cdef int failed, i, k, node, players = game.st.players
-    with nogil:
-        failed = mcts_search(&t, &game.st, &agent.rng, agent.spec.simulations,
-                             agent.spec.exploration)
-    try:
-        if failed < 0:
-            raise MemoryError("search_root: out of memory for the search tree")
-        actions, visits, values, principal = [], [], [], []
-        nan = float("nan")
-        for i in range(t.nodes[0].children):
-            node = t.nodes[0].first_child + i
-            actions.append(t.nodes[node].action)
-            visits.append(t.nodes[node].visits)
-            values.append(tuple(t.nodes[node].value[k] / t.nodes[node].visits
-                                if t.nodes[node].visits else nan for k in range(players)))
-        node = most_visited(&t, 0)
-        while node >= 0 and t.nodes[node].visits > 0:
-            principal.append(t.nodes[node].action)
-            node = most_visited(&t, node)
-        root_visits = t.nodes[0].visits
-        root_values = tuple(t.nodes[0].value[k] / root_visits if root_visits else nan
-                            for k in range(players))
-        memory = t.capacity * sizeof(Node)
-        nodes = t.size
-    finally:
-        free(t.nodes)
-    return RootStats(actions, visits, values, root_visits, root_values, principal, nodes,
-                     memory)
-
-
-cdef _graph_root(Game game, Agent agent):
     cdef Graph g
-    cdef int failed, i, k, e, node, players = game.st.players
+    cdef int failed, i, k, players = game.st.players
     with nogil:
-        failed = graph_search(&g, &game.st, &agent.rng, agent.spec.simulations,
-                              agent.spec.exploration)
-    try:
-        if failed < 0:
-            raise MemoryError("search_root: out of memory for the search graph")
-        actions, visits, values, principal = [], [], [], []
-        nan = float("nan")
-        for i in range(g.nodes[0].edges):
-            e = g.nodes[0].first_edge + i
-            actions.append(g.edges[e].action)
-            visits.append(g.edges[e].visits)
-            values.append(tuple(g.nodes[g.edges[e].child].value[k] for k in range(players))
-                          if g.edges[e].visits else (nan,) * players)
-        node = 0
-        while g.nodes[node].edges:
-            e = most_visited_edge(&g, node)
-            if g.edges[e].visits == 0:
-                break
-            principal.append(g.edges[e].action)
-            node = g.edges[e].child
-        root = g.nodes[0]
-        return RootStats(actions, visits, values, root.visits,
-                         tuple(root.value[k] if root.visits else nan for k in range(players)),
-                         principal, g.size, g.capacity * sizeof(Position)
-                         + g.edge_capacity * sizeof(Edge) + (g.mask + 1) * sizeof(int))
-    finally:
-        graph_free(&g)
+        if agent.spec.graph:
+            failed = graph_search(&g, &game.st, &agent.rng, agent.spec.simulations,
+                                  agent.spec.exploration)
+            if failed == 0:
+                graph_summary(&g, &r)
+            graph_free(&g)
+        else:
+            failed = mcts_search(&t, &game.st, &agent.rng, agent.spec.simulations,
+                                 agent.spec.exploration)
+            if failed == 0:
+                tree_summary(&t, &r)
+            free(t.nodes)
+    if failed == 0:
+        return RootStats([r.actions[i] for i in range(r.moves)],
+                         [r.visits[i] for i in range(r.moves)],
+                         [tuple([r.values[i][k] for k in range(players)]) for i in range(r.moves)],
+                         r.root_visits, tuple([r.root_values[k] for k in range(players)]),
+                         [r.principal[i] for i in range(r.depth)], r.nodes, r.memory)
+    raise MemoryError("search_root: out of memory for the search "
+                      + ("graph" if agent.spec.graph else "tree"))
 
 
 def play_games(agents, players, options, seed, start, count):

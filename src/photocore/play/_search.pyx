@@ -12,6 +12,8 @@ from libc.string cimport memcpy, memset
 
 from photocore._kernel cimport *
 from photocore._game cimport Game
+from photocore.play._table cimport (Table, table_clear, table_find, table_free, table_insert,
+                                    table_memory, table_put, table_reserve)
 
 from numbers import Real
 from operator import index
@@ -67,8 +69,7 @@ ctypedef struct Tree:
     int nedges
     int edge_capacity
     int spare_edge_capacity
-    int* table          # the EXPANDED nodes by position key (open addressing): node + 1, 0 empty
-    int table_mask      # slots - 1; 0 while there is no table
+    Table table         # the EXPANDED nodes by position (in a graph: every node)
     int64_t saved       # network evaluations transpositions spared this game's searches
     uint64_t rng
     bint graph          # one node per position (Search(graph=True)): the table holds them all
@@ -87,6 +88,16 @@ cdef inline void node_init(Node* n, const State* s, int parent, int parent_edge,
     n.visits = 0
     n.inflight = 0
     n.status = TERMINAL if s.phase == PHASE_OVER else UNEVALUATED
+
+
+cdef inline void edge_init(Edge* e, int action, float prior) noexcept nogil:
+    """A move not tried yet."""
+    e.value = 0.0
+    e.prior = prior
+    e.child = -1
+    e.visits = 0
+    e.inflight = 0
+    e.action = action
 
 
 cdef int select_edge(const Tree* t, int x, double c_puct, double worst) noexcept nogil:
@@ -163,7 +174,7 @@ cdef int descend(Tree* t, double c_puct, double worst, int* path, int* depth) no
     backs up: one with more visits than the edge taken to it (a new edge to a known
     position among them), whose Q already stands on those visits, so the edge can count
     one more without a search below (KataGo's docs/GraphSearch.md)."""
-    cdef int x = 0, e, c
+    cdef int x = 0, e, c, found
     cdef Node* node
     cdef State s
     if t.graph:
@@ -192,12 +203,14 @@ cdef int descend(Tree* t, double c_puct, double worst, int* path, int* depth) no
         if c < 0:
             s = node.state
             apply_action(&s, t.edges[e].action)
-            c = table_find(t, &s)
-            if c < 0:
+            found = find(t, &s)
+            if found >= 0:
+                c = found
+            else:
                 c = t.size
                 t.size += 1
                 node_init(&t.nodes[c], &s, -1, -1, node.player)
-                table_insert(t, c)
+                table_put(&t.table, found, c)
             t.edges[e].child = c
         x = c
         if t.nodes[x].status == EXPANDED and t.edges[e].visits < t.nodes[x].visits:
@@ -264,30 +277,18 @@ cdef void graph_backup(Tree* t, const int* path, int depth, const double* value,
 
 # ---- transpositions: a position evaluated once in a tree is not sent to the network again
 
-cdef int table_find(const Tree* t, const State* s) noexcept nogil:
-    """An EXPANDED node of position s (in a graph: any node of it), or -1."""
-    cdef int slot = <int>(s.key & <uint64_t>t.table_mask), x
-    while t.table[slot]:
-        x = t.table[slot] - 1
-        if t.nodes[x].state.key == s.key and same_position(&t.nodes[x].state, s):
-            return x
-        slot = (slot + 1) & t.table_mask
-    return -1
-
-
-cdef void table_insert(Tree* t, int x) noexcept nogil:
-    cdef int slot = <int>(t.nodes[x].state.key & <uint64_t>t.table_mask)
-    while t.table[slot]:
-        slot = (slot + 1) & t.table_mask
-    t.table[slot] = x + 1
+cdef inline int find(const Tree* t, const State* s) noexcept nogil:
+    """An EXPANDED node of position s (in a graph: any node of it), or a negative number
+    (table_find's free slot)."""
+    return table_find(&t.table, s, &t.nodes[0].state, sizeof(Node))
 
 
 cdef void table_rebuild(Tree* t) noexcept nogil:
     cdef int x
-    memset(t.table, 0, (t.table_mask + 1) * sizeof(int))
+    table_clear(&t.table)
     for x in range(t.size):
         if t.graph or t.nodes[x].status == EXPANDED:
-            table_insert(t, x)
+            table_insert(&t.table, t.nodes[x].state.key, x)
 
 
 cdef void expand_from(Tree* t, int x, int donor) noexcept nogil:
@@ -301,13 +302,8 @@ cdef void expand_from(Tree* t, int x, int donor) noexcept nogil:
     node.edges = source.edges
     t.nedges += source.edges
     for k in range(source.edges):
-        e = &t.edges[node.first_edge + k]
-        e.prior = t.edges[source.first_edge + k].prior
-        e.action = t.edges[source.first_edge + k].action
-        e.child = -1
-        e.visits = 0
-        e.inflight = 0
-        e.value = 0.0
+        e = &t.edges[source.first_edge + k]
+        edge_init(&t.edges[node.first_edge + k], e.action, e.prior)
     memcpy(node.net, source.net, sizeof(node.net))
     node.status = EXPANDED
 
@@ -409,19 +405,12 @@ cdef int _reserve_edges(Tree* t, int need, bint spare) except -1:
 
 
 cdef int _reserve_table(Tree* t, int need) except -1:
-    """A table with at least twice `need` slots (at most half full)."""
-    cdef int slots = 64
-    cdef int* grown
-    while slots < 2 * need:
-        slots *= 2
-    if t.table != NULL and slots <= t.table_mask + 1:
-        return 0
-    grown = <int*>PyMem_Realloc(t.table, slots * sizeof(int))
-    if grown == NULL:
-        raise MemoryError(f"no memory for a transposition table of {slots} slots")
-    t.table = grown
-    t.table_mask = slots - 1
-    table_rebuild(t)
+    """A table for `need` nodes (at most half full)."""
+    cdef int grown = table_reserve(&t.table, need)
+    if grown < 0:
+        raise MemoryError(f"no memory for a transposition table of {need} nodes")
+    if grown:
+        table_rebuild(t)
     return 0
 
 
@@ -562,7 +551,7 @@ cdef class Search:
                 PyMem_Free(self.trees[i].spare)
                 PyMem_Free(self.trees[i].edges)
                 PyMem_Free(self.trees[i].spare_edges)
-                PyMem_Free(self.trees[i].table)
+                table_free(&self.trees[i].table)
             PyMem_Free(self.trees)
         PyMem_Free(self.row_game)
         PyMem_Free(self.row_node)
@@ -577,7 +566,7 @@ cdef class Search:
         t.size = 1
         t.nedges = 0
         node_init(&t.nodes[0], s, -1, -1, s.current)
-        if t.table != NULL:
+        if t.table.slots != NULL:
             table_rebuild(t)
         return 0
 
@@ -692,7 +681,7 @@ cdef class Search:
                     if self.graph:
                         graph_inflight(t, path, depth[0], 1)
                     elif self.transpositions and shared < self.in_flight:
-                        donor = table_find(t, &leaf.state)
+                        donor = find(t, &leaf.state)
                         if donor >= 0:
                             # valued before by another path: its moves, priors and value
                             expand_from(t, x, donor)
@@ -802,14 +791,8 @@ cdef class Search:
         node.edges = n
         t.nedges += n
         for k in range(n):
-            edge = &t.edges[node.first_edge + k]
             e = exp(logits[actions[k]] - top)
-            edge.prior = <float>e
-            edge.child = -1
-            edge.visits = 0
-            edge.inflight = 0
-            edge.value = 0.0
-            edge.action = actions[k]
+            edge_init(&t.edges[node.first_edge + k], actions[k], <float>e)
             total += e
         for k in range(n):
             t.edges[node.first_edge + k].prior = <float>(t.edges[node.first_edge + k].prior / total)
@@ -826,7 +809,7 @@ cdef class Search:
             graph_backup(t, &self.row_path[r * PATH], self.row_depth[r], seat, self.players, 1)
             return
         if self.transpositions:
-            table_insert(t, self.row_node[r])
+            table_insert(&t.table, node.state.key, self.row_node[r])
         backup(t, self.row_node[r], seat, self.players, 1)
 
     cdef void _value_leaf(self, Tree* t, int x, double* seat) noexcept nogil:
@@ -895,25 +878,18 @@ cdef class Search:
 
     def visits(self):
         """Visits of each root's moves: int32 (num_games, NUM_ACTIONS), by action id."""
-        out = np.zeros((self.num_games, NUM_ACTIONS), np.int32)
-        cdef int[:, ::1] view = out
-        cdef int g, k
-        cdef Tree* t
-        cdef Edge* e
-        for g in range(self.num_games):
-            t = &self.trees[g]
-            if t.nodes[0].status != EXPANDED:
-                continue
-            for k in range(t.nodes[0].edges):
-                e = &t.edges[t.nodes[0].first_edge + k]
-                view[g, e.action] = e.visits
-        return out
+        return self._root_moves(False)
 
     def priors(self):
         """The priors of each root's moves, noise included: float32 (num_games, NUM_ACTIONS),
         zero until the root is evaluated."""
-        out = np.zeros((self.num_games, NUM_ACTIONS), np.float32)
-        cdef float[:, ::1] view = out
+        return self._root_moves(True)
+
+    cdef _root_moves(self, bint priors):
+        """The roots' moves' visits, or priors, by action id (0 where none)."""
+        out = np.zeros((self.num_games, NUM_ACTIONS), np.float32 if priors else np.int32)
+        cdef float[:, ::1] prior = out if priors else None
+        cdef int[:, ::1] visits = None if priors else out
         cdef int g, k
         cdef Tree* t
         cdef Edge* e
@@ -923,7 +899,10 @@ cdef class Search:
                 continue
             for k in range(t.nodes[0].edges):
                 e = &t.edges[t.nodes[0].first_edge + k]
-                view[g, e.action] = e.prior
+                if priors:
+                    prior[g, e.action] = e.prior
+                else:
+                    visits[g, e.action] = e.visits
         return out
 
     def root_values(self):
@@ -1076,7 +1055,7 @@ cdef class Search:
             node_init(&t.nodes[0], &s, -1, -1, s.current)
             t.size = 1
             t.nedges = 0
-            if t.table != NULL:
+            if t.table.slots != NULL:
                 table_rebuild(t)
             return
         # breadth-first copy of what c reaches into the spare arrays, then swap them in
@@ -1127,7 +1106,7 @@ cdef class Search:
         t.spare_edge_capacity = swap_capacity
         t.size = size
         t.nedges = nedges
-        if t.table != NULL:
+        if t.table.slots != NULL:
             table_rebuild(t)
         add_noise(t, self.alpha, self.fraction)
 
@@ -1187,7 +1166,7 @@ cdef class Search:
         for g in range(self.num_games):
             t = &self.trees[g]
             out[g] = (<int64_t>t.size * sizeof(Node) + <int64_t>t.nedges * sizeof(Edge)
-                      + (<int64_t>(t.table_mask + 1) * sizeof(int) if t.table != NULL else 0))
+                      + <int64_t>table_memory(&t.table))
         return out
 
     cdef int _game_index(self, i) except -1:
