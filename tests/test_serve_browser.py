@@ -11,22 +11,18 @@ import os
 import pathlib
 import random
 import signal
-import socket
-import threading
-import time
 import urllib.parse
 
 import pytest
 from browser import chromium
 from click.testing import CliRunner
-from served import free_port, serve_command
+from served import free_port, serve_command, serving
 
 from photocore import records
 from photocore.cli.records import verify
 
 pytest.importorskip("fastapi")
 import httpx  # noqa: E402
-import uvicorn  # noqa: E402
 
 from photocore.serve.app import create_app  # noqa: E402
 
@@ -46,19 +42,8 @@ def server():
     """The app on a free loopback port, in a thread of this process."""
     app = create_app(["random", "greedy"], hint_playouts=200,
                      allowed_hosts=["127.0.0.1", "localhost"])
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
-    listener.close()
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,8 @@ def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: Supp
 def playouts(games: Iterable[Game], n: SupportsIndex = 1, seed: SupportsIndex = 0,
              threads: SupportsIndex | None = None) -> npt.NDArray[np.float32]: ...
 
+def game_list(games: Iterable[Game], empty: str) -> list[Game]: ...
+
 _MoveKind: TypeAlias = Literal["place", "buy", "plant", "grow", "collect", "end"]
 _Column: TypeAlias = Literal["seed", "small", "medium", "large"]
 _Phase: TypeAlias = Literal["setup", "play", "over"]

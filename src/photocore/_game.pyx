@@ -142,20 +142,9 @@ def playouts(games, n=1, seed=0, threads=None):
     cdef uint64_t base = check_seed(seed)
     if threads is not None:
         threads = check_threads(threads)
-    if isinstance(games, Game):
-        raise TypeError("games must be a sequence of Game, got one Game (its playouts() "
-                        "plays out one position)")
-    try:
-        listed = list(games)
-    except TypeError:
-        raise TypeError(f"games must be a sequence of Game, got "
-                        f"{type(games).__name__}") from None
-    if not listed:
-        raise ValueError("games is empty: there is no position to play out")
+    listed = game_list(games, "there is no position to play out")
     cdef int players = 0, i
     for i, game in enumerate(listed):
-        if not isinstance(game, Game):
-            raise TypeError(f"games[{i}] must be a Game, got {type(game).__name__}")
         if (<Game>game).st.phase == PHASE_OVER:
             raise ValueError(f"games[{i}]: the game is over: there is nothing to play out")
         if i and (<Game>game).st.players != players:
@@ -179,6 +168,24 @@ def playouts(games, n=1, seed=0, threads=None):
         for part in parts:
             part.result()
     return out
+
+
+def game_list(games, empty):
+    """`games`, a sequence of Game, as a list (photocore.playouts, VecGame.from_games);
+    TypeError for anything else, one Game included, and ValueError saying `empty` for none."""
+    if isinstance(games, Game):
+        raise TypeError("games must be a sequence of Game, got one Game")
+    try:
+        listed = list(games)
+    except TypeError:
+        raise TypeError(f"games must be a sequence of Game, got "
+                        f"{type(games).__name__}") from None
+    if not listed:
+        raise ValueError(f"games is empty: {empty}")
+    for i, game in enumerate(listed):
+        if not isinstance(game, Game):
+            raise TypeError(f"games[{i}] must be a Game, got {type(game).__name__}")
+    return listed
 
 
 @cython.final

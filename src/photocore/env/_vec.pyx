@@ -11,6 +11,8 @@ import numpy as np
 
 from photocore._kernel cimport *
 from photocore._game cimport Game
+
+from photocore._game import game_list
 from photocore.play._agents cimport AgentSpec, agent_action
 
 from photocore._kernel import check_bool, check_count, check_players, check_seed, check_threads
@@ -329,18 +331,7 @@ cdef class VecGame:
         >>> env.num_games, env.players
         (2, 3)
         """
-        if isinstance(games, Game):
-            raise TypeError("games must be a sequence of Game, got one Game")
-        try:
-            listed = list(games)
-        except TypeError:
-            raise TypeError(f"games must be a sequence of Game, got "
-                            f"{type(games).__name__}") from None
-        if not listed:
-            raise ValueError("games is empty: a VecGame holds at least one game")
-        for i, game in enumerate(listed):
-            if not isinstance(game, Game):
-                raise TypeError(f"games[{i}] must be a Game, got {type(game).__name__}")
+        listed = game_list(games, "a VecGame holds at least one game")
         cdef Game first = listed[0]
         env = cls(len(listed), first.st.players, options=first.options, threads=threads)
         for i, game in enumerate(listed):
