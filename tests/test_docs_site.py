@@ -5,7 +5,8 @@ the search page could not fetch its results' summaries).
 
 The site is the build in $PHOTOCORE_DOCS_SITE (.ci/docs passes its own), or one made here
 (about 20 seconds on 2 cores); without Sphinx the tests skip: the docs extra installs it,
-pip install -e ".[docs]", and .ci/docs runs them.
+pip install -e ".[docs]", and .ci/docs runs them. A screenshot of the whole rules page goes
+to $PHOTOCORE_ARTIFACTS/rules.png (default: artifacts/).
 """
 
 import functools
@@ -199,6 +200,14 @@ def test_the_figures_are_drawn_from_the_engine_and_the_pages_when_the_site_is_bu
         "[i.getAttribute('src').split('/').pop(), i.naturalWidth, i.alt])")
     assert [name for name, _, _ in drawn] == ["board.svg", "sun.svg", "tour.svg", "shadows.svg"]
     assert all(width > 0 and alt for _, width, alt in drawn), drawn
+    # the whole rules page as a reader sees it, kept as $PHOTOCORE_ARTIFACTS/rules.png
+    page = open_page("rules.html")
+    size = page.get_window_size()
+    page.set_window_size(1280, page.execute_script("return document.body.scrollHeight"))
+    folder = pathlib.Path(os.environ.get("PHOTOCORE_ARTIFACTS", ROOT / "artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    assert page.save_screenshot(str(folder / "rules.png"))
+    page.set_window_size(size["width"], size["height"])
     # the action ids, kind by kind, as the engine numbers them
     rows = open_page("engine.html").execute_script(
         "return [...document.querySelectorAll('#action-ids tbody tr')].map((row) => "
