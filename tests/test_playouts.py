@@ -138,15 +138,17 @@ def test_forked_processes_draw_other_games():
 
 
 def test_many_positions_give_the_same_returns_on_any_threads():
+    # 350 playouts: threads take 64 at a time, across the positions' bounds (up to 6 threads)
     games = [mid_game(2, "f", plies=20 + 7 * i, seed=i) for i in range(7)]
-    one = photocore.playouts(games, n=3, seed=8, threads=1)
-    assert one.shape == (7, 3, 2) and one.dtype == np.float32
+    one = photocore.playouts(games, n=50, seed=8, threads=1)
+    assert one.shape == (7, 50, 2) and one.dtype == np.float32
     for threads in (2, 3, 5, 64, None):
-        assert np.array_equal(photocore.playouts(games, n=3, seed=8, threads=threads), one)
+        assert np.array_equal(photocore.playouts(games, n=50, seed=8, threads=threads), one)
     for i, game in enumerate(games):
-        assert np.array_equal(one[i], game.playouts(3, seed=stream_seed(8, i)))
+        assert np.array_equal(one[i], game.playouts(50, seed=stream_seed(8, i)))
+    assert np.array_equal(photocore.playouts(games, n=3, seed=8, threads=2), one[:, :3])
     assert photocore.playouts(iter(games), n=0, seed=8).shape == (7, 0, 2)
-    assert not np.array_equal(photocore.playouts(games, n=3, seed=9), one)
+    assert not np.array_equal(photocore.playouts(games, n=50, seed=9), one)
 
 
 # ---- errors: one line, nothing changed ----------------------------------------------------

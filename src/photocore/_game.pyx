@@ -116,6 +116,10 @@ cdef uint64_t _playouts_seed(Game game, seed) except? 0:
     return rng_next(&_stream) if seed is None else base
 
 
+cdef enum:
+    PLAYOUT_CHUNK = 64         # playouts a thread takes at a time (about 0.1 ms of play)
+
+
 def playouts(games, n=1, seed=0, threads=None):
     """Plays out many positions at once: `n` games of uniformly random legal moves to the
     end from each of `games` (Game.playouts's), on several threads without the GIL. The
@@ -126,8 +130,8 @@ def playouts(games, n=1, seed=0, threads=None):
         n: playouts from each game.
         seed: any integer (modulo 2**64); playout j of games[i] is seeded from (seed, i, j)
             alone, so the result is the same whatever `threads`.
-        threads: threads to play on (None: the cores this process may use, never more
-            than there are playouts).
+        threads: threads to play on (None: the cores this process may use; never more
+            than one for each 64 playouts, the share a thread takes at a time).
 
     Returns:
         The returns by seat (Game.returns()'s scale), a float32 array of shape
@@ -157,7 +161,7 @@ def playouts(games, n=1, seed=0, threads=None):
     if threads is None:
         threads = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                    else os.cpu_count() or 1)
-    work.parts = max(1, min(threads, total))
+    work.parts = max(1, min(threads, (total + PLAYOUT_CHUNK - 1) // PLAYOUT_CHUNK))
     if work.parts == 1:
         work.run_part(0)
         return out
@@ -192,7 +196,7 @@ def game_list(games, empty):
 @cython.auto_pickle(False)
 cdef class _Playouts:
     """The playouts of photocore.playouts: (game, playout) pairs in row order, cut into
-    `parts` runs of about one length, one a thread."""
+    chunks of PLAYOUT_CHUNK, dealt to `parts` threads in turn."""
     cdef State* states
     cdef long long games, n
     cdef uint64_t base
@@ -218,16 +222,20 @@ cdef class _Playouts:
         PyMem_Free(self.states)
 
     def run_part(self, int part):
-        cdef long long total = self.games * self.n
-        cdef long long lo = total * part // self.parts, hi = total * (part + 1) // self.parts
-        cdef long long i, j, run
+        cdef long long total = self.games * self.n, chunk, lo, hi, i, j, run
         with nogil:
-            while lo < hi:
-                i, j = lo // self.n, lo % self.n
-                run = min(self.n - j, hi - lo)
-                playout_returns(&self.states[i], game_seed(self.base, <uint64_t>i), j, run,
-                                &self.out[lo * self.players])
-                lo += run
+            # chunks dealt in turn, not halves: a position's playouts and the positions
+            # with long games to go are shared out, so the threads finish together
+            chunk = part
+            while chunk * PLAYOUT_CHUNK < total:
+                lo, hi = chunk * PLAYOUT_CHUNK, min((chunk + 1) * PLAYOUT_CHUNK, total)
+                while lo < hi:
+                    i, j = lo // self.n, lo % self.n
+                    run = min(self.n - j, hi - lo)
+                    playout_returns(&self.states[i], game_seed(self.base, <uint64_t>i), j,
+                                    run, &self.out[lo * self.players])
+                    lo += run
+                chunk += self.parts
 
 
 cdef class Move:
