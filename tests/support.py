@@ -196,3 +196,16 @@ def compiled(name, folder):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# ---- processes -----------------------------------------------------------------------------
+
+def alive(pid):
+    """Whether process `pid` runs (Linux, from /proc): a zombie has ended and only waits for
+    its parent; one reaped between the open and the read is gone too (the read says ESRCH).
+    """
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(") ", 1)[1][0] != "Z"     # the name may hold ") "
+    except (FileNotFoundError, ProcessLookupError):
+        return False

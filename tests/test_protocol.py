@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+from support import alive
 
 import photocore
 from photocore import records
@@ -350,16 +351,6 @@ def test_info_lines_are_kept_per_move(tmp_path):
         engine.close()
 
 
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie counts as gone: it has exited and only waits for its parent
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().split(") ")[1][0] != "Z"
-
-
 # An engine that starts a child in a session of its own and a daemon (a double fork: its
 # parent gone, it is nobody's child), gives their pids as its name, and then leaves on
 # quit, or with "stubborn" ignores quit, the end of its input and SIGTERM.
@@ -402,9 +393,9 @@ def family(tmp_path):
 
 def all_gone(pids, seconds=5):
     deadline = time.monotonic() + seconds
-    while any(map(_alive, pids)) and time.monotonic() < deadline:
+    while any(map(alive, pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not any(map(_alive, pids))
+    return not any(map(alive, pids))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -414,7 +405,7 @@ def test_close_ends_the_engine_and_everything_it_started(tmp_path, how):
     engine = Engine([sys.executable, family(tmp_path), how])
     engine.start()
     pids = [engine.pid, *map(int, engine.name.split(","))]
-    assert all(map(_alive, pids))
+    assert all(map(alive, pids))
     start = time.monotonic()
     engine.close()
     assert time.monotonic() - start < 5
@@ -441,7 +432,7 @@ def test_an_engine_started_by_a_thread_lives_with_its_harness_and_dies_with_it(t
     try:
         engine, family_pids = process.stdout.readline().split()
         pids = [int(engine), *map(int, family_pids.split(","))]
-        assert all(map(_alive, pids))               # the thread that started it is gone
+        assert all(map(alive, pids))               # the thread that started it is gone
     finally:
         process.kill()
         process.wait(10)
@@ -468,7 +459,7 @@ def test_a_child_forked_by_the_harness_does_not_keep_its_engines_alive(tmp_path,
     try:
         process.kill()
         process.wait(10)
-        assert _alive(child) and all_gone([engine])
+        assert alive(child) and all_gone([engine])
     finally:
         os.kill(child, signal.SIGKILL)
 
@@ -486,13 +477,13 @@ def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
     '''))
     process = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)
     engine_pid = int(process.stdout.readline())
-    assert _alive(engine_pid)
+    assert alive(engine_pid)
     process.send_signal(signal.SIGTERM)
     assert process.wait(10) == -signal.SIGTERM
     deadline = time.monotonic() + 5
-    while _alive(engine_pid) and time.monotonic() < deadline:
+    while alive(engine_pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(engine_pid)
+    assert not alive(engine_pid)
 
 
 def test_a_harness_that_exits_with_an_engine_running_says_nothing(tmp_path):
@@ -511,7 +502,7 @@ def test_a_harness_that_exits_with_an_engine_running_says_nothing(tmp_path):
     assert done.returncode == 0 and done.stderr == ""
     pid, name, announced = done.stdout.split()
     assert name == announced == "simple-python"
-    assert not _alive(int(pid))
+    assert not alive(int(pid))
 
 
 def test_select_before_reset_starts_the_engine(c_engine):

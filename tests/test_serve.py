@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("fastapi")
 from click.testing import CliRunner  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from support import alive  # noqa: E402
 
 import photocore  # noqa: E402
 from photocore import records  # noqa: E402
@@ -509,19 +510,11 @@ def test_a_failing_agent_forfeits_and_the_server_goes_on(client, served, name, r
     assert new(client)["to_move"] == "person"      # the server is still up
 
 
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:      # a zombie has ended
-            return f.read().rsplit(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def _gone(pid, seconds=10):
     deadline = time.monotonic() + seconds
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not _alive(pid)
+    return not alive(pid)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -536,7 +529,7 @@ def test_an_engine_ends_with_its_game(end):
         game_id = new(client)["id"]
         state = settled(client, move(client, game_id, "place a4").json()["id"])
         pid = app.state.store.get(game_id).players[1].pid
-        assert _alive(pid)
+        assert alive(pid)
         if end == "resigned":
             act(client, game_id, "resign")
         while not state["over"] and end == "finished":
@@ -823,7 +816,7 @@ def test_no_engine_outlives_the_serve_command(tmp_path):
         state = httpx.get(url + f"api/games/{state['id']}", params={"wait": 10}).json()
         assert state["to_move"] == "person"
         pid = int((tmp_path / "pid").read_text())
-        assert _alive(pid)
+        assert alive(pid)
     finally:
         process.kill()
         process.wait(10)
