@@ -134,21 +134,28 @@ def own_search():
     return module
 
 
-def test_own_uct_chooses_legal_moves_and_repeats_for_a_seed(own_search):
-    from photocore.play import specs
-    player = specs.load(f"py:{EXAMPLES / 'own_search' / 'uct.py'}:UCT?simulations=12")
-    python = own_search.UCT(12, playout="python")
-    rng = random.Random(2)
+def plays_legally_and_repeats(seed, *agents):
+    """Through a random 3-player game with shade blocks (moves drawn from `seed`), each of
+    `agents` picks a legal move at every position, the same again for the same seed, and
+    leaves the position as it was."""
+    rng = random.Random(seed)
     game = photocore.Game(players=3, options="s")
     while not game.is_over:
         before = game.position()
-        for agent in (player, python):
+        for agent in agents:
             agent.reset(seed=len(game.history))
             move = agent.select(game)
             assert move in game.legal_moves() and game.position() == before
             agent.reset(seed=len(game.history))
             assert agent.select(game) == move
         game.play(rng.choice(game.legal_moves()))
+
+
+def test_own_uct_chooses_legal_moves_and_repeats_for_a_seed(own_search):
+    from photocore.play import specs
+    player = specs.load(f"py:{EXAMPLES / 'own_search' / 'uct.py'}:UCT?simulations=12")
+    python = own_search.UCT(12, playout="python")
+    plays_legally_and_repeats(2, player, python)
     assert player.name == "uct:12" and python.name == "uct:12?playout=python"
     with pytest.raises(ValueError, match="simulations"):
         own_search.UCT(0)
@@ -226,16 +233,7 @@ def test_puct_chooses_legal_moves_repeats_for_a_seed_and_finds_the_win(puct, eva
     from photocore.play import specs
     player = specs.load(f"py:{EXAMPLES / 'own_search' / 'puct.py'}:PUCT?simulations=12"
                         f"&evaluator={evaluator}&players=3")
-    rng = random.Random(3)
-    game = photocore.Game(players=3, options="s")
-    while not game.is_over:
-        before = game.position()
-        player.reset(seed=len(game.history))
-        move = player.select(game)
-        assert move in game.legal_moves() and game.position() == before
-        player.reset(seed=len(game.history))
-        assert player.select(game) == move
-        game.play(rng.choice(game.legal_moves()))
+    plays_legally_and_repeats(3, player)
     assert player.name == f"puct-{evaluator}:12"
     # the solver's one winning move (as for uct.py above)
     win = photocore.Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
