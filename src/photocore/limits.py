@@ -25,6 +25,7 @@ READ_CHUNK = 2**20          # bytes read at once while reading past a long line
 QUERY_LINE_CAP = 2**20      # one query line of `photocore analyze --serve`
 ENGINE_LINE_CAP = 16384     # one line from an engine (docs/protocol.md), newline excluded
 HTTP_BODY_CAP = 256 * 2**10  # a request's body (photocore serve)
+SOLVED_LINE_CAP = 2**20     # one line of a solved-position set (seeds/solved.jsonl: 1.9 KB)
 TERMINAL_LINE_CAP = 4096    # one line typed at (or piped into) `photocore play`
 
 

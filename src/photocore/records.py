@@ -21,7 +21,7 @@ import struct
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, BinaryIO, Literal, Self, TypeAlias, cast
+from typing import IO, Any, Literal, Self, TypeAlias, cast
 
 import fastjsonschema
 
@@ -526,6 +526,7 @@ def _rules_note(rec: Record) -> str:
 # ---- files -----------------------------------------------------------------------------
 
 OnError: TypeAlias = Literal["raise", "skip"]
+_Readable: TypeAlias = io.BufferedIOBase | IO[bytes]   # a file of bytes, gzip or plain
 
 
 def read_games(path: FilePath, on_error: OnError = "raise", verify: bool = False) -> "GameReader":
@@ -545,8 +546,9 @@ class GameReader:
     the bad lines passed over (one longer than RECORD_LINE_CAP among them), `damaged` is the
     RecordError of what ends the file's reading early (no game: the lines after it are
     lost): a compressed stream whose end cannot be read, or a line that runs on past
-    RECORD_READ_PAST without a newline; `errors` holds the RecordErrors of both, and `line` is the line of the record yielded last. Blank lines are ignored, so a
-    game's number is its line.
+    RECORD_READ_PAST without a newline; `errors` holds the RecordErrors of both, and `line`
+    is the line of the record yielded last. Blank lines are ignored, so a game's number is
+    its line.
     """
 
     def __init__(self, path: FilePath, on_error: OnError = "raise", verify: bool = False) -> None:
@@ -641,7 +643,7 @@ def _lines(path: str) -> Iterator[tuple[int, bytes, str | None, str | None]]:
                                   "nothing after this line can be read"), "ends"
 
 
-def capped_lines(f: BinaryIO, cap: int = RECORD_LINE_CAP) -> Iterator[bytes | None]:
+def capped_lines(f: "_Readable", cap: int = RECORD_LINE_CAP) -> Iterator[bytes | None]:
     """The lines of the binary file `f`, each read with at most `cap` bytes (newline
     included) in memory: None for a longer one, whose first cap + 1 bytes are read and
     dropped (the caller reads past the rest, read_past, or stops)."""
@@ -649,7 +651,7 @@ def capped_lines(f: BinaryIO, cap: int = RECORD_LINE_CAP) -> Iterator[bytes | No
         yield None if len(line) > cap else line
 
 
-def read_past(f: BinaryIO, limit: int = RECORD_READ_PAST) -> bool:
+def read_past(f: "_Readable", limit: int = RECORD_READ_PAST) -> bool:
     """Reads `f` past the end of the line it stands in, READ_CHUNK bytes at a time and
     none kept; False (having read `limit` bytes) if no newline came by then. The end of
     the file ends the line."""

@@ -122,7 +122,8 @@ class AnalysisRun:
 def _line_starts(path: str) -> list[int]:
     """The byte offset of each line of a file (line n at index n - 1), as read_games
     numbers them."""
-    starts, offset = [], 0
+    starts: list[int] = []
+    offset = 0
     with open(path, "rb") as f:
         for data in capped_lines(f):
             if data is None:    # read_games refused it first, unless the file just changed
