@@ -21,7 +21,7 @@ import struct
 import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, Self, TypeAlias, cast
+from typing import IO, Any, Literal, Self, TypeAlias, cast
 
 import fastjsonschema
 
@@ -31,6 +31,7 @@ from photocore._kernel import check_bool
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
 from photocore.facts import RULES_VERSION, Options
 from photocore.files import FilePath, atomic
+from photocore.limits import READ_CHUNK, RECORD_LINE_CAP, RECORD_READ_PAST, cap_text
 from photocore.notation import ACTION_OF_TEXT, parse_move_text
 
 FORMAT = "photocore-game"
@@ -525,6 +526,7 @@ def _rules_note(rec: Record) -> str:
 # ---- files -----------------------------------------------------------------------------
 
 OnError: TypeAlias = Literal["raise", "skip"]
+_Readable: TypeAlias = io.BufferedIOBase | IO[bytes]   # a file of bytes, gzip or plain
 
 
 def read_games(path: FilePath, on_error: OnError = "raise", verify: bool = False) -> "GameReader":
@@ -541,10 +543,12 @@ class GameReader:
     """An iterator over the records of one file (see read_games) that keeps counts.
 
     After (or during) iteration: `games` and `moves` count the records yielded, `skipped`
-    the bad lines passed over, `damaged` is the RecordError of a compressed stream whose end
-    cannot be read (no game: the lines in it are lost), `errors` holds the RecordErrors of
-    both, and `line` is the line of the record yielded last. Blank lines are ignored, so a
-    game's number is its line.
+    the bad lines passed over (one longer than RECORD_LINE_CAP among them), `damaged` is the
+    RecordError of what ends the file's reading early (no game: the lines after it are
+    lost): a compressed stream whose end cannot be read, or a line that runs on past
+    RECORD_READ_PAST without a newline; `errors` holds the RecordErrors of both, and `line`
+    is the line of the record yielded last. Blank lines are ignored, so a game's number is
+    its line.
     """
 
     def __init__(self, path: FilePath, on_error: OnError = "raise", verify: bool = False) -> None:
@@ -564,7 +568,7 @@ class GameReader:
         return next(self._records)
 
     def _read(self) -> Iterator[Record]:
-        for line, data, damage in _lines(self.path):
+        for line, data, damage, kind in _lines(self.path):
             try:
                 if damage:
                     raise RecordError(damage)
@@ -577,7 +581,7 @@ class GameReader:
                 error = e.at(self.path, line)
                 if self.on_error == "raise":
                     raise error from None
-                if damage:
+                if kind == "ends":
                     self.damaged = error
                 else:
                     self.skipped += 1
@@ -597,8 +601,8 @@ def read_game(path: FilePath, line: int) -> Record:
     """
     path = os.fspath(path)
     last = 0
-    for number, data, damage in _lines(path):
-        if damage:
+    for number, data, damage, kind in _lines(path):
+        if damage and (kind == "ends" or number == line):
             raise RecordError(damage, path, number)
         if number == line:
             try:
@@ -614,21 +618,55 @@ def read_game(path: FilePath, line: int) -> Record:
                       else "no game: the file holds none", path, line)
 
 
-def _lines(path: str) -> Iterator[tuple[int, bytes, str | None]]:
-    """(line number, bytes, None) per non-blank line; a damaged compressed stream ends the
-    lines with (its line number, b"", what is wrong)."""
+def _lines(path: str) -> Iterator[tuple[int, bytes, str | None, str | None]]:
+    """(line number, bytes, None) per non-blank line; (line number, b"", what is wrong,
+    "ends" or "line") for a line that cannot be read: "line" for one longer than
+    RECORD_LINE_CAP, read past (the lines after it are read), "ends" for what ends the
+    lines, a damaged compressed stream or a line that runs on past RECORD_READ_PAST."""
     line = 0
     compressed = is_compressed(path)
     with (gzip.open if compressed else open)(path, "rb") as f:
         try:
-            for line, data in enumerate(f, 1):
-                if not data.isspace():
-                    yield line, data, None
+            for line, data in enumerate(capped_lines(f), 1):
+                if data is None:
+                    yield line, b"", too_long(RECORD_LINE_CAP, "record line"), "line"
+                    if not read_past(f):
+                        yield line, b"", (f"the line runs on past {cap_text(RECORD_READ_PAST)} "
+                                          "without a newline: nothing after it is read"), "ends"
+                        return
+                elif not data.isspace():
+                    yield line, data, None, None
         except (EOFError, OSError, zlib.error) as e:
             if not compressed:
                 raise  # a plain file's read error is not about its records
             yield line + 1, b"", (f"the compressed stream is damaged or cut short ({e}); "
-                                  "nothing after this line can be read")
+                                  "nothing after this line can be read"), "ends"
+
+
+def capped_lines(f: "_Readable", cap: int = RECORD_LINE_CAP) -> Iterator[bytes | None]:
+    """The lines of the binary file `f`, each read with at most `cap` bytes (newline
+    included) in memory: None for a longer one, whose first cap + 1 bytes are read and
+    dropped (the caller reads past the rest, read_past, or stops)."""
+    while line := f.readline(cap + 1):
+        yield None if len(line) > cap else line
+
+
+def read_past(f: "_Readable", limit: int = RECORD_READ_PAST) -> bool:
+    """Reads `f` past the end of the line it stands in, READ_CHUNK bytes at a time and
+    none kept; False (having read `limit` bytes) if no newline came by then. The end of
+    the file ends the line."""
+    read = 0
+    while read < limit:
+        chunk = f.readline(READ_CHUNK)
+        if not chunk or chunk.endswith(b"\n"):
+            return True
+        read += len(chunk)
+    return False
+
+
+def too_long(cap: int, what: str) -> str:
+    """The reason a line longer than `cap` is refused."""
+    return f"a {what} longer than {cap_text(cap)} (the cap on one; it is not read)"
 
 
 def _parse(data: bytes) -> Any:
@@ -950,7 +988,7 @@ def _prepare_append(path: str) -> None:
     with open(path, "r+b") as f:
         end = f.seek(0, os.SEEK_END)
         start = end
-        while start > 0:
+        while start > 0 and end - start <= RECORD_LINE_CAP:    # read back a cap at most
             step = min(start, 1 << 16)
             f.seek(start - step)
             newline = f.read(step).rfind(b"\n")
@@ -960,6 +998,10 @@ def _prepare_append(path: str) -> None:
             start -= step
         if start == end:
             return
+        if end - start > RECORD_LINE_CAP:
+            raise RecordError(f"cannot append: its last line is longer than "
+                              f"{cap_text(RECORD_LINE_CAP)}, the cap on a record line; "
+                              f"`photocore repair {path}` drops it", path=path)
         f.seek(start)
         try:
             loads(f.read())
@@ -1009,19 +1051,30 @@ def _unfinished_member(path: str) -> tuple[int, int, bytes, int] | None:
     start = read = before = 0   # where the member being read starts; bytes read; its lines
     lines = 0                   # lines of the members read so far
     member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    run = 0                     # bytes since the last newline
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             read += len(chunk)
-            while chunk:
+            while True:     # inflated READ_CHUNK bytes at a time: a bomb does not fill memory
                 try:
-                    lines += member.decompress(chunk).count(b"\n")
+                    data = member.decompress(chunk, READ_CHUNK)
                 except zlib.error as e:
                     raise _unappendable(path, e) from None
-                if not member.eof:
+                lines += data.count(b"\n")
+                newline = data.rfind(b"\n")
+                run = len(data) - newline - 1 if newline >= 0 else run + len(data)
+                if run > RECORD_LINE_CAP:
+                    raise _unappendable(path, too_long(RECORD_LINE_CAP, "record line"))
+                if member.eof:
+                    chunk = member.unused_data      # the next member's first bytes
+                    start, before = read - len(chunk), lines
+                    member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    if not chunk:
+                        break
+                    continue
+                chunk = member.unconsumed_tail
+                if not chunk and len(data) < READ_CHUNK:
                     break
-                chunk = member.unused_data      # the next member's first bytes
-                start, before = read - len(chunk), lines
-                member = zlib.decompressobj(16 + zlib.MAX_WBITS)
         if start == read:
             return None                         # every member whole
         f.seek(start)
@@ -1075,7 +1128,11 @@ def record_line(game: Game | Record, metadata: Mapping[str, Any] | None = None) 
     else:
         check_record(game)
         rec = game
-    return dumps(rec, separators=(",", ":")).encode() + b"\n"
+    line = dumps(rec, separators=(",", ":")).encode() + b"\n"
+    if len(line) > RECORD_LINE_CAP:     # no reader would read it back
+        raise RecordError(f"the record's line is {len(line):,} bytes, past the cap of "
+                          f"{cap_text(RECORD_LINE_CAP)} on one (its metadata is too large?)")
+    return line
 
 
 def is_compressed(path: FilePath) -> bool:

@@ -23,6 +23,7 @@ from photocore.cli.options import (
 from photocore.cli.output import check_writable, reason, writing
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options, check_seed
+from photocore.limits import TERMINAL_LINE_CAP, cap_text
 from photocore.play import hints, session, specs
 from photocore.play.player import Player
 from photocore.play.session import BadRequest, NotNow, Session
@@ -131,13 +132,31 @@ def _start(players: int | None, rules: Options | None, position: str | None,
                                  param_hint=f"--{e.field}") from None
 
 
+def read_command(prompt: str) -> str:
+    """One line of the person's input, as input() reads it; where standard input is not a
+    terminal (a pipe, a file) read with at most TERMINAL_LINE_CAP bytes in memory: a
+    longer line is no command, and ends the game (click.ClickException). At a terminal
+    input() reads what the person types (with its line editing, and its history)."""
+    if sys.stdin.isatty():
+        return input(prompt)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.buffer.readline(TERMINAL_LINE_CAP + 1)
+    if not line:
+        raise EOFError
+    if len(line) > TERMINAL_LINE_CAP:
+        raise click.ClickException(f"a line of input longer than {cap_text(TERMINAL_LINE_CAP)} "
+                                   "(the cap on one): not a command")
+    return line.decode("utf-8", "replace").rstrip("\r\n")
+
+
 class Terminal:
     """The game between the person and the agents, at the terminal: the session plays by
     its rules (play/session.py), the terminal reads and prints."""
 
     def __init__(self, session: Session, players: dict[int, Player], seed: int | None,
                  hint_playouts: int, color: bool, echo: Callable[[str], None] = click.echo,
-                 read: Callable[[str], str] = input, inputs: Sequence[str] = ()) -> None:
+                 read: Callable[[str], str] | None = None, inputs: Sequence[str] = ()) -> None:
         self.session = session
         self.inputs = inputs        # the files read (--record, agents'): never saved over
         self.players = players
@@ -145,7 +164,7 @@ class Terminal:
         self.hint_playouts = hint_playouts
         self.color = color
         self.echo = echo
-        self.read = read
+        self.read = read or read_command
 
     @property
     def game(self) -> Game:

@@ -28,9 +28,10 @@ from photocore._game import Game, Move
 from photocore.errors import RecordError
 from photocore.facts import check_seed
 from photocore.files import atomic
+from photocore.limits import SOLVED_LINE_CAP
 from photocore.play import specs
 from photocore.play.player import Forfeit
-from photocore.records import dumps, loads
+from photocore.records import capped_lines, dumps, loads, too_long
 from photocore.stats import wilson
 
 VERSION = 1
@@ -85,9 +86,11 @@ class SolvedPosition:
 def read(path: str | os.PathLike[str]) -> list[SolvedPosition]:
     """The positions of a set (RecordError naming the line that is wrong)."""
     positions = []
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for number, line in enumerate(capped_lines(f, SOLVED_LINE_CAP), 1):
             try:
+                if line is None:
+                    raise RecordError(too_long(SOLVED_LINE_CAP, "line"))
                 positions.append(SolvedPosition.from_json(loads(line)))
             except (ValueError, RecordError) as e:
                 raise RecordError(f"{os.fspath(path)}, line {number}: {e}") from None

@@ -31,11 +31,12 @@ from types import FrameType
 from typing import IO, NoReturn
 
 from photocore._game import Game, Move
+from photocore.limits import ENGINE_LINE_CAP
 from photocore.notation import MOVE_TEXTS
 from photocore.play.player import Forfeit, Player, as_move, printable
 
 VERSION = 1
-MAX_LINE = 16384            # bytes in one line from an engine, newline excluded
+MAX_LINE = ENGINE_LINE_CAP  # bytes in one line from an engine, newline excluded (limits)
 MAX_INFO = 100              # info lines kept per move
 DEFAULT_MOVETIME = 1000     # ms an engine is told it may think
 DEFAULT_GRACE = 1000        # ms on top of it before a silent engine forfeits

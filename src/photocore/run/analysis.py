@@ -10,7 +10,18 @@ from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from photocore import analysis
-from photocore.records import Record, check_record, is_compressed, loads, read_games, record_line
+from photocore.errors import RecordError
+from photocore.limits import RECORD_LINE_CAP
+from photocore.records import (
+    Record,
+    capped_lines,
+    check_record,
+    is_compressed,
+    loads,
+    read_games,
+    record_line,
+    too_long,
+)
 from photocore.run.driver import ResumeError
 
 
@@ -94,7 +105,10 @@ class AnalysisRun:
             with open(self.path, "rb") as f:
                 for index in range(start, start + count):
                     f.seek(self.offsets[index])
-                    rec = loads(f.readline())
+                    line = f.readline(RECORD_LINE_CAP + 1)
+                    if len(line) > RECORD_LINE_CAP:     # the file changed since it was read
+                        raise RecordError(too_long(RECORD_LINE_CAP, "record line"), self.path)
+                    rec = loads(line)
                     check_record(rec)       # read as every reader reads it (2.0 -> 2)
                     yield rec
             return
@@ -108,9 +122,12 @@ class AnalysisRun:
 def _line_starts(path: str) -> list[int]:
     """The byte offset of each line of a file (line n at index n - 1), as read_games
     numbers them."""
-    starts, offset = [], 0
+    starts: list[int] = []
+    offset = 0
     with open(path, "rb") as f:
-        for data in f:
+        for data in capped_lines(f):
+            if data is None:    # read_games refused it first, unless the file just changed
+                raise RecordError(too_long(RECORD_LINE_CAP, "record line"), path, len(starts) + 1)
             starts.append(offset)
             offset += len(data)
     return starts

@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from photocore.errors import RecordError
 from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION
+from photocore.limits import HTTP_BODY_CAP
 from photocore.play import hints
 from photocore.records import loads
 from photocore.serve import models
@@ -51,7 +52,7 @@ from photocore.serve.games import (
 )
 from photocore.serve.store import MEMORY, Database
 
-MAX_BODY = 256 * 1024               # bytes of a request's body
+MAX_BODY = HTTP_BODY_CAP            # bytes of a request's body (photocore.limits)
 MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
 MAX_LISTENERS = 64                  # event streams of one game at once
 PING = 15.0                         # seconds between two comments on a quiet event stream

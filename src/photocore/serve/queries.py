@@ -11,12 +11,13 @@ from typing import Any, BinaryIO
 from photocore import analysis
 from photocore._game import Game
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
+from photocore.limits import QUERY_LINE_CAP, READ_CHUNK
 from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play.specs import Allowed
 from photocore.records import loads
 
 MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless the server says otherwise
-MAX_QUERY = 1024 * 1024        # bytes in one query line
+MAX_QUERY = QUERY_LINE_CAP     # bytes in one query line (photocore.limits)
 
 
 class QueryError(ValueError):
@@ -153,7 +154,7 @@ def query_lines(stream: BinaryIO, limit: int = MAX_QUERY) -> Iterator[bytes | No
     while line := stream.readline(limit + 1):
         if len(line) > limit:
             while line and not line.endswith(b"\n"):
-                line = stream.readline(65536)
+                line = stream.readline(READ_CHUNK)
             yield None
         else:
             yield line
