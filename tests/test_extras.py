@@ -13,6 +13,7 @@ having played and written nothing. An extra the command never looked for cannot 
 it: that run is left out (the test prints which ran)."""
 
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -198,3 +199,35 @@ def test_every_command_works_or_names_its_extra_before_any_work(command, inputs,
         assert not made, f"{where} refused after writing {sorted(made)}"
         assert not done.stdout.strip(), f"{where} refused after:\n{done.stdout}"
     print(f"{command}: looked for {sorted(seen)}; ran without {ran or 'nothing'}")
+
+
+API = textwrap.dedent("""\
+    import importlib, json, pkgutil, sys
+    import photocore
+    failed = {}
+    for found in pkgutil.walk_packages(photocore.__path__, "photocore."):
+        if found.name == "photocore.__main__" or found.name.startswith("photocore._kernel_"):
+            continue     # the command itself; the kernel's variants, loaded by _kernel
+        try:
+            importlib.import_module(found.name)
+        except ImportError as e:
+            failed[found.name] = [e.name, str(e)]
+    print(json.dumps(failed))
+    """)
+
+
+def test_the_package_imports_with_every_extra_missing(inputs):
+    # every module imports, or fails for want of an extra's module alone (its name)
+    found = extras()
+    blocked = set().union(*(modules for modules, _ in found.values()))
+    env = {**os.environ, "PHOTOCORE_TEST_BLOCKED": ",".join(sorted(blocked)),
+           "PYTHONPATH": os.pathsep.join([str(inputs / "block"),
+                                          *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run([sys.executable, "-c", API], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    failed = json.loads(done.stdout)
+    assert "photocore" not in failed
+    for module, (name, message) in failed.items():
+        assert name and name.partition(".")[0] in blocked, f"{module}: {message}"
+    print("optional modules:", {module: name for module, (name, _) in failed.items()})
