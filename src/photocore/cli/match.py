@@ -27,7 +27,14 @@ from photocore.cli.options import (
     rule_options,
     workers_option,
 )
-from photocore.cli.output import check_writable, record_file, resume_from, run_output, writing
+from photocore.cli.output import (
+    check_writable,
+    needs,
+    record_file,
+    resume_from,
+    run_output,
+    writing,
+)
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
 from photocore.files import atomic
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS
@@ -198,6 +205,9 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
         plan.check()
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
+    if rated(plan):     # before any game: the summary after them needs scipy
+        needs("scipy.optimize", f"photocore {command_of(plan)} (its Bradley-Terry ratings)",
+              "ratings", "scipy")
     if resume and out is None:
         raise click.UsageError("--resume needs --out")
     inputs = [f for spec in plan.specs for f in spec.files]
@@ -293,13 +303,19 @@ def _live(plan: Match, standings: Standings) -> str:
     return text + (f", {forfeits} forfeits" if forfeits else "")
 
 
+def rated(plan: Match) -> bool:
+    """Whether the summary of `plan` has Bradley-Terry ratings (scipy, the `ratings`
+    extra): a tournament's cross table, a match of 3 or 4 agents; not a match of 2."""
+    return len(plan.pairings) > 1 or len(plan.labels) != 2
+
+
 def _summary(plan: Match, standings: Standings, anchor: int | None = None) -> None:
     if standings.games == 0:
         click.echo("no games played")
         return
     if len(plan.pairings) > 1:
         _cross_table(plan, standings, anchor)
-    elif len(plan.labels) == 2:
+    elif not rated(plan):
         _pair_summary(plan, standings)
     else:
         _table(plan, standings)
