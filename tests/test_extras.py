@@ -230,4 +230,8 @@ def test_the_package_imports_with_every_extra_missing(inputs):
     assert "photocore" not in failed
     for module, (name, message) in failed.items():
         assert name and name.partition(".")[0] in blocked, f"{module}: {message}"
+        # one line naming the module and an extra that installs what it lacks
+        assert "\n" not in message and message.startswith(f"{module} needs "), message
+        named = message.rpartition("pip install 'photocore[")[2].partition("]")[0]
+        assert named in found and name.partition(".")[0] in found[named][0], message
     print("optional modules:", {module: name for module, (name, _) in failed.items()})

@@ -42,3 +42,16 @@ class RecordError(ValueError):
         if self.ply is not None:
             where = f"{where}: ply {self.ply}" if where else f"ply {self.ply}"
         return f"{where}: {self.reason}" if where else self.reason
+
+
+def needs_extra(what: str, extra: str, error: ImportError, package: str | None = None) -> str:
+    """The one line saying that an optional package is missing: what needs it, the
+    ImportError, and the extra that installs it (the optional modules' ImportError, the
+    commands' refusal).
+
+    >>> needs_extra("photocore.plots", "plot",
+    ...             ImportError("No module named 'matplotlib'", name="matplotlib"))
+    "photocore.plots needs matplotlib (No module named 'matplotlib'): pip install 'photocore[plot]'"
+    """
+    return (f"{what} needs {package or error.name or 'a package'} ({error}): "
+            f"pip install 'photocore[{extra}]'")

@@ -6,10 +6,16 @@ Needs matplotlib (pip install 'photocore[plot]'); draws with the Agg backend, no
 
 import collections
 
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from photocore.errors import needs_extra
+
+try:
+    from matplotlib.axes import Axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+except ImportError as e:     # the `plot` extra
+    raise ImportError(needs_extra(__name__, "plot", e), name=e.name) from None
+
 
 from photocore import analysis, records
 from photocore._game import Game

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import click
 
-from photocore.errors import RecordError
+from photocore.errors import RecordError, needs_extra
 from photocore.files import input_among
 from photocore.records import Record, RecordWriter
 from photocore.run.driver import ResumeError, resumed
@@ -97,8 +97,7 @@ def missing(what: str, extra: str, error: ImportError,
             package: str | None = None) -> click.ClickException:
     """The one-line ClickException for an optional dependency that is not installed:
     what needs it, the ImportError, and the extra that installs it."""
-    return click.ClickException(f"{what} needs {package or error.name or 'a package'} "
-                                f"({error}): pip install 'photocore[{extra}]'")
+    return click.ClickException(needs_extra(what, extra, error, package))
 
 
 # ---- the record file of a run ------------------------------------------------------------

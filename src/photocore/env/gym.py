@@ -19,12 +19,18 @@ docs/rl.md has the details: observations, masks, rewards, shaping, seeding, auto
 from collections.abc import Sequence
 from typing import Any, Literal, SupportsInt
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+
+from photocore.errors import needs_extra
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.vector.utils import batch_space
+except ImportError as e:     # the `rl` extra
+    raise ImportError(needs_extra(__name__, "rl", e), name=e.name) from None
 
 from photocore import compat
 from photocore._game import Game

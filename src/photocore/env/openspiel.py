@@ -18,8 +18,15 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pyspiel
-from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from photocore.errors import needs_extra
+
+try:
+    import pyspiel
+    from open_spiel.python.observation import IIGObserverForPublicInfoGame
+except ImportError as e:     # the `openspiel` extra
+    raise ImportError(needs_extra(__name__, "openspiel", e), name=e.name) from None
+
 
 from photocore._game import Game
 from photocore._kernel import check_players

@@ -15,9 +15,16 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+from photocore.errors import needs_extra
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as e:     # the `pettingzoo` extra
+    raise ImportError(needs_extra(__name__, "pettingzoo", e), name=e.name) from None
+
 
 from photocore._game import Game
 from photocore._kernel import check_players

@@ -18,12 +18,19 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
-from stable_baselines3.common import vec_env
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+
+from photocore.errors import needs_extra
+
+try:
+    import gymnasium
+    from stable_baselines3.common import vec_env
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+except ImportError as e:     # the `rl` extra
+    raise ImportError(needs_extra(__name__, "rl", e), name=e.name) from None
+
 
 from photocore.env._vec import VecGame
 from photocore.env.gym import OBSERVATION_SPACE

@@ -17,16 +17,21 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Seque
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-import anyio.to_thread
-from fastapi import Depends, FastAPI, Header, Query, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from fastapi.routing import APIRoute
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from fastapi.staticfiles import StaticFiles
-from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Receive, Scope, Send
+from photocore.errors import needs_extra
+
+try:
+    import anyio.to_thread
+    from fastapi import Depends, FastAPI, Header, Query, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+    from fastapi.routing import APIRoute
+    from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+    from fastapi.staticfiles import StaticFiles
+    from sse_starlette import EventSourceResponse, ServerSentEvent
+    from starlette.exceptions import HTTPException
+    from starlette.types import ASGIApp, Receive, Scope, Send
+except ImportError as e:     # the `serve` extra
+    raise ImportError(needs_extra(__name__, "serve", e), name=e.name) from None
 
 from photocore.errors import RecordError
 from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION

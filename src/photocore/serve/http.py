@@ -8,8 +8,14 @@ thousand such connections exhaust the server. `photocore serve` runs uvicorn wit
 import asyncio
 from typing import Any
 
-import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from photocore.errors import needs_extra
+
+try:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+except ImportError as e:     # the `serve` extra
+    raise ImportError(needs_extra(__name__, "serve", e), name=e.name) from None
+
 
 REQUEST_TIMEOUT = 10.0      # seconds a client has to send a whole request
 

@@ -4,15 +4,20 @@ schema. Requests are checked here (types, ranges, no unknown field); what needs 
 
 from typing import Annotated, Any
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StrictInt,
-    StrictStr,
-)
+from photocore.errors import needs_extra
+
+try:
+    from pydantic import (
+        AfterValidator,
+        BaseModel,
+        BeforeValidator,
+        ConfigDict,
+        Field,
+        StrictInt,
+        StrictStr,
+    )
+except ImportError as e:     # the `serve` extra
+    raise ImportError(needs_extra(__name__, "serve", e), name=e.name) from None
 
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, check_seed
 from photocore.serve.games import MAX_TOP
