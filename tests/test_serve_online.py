@@ -7,9 +7,12 @@ made; a dropped stream resumes from its last event id) and restarts of the real 
 
 import concurrent.futures
 import json
+import os
+import pathlib
 import random
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
@@ -30,6 +33,8 @@ from photocore.cli.serve import serve  # noqa: E402
 from photocore.serve import games as served_games  # noqa: E402
 from photocore.serve.app import create_app  # noqa: E402
 from photocore.serve.store import (  # noqa: E402
+    APPLICATION_ID,
+    COMPANIONS,
     MIGRATIONS,
     SCHEMA_VERSION,
     Database,
@@ -539,3 +544,345 @@ def test_the_new_options_refuse_bad_values(args, words):
     assert result.exit_code == 2, result.output
     for word in words:
         assert word in result.output
+
+
+# ---- every database is a file, not a path (docs/hardening.md) ----------------------------
+
+def one_line(result):
+    """A refusal of the command: exit 1, one line, no traceback; its text."""
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    return result.output
+
+
+def second_server(*args, cwd=None):
+    """`photocore serve ARGS` expected to refuse to start: its exit status and output (a
+    server that starts anyway is stopped after 20 s, and fails the test)."""
+    try:
+        done = subprocess.run([sys.executable, "-c", "from photocore.cli.serve import serve; "
+                               "serve()", "--port", "0", "--agents", "random", *args],
+                              capture_output=True, text=True, timeout=20, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"photocore serve {args} started: not refused") from None
+    said = (done.stdout + done.stderr).strip()
+    assert done.returncode == 1 and len(said.splitlines()) == 1 and "Traceback" not in said
+    return said
+
+
+def playing(path):
+    """A server on `path` (a child process) with a game of two people, two moves in: the
+    process, its URL, the game."""
+    process, url = serve_command("--port", "0", "--agents", "random", "--db", str(path))
+    state = httpx.post(f"{url}/api/games", json={"seats": SEATS}).json()
+    for seat, move in ((0, "place a4"), (1, "place d1")):
+        assert httpx.post(f"{url}/api/games/{state['id']}/moves", json={"move": move},
+                          headers=bearer(state, seat)).status_code == 200
+    return process, url, state
+
+
+def third_move(url, state):
+    """A third move made in the game: its status code."""
+    move = httpx.get(f"{url}/api/games/{state['id']}").json()["legal_moves"][0]["move"]
+    return httpx.post(f"{url}/api/games/{state['id']}/moves", json={"move": move},
+                      headers=bearer(state, 0)).status_code
+
+
+def test_a_backup_onto_the_live_database_or_its_files_is_refused(tmp_path):
+    path = tmp_path / "db.sqlite3"
+    process, url, state = playing(path)
+    try:
+        (tmp_path / "link.sqlite3").symlink_to(path)
+        os.link(f"{path}-wal", tmp_path / "hard-wal")
+        targets = [path, *(f"{path}{own}" for own in COMPANIONS), tmp_path / "link.sqlite3",
+                   tmp_path / "hard-wal", tmp_path / "." / "db.sqlite3-lock"]
+        def files():            # the -shm is memory shared by the readers: its inode only
+            return {p.name: (p.stat().st_ino, p.name.endswith("-shm") or p.read_bytes())
+                    for p in tmp_path.iterdir() if p.name.startswith("db.")}
+        before = files()
+        for target in targets:
+            said = one_line(CliRunner().invoke(serve, ["--db", str(path), "--backup",
+                                                       str(target)]))
+            assert "it is the database itself" in said or "file: choose another" in said, said
+            assert files() == before
+        assert not (tmp_path / "db.sqlite3-journal").exists()
+        assert third_move(url, state) == 200
+        # the lock is whole: a second server is refused
+        assert "in use by another photocore serve" in second_server("--db", str(path))
+    finally:
+        process.kill()                  # kill -9: its last moves are in the -wal only
+        process.wait(20)
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db = Database(path)
+    assert len(db.load(state["id"]).changes) == 3
+    db.close()
+
+
+def test_a_second_server_through_a_link_or_a_hard_link_is_refused(tmp_path):
+    path = tmp_path / "db.sqlite3"
+    process, url, state = playing(path)
+    try:
+        (tmp_path / "soft.sqlite3").symlink_to(path)
+        (tmp_path / "folder").mkdir()
+        (tmp_path / "folder" / "up.sqlite3").symlink_to("../soft.sqlite3")  # two links
+        for link in (tmp_path / "soft.sqlite3", tmp_path / "folder" / "up.sqlite3"):
+            assert "in use by another photocore serve" in second_server("--db", str(link))
+            with pytest.raises(StoreError, match="in use by another photocore serve"):
+                Database(link)
+        os.link(path, tmp_path / "hard.sqlite3")
+        said = second_server("--db", str(tmp_path / "hard.sqlite3"))
+        assert "hard links" in said
+        assert not os.path.exists(tmp_path / "hard.sqlite3-wal")
+        assert third_move(url, state) == 200
+    finally:
+        process.kill()
+        process.wait(20)
+
+
+def test_the_lock_on_the_file_is_not_sqlites(tmp_path):
+    """The server's flock() on the database file and SQLite's POSIX locks on it are
+    independent (Linux): while one process holds the flock, another writes through SQLite;
+    while SQLite holds its write lock, the flock is taken."""
+    path = tmp_path / "db.sqlite3"
+    db = Database(path)
+    other = sqlite3.connect(path, timeout=0)
+    other.execute("BEGIN IMMEDIATE")            # SQLite's own write lock, another connection
+    other.execute("INSERT INTO versions VALUES (100, 0)")
+    other.execute("ROLLBACK")
+    other.close()
+    db.close()
+    other = sqlite3.connect(path, timeout=0, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    held = Database(path, shared=True)          # (no flock: to show the flock alone)
+    import fcntl
+    with open(path, "rb") as f:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    held.close()
+    other.execute("ROLLBACK")
+
+
+OTHERS = {
+    "another program's database with a games table":
+        "CREATE TABLE games (id TEXT, score INTEGER); INSERT INTO games VALUES ('x', 1);",
+    "another program's database": "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES "
+                                  "('mine');",
+    "an SQLite database that is another program's, in WAL mode":
+        "PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1);",
+    "a file that is no database": None,
+}
+
+
+def make_other(path, kind):
+    if OTHERS[kind] is None:
+        path.write_bytes(b"my own notes, not a database\n" * 200)
+        return
+    other = sqlite3.connect(path)
+    other.executescript(OTHERS[kind])
+    other.close()
+
+
+def open_the_database(path):
+    Database(path).close()
+
+
+def open_the_app(path):
+    create_app(["random"], db=path).state.store.close()
+
+
+def open_by_the_command(path):
+    try:
+        said = second_server("--db", str(path))
+    except AssertionError as e:
+        raise AssertionError(f"the command served it: {e}") from None
+    raise StoreError(said)
+
+
+def back_it_up(path):
+    target = path.parent / "backup.sqlite3"
+    result = CliRunner().invoke(serve, ["--db", str(path), "--backup", str(target)])
+    if result.exit_code != 0:
+        raise StoreError(one_line(result))
+    assert target.exists()
+
+
+# each place in src/ that opens a Database (found by the test below), with how to open one
+OPENERS = {
+    "photocore.serve.store.Database": open_the_database,
+    "photocore.serve.app.create_app": open_the_app,
+    "photocore.cli.serve.serve": open_by_the_command,        # through create_app
+    "photocore.cli.serve._backup": back_it_up,
+    "photocore.serve.games.Store.__init__": None,             # Database(MEMORY) only
+}
+
+
+def database_openers():
+    """The functions of photocore's source that call Database(...), by qualified name."""
+    import ast
+    import pathlib
+    found = set()
+    root = pathlib.Path(photocore.__file__).parent
+
+    def visit(node, names, module):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, [*names, child.name], module)
+                continue
+            if (isinstance(child, ast.Call) and isinstance(child.func, ast.Name)
+                    and child.func.id == "Database" and names):
+                found.add(".".join([module, *names]))
+            visit(child, names, module)
+
+    for file in root.rglob("*.py"):
+        module = ".".join(["photocore", *file.relative_to(root).with_suffix("").parts])
+        visit(ast.parse(file.read_text()), [], module)
+    return found
+
+
+def test_every_place_that_opens_a_database_is_tested():
+    found = database_openers()
+    print("opens a Database:", sorted(found))
+    # cli.serve.serve reaches it through create_app: its own entry, tested by hand
+    assert found | {"photocore.cli.serve.serve", "photocore.serve.store.Database"} == \
+        set(OPENERS), "a new place opens a Database: add it to OPENERS"
+
+
+def state_of(folder):
+    """Every file of the folder: its bytes and times (a refusal leaves all as they were)."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.iterdir())
+            if p.is_file() and not p.name.startswith("backup")}
+
+
+@pytest.mark.parametrize("opener", [name for name, how in OPENERS.items() if how])
+@pytest.mark.parametrize("kind", list(OTHERS))
+def test_a_file_that_is_not_photocores_is_refused_untouched(tmp_path, opener, kind):
+    path = tmp_path / "theirs.sqlite3"
+    make_other(path, kind)
+    before = state_of(tmp_path)
+    with pytest.raises(StoreError, match="refused, left as it was"):
+        OPENERS[opener](path)
+    assert state_of(tmp_path) == before, "changed, or a file made beside it"
+    assert not (tmp_path / "backup.sqlite3").exists()
+
+
+@pytest.mark.parametrize("opener", [name for name, how in OPENERS.items() if how])
+@pytest.mark.parametrize("how", ["a link", "a hard link"])
+def test_a_live_database_through_a_link_is_the_database(tmp_path, opener, how):
+    path = tmp_path / "db.sqlite3"
+    live = Database(path)
+    a_game(live)
+    alias = tmp_path / "alias.sqlite3"
+    alias.symlink_to(path) if how == "a link" else os.link(path, alias)
+    try:
+        if opener == "photocore.cli.serve._backup" and how == "a link":
+            back_it_up(alias)           # a backup reads beside the server: allowed
+            copy = Database(tmp_path / "backup.sqlite3")
+            assert copy.load("g1") is not None
+            copy.close()
+        else:
+            with pytest.raises(StoreError, match="in use by another photocore serve|hard links"):
+                OPENERS[opener](alias)
+        live.add_change("g1", 1, {"kind": "play", "move": "place a4"}, 101.0, None)
+    finally:
+        live.close()
+    assert not os.path.exists(f"{alias}-wal")
+
+
+@pytest.mark.parametrize("opener", [name for name, how in OPENERS.items() if how])
+@pytest.mark.parametrize("kind", ["a folder", "a character device", "a FIFO"])
+def test_a_database_that_is_no_file_is_refused(tmp_path, opener, kind):
+    path = tmp_path / "db.sqlite3"
+    if kind == "a folder":
+        path.mkdir()
+    elif kind == "a FIFO":
+        os.mkfifo(path)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("mknod needs root")
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.stat("/dev/null").st_rdev)
+    with pytest.raises((StoreError, AssertionError)) as refused:
+        OPENERS[opener](path)
+    said = str(refused.value)
+    assert "not a regular file" in said or "is a directory" in said, said
+    assert not os.path.exists(f"{path}-lock") and not os.path.exists(f"{path}-wal")
+
+
+def test_an_empty_file_is_a_new_database_marked_photocores(tmp_path):
+    path = tmp_path / "new.sqlite3"
+    path.touch()
+    Database(path).close()
+    assert sqlite3.connect(path).execute("PRAGMA application_id").fetchone()[0] == \
+        APPLICATION_ID
+    Database(path).close()
+
+
+def test_names_of_no_user_and_uris_are_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for args in (["--db", "~no_such_user_xyz/x.sqlite3", "--port", "0"],
+                 ["--db", "~no_such_user_xyz/x.sqlite3", "--backup", "b.sqlite3"],
+                 ["--db", "a.sqlite3", "--backup", "~no_such_user_xyz/b.sqlite3"]):
+        Database("a.sqlite3").close()
+        result = CliRunner().invoke(serve, args)
+        assert result.exit_code in (1, 2) and "Traceback" not in result.output, result.output
+        assert "no user 'no_such_user_xyz'" in result.output
+        assert not os.path.exists("~no_such_user_xyz")
+    # SQLite reads a name that begins with file: as a URI: here it is a file name
+    name = "file:games.sqlite3?mode=memory"
+    db = Database(name)
+    a_game(db)
+    assert db.file == str(tmp_path / name) and os.path.getsize(name) > 0
+    db.close()
+    assert Database(name).load("g1") is not None
+
+
+@pytest.fixture
+def open_folder():
+    """A folder of the test's own that every user may enter (pytest's are root's only)."""
+    import shutil
+    import tempfile
+    folder = pathlib.Path(tempfile.mkdtemp())
+    yield folder
+    for inside in folder.rglob("*"):
+        if inside.is_dir():
+            os.chmod(inside, 0o755)
+    shutil.rmtree(folder)
+
+
+def test_a_database_that_may_only_be_read_is_backed_up(open_folder):
+    """As nobody (a forked child of this process: its modules are loaded), a database of
+    root's, 0444 in a folder of 0555, is backed up: opened read-only."""
+    if os.geteuid() != 0:
+        pytest.skip("backs up as nobody: needs root")
+    import uvicorn  # noqa: F401     (serve imports it: loaded before the child is nobody)
+    tmp_path = open_folder
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "db.sqlite3"
+    db = Database(path)
+    a_game(db)
+    db.close()
+    out = tmp_path / "out"
+    out.mkdir()
+    for mode, p in ((0o777, out), (0o755, tmp_path), (0o444, path), (0o555, folder)):
+        os.chmod(p, mode)
+    for up in tmp_path.parents:
+        if up.stat().st_mode & 0o005 != 0o005:
+            pytest.skip(f"{up} is closed to nobody")
+    before = state_of(folder)
+    child = os.fork()
+    if child == 0:                      # nobody: 0 when backed up
+        code = 3
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            result = CliRunner().invoke(serve, ["--db", str(path), "--backup",
+                                                str(out / "copy.sqlite3")])
+            print(result.output, flush=True)
+            code = result.exit_code
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(child, 0)
+    os.chmod(folder, 0o755)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert state_of(folder) == before
+    copy = Database(out / "copy.sqlite3")
+    assert copy.load("g1") is not None
+    copy.close()

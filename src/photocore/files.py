@@ -107,6 +107,27 @@ def same_file(a: FilePath, b: FilePath) -> bool:
         return False
 
 
+def expanded(path: FilePath) -> str:
+    """`path` with a leading `~` or `~user` made that home folder, as a shell would; a
+    ValueError naming it when there is no such user (rather than a traceback, or a folder
+    named `~user` made in the current one).
+
+    >>> expanded("x/~y") == "x/~y", expanded("~no_such_user_at_all/x")
+    Traceback (most recent call last):
+    ...
+    ValueError: no user 'no_such_user_at_all' to take a home folder from
+    """
+    text = os.fspath(path)
+    if not text.startswith("~"):
+        return text
+    done = os.path.expanduser(text)
+    if done.startswith("~"):
+        user = text[1:].split(os.sep, 1)[0]
+        raise ValueError(f"no user {user!r} to take a home folder from" if user else
+                         "no home folder to take ~ from")
+    return done
+
+
 def input_among(output: FilePath, inputs: Iterable[FilePath]) -> str | None:
     """The first of `inputs` that `output` would overwrite (same_file), else None: every
     command checks its outputs so, before it reads or writes anything."""

@@ -2,12 +2,14 @@
 
 import contextlib
 import ipaddress
+import os
 import pathlib
 import socket
 from typing import Any
 
 import click
 
+from photocore import files
 from photocore.cli.options import FiniteRange, parse_agents
 from photocore.cli.output import missing
 from photocore.play import hints, specs
@@ -132,7 +134,7 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
         with contextlib.suppress(KeyboardInterrupt):
             click.echo(f"photocore serve: open http://{shown}:{bound}/ to play "
                        f"(agents: {', '.join(spec.label for spec in loaded)}); Ctrl-C stops")
-            click.echo(f"photocore serve: games kept in {path}" if path != MEMORY else
+            click.echo(f"photocore serve: games kept in {store.db.file}" if path != MEMORY else
                        "photocore serve: games kept in memory only (--db :memory:): a "
                        "restart loses them")
             if len(store):
@@ -156,12 +158,21 @@ def default_db() -> pathlib.Path:
 
 
 def _backup(path: str, target: str) -> None:
-    """--backup: `path` copied to `target` by SQLite's online backup."""
+    """--backup: `path` copied to `target` by SQLite's online backup, the database opened
+    read-only (a file this user may only read is backed up too)."""
     if path == MEMORY:
         raise click.BadParameter("a database in memory has nothing to back up",
                                  param_hint="--db")
-    if not pathlib.Path(path).expanduser().is_file():
+    try:
+        file = files.expanded(path)
+    except ValueError as e:
+        raise click.BadParameter(f"{path!r}: {e}", param_hint="--db") from None
+    if not os.path.exists(file):
         raise click.BadParameter(f"{path!r}: no such database", param_hint="--db")
+    try:
+        files.expanded(target)
+    except ValueError as e:
+        raise click.BadParameter(f"{target!r}: {e}", param_hint="--backup") from None
     try:
         source = Database(path, shared=True)
         try:

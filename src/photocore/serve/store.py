@@ -27,13 +27,21 @@ import json
 import math
 import os
 import pathlib
+import shutil
 import sqlite3
+import stat
+import tempfile
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
+from photocore import files
+
 MEMORY = ":memory:"
+APPLICATION_ID = 0x50484F54     # "PHOT": SQLite's header field naming the program's files
+COMPANIONS = ("-wal", "-shm", "-journal", "-lock")   # the files beside a database
 
 # each script takes the schema from the version before it to its own; never edit one that
 # was released: add the next
@@ -112,30 +120,54 @@ class Saved:
 class Database:
     """The games' database at `path` (":memory:" for one that ends with the process),
     opened, locked against a second server (on systems with fcntl) and migrated to
-    SCHEMA_VERSION; `shared`: opened beside the server that holds it (to back it up),
-    neither locked nor migrated. Every method is one transaction and may be called from
-    any thread. StoreError names the file and what is wrong."""
+    SCHEMA_VERSION; `shared`: opened read-only beside the server that holds it (to back it
+    up), neither locked nor migrated. Every method is one transaction and may be called
+    from any thread. StoreError names the file and what is wrong.
+
+    The database is a file, not a path: `file` is its real path (every link followed),
+    the one SQLite opens and the lock is taken beside; the lock is held on the file itself
+    too, so a symbolic or a hard link to a database in use is refused like its own name.
+    A file that is not photocore's (another program's SQLite database, anything else) is
+    refused before anything is written to it or beside it: an existing database is
+    photocore's when it carries APPLICATION_ID, or (made before it did) the table
+    `versions`; an empty or missing file is a new one."""
 
     def __init__(self, path: "str | os.PathLike[str]", shared: bool = False) -> None:
-        self.path = str(path)
+        self.path = str(path)               # as given: the messages name it
+        self.file = self.path               # the file SQLite opens (its real path)
         self._lock = threading.Lock()
         self._lockfile: Any = None
-        where = self.path
+        self._shared = shared
         try:
-            if self.path != MEMORY:
-                file = pathlib.Path(self.path).expanduser()
-                file.parent.mkdir(parents=True, exist_ok=True)
-                self._lockfile = None if shared else _lock_out_others(file)
-                where = str(file)
-            # autocommit: every transaction is begun and ended here, by _transaction
-            self._db = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
-        except (OSError, sqlite3.Error) as e:
+            if self.path == MEMORY:
+                self._db = sqlite3.connect(MEMORY, check_same_thread=False,
+                                           isolation_level=None)
+            else:
+                self.file = os.path.realpath(files.expanded(self.path))
+                _check_file(self.file, self.path, shared)
+                if not shared:
+                    pathlib.Path(self.file).parent.mkdir(parents=True, exist_ok=True)
+                    self._lockfile = _lock_out_others(self.file, self.path)
+                _check_ours(self.file, self.path)
+                if not shared:
+                    self._lockfile.append(_lock_beside(self.file, self.path))
+                    self._lockfile = [held for held in self._lockfile if held is not None]
+                # autocommit: every transaction is begun and ended here, by _transaction;
+                # a URI of the real path: a name such as 'file:x?mode=memory' is a file
+                # name here, as it is everywhere else (SQLite would read it as a URI)
+                self._db = sqlite3.connect(_uri(self.file, _mode(self.file, shared)),
+                                           uri=True, check_same_thread=False,
+                                           isolation_level=None)
+        except (OSError, ValueError, sqlite3.Error) as e:
             self._unlock()
             raise StoreError(f"cannot open the games database {self.path}: {_why(e)}") from None
+        except StoreError:
+            self._unlock()
+            raise
         try:
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA busy_timeout = 5000")
-            if self.path != MEMORY:
+            if self.path != MEMORY and not shared:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
             self.version = self._read_version() if shared else self._migrate()
@@ -149,10 +181,17 @@ class Database:
     # ---- the schema ----
 
     def _read_version(self) -> int:
-        """The schema's version (0: a new database)."""
+        """The schema's version (0: a new database); opened to write, the table of versions
+        made where there is none, and the database marked photocore's (APPLICATION_ID)."""
         with self._transaction() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS versions "
-                       "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
+            if not self._shared:
+                db.execute("CREATE TABLE IF NOT EXISTS versions "
+                           "(version INTEGER PRIMARY KEY, applied REAL NOT NULL)")
+                if self.path != MEMORY:
+                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            elif not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                "name = 'versions'").fetchone():
+                return 0
             return int(db.execute("SELECT max(version) FROM versions").fetchone()[0] or 0)
 
     def _migrate(self) -> int:
@@ -257,30 +296,49 @@ class Database:
 
     def backup(self, path: "str | os.PathLike[str]") -> None:
         """A consistent copy of the database at `path` (SQLite's online backup: the
-        server may go on writing meanwhile), written beside it and renamed into place."""
-        target = pathlib.Path(path).expanduser()
-        partial = target.with_name(target.name + ".partial")
+        server may go on writing meanwhile), made in a temporary file, then put in place
+        by files.atomic (a link followed, a file's mode kept, a device or a FIFO written
+        through). The database itself and its companions (-wal, -shm, -journal, -lock),
+        whatever the name or link that reaches them, are refused before anything is
+        written."""
         try:
-            partial.unlink(missing_ok=True)
-            copy = sqlite3.connect(partial)
-            try:
-                with self._lock:
-                    self._db.backup(copy)
-            finally:
-                copy.close()
-            partial.replace(target)
-        except (OSError, sqlite3.Error) as e:
-            partial.unlink(missing_ok=True)
-            raise StoreError(f"cannot back {self.path} up to {target}: {_why(e)}") from None
+            target = files.expanded(path)
+            if self.path != MEMORY:
+                for name in {self.file, files.expanded(self.path)}:
+                    for own in ("", *COMPANIONS):
+                        if files.same_file(target, name + own):
+                            raise StoreError(
+                                f"cannot back {self.path} up to {path}: it is "
+                                f"{'the database itself' if not own else 'its ' + own + ' file'}"
+                                ": choose another file")
+            real = os.path.realpath(target)
+            there = os.stat(real) if os.path.lexists(real) else None
+            # the copy is made beside a file (the same disk), in the temporary folder for
+            # a device or a pipe
+            beside = (os.path.dirname(real)
+                      if there is None or stat.S_ISREG(there.st_mode) else None)
+            with tempfile.TemporaryDirectory(prefix=".photocore-backup-", dir=beside) as tmp:
+                partial = os.path.join(tmp, "copy.sqlite3")
+                copy = sqlite3.connect(partial)
+                try:
+                    with self._lock:
+                        self._db.backup(copy)
+                finally:
+                    copy.close()
+                with open(partial, "rb") as made, files.atomic(target) as out:
+                    shutil.copyfileobj(made, out)
+        except (OSError, ValueError, sqlite3.Error) as e:
+            raise StoreError(f"cannot back {self.path} up to {path}: {_why(e)}") from None
 
     def close(self) -> None:
         with self._lock, contextlib.suppress(sqlite3.Error, AttributeError):
             self._db.close()
-        self._unlock()
+        self._unlock()                      # after SQLite's (see _lock_out_others)
 
     def _unlock(self) -> None:
         if self._lockfile is not None:
-            self._lockfile.close()          # closing the file releases its lock
+            for held in self._lockfile:
+                held.close()                # closing a file releases its lock
             self._lockfile = None
 
     @contextlib.contextmanager
@@ -289,7 +347,7 @@ class Database:
         sqlite3's errors become StoreError."""
         with self._lock:
             try:
-                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("BEGIN" if self._shared else "BEGIN IMMEDIATE")
                 try:
                     yield self._db
                 except BaseException:
@@ -300,9 +358,86 @@ class Database:
                 raise StoreError(f"the games database {self.path}: {_why(e)}") from None
 
 
-def _lock_out_others(file: pathlib.Path) -> Any:
-    """An exclusive lock on FILE-lock, held while the database is open: a second server
-    on the same file would run the same games' agents and write over their changes."""
+def _check_file(file: str, path: str, shared: bool) -> None:
+    """StoreError unless `file` (a real path) is a regular file of one name, or (unless
+    `shared`) missing. Through a second hard link SQLite would look for another -wal
+    beside another name, and miss the changes in the first (SQLite's *How To Corrupt An
+    SQLite Database File*, 2.5): such a file is refused, whichever name it is given by."""
+    try:
+        there = os.stat(file)
+    except FileNotFoundError:
+        if shared:
+            raise StoreError(f"cannot open the games database {path}: no such file") from None
+        return
+    if not stat.S_ISREG(there.st_mode):
+        raise StoreError(f"cannot open the games database {path}: not a regular file "
+                         f"({_kind(there.st_mode)})")
+    if there.st_nlink > 1:
+        raise StoreError(f"cannot open the games database {path}: it has {there.st_nlink} "
+                         "hard links, and SQLite would find its -wal through one name only: "
+                         "remove the others")
+
+
+def _check_ours(file: str, path: str) -> None:
+    """StoreError unless `file` (a real path, a regular file or none) may be photocore's
+    games database: empty or missing (a new one), or an SQLite database with
+    APPLICATION_ID or, made before photocore set one, the table `versions`. Decided
+    read-only: a file refused is left as it was."""
+    if not os.path.exists(file) or os.path.getsize(file) == 0:
+        return
+    # read-only, and without a -wal the file holds it all: read as immutable, which makes
+    # no -shm or -wal beside it (read-only would, for a database in WAL mode)
+    how = "ro" if os.path.exists(f"{file}-wal") else "ro&immutable=1"
+    try:
+        probe = sqlite3.connect(_uri(file, how), uri=True)
+        try:
+            mark = probe.execute("PRAGMA application_id").fetchone()[0]
+            tables = {row[0] for row in probe.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            probe.close()
+    except sqlite3.Error as e:
+        raise StoreError(f"cannot use {path} as the games database: {_why(e)} "
+                         "(refused, left as it was)") from None
+    if mark != APPLICATION_ID and (mark != 0 or "versions" not in tables):
+        raise StoreError(f"cannot use {path} as the games database: it is another "
+                         "program's SQLite database, not photocore's (refused, left as it "
+                         "was): give another --db")
+
+
+def _lock_out_others(file: str, path: str) -> list[Any]:
+    """An exclusive lock on the database file itself (`file`: a real path, created when
+    missing), held while it is open: a second server on the same file would run the same
+    games' agents and write over their changes. Through a symbolic or a hard link it is
+    the same file, so the same lock.
+
+    flock() locks, on Linux independent of the POSIX (fcntl) locks SQLite takes on the
+    database (tests/test_serve_online.py checks it); but closing any descriptor of the file
+    drops this process's POSIX locks on it, so the descriptor is closed only after SQLite's
+    connection, and one whose lock was refused is kept open (the refused Database may share
+    its process with the one holding the file)."""
+    try:
+        import fcntl
+    except ImportError:         # Windows: no guard
+        return []
+    itself = os.fdopen(os.open(file, os.O_RDONLY | os.O_CREAT | os.O_NONBLOCK, 0o644), "rb")
+    refused = None
+    if not stat.S_ISREG(os.fstat(itself.fileno()).st_mode):
+        refused = StoreError(f"cannot open the games database {path}: not a regular file")
+    else:
+        try:
+            fcntl.flock(itself, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            refused = _busy(path)
+    if refused is not None:
+        _REFUSED.append(itself)
+        raise refused
+    return [itself]
+
+
+def _lock_beside(file: str, path: str) -> Any:
+    """An exclusive lock on FILE-lock too, the one photocore serve 0.2.0 and before took
+    (beside a real path: through a symbolic link, the same)."""
     try:
         import fcntl
     except ImportError:         # Windows: no guard
@@ -312,9 +447,39 @@ def _lock_out_others(file: pathlib.Path) -> Any:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         handle.close()
-        raise StoreError(f"the games database {file} is in use by another photocore serve "
-                         "(stop it, or give this one another --db)") from None
+        raise _busy(path) from None
     return handle
+
+
+def _busy(path: str) -> StoreError:
+    return StoreError(f"the games database {path} is in use by another photocore serve "
+                      "(stop it, or give this one another --db)")
+
+
+_REFUSED: list[Any] = []        # descriptors not closed (_lock_out_others)
+
+
+def _uri(file: str, mode: str) -> str:
+    """The SQLite URI of the file at the absolute path `file`, opened in `mode` (ro, rw,
+    rwc, and more parameters after an &)."""
+    return f"file:{urllib.parse.quote(file)}?mode={mode}"
+
+
+def _mode(file: str, shared: bool) -> str:
+    """How the database `file` is opened: to write, or `shared` read-only; and where this
+    user may write nothing beside it and there is no -wal (no server writes to it: the
+    file holds it all), immutable, since SQLite in WAL mode would make a -shm."""
+    if not shared:
+        return "rwc"
+    if not os.path.exists(f"{file}-wal") and not os.access(os.path.dirname(file), os.W_OK):
+        return "ro&immutable=1"
+    return "ro"
+
+
+def _kind(mode: int) -> str:
+    return ("a folder" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a file")
 
 
 def _statements(script: str) -> Iterator[str]:
