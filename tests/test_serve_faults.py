@@ -647,6 +647,11 @@ def test_the_servers_streams_leave_room_for_moves_and_emfile_is_told_once(monkey
                              "exception": OSError(errno.EMFILE, "Too many open files")})
         lines = [r for r in caplog.records if "Too many open files" in r.getMessage()]
         assert len(lines) == 1 and lines[0].exc_info is None
+        for _ in range(100):        # its retries, once the server closed the listener
+            quiet(loop, {"message": "Exception in callback "
+                                    "BaseSelectorEventLoop._start_serving(...)",
+                         "exception": ValueError("Invalid file descriptor: -1")})
+        assert len(caplog.records) == 1
     finally:
         loop.close()
 

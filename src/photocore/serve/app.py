@@ -490,7 +490,9 @@ class _Quiet:
     """The event loop's exception handler: a lack of file descriptors (or memory) when
     accepting a connection is told in one line at most every LOG_EVERY seconds, with the
     number of times since (asyncio would log a traceback for each try, up to a hundred
-    in one turn of the loop: megabytes a second); anything else as asyncio tells it."""
+    in one turn of the loop: megabytes a second), and the retries it scheduled that find
+    the listener closed when the server stops are silent; anything else as asyncio tells
+    it."""
 
     SCARCE = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
@@ -500,9 +502,17 @@ class _Quiet:
 
     def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         exc = context.get("exception")
-        if not (isinstance(exc, OSError) and exc.errno in self.SCARCE):
+        scarce = isinstance(exc, OSError) and exc.errno in self.SCARCE
+        # each of those tries scheduled another a second later (asyncio goes on trying in
+        # its loop): once the listener is closed (the server stops) each raises ValueError
+        retried = (isinstance(exc, ValueError)
+                   and "_start_serving" in str(context.get("message", "")))
+        if retried:
+            return
+        if not scarce:
             loop.default_exception_handler(context)
             return
+        assert isinstance(exc, OSError)
         self.missed += 1
         now = time.monotonic()
         if now - self.last >= LOG_EVERY:
