@@ -8,11 +8,16 @@ and `{"error": "one line"}`; games live in a serve/games.py Store, saved in its 
 as Server-Sent Events (sse-starlette).
 """
 
+import asyncio
 import contextlib
+import errno
 import importlib.resources
 import ipaddress
 import json
+import logging
+import math
 import os
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -46,6 +51,7 @@ from photocore.serve.games import (
     DEFAULT_MAX_GAMES_PER_CLIENT,
     Agents,
     BadRequest,
+    Damaged,
     Forbidden,
     NotNow,
     Store,
@@ -60,6 +66,9 @@ from photocore.serve.store import MEMORY, Database
 MAX_BODY = HTTP_BODY_CAP            # bytes of a request's body (photocore.limits)
 MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
 MAX_LISTENERS = 64                  # event streams of one game at once
+MAX_CLIENT_STREAMS = 64             # event streams of one client at once, all games together
+FILES_KEPT_FREE = 64                # file descriptors no event stream may take (moves, db)
+LOG_EVERY = 10.0                    # seconds between two lines on a lack of file descriptors
 PING = 15.0                         # seconds between two comments on a quiet event stream
 RETRY_MS = 1000                     # a browser's wait before it reconnects a dropped stream
 STATIC = importlib.resources.files("photocore.serve").joinpath("static")
@@ -68,7 +77,7 @@ PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 _STATUS = {BadRequest: 400, Forbidden: 403, UnknownGame: 404, NotNow: 409, TooManyGames: 429,
-           Unavailable: 503, StoreError: 503}
+           Unavailable: 503, StoreError: 503, Damaged: 500}
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": models.Error, "description": "a bad request: the error says what"},
     404: {"model": models.Error, "description": "no such game"},
@@ -110,6 +119,7 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        asyncio.get_running_loop().set_exception_handler(_Quiet())
         yield
         store.close()           # the agents stop, engine programs end, the database closes
 
@@ -118,9 +128,10 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
                   openapi_url="/api/openapi.json", docs_url=None, redoc_url=None,
                   lifespan=lifespan)
     app.state.store = store
+    app.state.streams = streams = Streams(stream_cap())
     app.router.route_class = _Route
     _errors(app)
-    _routes(app, store)
+    _routes(app, store, streams)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     app.add_middleware(Guard, allowed_hosts=allowed_hosts)
     return app
@@ -229,7 +240,7 @@ def validation_message(errors: Sequence[Any]) -> str:
 
 # ---- the routes --------------------------------------------------------------------------
 
-def _routes(app: FastAPI, store: Store) -> None:
+def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
     page_headers = {"Content-Security-Policy": PAGE_POLICY, "Cache-Control": "no-cache"}
 
     @app.get("/", include_in_schema=False)
@@ -280,24 +291,29 @@ def _routes(app: FastAPI, store: Store) -> None:
         table = store.get(id)
         if wait:
             await table.wait(wait)
+            if table.unsaved and not table.state()["thinking"]:
+                raise StoreError(table.unsaved)     # the move waited for is not saved
         return _json(table.state(svg))
 
     @app.get("/api/games/{id}/events", responses={
         **_ERRORS, 200: {"content": {"text/event-stream": {}}, "description": (
             "`change` events (a change as it is saved, its id the version it made) and "
             "`state` events (the game, as GET answers it, its id its version)")}})
-    async def events(id: str, svg: bool = False,
+    async def events(id: str, request: Request, svg: bool = False,
                      last_event_id: str | None = Header(None, description=(
                          "the id of the last event received: the changes after it come "
                          "first"))) -> Response:
         """The game's changes as Server-Sent Events, as they are made: first, after
         Last-Event-ID, the changes since then; then the game's state, and again after
-        each change."""
+        each change. 429 past a game's, a client's or the server's most streams."""
         table = store.get(id)
         after = _event_id(last_event_id)
-        if table.listeners >= MAX_LISTENERS:
-            return _error(429, f"game {id} has {MAX_LISTENERS} event streams open, its most")
-        return EventSourceResponse(_stream(table, after, svg), ping=PING)
+        who = client_of(request.client.host if request.client else "")
+        refusal = streams.admit(table, who)     # counted here, at once: no await between
+        if refusal is not None:
+            return _error(429, refusal)
+        return _Events(_stream(table, after, svg), ping=PING,
+                       release=lambda: streams.release(table, who))
 
     @app.delete("/api/games/{id}", status_code=204, responses=_SEATED)
     async def delete(id: str, token: Token) -> Response:
@@ -387,30 +403,130 @@ async def _stream(table: Table, after: int | None, with_svg: bool
                   ) -> AsyncIterator[ServerSentEvent]:
     """A game's events for one listener: the changes after version `after` (none when it
     is None: a new listener), then the state; again at each change, and when the state
-    shown changes otherwise (an agent stops thinking). Ends when the game is closed."""
-    table.listeners += 1
+    shown changes otherwise (an agent stops thinking). Ends when the game is closed. The
+    stream was counted (Streams.admit) before it began."""
+    if after is not None and after > table.version:
+        after = None        # an id of another server's game: start afresh
+    shown = None
+    while not table.closed:
+        seen = table.notified
+        if after is not None:
+            for version, change in table.changes_after(after):
+                yield ServerSentEvent(_compact({"version": version, **change}),
+                                      event="change", id=str(version))
+                after = version
+        state = table.state(with_svg)
+        if after is None:
+            after = state["version"]
+        key = state["version"], state["thinking"], state["stopped"], state["unsaved"]
+        if key != shown:
+            yield ServerSentEvent(_compact(state), event="state", id=str(state["version"]),
+                                  retry=RETRY_MS if shown is None else None)
+            shown = key
+        await table.wait_for_news(seen, PING)
+
+
+class _Events(EventSourceResponse):
+    """An event stream that gives its place back (`release`) when it ends, however it
+    ends: started or not, the client gone or the game closed."""
+
+    def __init__(self, *args: Any, release: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._release: Callable[[], None] | None = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            release, self._release = self._release, None
+            if release is not None:
+                release()
+
+
+def stream_cap() -> int:
+    """The most event streams the server holds at once: half of the file descriptors it
+    may open (RLIMIT_NOFILE's soft limit) past FILES_KEPT_FREE, so that streams never
+    take the descriptors that moves, the database and the agents' engines need."""
     try:
-        if after is not None and after > table.version:
-            after = None        # an id of another server's game: start afresh
-        shown = None
-        while not table.closed:
-            seen = table.notified
-            if after is not None:
-                for version, change in table.changes_after(after):
-                    yield ServerSentEvent(_compact({"version": version, **change}),
-                                          event="change", id=str(version))
-                    after = version
-            state = table.state(with_svg)
-            if after is None:
-                after = state["version"]
-            key = state["version"], state["thinking"], state["stopped"]
-            if key != shown:
-                yield ServerSentEvent(_compact(state), event="state", id=str(state["version"]),
-                                      retry=RETRY_MS if shown is None else None)
-                shown = key
-            await table.wait_for_news(seen, PING)
-    finally:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):    # Windows: no such limit
+        return 4096
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return 4096
+    return max(8, min(4096, (soft - FILES_KEPT_FREE) // 2))
+
+
+class Streams:
+    """The event streams open, by game (Table.listeners), by client and in all, and their
+    caps: MAX_LISTENERS a game, MAX_CLIENT_STREAMS a client, `most` in all. Counted on
+    the event loop's thread only (the route and the response), so that a check and its
+    count are one step: streams opened at once cannot all pass a cap."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.open = 0
+        self.by_client: dict[str, int] = {}
+
+    def admit(self, table: Table, client: str) -> str | None:
+        """Counts a new stream of `client` on `table`; or why it is refused."""
+        if table.listeners >= MAX_LISTENERS:
+            return f"game {table.id} has {MAX_LISTENERS} event streams open, its most"
+        if self.by_client.get(client, 0) >= MAX_CLIENT_STREAMS:
+            return (f"this client ({client[:60]}) has {MAX_CLIENT_STREAMS} event streams "
+                    "open, its most: close some")
+        if self.open >= self.most:
+            return f"the server has {self.most} event streams open, its most: try again later"
+        table.listeners += 1
+        self.by_client[client] = self.by_client.get(client, 0) + 1
+        self.open += 1
+        return None
+
+    def release(self, table: Table, client: str) -> None:
         table.listeners -= 1
+        self.open -= 1
+        left = self.by_client.get(client, 0) - 1
+        if left > 0:
+            self.by_client[client] = left
+        else:
+            self.by_client.pop(client, None)
+
+
+class _Quiet:
+    """The event loop's exception handler: a lack of file descriptors (or memory) when
+    accepting a connection is told in one line at most every LOG_EVERY seconds, with the
+    number of times since (asyncio would log a traceback for each try, up to a hundred
+    in one turn of the loop: megabytes a second), and the retries it scheduled that find
+    the listener closed when the server stops are silent; anything else as asyncio tells
+    it."""
+
+    SCARCE = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+    def __init__(self) -> None:
+        self.last = -math.inf
+        self.missed = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        scarce = isinstance(exc, OSError) and exc.errno in self.SCARCE
+        # each of those tries scheduled another a second later (asyncio goes on trying in
+        # its loop): once the listener is closed (the server stops) each raises ValueError
+        retried = (isinstance(exc, ValueError)
+                   and "_start_serving" in str(context.get("message", "")))
+        if retried:
+            return
+        if not scarce:
+            loop.default_exception_handler(context)
+            return
+        assert isinstance(exc, OSError)
+        self.missed += 1
+        now = time.monotonic()
+        if now - self.last >= LOG_EVERY:
+            logging.getLogger("photocore.serve").warning(
+                "photocore serve: %s (%s), %d times in the last %g s: connections wait",
+                context.get("message", "out of a resource"), exc.strerror, self.missed,
+                LOG_EVERY)
+            self.last, self.missed = now, 0
 
 
 def _compact(value: Any) -> str:

@@ -52,7 +52,7 @@ from photocore.play import hints
 from photocore.play.player import Forfeit, Player
 from photocore.play.session import PERSON, BadRequest, NotNow, Session, start
 from photocore.play.specs import Allowed, Spec
-from photocore.serve.store import MEMORY, Database, Game, Saved, StoreError
+from photocore.serve.store import MEMORY, Damaged, Database, Game, Saved, StoreError
 
 SITE = "photocore serve"            # the site of its records
 DEFAULT_MAX_GAMES = 1000
@@ -63,10 +63,12 @@ TOKEN_BYTES = 18                    # a seat's token: 144 random bits, 24 charac
 SVG_SIZE = 640
 MAX_TOP = 10                        # hints a request may ask for
 _PURGE_EVERY = 1.0                  # seconds between two sweeps for expired games
+_GONE_KEPT = 10_000                 # games whose reason for being gone is remembered
 
 # BadRequest and NotNow are the session's: its refusals reach serve/app.py as they are
 __all__ = ["DEFAULT_EXPIRE", "DEFAULT_KEEP", "DEFAULT_MAX_GAMES", "DEFAULT_MAX_GAMES_PER_CLIENT",
-           "MAX_TOP", "Agents", "BadRequest", "Forbidden", "NotNow", "Store", "StoreError",
+           "MAX_TOP", "Agents", "BadRequest", "Damaged", "Forbidden", "NotNow", "Store",
+           "StoreError",
            "Table", "TooManyGames", "Unavailable", "UnknownGame", "token_hash"]
 
 
@@ -129,6 +131,12 @@ class Table:
     thinking). The agents choose on a copy of the game outside the lock, and their move is
     played only if the game did not change meanwhile (`moved` counts the moves played and
     taken back).
+
+    A change that cannot be saved (a full disk: StoreError) is undone. A person's is
+    refused (the request answers 503); an agent's is dropped by its worker, which ends
+    (no thread dies): `unsaved` says why, the state shows it, and the agent thinks again
+    at the next request for the game (`retry`, from Store.get) or resume, not before: a
+    full disk does not make it think in a loop.
     """
 
     def __init__(self, game_id: str, session: Session, seed: int, hint_playouts: int,
@@ -154,6 +162,7 @@ class Table:
         self.stopped = False                # the agents were stopped; the game waits
         self.closed = False
         self.thinking_since: float | None = None
+        self.unsaved: str | None = None     # why the agent's last move could not be saved
         self.touched = clock()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
 
@@ -182,7 +191,7 @@ class Table:
             session = self.session.copy()
             thinking = self._thinking()
             since = self.thinking_since
-            version, stopped = self.version, self.stopped
+            version, stopped, unsaved = self.version, self.stopped, self.unsaved
         game, forfeit, over = session.game, session.forfeit, session.over
         current = None if over else game.current_player
         to_move = None if current is None else "agent" if session.seats[current] else PERSON
@@ -207,7 +216,8 @@ class Table:
             "over": over,
             "winners": list(session.winners()) if over else None,
             "forfeit": None if forfeit is None else {"seat": forfeit[0], "reason": forfeit[1]},
-            "status": self._status(session, thinking, stopped),
+            "status": self._status(session, thinking, stopped, unsaved),
+            "unsaved": None if over else unsaved,
             "light": list(game.light),
             "scores": list(game.scores()),
             "available": [list(game.available(p)) for p in range(game.players)],
@@ -242,7 +252,8 @@ class Table:
                 and self.session.agent_to_move() is not None)
 
     @staticmethod
-    def _status(session: Session, thinking: bool, stopped: bool) -> str:
+    def _status(session: Session, thinking: bool, stopped: bool,
+                unsaved: str | None = None) -> str:
         game, names = session.game, session.names()
 
         def who(p: int) -> str:
@@ -261,6 +272,9 @@ class Table:
                 return f"{who(p)} is stopped: undo, resign or let it go on"
             if thinking:
                 return f"{who(p)} is thinking"
+            if unsaved:
+                return (f"{who(p)}'s move could not be saved ({unsaved}): it thinks again "
+                        "at the next request")
             return f"{who(p)} to move"
         if game.phase == "setup":
             return f"{who(p)} to move: place a small tree on the outer ring"
@@ -323,6 +337,9 @@ class Table:
     def resume(self, *, seat: int) -> None:
         """Lets stopped agents go on."""
         with self._changing("resume"):
+            if not self.stopped and self.unsaved:
+                self._start_agents(retry=True)      # its move could not be saved: again
+                return
             if not self.stopped:
                 raise NotNow("the agents are not stopped")
             self.stopped = False
@@ -349,7 +366,8 @@ class Table:
                   "by": f"flat Monte Carlo over {hints.ROLLOUT} playouts",
                   "moves": [{"move": str(h.move), "id": int(h.move), "value": h.value,
                              "playouts": h.playouts} for h in found]}
-        self.db.add_hint(self.id, ply, position, top, answer)
+        with contextlib.suppress(StoreError):   # not kept (a full disk): answered all the same
+            self.db.add_hint(self.id, ply, position, top, answer)
         return answer
 
     def record(self) -> dict[str, Any]:
@@ -396,6 +414,7 @@ class Table:
             self.touched = now
             self.version += 1
             self.log.append(change)
+            self.unsaved = None
         self.notified += 1
         for loop, future in self._waiters:
             loop.call_soon_threadsafe(_wake, future)
@@ -464,16 +483,23 @@ class Table:
 
     # ---- the agents ----
 
-    def _start_agents(self) -> None:
+    def _start_agents(self, retry: bool = False) -> None:
         """Under the lock: a worker thread for the agents if one is to move (one at most:
-        a worker still finishing a dropped move goes on with the new position)."""
+        a worker still finishing a dropped move goes on with the new position); after a
+        move that could not be saved, only when `retry`."""
         if (self.worker is not None or self.stopped or self.closed
-                or self.session.agent_to_move() is None):
+                or (self.unsaved and not retry) or self.session.agent_to_move() is None):
             return
         self.worker = threading.Thread(target=self._agents_move, name=f"agent {self.id}",
                                        daemon=True)
         self.thinking_since = time.monotonic()
         self.worker.start()
+
+    def retry(self) -> None:
+        """The agent whose move could not be saved thinks again (a request came)."""
+        with self.lock:
+            if self.unsaved and not self.session.over:
+                self._start_agents(retry=True)
 
     def _agents_move(self) -> None:
         """The worker: plays the agents' moves until a person is to move, the game ends,
@@ -528,6 +554,10 @@ class Table:
                 return played
         except NotNow:
             return False                        # a person resigned meanwhile: dropped
+        except StoreError as e:                 # undone (_changing): the game waits
+            with self.lock:
+                self.unsaved = f"player {seat} ({spec.label})'s move could not be saved: {e}"
+            return False
 
     def _player(self, seat: int, spec: Spec) -> Player:
         """The seat's player, loaded and reset for this game on its first move."""
@@ -573,7 +603,8 @@ class Store:
     """The games of a server, by id, kept in `db` (serve/store.py; by default one in
     memory): the unfinished ones all in memory, where their agents play, each dropped
     `expire` seconds after its last request; the finished ones readable for `keep` seconds
-    after their end, in memory while they are asked for. At most `max_games` are held in
+    after their end, and at least while they are in memory (`expire` seconds after their
+    last request: with keep=0, no longer). At most `max_games` are held in
     memory: when full, the finished game touched longest ago leaves it, and with none
     finished a new game is refused (Unavailable). A client (the `client` that creates it)
     plays at most `max_games_per_client` unfinished games at once (more is TooManyGames),
@@ -581,7 +612,12 @@ class Store:
 
     Opened on a database that holds games (a restart), it serves them again: the
     unfinished ones are rebuilt at once and an agent to move thinks again; `problems`
-    lists the games that could not be rebuilt."""
+    lists the games that could not be rebuilt (a damaged row: set aside, the others
+    served; asked for, such a game is Damaged), one line each.
+
+    A write to the database that fails (a full disk) never stops the server: a change is
+    undone and its request answered StoreError (503), an agent's move waits (Table), and
+    a sweep that cannot delete leaves the games as they were and tries again later."""
 
     def __init__(self, agents: Agents, max_games: int = DEFAULT_MAX_GAMES,
                  expire: float = DEFAULT_EXPIRE,
@@ -612,6 +648,9 @@ class Store:
         self.clock: Callable[[], float] = time.time     # tests move time on by replacing it
         self._swept = 0.0
         self.problems: list[str] = []
+        self.damaged: dict[str, str] = {}   # game id -> why it cannot be served
+        # game id -> why it is gone (the latest _GONE_KEPT), for a true 404
+        self.gone: collections.OrderedDict[str, str] = collections.OrderedDict()
         self._restore()
 
     def __len__(self) -> int:
@@ -670,13 +709,22 @@ class Store:
             self._sweep()
             table = self.tables.get(game_id)
             if table is None:
-                saved = self.db.load(game_id)
-                if saved is None or saved.game.finished is None:
+                if game_id in self.damaged:
+                    raise Damaged(self.damaged[game_id])
+                try:
+                    saved = self.db.load(game_id)
+                    if saved is not None and saved.game.finished is not None:
+                        table = self._rebuild(saved)
+                except Damaged as e:
+                    self._set_aside(game_id, str(e))
+                    raise
+                if table is None:
                     # an unfinished game is always in memory: one not there is gone
-                    raise UnknownGame(f"no game {game_id[:40]!r} (never created, deleted, "
-                                      f"or expired after {self.expire:g} s without a "
-                                      "request)")
-                table = self._rebuild(saved)
+                    why = self.gone.get(game_id, (
+                        f"never created, deleted, or expired: an unfinished game expires after "
+                        f"{self.expire:g} s without a request, a finished one {self.keep:g} s "
+                        "after its end once it is no longer asked for"))
+                    raise UnknownGame(f"no game {game_id[:40]!r} ({why})")
                 with contextlib.suppress(Unavailable):   # else read once, not held
                     if len(self.tables) >= self.max_games:
                         self._make_room()
@@ -684,7 +732,21 @@ class Store:
             table.touched = self.clock()
             if game_id in self.tables:
                 self.tables.move_to_end(game_id)
+        table.retry()       # an agent whose move could not be saved thinks again
         return table
+
+    def _forget(self, game_id: str, why: str) -> None:
+        """Under the lock: the game is gone from the database, and why (kept for its 404)."""
+        self.gone[game_id] = why
+        self.gone.move_to_end(game_id)
+        while len(self.gone) > _GONE_KEPT:
+            self.gone.popitem(last=False)
+
+    def _set_aside(self, game_id: str, why: str) -> None:
+        """A game whose row is damaged: not served, and said why, once."""
+        if game_id not in self.damaged:
+            self.damaged[game_id] = why
+            self.problems.append(why)
 
     def delete(self, game_id: str) -> None:
         """Forgets the game, here and in the database."""
@@ -692,6 +754,7 @@ class Store:
         with self.lock:
             self.db.delete(game_id)
             self.tables.pop(game_id, None)
+            self._forget(game_id, "deleted by one of its players")
         table.close()
 
     def close(self) -> None:
@@ -709,23 +772,27 @@ class Store:
     def _sweep(self, force: bool = False) -> None:
         """Under the lock (at most once a second): the unfinished games idle past `expire`
         dropped, here and in the database; the finished ones leave memory then, and the
-        database `keep` seconds after their end."""
+        database `keep` seconds after their end (a game in memory is never purged: it
+        stays readable while it is asked for). A write that fails (a full disk) leaves
+        the games as they were, tried again at the next sweep: reading goes on."""
         now = self.clock()
         if not force and now - self._swept < _PURGE_EVERY:
             return
         self._swept = now
-        while self.tables:
-            oldest = next(iter(self.tables.values()))   # kept in order of their last request
-            if now - oldest.touched <= self.expire:
-                break
-            del self.tables[oldest.id]
-            oldest.close()
-            if not oldest.session.over:
-                self.db.delete(oldest.id)
-        for gone in self.db.purge(now - self.keep):
-            table = self.tables.pop(gone, None)
-            if table is not None:
-                table.close()
+        with contextlib.suppress(StoreError):
+            while self.tables:
+                oldest = next(iter(self.tables.values()))   # in order of their last request
+                if now - oldest.touched <= self.expire:
+                    break
+                if not oldest.session.over:
+                    self.db.delete(oldest.id)       # first: if it fails, nothing changed
+                    self._forget(oldest.id, f"unfinished, it expired after {self.expire:g} s "
+                                            "without a request")
+                del self.tables[oldest.id]
+                oldest.close()
+            for gone in self.db.purge(now - self.keep, spare=set(self.tables)):
+                self._forget(gone, f"finished, it was kept {self.keep:g} s after its end "
+                                   "and while it was asked for")
 
     def _make_room(self) -> None:
         """Under the lock: the finished game asked for longest ago leaves memory (it stays
@@ -742,17 +809,24 @@ class Store:
 
     def _restore(self) -> None:
         """The database's unfinished games rebuilt (those idle past `expire` dropped), an
-        agent to move thinking again."""
+        agent to move thinking again; a damaged game set aside (`problems`, `damaged`). A
+        purge that cannot be written (a full disk) is left for the sweeps."""
         now = self.clock()
-        self.db.purge(now - self.keep, idle_since=now - self.expire)
+        try:
+            for gone in self.db.purge(now - self.keep, idle_since=now - self.expire):
+                self._forget(gone, f"expired after {self.expire:g} s without a request, or "
+                                   f"finished more than {self.keep:g} s ago, before the "
+                                   "server started")
+        except StoreError as e:
+            self.problems.append(f"the expired games are not deleted yet: {e}")
         for game_id in self.db.unfinished():
-            saved = self.db.load(game_id)
-            if saved is None:
-                continue
             try:
+                saved = self.db.load(game_id)
+                if saved is None:
+                    continue
                 table = self._rebuild(saved)
-            except StoreError as e:
-                self.problems.append(str(e))
+            except Damaged as e:
+                self._set_aside(game_id, str(e))
                 continue
             self.tables[game_id] = table
             with table.lock:
@@ -781,11 +855,13 @@ class Store:
                           row.client, saved.tokens, self.db, self.clock)
             for change in saved.changes:
                 table.apply(change)
-        except (ValueError, KeyError, TypeError, AssertionError) as e:
-            raise StoreError(f"game {row.id} cannot be rebuilt from its "
-                             f"{len(saved.changes)} changes: {e}") from None
+        except (ValueError, KeyError, TypeError, AttributeError, AssertionError) as e:
+            raise Damaged(f"game {row.id} is damaged: it cannot be rebuilt from its start and "
+                          f"{len(saved.changes)} changes ({e}); it is not served") from None
         table.touched = row.touched
         if gone and not table.session.over:
-            table.forfeit(gone[0], f"agent {row.seats[gone[0]]} is not served here since "
-                                   "the server restarted")
+            # not saved (a full disk): the unserved agent forfeits when it is to move
+            with contextlib.suppress(StoreError):
+                table.forfeit(gone[0], f"agent {row.seats[gone[0]]} is not served here "
+                                       "since the server restarted")
         return table

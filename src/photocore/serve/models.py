@@ -120,6 +120,9 @@ class GameState(BaseModel):
     winners: list[int] | None
     forfeit: Forfeit | None = Field(description="a seat that resigned or forfeited")
     status: str = Field(description="the state of the game in words")
+    unsaved: str | None = Field(description=(
+        "why the agent's last move could not be saved (a full disk): it thinks again at the "
+        "next request for the game, or POST .../resume; null once a change is saved"))
     light: list[int]
     scores: list[int]
     available: list[list[int]]

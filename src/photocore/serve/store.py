@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from photocore import files
@@ -90,6 +90,11 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 class StoreError(RuntimeError):
     """The database cannot be opened, read or written (the message names it and why)."""
+
+
+class Damaged(StoreError):
+    """A game's row or changes cannot be read back (the message names the game and what):
+    that game cannot be served; the others can."""
 
 
 @dataclasses.dataclass
@@ -245,13 +250,16 @@ class Database:
         with self._transaction() as db:
             db.execute("DELETE FROM games WHERE id = ?", (game,))
 
-    def purge(self, finished_before: float, idle_since: float | None = None) -> list[str]:
+    def purge(self, finished_before: float, idle_since: float | None = None,
+              spare: Collection[str] = ()) -> list[str]:
         """Deletes the games that finished before `finished_before` and, when
-        `idle_since` is given, the unfinished ones untouched since; their ids."""
+        `idle_since` is given, the unfinished ones untouched since, but not those in
+        `spare` (the games in memory, still asked for); their ids."""
         with self._transaction() as db:
             gone = [row[0] for row in db.execute(
                 "SELECT id FROM games WHERE finished < ? OR (finished IS NULL AND touched < ?)",
-                (finished_before, -math.inf if idle_since is None else idle_since))]
+                (finished_before, -math.inf if idle_since is None else idle_since))
+                if row[0] not in spare]
             db.executemany("DELETE FROM games WHERE id = ?", [(g,) for g in gone])
         return gone
 
@@ -264,17 +272,32 @@ class Database:
     # ---- reading ----
 
     def load(self, game: str) -> Saved | None:
-        """The game `game` as saved, or None."""
+        """The game `game` as saved, or None; Damaged when its row or a change cannot be
+        read back (not JSON, not the kind of value it must be)."""
         with self._transaction() as db:
             row = db.execute("SELECT * FROM games WHERE id = ?", (game,)).fetchone()
             if row is None:
                 return None
-            changes = [json.loads(text) for (text,) in db.execute(
-                "SELECT change FROM changes WHERE game = ? ORDER BY version", (game,))]
+            texts = list(db.execute(
+                "SELECT version, change FROM changes WHERE game = ? ORDER BY version", (game,)))
             tokens = dict(db.execute("SELECT seat, hash FROM tokens WHERE game = ?", (game,)))
         gid, start, seats, seed, client, created, touched, finished, version = row
-        return Saved(Game(gid, json.loads(start), json.loads(seats), int(seed), client,
-                          created, touched, finished, version), changes, tokens)
+        where = "its start"
+        try:
+            begun = _read(start, dict)
+            where = "its seats"
+            named = _read(seats, list)
+            where = "its seed"
+            number = int(seed)
+            changes = []
+            for number_of_change, text in texts:
+                where = f"its change {number_of_change}"
+                changes.append(_read(text, dict))
+        except (ValueError, TypeError) as e:
+            raise Damaged(f"game {str(gid)[:40]} is damaged in {self.path}: {where} cannot be "
+                          f"read ({str(e)[:80]}); it is not served") from None
+        return Saved(Game(gid, begun, named, number, client, created, touched, finished,
+                          version), changes, tokens)
 
     def unfinished(self) -> list[str]:
         """The ids of the games that go on, the one touched longest ago first."""
@@ -491,6 +514,14 @@ def _statements(script: str) -> Iterator[str]:
         if sqlite3.complete_statement(statement):
             yield statement
             statement = ""
+
+
+def _read(text: Any, kind: type) -> Any:
+    """The JSON `text` holds, which must be a `kind` (ValueError, TypeError if not)."""
+    value = json.loads(text)
+    if not isinstance(value, kind):
+        raise TypeError(f"{type(value).__name__}, not {kind.__name__}")
+    return value
 
 
 def _text(value: Any) -> str:
