@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from support import alive
 
 ROOT = Path(__file__).resolve().parent.parent
