@@ -152,7 +152,8 @@ def playouts(games, n=1, seed=0, threads=None):
 
     Args:
         games: a sequence of Game, all of one player count, none over.
-        n: playouts from each game.
+        n: playouts from each game: len(games) * n at most MAX_PLAYOUTS (2**27, the array
+            within 2 GiB), ValueError naming `n` past it.
         seed: any integer (modulo 2**64); playout j of games[i] is seeded from (seed, i, j)
             alone, so the result is the same whatever `threads`.
         threads: threads to play on (None: the cores this process may use; never more
@@ -736,7 +737,8 @@ cdef class Game:
     def playouts(self, n, seed=None):
         """The returns by seat of `n` games played out from this position as playout()
         plays one: a float32 array of shape (n, players), in C without the GIL; the game is
-        left as it is.
+        left as it is. `n` is at most MAX_PLAYOUTS (2**27, the array within 2 GiB).
+        Ctrl-C stops it within milliseconds (KeyboardInterrupt).
 
         Game j is seeded from (`seed`, j) alone, as random_playouts seeds its games; None
         draws `seed` from photocore's own stream. photocore.playouts plays out many
