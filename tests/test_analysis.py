@@ -572,16 +572,26 @@ def test_serve_reads_no_further_than_4_queries_a_worker_ahead():
     assert max(ahead) == 4
 
 
-def test_serve_on_ctrl_c_answers_the_queries_under_way_only():
+def test_serve_on_ctrl_c_stops_at_once_and_answers_nothing_more():
+    # the search under way stops where it is (it ran to its end, 53 s for two big queries)
+    import time
+
+    from photocore.play._agents import searches_interrupted
+
     def source():
-        yield json.dumps({"id": "slow", "visits": 300_000}) + "\n"
+        yield json.dumps({"id": "slow", "visits": 1_000_000}) + "\n"
         yield from (json.dumps({"id": i, "visits": 10}) + "\n" for i in range(3))
+        time.sleep(0.3)             # the slow search under way
         raise KeyboardInterrupt
 
     sink = io.StringIO()
+    start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        serve_queries(source(), sink, "mcts:50", 1, seed=0)
-    assert [json.loads(line)["id"] for line in sink.getvalue().splitlines()] == ["slow"]
+        serve_queries(source(), sink, "mcts:50", 1, seed=0, solve_nodes=None)
+    assert time.monotonic() - start < 3
+    assert sink.getvalue() == ""
+    assert not searches_interrupted()       # the next search runs
+    assert serve({"id": "x", "visits": 10})[0]["id"] == "x"
 
 
 def test_serve_answers_out_of_order_as_queries_finish():

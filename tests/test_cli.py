@@ -348,3 +348,12 @@ def test_an_old_spelling_still_works_and_says_what_to_write_instead(old, tmp_pat
 def test_an_old_spelling_with_its_new_one_is_a_usage_error(args, told):
     result = cli(*args)
     assert result.exit_code == 2 and told in result.output, result.output
+
+
+def test_solve_seconds_below_the_solvers_range_is_a_usage_error():
+    # the solver takes 1e-9 s at least: --help said x>0 and 1e-10 got "seconds must be ..."
+    # and exit 1; the range is the option's own now
+    result = cli("solve", "2", "--seconds", "1e-10")
+    assert result.exit_code == 2, result.output
+    assert "--seconds" in result.output and "1e-09" in result.output
+    assert "x>=1e-09" in cli("solve", "--help").output

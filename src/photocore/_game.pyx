@@ -2,16 +2,19 @@
 """Game, Move and LegalMoves: the Python face of the kernels."""
 
 cimport cython
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcmp, memcpy, memset
 
 import os
+import threading as _threading
 from importlib import import_module
 from operator import index
 
 import numpy as np
 
+from photocore._interrupt cimport pc_note_main_thread, pc_raise_interrupt, pc_signalled
 from photocore._kernel cimport *
 
 from photocore import notation
@@ -57,6 +60,19 @@ def check_invariants(bint on=True):
 
 cdef dict _OPTIONS_OF_FLAGS = {options.flags: options for options in OPTIONS}
 
+pc_note_main_thread(_threading.main_thread().ident)
+
+cdef enum:
+    # games one nogil stretch of random_playouts and Game.playouts plays before it looks for
+    # a signal (pc_signalled): about 10 ms of play (2.4 us a two-player game, 4.5 us four)
+    SIGNAL_CHUNK = 4096
+    PERFT_SPLIT = 3            # perft: subtrees this deep are counted between two looks
+
+# The most playouts Game.playouts and photocore.playouts return at once: their float32
+# array (n x players x 4 bytes a game, 16 at most) stays within 2 GiB. More: call again
+# with another seed, or random_playouts, which keeps no array.
+MAX_PLAYOUTS = 1 << 27
+
 
 @cython.final
 def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
@@ -78,10 +94,19 @@ def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
     cdef long long score_sums[MAX_PLAYERS]
     cdef long long wins[MAX_PLAYERS]
     cdef int nplayers = players
+    cdef long long first = 0, run
     memset(score_sums, 0, sizeof(score_sums))
     memset(wins, 0, sizeof(wins))
+    cdef bint stopped = False
     with nogil:
-        playout_totals(count, nplayers, base, flags_on, &moves, score_sums, wins)
+        # in chunks, Ctrl-C looked for between two (off the per-game path)
+        while first < count and not stopped:
+            run = min(<long long>SIGNAL_CHUNK, count - first)
+            playout_totals(first, run, nplayers, base, flags_on, &moves, score_sums, wins)
+            first += run
+            stopped = pc_signalled()
+    if stopped:
+        pc_raise_interrupt()
     return {
         "games": games,
         "moves": moves,
@@ -127,7 +152,8 @@ def playouts(games, n=1, seed=0, threads=None):
 
     Args:
         games: a sequence of Game, all of one player count, none over.
-        n: playouts from each game.
+        n: playouts from each game: len(games) * n at most MAX_PLAYOUTS (2**27, the array
+            within 2 GiB), ValueError naming `n` past it.
         seed: any integer (modulo 2**64); playout j of games[i] is seeded from (seed, i, j)
             alone, so the result is the same whatever `threads`.
         threads: threads to play on (None: the cores this process may use; never more
@@ -142,7 +168,7 @@ def playouts(games, n=1, seed=0, threads=None):
     >>> returns.shape, bool((playouts(games, n=4, seed=1, threads=1) == returns).all())
     ((2, 4, 3), True)
     """
-    cdef long long count = check_count(n, "n")
+    cdef long long count = check_playouts(n)
     cdef uint64_t base = check_seed(seed)
     if threads is not None:
         threads = check_threads(threads)
@@ -155,6 +181,10 @@ def playouts(games, n=1, seed=0, threads=None):
             raise ValueError(f"games[{i}] has {(<Game>game).st.players} players, games[0] "
                              f"{players}: one array holds the returns of one player count")
         players = (<Game>game).st.players
+    if len(listed) * count > MAX_PLAYOUTS:
+        raise ValueError(f"n must be from 0 to {MAX_PLAYOUTS // len(listed):,} for "
+                         f"{len(listed)} games (at most {MAX_PLAYOUTS:,} playouts in all), "
+                         f"got {n!r}: play the rest in another call")
     out = np.empty((len(listed), count, players), np.float32)
     cdef _Playouts work = _Playouts(listed, count, base, out)
     total = len(listed) * count
@@ -168,10 +198,24 @@ def playouts(games, n=1, seed=0, threads=None):
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(work.parts - 1, "photocore-playouts") as pool:
         parts = [pool.submit(work.run_part, k) for k in range(1, work.parts)]
-        work.run_part(0)
-        for part in parts:
-            part.result()
+        try:
+            work.run_part(0)
+            for part in parts:
+                part.result()
+        except BaseException:
+            work.stop = True        # Ctrl-C: the other threads stop at their next chunk,
+            raise                   # and the pool's exit joins them
     return out
+
+
+def check_playouts(n):
+    """`n` of Game.playouts and photocore.playouts: a count (check_count) up to
+    MAX_PLAYOUTS, ValueError naming `n` past it (the array would be over 2 GiB)."""
+    count = check_count(n, "n")
+    if count > MAX_PLAYOUTS:
+        raise ValueError(f"n must be from 0 to {MAX_PLAYOUTS:,} (2**27: the returns array "
+                         f"stays within 2 GiB), got {n!r}: play the rest in another call")
+    return count
 
 
 def game_list(games, empty):
@@ -202,6 +246,7 @@ cdef class _Playouts:
     cdef uint64_t base
     cdef float* out
     cdef int players, parts
+    cdef volatile bint stop        # set by the main thread at Ctrl-C: every part stops
     cdef object array              # holds `out`
 
     def __cinit__(self, list games, long long n, uint64_t base, array):
@@ -217,17 +262,26 @@ cdef class _Playouts:
         self.array = array
         self.out = &view[0, 0, 0] if array.size else NULL
         self.parts = 1
+        self.stop = False
 
     def __dealloc__(self):
         PyMem_Free(self.states)
 
     def run_part(self, int part):
         cdef long long total = self.games * self.n, chunk, lo, hi, i, j, run
+        cdef long long done = 0
+        cdef bint signalled = False
         with nogil:
             # chunks dealt in turn, not halves: a position's playouts and the positions
-            # with long games to go are shared out, so the threads finish together
+            # with long games to go are shared out, so the threads finish together.
+            # Between two chunks the stop flag, and every 64 (some ms) the main thread
+            # looks for a signal, which stops every part
             chunk = part
-            while chunk * PLAYOUT_CHUNK < total:
+            while chunk * PLAYOUT_CHUNK < total and not self.stop:
+                done += 1
+                if done % 64 == 0 and pc_signalled():
+                    signalled = self.stop = True
+                    break
                 lo, hi = chunk * PLAYOUT_CHUNK, min((chunk + 1) * PLAYOUT_CHUNK, total)
                 while lo < hi:
                     i, j = lo // self.n, lo % self.n
@@ -236,6 +290,9 @@ cdef class _Playouts:
                                     run, &self.out[lo * self.players])
                     lo += run
                 chunk += self.parts
+        if signalled or self.stop:
+            self.stop = True
+            pc_raise_interrupt()
 
 
 cdef class Move:
@@ -422,10 +479,32 @@ def _legal_moves(ids):
 cdef int _depth(depth, int low) except -1:
     """A perft depth: a whole number from `low`, past the longest game taken as its length
     (a Python int until then: no overflow)."""
+    if isinstance(depth, bool):
+        raise TypeError(f"depth must be an int, not a bool ({depth!r})")
     plies = index(depth)
     if plies < low:
         raise ValueError(f"depth must be >= {low}, got {depth!r}")
     return min(plies, MAX_GAME_MOVES)
+
+
+cdef long long _perft(const State* s, int depth) except -1:
+    """The kernel's perft(s, depth), its subtrees PERFT_SPLIT plies deep (milliseconds each)
+    counted without the GIL one at a time, Ctrl-C looked for between two."""
+    cdef uint16_t actions[MAX_LEGAL]
+    cdef State child
+    cdef int i, n
+    cdef long long total = 0
+    if depth <= PERFT_SPLIT or s.phase == PHASE_OVER:
+        with nogil:
+            total = perft(s, depth)
+        PyErr_CheckSignals()
+        return total
+    n = legal_actions(s, actions)
+    for i in range(n):
+        child = s[0]
+        apply_action(&child, actions[i])
+        total += _perft(&child, depth - 1)
+    return total
 
 
 cdef int _action_of(move) except -1:
@@ -622,10 +701,7 @@ cdef class Game:
         306
         """
         cdef int plies = _depth(depth, 0)
-        cdef long long total
-        with nogil:
-            total = perft(&self.st, plies)
-        return total
+        return _perft(&self.st, plies)
 
     def perft_divide(self, depth):
         """{move text: perft(depth - 1) after it} for each legal move: to find a wrong count."""
@@ -661,7 +737,8 @@ cdef class Game:
     def playouts(self, n, seed=None):
         """The returns by seat of `n` games played out from this position as playout()
         plays one: a float32 array of shape (n, players), in C without the GIL; the game is
-        left as it is.
+        left as it is. `n` is at most MAX_PLAYOUTS (2**27, the array within 2 GiB).
+        Ctrl-C stops it within milliseconds (KeyboardInterrupt).
 
         Game j is seeded from (`seed`, j) alone, as random_playouts seeds its games; None
         draws `seed` from photocore's own stream. photocore.playouts plays out many
@@ -671,14 +748,22 @@ cdef class Game:
         >>> returns.shape, returns.dtype.name, sorted(set(returns.sum(axis=1).tolist()))
         ((1000, 2), 'float32', [0.0])
         """
-        cdef long long count = check_count(n, "n")
+        cdef long long count = check_playouts(n)
         cdef uint64_t base = _playouts_seed(self, seed)
         out = np.empty((count, self.st.players), np.float32)
         cdef float[:, ::1] view = out
         cdef State s = self.st
+        cdef long long first = 0, run
+        cdef bint stopped = False
         if count:
             with nogil:
-                playout_returns(&s, base, 0, count, &view[0, 0])
+                while first < count and not stopped:     # Ctrl-C looked for between chunks
+                    run = min(<long long>SIGNAL_CHUNK, count - first)
+                    playout_returns(&s, base, first, run, &view[first, 0])
+                    first += run
+                    stopped = pc_signalled()
+        if stopped:
+            pc_raise_interrupt()
         return out
 
     def observation(self, player=None, out=None):

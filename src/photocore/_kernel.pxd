@@ -226,8 +226,9 @@ cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil
 cdef int playout(const State* s, uint64_t* rng, double* out) noexcept nogil
 cdef void playout_returns(const State* s, uint64_t seed, long long first, long long count,
                           float* out) noexcept nogil
-cdef void playout_totals(long long count, int players, uint64_t seed, int flags,
-                         long long* moves, long long* score_sums, long long* wins) noexcept nogil
+cdef void playout_totals(long long first, long long count, int players, uint64_t seed,
+                         int flags, long long* moves, long long* score_sums,
+                         long long* wins) noexcept nogil
 
 
 # ---- action ids, decoded for the callers (the kernel's own moves use decode/encode) ----

@@ -1262,7 +1262,11 @@ def check_players(players):
 
 def check_count(count, name):
     """`count` as an int, or ValueError/TypeError unless it is a whole number from 0 to
-    2**63 - 1 (what a C long long holds)."""
+    2**63 - 1 (what a C long long holds); TypeError for a bool (a flag passed where the
+    count goes), as check_seed and check_threads refuse one. Every count and index a call
+    takes goes through here or refuses a bool itself (tests/test_api.py, the bool cases)."""
+    if isinstance(count, bool):     # numpy's bool has no __index__: refused below
+        raise TypeError(f"{name} must be an int, not a bool ({count!r})")
     try:
         number = index(count)
     except TypeError:
@@ -1324,16 +1328,17 @@ cdef void playout_returns(const State* s, uint64_t seed, long long first, long l
         for p in range(players):
             out[k * players + p] = <float>result[p]
 
-cdef void playout_totals(long long count, int players, uint64_t seed, int flags,
-                         long long* moves, long long* score_sums, long long* wins) noexcept nogil:
-    """Plays `count` whole games of uniformly random legal moves, game g from
-    game_seed(seed, g); adds up their moves and, per seat, scores and wins (every co-winner
+cdef void playout_totals(long long first, long long count, int players, uint64_t seed,
+                         int flags, long long* moves, long long* score_sums,
+                         long long* wins) noexcept nogil:
+    """Plays games first .. first + count - 1 of uniformly random legal moves, game g from
+    game_seed(seed, g) (so a run cut in chunks plays the games of one call); adds up their moves and, per seat, scores and wins (every co-winner
     of a tie counts a win) into the zeroed `moves`, `score_sums` and `wins`."""
     cdef State s
     cdef uint64_t rng
     cdef long long g
     cdef int p, winners
-    for g in range(count):
+    for g in range(first, first + count):
         rng = game_seed(seed, <uint64_t>g)
         state_init(&s, players, flags)
         moves[0] += play_random_game(&s, &rng)

@@ -28,7 +28,8 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
               help="With a record FILE: the game on line N.")
 @click.option("--ply", type=click.IntRange(min=0), default=None,
               help="With a record FILE: the position after K moves.  [default: the last]")
-@click.option("--seconds", type=FiniteRange(min=0, min_open=True), default=DEFAULT_SECONDS,
+# the solver's own range (photocore.solve: 1e-9 at least): a usage error here, its range in --help
+@click.option("--seconds", type=FiniteRange(min=1e-9), default=DEFAULT_SECONDS,
               show_default=True, help="Wall-clock time the search may take.")
 @click.option("--nodes", type=click.IntRange(1, MAX_NODES), default=None,
               help="Positions the search may visit.  [default: no limit]")

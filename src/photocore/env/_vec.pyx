@@ -9,6 +9,7 @@ from operator import index
 
 import numpy as np
 
+from photocore._interrupt cimport pc_raise_interrupt
 from photocore._kernel cimport *
 from photocore._game cimport Game
 
@@ -85,6 +86,7 @@ cdef class VecGame:
     cdef State start
     cdef AgentSpec agents[MAX_PLAYERS - 1]
     cdef int seat_choice               # the learner's seat, -1 for drawn per game
+    cdef bint interrupted              # an opponent's search stopped at Ctrl-C this pass
     cdef bint learning                 # opponents play the seats but the learner's
     cdef readonly int num_games
     cdef readonly int players
@@ -169,10 +171,14 @@ cdef class VecGame:
         """Plays the opponents' moves until the learner is to move or the game is over."""
         cdef State* s = &self.states[i]
         cdef int seat = self.seats[i], k
-        while s.phase != PHASE_OVER and s.current != seat:
+        cdef int a
+        while s.phase != PHASE_OVER and s.current != seat and not self.interrupted:
             k = (s.current - seat - 1 + self.players) % self.players
-            apply_action(s, agent_action(&self.agents[k], s,
-                                         &self.streams[i * STREAMS + 1 + k]))
+            a = agent_action(&self.agents[k], s, &self.streams[i * STREAMS + 1 + k])
+            if a < 0:               # INTERRUPTED: an mcts opponent's search at Ctrl-C
+                self.interrupted = True
+                return
+            apply_action(s, a)
 
     cdef void _start(self, int i) noexcept nogil:
         self.states[i] = self.start
@@ -191,6 +197,8 @@ cdef class VecGame:
         cdef long long finished = 0
         cdef float* rew
         for i in range(lo, hi):
+            if self.interrupted:
+                break
             s = &self.states[i]
             if b.actions == NULL:
                 if not b.keep:
@@ -234,22 +242,34 @@ cdef class VecGame:
         cdef long long finished
         with nogil:
             finished = self._run(lo, hi)
+        if self.interrupted:
+            pc_raise_interrupt()
         return finished
 
     cdef long long _run_all(self) except -1:
-        """Runs self.batch over every game, in `threads` parts side by side."""
+        """Runs self.batch over every game, in `threads` parts side by side; at Ctrl-C in an
+        opponent's search, KeyboardInterrupt (the pass left part done: reset() to go on)."""
+        self.interrupted = False
         cdef long long finished
         if self.threads == 1 or self.num_games < 2 * self.threads:
             with nogil:
                 finished = self._run(0, self.num_games)
+            if self.interrupted:
+                pc_raise_interrupt()
             return finished
         if self.pool is None:
             from concurrent.futures import ThreadPoolExecutor
             self.pool = ThreadPoolExecutor(self.threads - 1, "photocore-vecgame")
         parts = [self.pool.submit(self._run_part, k) for k in range(1, self.threads)]
-        finished = self._run_part(0)
-        for part in parts:
-            finished += part.result()
+        try:
+            finished = self._run_part(0)
+            for part in parts:
+                finished += part.result()
+        except BaseException:
+            self.interrupted = True         # the other parts stop at their next game
+            from concurrent.futures import wait
+            wait(parts)
+            raise
         return finished
 
     cdef void _point(self, obs, mask, player) except *:
@@ -500,6 +520,8 @@ cdef class VecGame:
         return g
 
     cdef int _game_index(self, i) except -1:
+        if isinstance(i, bool):     # an int to Python, never a game's index
+            raise TypeError(f"a game index is an int, not a bool ({i!r})")
         i = index(i)
         if not 0 <= i < self.num_games:
             raise IndexError(f"game index {i} out of range for {self.num_games} games")

@@ -6,6 +6,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
 
+from photocore._interrupt cimport pc_note_main_thread, pc_raise_interrupt, pc_signalled
 from photocore._kernel cimport *
 from photocore.play._solver cimport proven_action
 from photocore.play._table cimport (Table, table_find, table_free, table_insert, table_memory,
@@ -13,6 +14,23 @@ from photocore.play._table cimport (Table, table_find, table_free, table_insert,
 
 cpdef enum:
     SOLVE_NODES = 200_000   # ?solve=1: a last-round proof's budget, in positions (no clock)
+
+cdef enum:
+    INTERRUPTED = -2        # what a search, an agent's action and a match return at Ctrl-C
+    SIGNAL_EVERY = 1023     # a search looks for Ctrl-C every 1024 simulations (some ms)
+
+cdef extern from *:
+    """
+    /* set by interrupt_searches(): every search of this process stops at its next look */
+    static volatile int pc_abandon = 0;
+    """
+    int pc_abandon
+
+cdef inline bint stop_asked() noexcept nogil:
+    """Whether a search stops now: another thread asked every search to (interrupt_searches),
+    or a Ctrl-C reached the main thread (docs/hardening.md, "Every long call stops at
+    Ctrl-C")."""
+    return pc_abandon != 0 or pc_signalled()
 
 # ---- greedy ---------------------------------------------------------------------------
 
@@ -156,6 +174,8 @@ cdef int mcts_search(Tree* t, const State* root, uint64_t* rng, int simulations,
     t.nodes[0].visits = 0
     memset(t.nodes[0].value, 0, sizeof(t.nodes[0].value))
     for sim in range(simulations):
+        if (sim & SIGNAL_EVERY) == SIGNAL_EVERY and stop_asked():
+            return INTERRUPTED
         s = root[0]
         node = 0
         depth = 0
@@ -348,6 +368,8 @@ cdef int graph_search(Graph* g, const State* root, uint64_t* rng, int simulation
             or graph_add(g, root) < 0):
         return -1
     for sim in range(simulations):
+        if (sim & SIGNAL_EVERY) == SIGNAL_EVERY and stop_asked():
+            return INTERRUPTED
         node = 0
         depth = 0
         previous = -1
@@ -397,22 +419,26 @@ cdef int most_visited_edge(const Graph* g, int node) noexcept nogil:
 cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
                      double exploration, bint graph) noexcept nogil:
     """UCT with uniformly random playouts in C, over positions (graph) or over orders of
-    moves (a tree); the most visited root move."""
+    moves (a tree); the most visited root move (INTERRUPTED at Ctrl-C)."""
     cdef Tree t
     cdef Graph g
-    cdef int best
+    cdef int best, failed
     cdef uint16_t only[MAX_LEGAL]
     if legal_actions(root, only) == 1:
         return only[0]
     if graph:
         best = END_ACTION
-        if graph_search(&g, root, rng, simulations, exploration) == 0:
+        failed = graph_search(&g, root, rng, simulations, exploration)
+        if failed == 0:
             best = g.edges[most_visited_edge(&g, 0)].action
+        elif failed == INTERRUPTED:
+            best = INTERRUPTED
         graph_free(&g)
         return best
-    if mcts_search(&t, root, rng, simulations, exploration) < 0:
+    failed = mcts_search(&t, root, rng, simulations, exploration)
+    if failed < 0:
         free(t.nodes)
-        return END_ACTION
+        return INTERRUPTED if failed == INTERRUPTED else END_ACTION
     best = most_visited(&t, 0)
     best = t.nodes[best].action if best >= 0 else END_ACTION
     free(t.nodes)
@@ -496,10 +522,12 @@ cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noe
 
 cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* moves) noexcept nogil:
     """Plays to the end with seats[p] choosing for player p; writes the moves (at most
-    MAX_GAME_MOVES) and returns how many."""
+    MAX_GAME_MOVES) and returns how many (INTERRUPTED at Ctrl-C)."""
     cdef int n = 0, a
     while s.phase != PHASE_OVER:
         a = agent_action(&seats[s.current], s, rng)
+        if a == INTERRUPTED:
+            return INTERRUPTED
         moves[n] = a
         n += 1
         apply_action(s, a)
@@ -514,11 +542,31 @@ from photocore._game import Move
 from photocore._kernel import check_bool, check_count, check_players, check_seed
 from photocore.facts import Options
 
+import threading as _threading
 from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
 
 from photocore.play.results import BuiltinAgent, RootStats
+
+
+pc_note_main_thread(_threading.main_thread().ident)
+
+
+def interrupt_searches(bint on):
+    """Asks every search of this process (an Agent's select, search_root, play_games) to
+    stop at its next look (some ms) with KeyboardInterrupt (on=True), or lets them run
+    again (False): what a Ctrl-C in the main thread does to searches on other threads
+    (`photocore analyze --serve`). Returns the previous setting."""
+    global pc_abandon
+    previous = pc_abandon != 0
+    pc_abandon = 1 if on else 0
+    return previous
+
+
+def searches_interrupted():
+    """Whether interrupt_searches(True) holds: Search.run looks between two batches."""
+    return pc_abandon != 0
 
 
 DEFAULT_SIMULATIONS = 200
@@ -575,6 +623,8 @@ cdef class Agent:
                  graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE):
         if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
             raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
+        if isinstance(simulations, bool):   # a count, never a flag
+            raise TypeError(f"simulations must be an int, not a bool ({simulations!r})")
         if not BUILTIN_AGENTS[kind].budget and (simulations is None or _index(simulations) == 0):
             simulations = DEFAULT_SIMULATIONS   # 0 or None: no budget, which it takes none of
         simulations = _index(simulations)
@@ -626,6 +676,8 @@ cdef class Agent:
         cdef int action
         with nogil:
             action = agent_action(&self.spec, &game.st, &self.rng)
+        if action == INTERRUPTED:
+            pc_raise_interrupt()
         return Move(action)
 
     def reset(self, seed=None):
@@ -674,6 +726,8 @@ def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
             if failed == 0:
                 tree_summary(&t, &r)
             free(t.nodes)
+    if failed == INTERRUPTED:
+        pc_raise_interrupt()
     if failed == 0:
         return RootStats([r.actions[i] for i in range(r.moves)],
                          [r.visits[i] for i in range(r.moves)],
@@ -728,15 +782,22 @@ def play_games(agents, players, options, seed, start, count):
     cdef long long g, n = 0
     cdef uint64_t rng
     cdef State s
-    cdef int nplayers = players
+    cdef int nplayers = players, played = 0
     with nogil:
         for g in range(games):
             for k in range(nplayers):
                 seats[(k + first + g) % nplayers] = specs[k]
             rng = game_seed(base, <uint64_t>(first + g))
             state_init(&s, nplayers, rules)
-            n += play_match(&s, seats, &rng, &out[n])
+            played = play_match(&s, seats, &rng, &out[n])
+            # Ctrl-C: in a search (it says so), or between games (every 64, some ms)
+            if played == INTERRUPTED or ((g & 63) == 63 and stop_asked()):
+                played = INTERRUPTED
+                break
+            n += played
             ends[g + 1] = n
+    if played == INTERRUPTED:
+        pc_raise_interrupt()
     return moves[:n].copy(), offsets
 
 

@@ -577,6 +577,8 @@ cdef class Search:
 
     @simulations.setter
     def simulations(self, value):
+        if isinstance(value, bool):
+            raise TypeError(f"simulations must be an int, not a bool ({value!r})")
         value = index(value)
         if not 1 <= value < self.max_nodes:
             raise ValueError(f"simulations must be from 1 to max_nodes - 1 = {self.max_nodes - 1}"
@@ -634,7 +636,7 @@ cdef class Search:
                 _reserve_table(t, need)
         return 0
 
-    cdef int _collect(self) noexcept:
+    cdef int _collect(self) except -1:   # reads Python attributes: a Ctrl-C there goes on
         cdef int g, x, taken, shared, donor, row = 0, k, n
         cdef Tree* t
         cdef Node* root
@@ -862,8 +864,13 @@ cdef class Search:
     def run(self, evaluate):
         """Searches until every root has its visits, calling evaluate(obs, mask) ->
         (logits, values) for each batch; returns visits(). If evaluate or tell() raises, the
-        batch is cancelled and the error goes on (the search stays usable)."""
+        batch is cancelled and the error goes on (the search stays usable). Ctrl-C stops it
+        between two batches (KeyboardInterrupt), in any thread once the main thread asks
+        (photocore.play._agents.interrupt_searches)."""
+        from photocore.play._agents import searches_interrupted
         while True:
+            if searches_interrupted():
+                raise KeyboardInterrupt
             batch = self.ask()
             if batch is None:
                 return self.visits()
@@ -1170,6 +1177,8 @@ cdef class Search:
         return out
 
     cdef int _game_index(self, i) except -1:
+        if isinstance(i, bool):     # an int to Python, never a game's index
+            raise TypeError(f"a game index is an int, not a bool ({i!r})")
         i = index(i)
         if not 0 <= i < self.num_games:
             raise IndexError(f"game index {i} out of range for {self.num_games} games")

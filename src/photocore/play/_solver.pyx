@@ -18,6 +18,7 @@ from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport calloc, free
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from photocore._interrupt cimport pc_note_main_thread, pc_raise_interrupt, pc_signalled
 from photocore._kernel cimport *
 
 cdef extern from *:
@@ -48,6 +49,7 @@ cdef enum:
     NO_MOVE = 0xFFFF
     MAX_DEPTH = MAX_GAME_MOVES
     CHECK_EVERY = 1023       # nodes between looks at the clock
+    SIGNAL_EVERY = 16383     # nodes between proven_move's looks for a Ctrl-C (pc_signalled)
     SHARE = 12               # a win's share, 12 / winners: whole for 1 to 4 winners
     PROVEN_ENTRIES = 1 << 16     # an agent's table: 1 MiB (2 MiB for 3-4 players)
 
@@ -77,6 +79,8 @@ ctypedef struct Solver:
     double deadline          # CLOCK_MONOTONIC seconds
     bint interruptible       # Ctrl-C stops it (solve(); not an agent's, which must not
                              # hang on a flag an earlier solve left)
+    bint signals             # Python's signal handlers run now and then (proven_move)
+    bint signalled           # ... and one raised: stopped at Ctrl-C
     bint aborted
 
 
@@ -157,6 +161,8 @@ cdef bint out_of_budget(Solver* sv, int depth) noexcept nogil:
     if sv.nodes > sv.node_limit or ((sv.nodes & CHECK_EVERY) == 0 and (
             now() > sv.deadline or (sv.interruptible and pc_interrupted))):
         sv.aborted = True
+    if sv.signals and (sv.nodes & SIGNAL_EVERY) == 0 and pc_signalled():
+        sv.aborted = sv.signalled = True
     if depth >= MAX_DEPTH:
         sv.aborted = True
     return sv.aborted
@@ -334,7 +340,11 @@ cdef void search_values(Solver* sv, const State* s, int previous, int depth,
 # ---- for the agents: a move proven best ---------------------------------------------
 
 cdef int proven_action(const State* s, long long node_limit) noexcept nogil:
-    """A move of s proven to keep a win or a shared win (two players: the best result,
+    return proven_search(s, node_limit, False)
+
+
+cdef int proven_search(const State* s, long long node_limit, bint signals) noexcept nogil:
+    """proven_action(s, node_limit); with `signals`, -2 at Ctrl-C (the exception set). A move of s proven to keep a win or a shared win (two players: the best result,
     then margin; more: max^n's choice, where the mover shares the win), by a search of at
     most `node_limit` positions (no clock: the same answer on any machine); -1 when the
     search did not finish or the position is lost: there every move loses against best
@@ -356,6 +366,8 @@ cdef int proven_action(const State* s, long long node_limit) noexcept nogil:
     sv.node_limit = node_limit
     sv.deadline = 1e300
     sv.interruptible = False
+    sv.signals = signals
+    sv.signalled = False
     sv.aborted = False
     # the root's entry is written last, after every entry below it: it holds its best move
     if s.players == 2:
@@ -369,6 +381,8 @@ cdef int proven_action(const State* s, long long node_limit) noexcept nogil:
             best = sv.values_table[s.key & sv.mask].best
     free(sv.table)
     free(sv.values_table)
+    if sv.signalled:
+        return -2
     return best if best != NO_MOVE else -1
 
 
@@ -384,6 +398,8 @@ from operator import index as _index
 import os as _os
 import threading as _threading
 from photocore.play.results import Solution
+
+pc_note_main_thread(_threading.main_thread().ident)
 
 DEFAULT_SECONDS = 10.0
 DEFAULT_NODES = 10 ** 12
@@ -493,6 +509,7 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     sv.nodes = sv.probes = sv.hits = 0
     sv.node_limit = node_limit
     sv.interruptible = True
+    sv.signals = sv.signalled = False
     sv.aborted = False
     cdef State root = game.st
     cdef uint16_t actions[MAX_LEGAL]
@@ -575,7 +592,9 @@ def proven_move(Game game not None, nodes):
     if game.st.phase == PHASE_OVER:
         return None
     with nogil:
-        action = proven_action(&game.st, limit)
+        action = proven_search(&game.st, limit, True)
+    if action == -2:
+        pc_raise_interrupt()
     return Move(action) if action >= 0 else None
 
 

@@ -12,7 +12,7 @@ from photocore import analysis
 from photocore._game import Game
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.limits import QUERY_LINE_CAP, READ_CHUNK
-from photocore.play._agents import MAX_SIMULATIONS
+from photocore.play._agents import MAX_SIMULATIONS, interrupt_searches
 from photocore.play.specs import Allowed
 from photocore.records import loads
 
@@ -81,14 +81,18 @@ def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, 
     finishes within `solve_nodes` positions. `source` gives lines (text, or bytes of UTF-8; None
     for a line too long to read, as query_lines gives them). Every line but a blank one gets
     exactly one answer: a bad query, {"id", "error"}, and the rest go on. Returns at the end
-    of `source`, once every query is answered; on Ctrl-C, once the queries being answered
-    are, without starting the others. At most 4 x `workers` queries wait: a client that
+    of `source`, once every query is answered; on Ctrl-C at once: the searches under way
+    stop (interrupt_searches), their queries and the waiting ones get no answer, and the
+    KeyboardInterrupt goes on. At most 4 x `workers` queries wait: a client that
     writes faster than they are answered waits too."""
     engines = engines or Allowed([engine], MAX_QUERY_VISITS)
     lock = threading.Lock()
     room = threading.BoundedSemaphore(4 * workers)
+    stopping = False
 
     def send(message: dict[str, Any]) -> None:
+        if stopping:
+            return              # Ctrl-C: no more answers (a stopped search's least of all)
         try:
             line = json.dumps(message, separators=(",", ":"), allow_nan=False)
         except (ValueError, RecursionError) as e:     # an id nested too deeply to write
@@ -102,6 +106,8 @@ def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, 
         ident = query.get("id") if isinstance(query, dict) else None
         try:
             send(answer(query, engines, engine, seed, solve_nodes))
+        except KeyboardInterrupt:
+            pass                # stopped by the main thread's Ctrl-C: no answer
         except Exception as e:  # noqa: BLE001 (a bad query, or the engine's error: said, not fatal)
             send({"id": ident, "error": str(e) if isinstance(e, ValueError)
                   else f"{type(e).__name__}: {e}"})
@@ -120,8 +126,18 @@ def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, 
                 continue
             room.acquire()
             pool.submit(run, query)
+    except KeyboardInterrupt:
+        # Ctrl-C: the searches under way stop at their next look (some ms), no other query
+        # starts, none is answered
+        stopping = True
+        previous = interrupt_searches(True)
+        try:
+            pool.shutdown(cancel_futures=True)
+        finally:
+            interrupt_searches(previous)
+        raise
     except BaseException:
-        # Ctrl-C (or a broken input): the queries under way are answered, no other starts
+        # a broken input: the queries under way are answered, no other starts
         pool.shutdown(cancel_futures=True)
         raise
     pool.shutdown()     # every query answered
