@@ -55,3 +55,11 @@ def needs_extra(what: str, extra: str, error: ImportError, package: str | None =
     """
     return (f"{what} needs {package or error.name or 'a package'} ({error}): "
             f"pip install 'photocore[{extra}]'")
+
+
+def missing_extra(what: str, extra: str, error: ImportError) -> ImportError:
+    """The ImportError an optional module raises without its framework: needs_extra's line,
+    of the same kind as `error` (a ModuleNotFoundError stays one, so code that tells a
+    missing module from a broken one still can)."""
+    kind = ModuleNotFoundError if isinstance(error, ModuleNotFoundError) else ImportError
+    return kind(needs_extra(what, extra, error), name=error.name)

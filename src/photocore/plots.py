@@ -6,7 +6,7 @@ Needs matplotlib (pip install 'photocore[plot]'); draws with the Agg backend, no
 
 import collections
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     from matplotlib.axes import Axes
@@ -14,7 +14,7 @@ try:
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 except ImportError as e:     # the `plot` extra
-    raise ImportError(needs_extra(__name__, "plot", e), name=e.name) from None
+    raise missing_extra(__name__, "plot", e) from None
 
 
 from photocore import analysis, records

@@ -22,7 +22,7 @@ from typing import Any, Literal, SupportsInt
 import numpy as np
 import numpy.typing as npt
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     import gymnasium
@@ -30,7 +30,7 @@ try:
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
 except ImportError as e:     # the `rl` extra
-    raise ImportError(needs_extra(__name__, "rl", e), name=e.name) from None
+    raise missing_extra(__name__, "rl", e) from None
 
 from photocore import compat
 from photocore._game import Game

@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     import pyspiel
     from open_spiel.python.observation import IIGObserverForPublicInfoGame
 except ImportError as e:     # the `openspiel` extra
-    raise ImportError(needs_extra(__name__, "openspiel", e), name=e.name) from None
+    raise missing_extra(__name__, "openspiel", e) from None
 
 
 from photocore._game import Game

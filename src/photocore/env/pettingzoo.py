@@ -16,14 +16,14 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
     from pettingzoo.utils import wrappers
 except ImportError as e:     # the `pettingzoo` extra
-    raise ImportError(needs_extra(__name__, "pettingzoo", e), name=e.name) from None
+    raise missing_extra(__name__, "pettingzoo", e) from None
 
 
 from photocore._game import Game

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     import gymnasium
@@ -29,7 +29,7 @@ try:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 except ImportError as e:     # the `rl` extra
-    raise ImportError(needs_extra(__name__, "rl", e), name=e.name) from None
+    raise missing_extra(__name__, "rl", e) from None
 
 
 from photocore.env._vec import VecGame

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Seque
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     import anyio.to_thread
@@ -36,7 +36,7 @@ try:
     from starlette.exceptions import HTTPException
     from starlette.types import ASGIApp, Receive, Scope, Send
 except ImportError as e:     # the `serve` extra
-    raise ImportError(needs_extra(__name__, "serve", e), name=e.name) from None
+    raise missing_extra(__name__, "serve", e) from None
 
 from photocore.errors import RecordError
 from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION

@@ -8,13 +8,13 @@ thousand such connections exhaust the server. `photocore serve` runs uvicorn wit
 import asyncio
 from typing import Any
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 except ImportError as e:     # the `serve` extra
-    raise ImportError(needs_extra(__name__, "serve", e), name=e.name) from None
+    raise missing_extra(__name__, "serve", e) from None
 
 
 REQUEST_TIMEOUT = 10.0      # seconds a client has to send a whole request

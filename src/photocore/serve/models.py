@@ -4,7 +4,7 @@ schema. Requests are checked here (types, ranges, no unknown field); what needs 
 
 from typing import Annotated, Any
 
-from photocore.errors import needs_extra
+from photocore.errors import missing_extra
 
 try:
     from pydantic import (
@@ -17,7 +17,7 @@ try:
         StrictStr,
     )
 except ImportError as e:     # the `serve` extra
-    raise ImportError(needs_extra(__name__, "serve", e), name=e.name) from None
+    raise missing_extra(__name__, "serve", e) from None
 
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, check_seed
 from photocore.serve.games import MAX_TOP
