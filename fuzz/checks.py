@@ -181,6 +181,12 @@ def _as_index(value):
         return None
 
 
+
+def _as_count(value):
+    """_as_index(value) for a count (games, n, simulations), or None: a bool is no count."""
+    return None if isinstance(value, (bool, np.bool_)) else _as_index(value)
+
+
 # ---- position text ---------------------------------------------------------------------
 
 def check_position(text, seed=0):
@@ -587,7 +593,7 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
         same(game.position(), Game(config[0], options=Options(fourth_revolution=config[1],
              shade_blocks=config[2])).position(), "a new game is at the start")
 
-    size = _as_index(n)
+    size = _as_count(n)
     if not (size is not None and 64 < size <= 1 << 24):    # valid but big: not on every input
         ok, env = expect(BAD_INPUT, VecGame, n, players, fourth, shade)
         same(ok, size is not None and 1 <= size <= 1 << 24 and players_ok and options_ok,
@@ -595,7 +601,7 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
         if ok:
             same((env.num_games, env.players), (size, operator.index(players)), "VecGame's size")
 
-    count = _as_index(games)
+    count = _as_count(games)
     if not (count is not None and 20 < count < 1 << 63):    # valid but slow: not run
         ok, totals = expect(BAD_INPUT, photocore.random_playouts, games, players, seed, fourth,
                             shade)
@@ -606,7 +612,7 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
             same(totals["games"], count, "random_playouts games")
             same(len(totals["wins"]), operator.index(players), "one win count per seat")
 
-    sims = _as_index(simulations)
+    sims = _as_count(simulations)
     # a budget of 1 to 10,000,000; random and greedy take none, so None or 0 says so too
     budget_ok = ((sims is not None and 1 <= sims <= 10_000_000)
                  or (kind in ("random", "greedy") and (simulations is None or sims == 0)))
