@@ -27,7 +27,7 @@ import httpx  # noqa: E402
 from photocore.serve.app import create_app  # noqa: E402
 
 try:
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:      # browser.chromium() skips (or fails in CI)
@@ -68,14 +68,21 @@ def page(browser, server):
 
 
 def until(driver, condition, seconds=20):
-    return WebDriverWait(driver, seconds, poll_frequency=0.02).until(lambda d: condition())
+    """Wait for condition(); an element the page re-rendered meanwhile is read again."""
+    return WebDriverWait(driver, seconds, poll_frequency=0.02,
+                         ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: condition())
 
 
 def status(driver):
-    element = driver.find_element(By.CSS_SELECTOR, STATUS)
-    return {"text": element.text, "turn": element.get_attribute("data-turn"),
-            "ply": int(element.get_attribute("data-ply") or -1),
-            "busy": element.get_attribute("aria-busy")}
+    """The status line, read in one script: the page may re-render it between reads."""
+    element = driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e && {text: e.innerText,"
+        " turn: e.dataset.turn, ply: e.dataset.ply, busy: e.getAttribute('aria-busy')};",
+        STATUS)
+    assert element is not None, "the page has no status line"
+    return {"text": element["text"], "turn": element["turn"],
+            "ply": int(element["ply"] or -1), "busy": element["busy"]}
 
 
 def settled(driver):
@@ -274,8 +281,8 @@ def test_two_people_play_online_through_a_kill_and_restart(tmp_path):
         alice.find_element(By.CSS_SELECTOR, '[data-role="new-game"] [type="submit"]').click()
         until(alice, lambda: game_id(alice) != first)
         assert set(link(alice)) == {"game", "seat0", "seat1"}       # hot seat, as before
-        invite = alice.find_element(By.CSS_SELECTOR, '[data-role="invite"][data-seat="1"]')
-        seat1 = invite.get_attribute("href")
+        seat1 = until(alice, lambda: alice.find_element(    # the links re-render as it joins
+            By.CSS_SELECTOR, '[data-role="invite"][data-seat="1"]').get_attribute("href"))
         assert urllib.parse.urlsplit(seat1).fragment == \
             f"game={game_id(alice)}&seat1={link(alice)['seat1']}"
         alice.find_element(By.CSS_SELECTOR, '[data-role="hand-over"][data-seat="1"]').click()
