@@ -18,7 +18,6 @@ import pickle
 import pickletools
 import random
 import tempfile
-import warnings
 
 import numpy as np
 
@@ -572,20 +571,18 @@ def check_legal_moves_restore(ids):
 # ---- constructors ----------------------------------------------------------------------
 
 def check_constructors(players, fourth, shade, n, games, seed, kind, simulations, exploration):
-    """Game, VecGame, Agent and random_playouts: a clear exception or the right object. The
-    rule flags go in as the deprecated positional flags, which must keep working (quietly
-    here) until photocore.compat.REMOVED."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        _check_constructors(players, fourth, shade, n, games, seed, kind, simulations,
-                            exploration)
-
-
-def _check_constructors(players, fourth, shade, n, games, seed, kind, simulations, exploration):
+    """Options, Game, VecGame, Agent and random_playouts: a clear exception or the right
+    object. The rule flags go in as Options' fields; refused, the constructors get no
+    options, so that their other arguments are still tried."""
     players_ok = _as_index(players) in (2, 3, 4)
-    options_ok = _is_option(fourth) and _is_option(shade)
-    ok, game = expect(BAD_INPUT, Game, players, fourth, shade)
-    same(ok, players_ok and options_ok, f"Game({players!r}, {fourth!r}, {shade!r})")
+    options_ok, options = expect(BAD_INPUT, Options, fourth_revolution=fourth,
+                                 shade_blocks=shade)
+    same(options_ok, _is_option(fourth) and _is_option(shade),
+         f"Options(fourth_revolution={fourth!r}, shade_blocks={shade!r})")
+    if not options_ok:
+        options, fourth, shade = Options(), False, False
+    ok, game = expect(BAD_INPUT, Game, players, options=options)
+    same(ok, players_ok, f"Game({players!r}, options={options!r})")
     if ok:
         config = (operator.index(players), _option_value(fourth), _option_value(shade))
         same((game.players, game.options.fourth_revolution, game.options.shade_blocks), config,
@@ -595,19 +592,18 @@ def _check_constructors(players, fourth, shade, n, games, seed, kind, simulation
 
     size = _as_count(n)
     if not (size is not None and 64 < size <= 1 << 24):    # valid but big: not on every input
-        ok, env = expect(BAD_INPUT, VecGame, n, players, fourth, shade)
-        same(ok, size is not None and 1 <= size <= 1 << 24 and players_ok and options_ok,
-             f"VecGame({n!r}, {players!r}, {fourth!r}, {shade!r})")
+        ok, env = expect(BAD_INPUT, VecGame, n, players, options=options)
+        same(ok, size is not None and 1 <= size <= 1 << 24 and players_ok,
+             f"VecGame({n!r}, {players!r}, options={options!r})")
         if ok:
             same((env.num_games, env.players), (size, operator.index(players)), "VecGame's size")
 
     count = _as_count(games)
     if not (count is not None and 20 < count < 1 << 63):    # valid but slow: not run
-        ok, totals = expect(BAD_INPUT, photocore.random_playouts, games, players, seed, fourth,
-                            shade)
-        same(ok, count is not None and 0 <= count < 1 << 63 and players_ok and options_ok
-             and _is_seed(seed),
-             f"random_playouts({games!r}, {players!r}, {seed!r}, {fourth!r}, {shade!r})")
+        ok, totals = expect(BAD_INPUT, photocore.random_playouts, games, players, seed,
+                            options=options)
+        same(ok, count is not None and 0 <= count < 1 << 63 and players_ok and _is_seed(seed),
+             f"random_playouts({games!r}, {players!r}, {seed!r}, options={options!r})")
         if ok:
             same(totals["games"], count, "random_playouts games")
             same(len(totals["wins"]), operator.index(players), "one win count per seat")

@@ -106,9 +106,8 @@ def test_play_games_takes_the_options_as_an_options_or_its_text():
     by_value = play_games(agents, 2, photocore.Options.parse("s"), 5, 0, 4)
     assert all(np.array_equal(a, b) for a, b in zip(by_text, by_value))
     assert not np.array_equal(by_text[0], play_games(agents, 2, None, 5, 0, 4)[0])
-    with pytest.warns(DeprecationWarning, match="play_games\\(options=flags\\)"):
-        by_flags = play_games(agents, 2, photocore.Options.parse("s").flags, 5, 0, 4)
-    assert all(np.array_equal(a, b) for a, b in zip(by_text, by_flags))
+    with pytest.raises(TypeError, match="options must be an Options or its text"):
+        play_games(agents, 2, photocore.Options.parse("s").flags, 5, 0, 4)   # the kernel's
     with pytest.raises(ValueError, match="options 'x'"):
         play_games(agents, 2, "x", 5, 0, 4)
 

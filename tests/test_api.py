@@ -1,5 +1,5 @@
 """Concrete behaviour of the Python API (docs/engine.md): moves, move lists, errors, playouts,
-the layering of the package and its deprecated names."""
+the layering of the package."""
 
 import copy
 import importlib
@@ -291,21 +291,19 @@ def test_options_and_last_round():
     assert finished(players=3, options="f").round == 24
 
 
-def test_the_flag_arguments_of_0_1_still_work_with_a_warning():
-    with pytest.warns(DeprecationWarning, match="use options='f'"):
-        assert Game(4, fourth_revolution=True).options == Options.parse("f")
-    with pytest.warns(DeprecationWarning) as caught:     # positional, after players
-        assert Game(3, False, True).options == Options.parse("s")
-    assert [str(w.message).split()[0] for w in caught] == ["fourth_revolution=", "shade_blocks="]
-    with pytest.warns(DeprecationWarning, match="use Game.options.shade_blocks"):
-        assert Game(options="s").shade_blocks is True
-    with pytest.warns(DeprecationWarning, match="use options='s'"):
-        totals = photocore.random_playouts(5, 3, 1, shade_blocks=True)
-    assert totals == photocore.random_playouts(5, 3, 1, options="s")
-    with pytest.raises(ValueError, match="not both"):
-        Game(2, shade_blocks=True, options="s")
-    with pytest.raises(TypeError, match="unexpected keyword argument 'shade'"):
-        Game(2, shade=True)
+def test_the_rules_are_one_options_argument_only():
+    # positional after players, as the signature Game(players=2, options=None) says
+    assert Game(3, "s").options == Options.parse("s") == Game(3, Options.parse("s")).options
+    with pytest.raises(TypeError):
+        Game(3, False, True)                        # a flag per rule: no such argument
+    with pytest.raises(TypeError, match="shade_blocks"):
+        Game(2, shade_blocks=True)
+    with pytest.raises(TypeError, match="shade_blocks"):
+        photocore.random_playouts(5, 3, 1, shade_blocks=True)
+    with pytest.raises(TypeError):
+        photocore.random_playouts(5, 3, 1, "s")     # options= is keyword-only there
+    assert not hasattr(Game(options="s"), "shade_blocks")
+    assert photocore.random_playouts(5, 3, 1, options="s")["games"] == 5
 
 
 def test_options_in_each_form():
@@ -322,8 +320,8 @@ def test_options_in_each_form():
     for flags in (4, 5, -1):
         with pytest.raises(ValueError):
             Options.from_flags(flags)
-    with pytest.raises(ValueError, match="not both"):
-        Game(2, True, options="f")
+    with pytest.raises(TypeError, match="options must be an Options or its text"):
+        Game(2, True)                               # a rule's flag is no Options
     assert Game(2, options="sf").options == Options.parse("fs")     # any order, written "fs"
     for text in ("ss", "", "f-", "F"):
         with pytest.raises(ValueError, match="expected - or the letters"):
@@ -651,8 +649,7 @@ def test_from_position_messages_name_the_field():
 
 # ---- the layers: the core imports nothing built on it ------------------------------------
 
-CORE = ["photocore", "photocore._game", "photocore._kernel", "photocore.compat",
-        "photocore.errors",
+CORE = ["photocore", "photocore._game", "photocore._kernel", "photocore.errors",
         "photocore.facts", "photocore.notation"]
 
 
@@ -712,84 +709,26 @@ def test_what_the_players_hand_back_are_public_types_with_real_field_types():
     assert "solved: bool" in pydoc.render_doc(Solution, renderer=pydoc.plaintext)
 
 
-# ---- deprecated names: each warns and still works until 0.3 -------------------------------
+# ---- no old names: nothing was released before 0.2.0 -------------------------------------
 
-def test_deprecated_legal_set_accessors():
-    game = Game.from_position(PLAY)
-    with pytest.deprecated_call(match=re.escape("use Game.legal_moves().mask()")):
-        assert np.array_equal(game.legal_mask(), game.legal_moves().mask())
+def test_importing_photocore_installs_no_hooks():
+    out = run_python("import sys; before = list(sys.meta_path)\n"
+                     "import photocore\n"
+                     "print(sys.meta_path == before, 'compat' in dir(photocore))")
+    assert out.split() == ["True", "False"]
 
 
-def test_deprecated_record_methods():
-    from photocore import records
+def test_old_names_are_simply_gone():
     game = Game()
-    game.play("place a4")
-    metadata = {"agents": ["a", "b"]}
-    with pytest.deprecated_call(match=re.escape("use photocore.records.to_record(game")):
-        rec = game.to_record(metadata)
-    assert rec == records.to_record(game, metadata)
-    with pytest.deprecated_call(match=re.escape("use photocore.records.from_record(rec")):
-        assert Game.from_record(rec, 1) == game == records.from_record(rec, 1)
-
-
-def test_deprecation_warnings_point_at_the_caller():
-    with pytest.warns(DeprecationWarning) as caught:
-        Game().legal_mask()
-    assert caught[0].filename == __file__
-
-
-def test_the_position_module_is_the_notation_now():
-    from photocore.compat import message
-    out = run_python("import warnings; warnings.simplefilter('error')\n"
-                     "try:\n    import photocore.position\n"
-                     "except DeprecationWarning as e:\n    print(e)")
-    assert message("photocore.position") in out
-    out = run_python("import warnings; warnings.simplefilter('ignore')\n"
-                     "import photocore.position as p, photocore.notation as n\n"
-                     f"print(p is n, n.format_position(p.parse_position({PLAY!r})))")
-    assert out.split(" ", 1) == ["True", PLAY + "\n"]
-
-
-def moved_modules():
-    """The rows of photocore.compat.RENAMED that name a module moved to another."""
-    import importlib.util
-
-    from photocore.compat import RENAMED
-    moved = {}
-    for old, new in RENAMED.items():
-        if re.fullmatch(r"photocore(\.\w+)+", old) and re.fullmatch(r"photocore(\.\w+)+", new):
-            try:
-                if importlib.util.find_spec(new) is None:   # photocore.analyze: the root's
-                    continue
-            except ModuleNotFoundError:     # an attribute's row (photocore.npz.write)
-                continue
-            moved[old] = new
-    return moved
-
-
-def test_every_moved_module_warns_and_is_the_new_one():
-    moved = moved_modules()
-    assert "photocore.position" in moved and "photocore._agents" in moved
-    # those of a framework that is not installed (photocore.openspiel without pyspiel) left out
-    moved = {old: new for old, new in moved.items() if missing_framework(new) is None}
-    script = ("import importlib, warnings\n"
-              "from photocore.compat import message\n"
-              f"for old, new in {moved!r}.items():\n"
-              "    with warnings.catch_warnings(record=True) as caught:\n"
-              "        warnings.simplefilter('always')\n"
-              "        module = importlib.import_module(old)\n"
-              "    said = [str(w.message) for w in caught if w.category is DeprecationWarning]\n"
-              "    print(old, module is importlib.import_module(new), message(old) in said)\n")
-    lines = run_python(script).splitlines()
-    assert lines == [f"{old} True True" for old in moved]
-
-
-def test_calling_the_svg_module_warns_and_draws():
-    import photocore.svg
-    game = Game()
-    with pytest.deprecated_call(match=re.escape("photocore.svg.board(game)")):
-        picture = photocore.svg(game, size=300)
-    assert picture == photocore.svg.board(game, size=300)
+    for method in ("legal_mask", "to_record", "from_record"):
+        assert not hasattr(game, method), method
+    with pytest.raises(AttributeError, match="'photocore' has no attribute 'analyse'"):
+        photocore.analyse                               # noqa: B018
+    for module in ("photocore.compat", "photocore.position", "photocore._agents"):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(module)
+    with pytest.raises(TypeError, match="not callable"):
+        photocore.svg(game)                             # the module, not a drawing
 
 
 def named_tuples():

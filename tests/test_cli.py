@@ -1,11 +1,10 @@
 """What every command shares: one vocabulary, read from the commands themselves (the same
-option names for the same ideas, the old spellings hidden, working and told); a file it
+option names for the same ideas, no spelling that was never released); a file it
 cannot write is told in one line and nothing is left behind; counts with thousands
 separators; zero games refused; the option flags and help texts generated from the option
 table and the agent registry; the files the README's commands write are ignored by git."""
 
 import importlib
-import json
 import os
 import pathlib
 import re
@@ -16,7 +15,6 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from photocore import compat
 from photocore.cli import main
 from photocore.cli.options import SEED, parse_agents
 from photocore.facts import OPTION_RULES
@@ -215,12 +213,11 @@ def runs_a_plan(name):
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_command_speaks_the_one_vocabulary(name):
     command = main.commands[name]
-    ctx = click.Context(command, info_name=name)
     shown = {flag: option for option in options_of(name) for flag in names(option)}
     assert not OLD_WORDS & set(shown), name
-    # no agents as arguments (an old spelling, left out of the usage line)
+    # no agents as arguments: --agents
     assert not [p for p in command.params if isinstance(p, click.Argument)
-                and "agents" in p.name and p.get_usage_pieces(ctx)]
+                and "agents" in p.name]
     for flag, option in shown.items():
         metavar = option.metavar or ""
         if flag in AGENT_OPTIONS:       # agents: --agents SPEC,... (one syntax) or --agent SPEC
@@ -267,85 +264,17 @@ def names_of(name):
     return {flag for option in options_of(name) for flag in names(option)}
 
 
-# ---- the old spellings: hidden, working, told in one line ---------------------------------
-
-SOLVED = ROOT / "seeds" / "solved.jsonl"
-QUERY = '{"id": 1, "visits": 8, "seed": 3}\n'
-# per old spelling: (its command line, the same with the new spelling, what to compare:
-# "stdout" or the file "OUT" the command writes, and what the command reads on stdin)
-OLD = {
-    "photocore match AGENTS": (
-        ["match", "greedy", "random", "--games", 2, "--workers", 1, "--no-progress"],
-        ["match", "--agents", "greedy,random", "--games", 2, "--workers", 1, "--no-progress"],
-        "stdout", None),
-    "photocore tournament AGENTS": (
-        ["tournament", "greedy", "random", "mcts:2", "--games-per-group", 2, "--workers", 1,
-         "--no-progress", "--out", "OUT"],
-        ["tournament", "--agents", "greedy,random,mcts:2", "--games-per-group", 2,
-         "--workers", 1, "--no-progress", "--out", "OUT"], "OUT", None),
-    "photocore tournament --games N (games per group)": (
-        ["tournament", "--agents", "greedy,random,mcts:2", "--games", 2, "--workers", 1,
-         "--no-progress", "--out", "OUT"],
-        ["tournament", "--agents", "greedy,random,mcts:2", "--games-per-group", 2,
-         "--workers", 1, "--no-progress", "--out", "OUT"], "OUT", None),
-    "photocore play --opponents": (
-        ["play", "--opponents", "greedy", "--seed", 1, "--no-color"],
-        ["play", "--agents", "greedy", "--seed", 1, "--no-color"], "stdout", "board\nquit\n"),
-    "photocore analyze --engine": (
-        ["analyze", "--serve", "--engine", "mcts:5", "--workers", 1],
-        ["analyze", "--serve", "--agent", "mcts:5", "--workers", 1], "stdout", QUERY),
-    "photocore solve --score": (
-        ["solve", SOLVED, "--score", "greedy", "--positions", 3],
-        ["solve", SOLVED, "--agent", "greedy", "--positions", 3], "stdout", None),
-    "photocore bench --json FILE": (
-        ["bench", "--json", "OUT"], ["bench", "--summary", "OUT"], "OUT", None),
-}
-
-
-def test_every_old_spelling_of_the_command_line_is_in_the_table():
-    assert sorted(OLD) == sorted(old for old in compat.RENAMED if compat.on_command_line(old))
-
-
-@pytest.mark.parametrize("old", sorted(OLD))
-def test_an_old_spelling_still_works_and_says_what_to_write_instead(old, tmp_path,
-                                                                    monkeypatch):
-    if old.startswith("photocore bench"):
-        pytest.importorskip("pyperf")
-        from photocore.run import speed
-        monkeypatch.setattr(speed, "workloads", lambda quick: [])    # the report, not timing
-    args, new_args, compared, given = OLD[old]
-    results = {}
-    for spelling, words in (("old", args), ("new", new_args)):
-        out = tmp_path / f"{spelling}.jsonl"
-        result = cli(*[out if word == "OUT" else word for word in words], input=given)
-        assert result.exit_code == 0, result.output
-        results[spelling] = (result, out)
-    (old_result, old_out), (new_result, new_out) = results["old"], results["new"]
-    assert old_result.stderr == f"warning: {compat.message(old)}\n" + new_result.stderr
-    assert compat.message(old).startswith(f"{old} is deprecated since photocore 0.2: use --")
-    if compared == "stdout":
-        # (the time a move takes differs from run to run)
-        assert re.sub(r"[\d.e+-]+ ms a move", "", old_result.stdout) == re.sub(
-            r"[\d.e+-]+ ms a move", "", new_result.stdout)
-    elif old.startswith("photocore bench"):
-        for report in (old_out, new_out):
-            assert json.loads(report.read_text())["format"] == "photocore-bench"
-    else:
-        assert old_out.read_bytes() == new_out.read_bytes()
-    command = old.split()[1]
-    flag = old.split()[2]
-    assert not re.search(rf"{re.escape(flag)}(?![\w-])", cli(command, "--help").output), flag
-
+# ---- no old spellings: nothing was released before 0.2.0 --------------------------------
 
 @pytest.mark.parametrize("args, told", [
-    (["play", "--opponents", "greedy", "--agents", "random"],
-     "--opponents is the old spelling of --agents: give --agents alone"),
-    (["match", "greedy", "random", "--agents", "greedy,random"],
-     "AGENTS is the old spelling of --agents: give --agents alone"),
-    (["tournament", "--agents", "a,b,c", "--games", 2, "--games-per-group", 2],
-     "--games is the old spelling of --games-per-group: give --games-per-group alone"),
+    (["match", "greedy", "random", "--games", 2], "Got unexpected extra arguments"),
+    (["tournament", "--agents", "a,b,c", "--games", 2], "No such option '--games'"),
+    (["play", "--opponents", "greedy"], "No such option '--opponents'"),
+    (["analyze", "--serve", "--engine", "mcts:5"], "No such option '--engine'"),
+    (["solve", "2", "--score", "greedy"], "No such option '--score'"),
+    (["bench", "--json", "out.json"], "No such option '--json'"),
 ])
-def test_an_old_spelling_with_its_new_one_is_a_usage_error(args, told):
+def test_a_spelling_never_released_is_a_usage_error(args, told):
     result = cli(*args)
     assert result.exit_code == 2 and told in result.output, result.output
 

@@ -51,12 +51,10 @@ def test_counts_too_large_for_c_are_value_errors():
 @pytest.mark.parametrize("value", ["no", "", [], [0], None, 1.0, object()])
 def test_options_of_the_wrong_type_are_refused(value):
     # `bint` arguments took any object by its truth: Game(2, "no") played the fourth
-    # revolution; the deprecated flag keywords refuse them too, before warning
-    for make in (Options, lambda **o: Game(2, **o), lambda **o: VecGame(1, **o),
-                 lambda **o: photocore.random_playouts(1, **o)):
-        for rule in photocore.facts.OPTION_RULES:
-            with pytest.raises(TypeError, match=rule.name):
-                make(**{rule.name: value})
+    # revolution; a rule's flag is an Options field now, and only that
+    for rule in photocore.facts.OPTION_RULES:
+        with pytest.raises(TypeError, match=rule.name):
+            Options(**{rule.name: value})
 
 
 class Whole:
@@ -74,8 +72,6 @@ def test_options_accept_bools_numpy_bools_and_0_1():
         assert Options(**{rule.name: Whole(0)}) == Options()
         for on in (True, 1, np.bool_(True), np.int8(1), Whole(1)):
             assert getattr(Options(**{rule.name: on}), rule.name) is True
-            with pytest.warns(DeprecationWarning, match=f"{rule.name}= is deprecated"):
-                assert getattr(Game(2, **{rule.name: on}).options, rule.name) is True
         for off in (False, 0, np.bool_(False)):
             assert Options(**{rule.name: off}) == Options()
         with pytest.raises(ValueError, match=rule.name):

@@ -63,15 +63,10 @@ def test_the_advanced_rules_are_options():
     assert envs.vec.game(0).options == photocore.Options.parse("s")
     assert np.array_equal(env.observation_space.high,
                           np.array(photocore.facts.OBSERVATION_HIGH, np.float32))
-    # the flag keywords of photocore 0.1 still work, with a warning
-    with pytest.warns(DeprecationWarning, match="use options='s'"):
-        env = gymnasium.make(ENV_ID, opponents="random", shade_blocks=True)
-    assert env.unwrapped.options == photocore.Options.parse("s")
-    with pytest.warns(DeprecationWarning, match="use options='f'"):
-        envs = PhotosynthesisVectorEnv(2, opponents="random", fourth_revolution=True)
-    assert envs.vec.game(0).last_round == 24
-    with pytest.raises(TypeError, match="unexpected keyword argument 'shade'"):
-        PhotosynthesisEnv(shade=True)
+    with pytest.raises(TypeError, match="shade_blocks"):
+        PhotosynthesisEnv(shade_blocks=True)        # the rules are options= alone
+    with pytest.raises(TypeError, match="fourth_revolution"):
+        PhotosynthesisVectorEnv(2, opponents="random", fourth_revolution=True)
     with pytest.raises(ValueError, match="options 'x'"):
         PhotosynthesisEnv(options="x")
 

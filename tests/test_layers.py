@@ -18,8 +18,7 @@ def test_every_import_points_down_the_map():
 def test_the_map_reads_each_line_and_its_arrows():
     layers = dict(read_map(MAP))
     assert layers["_kernel"] == set() and layers["facts"] == {"_kernel"}
-    assert layers["play.specs"] == {"_game", "compat", "play._agents", "play.player",
-                                    "play.protocol"}
+    assert layers["play.specs"] == {"_game", "play._agents", "play.player", "play.protocol"}
     assert "photocore" in layers and "play" in layers and "__main__" in layers
 
 
@@ -30,10 +29,10 @@ def test_an_upward_import_anywhere_in_a_module_fails(tmp_path):
     # put off to run time inside a function, as the import circles were: still an arrow
     errors.write_text(errors.read_text() + "\n\ndef late():\n    from photocore import records\n")
     kernel = tree / "_kernel.pyx"
-    kernel.write_text(kernel.read_text() + "\ndef late():\n    from photocore.compat import (\n"
-                      "        warn)\n")
+    kernel.write_text(kernel.read_text() + "\ndef late():\n    from photocore.notation import (\n"
+                      "        MOVE_TEXTS)\n")
     found = [p for p in problems(tree, MAP) if p not in problems(SRC, MAP)]
-    assert found == ["_kernel.pyx imports compat, which its line in the map does not allow",
+    assert found == ["_kernel.pyx imports notation, which its line in the map does not allow",
                      "errors.py imports records, which its line in the map does not allow"]
 
 

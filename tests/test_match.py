@@ -64,9 +64,8 @@ def test_the_rules_are_one_options_value():
     plan = Match(["greedy", "random"], games=2, options="fs")
     recs = [json.loads(line) for line in plan.batch(0, 2).lines]
     assert all(photocore.Options(**r["options"]) == photocore.Options.parse("fs") for r in recs)
-    with pytest.warns(DeprecationWarning, match="shade_blocks= is deprecated"):
-        assert Match(["greedy", "random"], shade_blocks=True).options.flags == \
-            photocore.Options.parse("s").flags
+    with pytest.raises(TypeError, match="shade_blocks"):
+        Match(["greedy", "random"], shade_blocks=True)      # a flag per rule: never released
 
 
 def test_pairwise_results_and_forfeits():
@@ -213,7 +212,7 @@ def test_usage_errors():
     assert "--resume needs --out" in run("match", "--agents", "greedy,random",
                                          "--resume").output
     for command in ("match", "tournament"):
-        result = run(command, "--games", 2)
+        result = run(command, "--players", 2)
         assert result.exit_code == 2 and "Missing option '--agents'" in result.output
 
 

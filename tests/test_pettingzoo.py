@@ -105,12 +105,10 @@ def test_options_and_bounds():
     assert np.array_equal(box.high, np.array(photocore.facts.OBSERVATION_HIGH, np.float32))
     with pytest.raises(ValueError, match="players must be"):
         raw_env(players=5)
-    # the flag keywords of photocore 0.1 still work, with a warning
-    with pytest.warns(DeprecationWarning, match="use options='s'"):
-        wrapped = env(players=3, shade_blocks=True)
-    assert wrapped.unwrapped.options == photocore.Options.parse("s")
-    with pytest.warns(DeprecationWarning, match="use options='f'"):
-        assert raw_env(fourth_revolution=True).options == photocore.Options.parse("f")
+    with pytest.raises(TypeError, match="shade_blocks"):
+        env(players=3, shade_blocks=True)           # the rules are options= alone
+    with pytest.raises(TypeError, match="fourth_revolution"):
+        raw_env(fourth_revolution=True)
 
 
 def test_render():

@@ -10,7 +10,6 @@ import pytest
 
 import photocore
 import photocore.play._agents
-from photocore import compat
 from photocore.play import Player, harness, specs
 from photocore.play.protocol import Engine
 from photocore.play.search import SearchAgent
@@ -62,15 +61,6 @@ def test_an_agent_resets_with_or_without_a_seed():
     agent.reset()                             # ... or from the one it was made with
     assert moves(agent) == first
     agent.close()
-
-
-def test_the_old_built_in_player_makes_the_agent_with_a_warning():
-    with pytest.warns(DeprecationWarning) as caught:
-        player = specs.BuiltinPlayer("mcts", 50)
-    assert [str(w.message) for w in caught] == [
-        compat.message("photocore.play.specs.BuiltinPlayer")]
-    assert type(player) is photocore.Agent and player.name == "mcts:50"
-    assert "BuiltinPlayer" not in specs.__all__
 
 
 @pytest.mark.parametrize("kind", KINDS)

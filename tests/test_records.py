@@ -685,16 +685,6 @@ def test_npz_round_trip(tmp_path):
     assert list(npz.read_records(arrays)) == recs
 
 
-def test_npz_moved_out_of_records_with_a_warning():
-    for old, new in (("write_npz", npz.write), ("load_npz", npz.load),
-                     ("records_from_npz", npz.read_records), ("NPZ_ARRAYS", npz.ARRAYS)):
-        with pytest.warns(DeprecationWarning, match=f"^photocore.records.{old} is deprecated "
-                                                    "since photocore 0.2: use photocore.npz."):
-            assert getattr(records, old) is new
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        _ = records.no_such_name
-
-
 def test_npz_errors(tmp_path):
     recs = [rec_of(g) for g in GAMES[:2]]
     other = copy.deepcopy(recs[1])

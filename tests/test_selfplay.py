@@ -107,8 +107,8 @@ def test_the_rules_are_options_of_a_series_and_of_the_command(tmp_path):
     assert cli("selfplay", "--out", by_text, "--games", 4, "--agents", "greedy", "--seed", 2,
                "--options", "fs", "--no-progress").exit_code == 0
     assert by_flags.read_bytes() == by_text.read_bytes() == b"".join(series.batch(0, 4).lines)
-    with pytest.warns(DeprecationWarning, match="shade_blocks= is deprecated"):
-        assert Series(4, shade_blocks=True).options == photocore.Options.parse("s")
+    with pytest.raises(TypeError, match="shade_blocks"):
+        Series(4, shade_blocks=True)                # a flag per rule: never released
 
 
 def test_the_default_batch_follows_the_agents_registry():

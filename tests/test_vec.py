@@ -375,12 +375,11 @@ def test_bad_learner_outputs_are_refused_before_anything_is_played():
     assert [env.game(i).position() for i in range(3)] == before
 
 
-def test_options_are_one_value_and_the_old_flags_warn():
+def test_options_are_one_value():
     env = VecGame(2, players=3, options="fs")
     assert env.game(0).options == photocore.Options.parse("fs") and env.game(1).last_round == 24
-    with pytest.warns(DeprecationWarning, match="use options='s'"):
-        old = VecGame(2, 3, shade_blocks=True)
-    assert old.game(0).options == photocore.Options.parse("s")
+    with pytest.raises(TypeError, match="shade_blocks"):
+        VecGame(2, 3, shade_blocks=True)            # a flag per rule: never released
     with pytest.raises(ValueError, match="options"):
         VecGame(2, options="x")
 

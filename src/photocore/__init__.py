@@ -11,10 +11,8 @@ first use.
 """
 
 import importlib
-import sys
 from typing import TYPE_CHECKING
 
-from photocore import compat
 from photocore._game import Game, LegalMoves, Move, check_invariants, playouts, random_playouts
 from photocore.errors import (
     IllegalMoveError,
@@ -73,12 +71,8 @@ def __getattr__(name: str) -> object:
         return value
     if name in _SUBMODULES:
         return importlib.import_module(f"photocore.{name}")
-    return compat.moved(__name__, name)     # an old name (photocore.analyse), or none
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
-
-
-# old module names (import photocore.position) import the modules they moved to
-sys.meta_path.append(compat.MovedModules())

@@ -9,7 +9,6 @@ from libc.string cimport memcmp, memcpy, memset
 
 import os
 import threading as _threading
-from importlib import import_module
 from operator import index
 
 import numpy as np
@@ -19,7 +18,6 @@ from photocore._kernel cimport *
 
 from photocore import notation
 from photocore._kernel import check_count, check_players, check_seed, check_threads
-from photocore.compat import game_options, option_attribute, warn
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError)
 from photocore.facts import CELLS, MOVE_KINDS, OPTIONS, SIZE_NAMES, SIZES, STACK_LEAVES, Options
@@ -75,7 +73,7 @@ MAX_PLAYOUTS = 1 << 27
 
 
 @cython.final
-def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
+def random_playouts(games, players=2, seed=0, *, options=None):
     """Plays `games` whole games (0 to 2**63 - 1) of uniformly random legal moves (`end`
     included) in C, without the GIL, with `options` (an Options or its text,
     docs/engine.md); `seed` is any integer, taken modulo 2**64 (facts.check_seed).
@@ -89,7 +87,7 @@ def random_playouts(games, players=2, seed=0, *flags, options=None, **keywords):
     """
     games, players = check_count(games, "games"), check_players(players)
     cdef uint64_t base = check_seed(seed)
-    cdef int flags_on = game_options(options, flags, keywords, "random_playouts").flags
+    cdef int flags_on = Options.coerce(options).flags
     cdef long long count = games, moves = 0
     cdef long long score_sums[MAX_PLAYERS]
     cdef long long wins[MAX_PLAYERS]
@@ -554,11 +552,9 @@ cdef class Game:
         state_init(&self.st, 2, 0)
         self.origin = self.st
 
-    def __init__(self, players=2, *flags, options=None, **keywords):
+    def __init__(self, players=2, options=None):
         cdef int n = check_players(players)
-        if flags or keywords:       # the flag arguments of photocore 0.1, deprecated
-            options = game_options(options, flags, keywords, "Game")
-        elif type(options) is not Options:
+        if type(options) is not Options:
             options = Options.coerce(options)
         state_init(&self.st, n, options.flags)
         self.origin = self.st
@@ -797,19 +793,6 @@ cdef class Game:
     def options(self):
         """The advanced rules of this game, as an Options."""
         return _OPTIONS_OF_FLAGS[self.st.options]
-
-    # each rule's flag as an attribute, as photocore 0.1 had them (deprecated, going in 0.3).
-    # Properties, not a __getattr__: a type with its own attribute hook loses CPython's
-    # method-call fast path, and every g.legal_moves() got 28 ns slower.
-    @property
-    def fourth_revolution(self):
-        """Deprecated since 0.2: `options.fourth_revolution` (it goes in 0.3)."""
-        return option_attribute(self.options, "Game", "fourth_revolution")
-
-    @property
-    def shade_blocks(self):
-        """Deprecated since 0.2: `options.shade_blocks` (it goes in 0.3)."""
-        return option_attribute(self.options, "Game", "shade_blocks")
 
     @property
     def last_round(self):
@@ -1079,32 +1062,6 @@ cdef class Game:
 
     def __reduce__(self):
         return (_restore, (self.root().position(), [self.played[i] for i in range(self.n)]))
-
-    # ---- deprecated in photocore 0.2, gone in 0.3 -----------------------------------
-
-
-    def legal_mask(self):
-        """Deprecated: legal_moves().mask()."""
-        warn("Game.legal_mask()", 1)
-        return self.legal_moves().mask()
-
-    def to_record(self, metadata=None):
-        """Deprecated: photocore.records.to_record(game, metadata)."""
-        warn("Game.to_record()", 1)
-        return _records().to_record(self, metadata)
-
-    @staticmethod
-    def from_record(rec, ply=None):
-        """Deprecated: photocore.records.from_record(rec, ply)."""
-        warn("Game.from_record()", 1)
-        return _records().from_record(rec, ply)
-
-
-
-
-def _records():
-    # looked up when a deprecated method is called: the core imports nothing built on it
-    return import_module("photocore.records")
 
 
 cdef float[::1] _float_buffer(array, str name, Py_ssize_t size):

@@ -49,7 +49,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from photocore import compat
 from photocore._game import Game, Move
 from photocore._kernel import check_seed, stream_seed
 from photocore.errors import RecordError
@@ -200,11 +199,6 @@ class MctsJudge:
         return Evaluation(player, tuple(stats.root_values), moves, visits, best,
                           tuple(str(Move(a)) for a in stats.principal))
 
-    def evaluate(self, game: Game, seed: int) -> Evaluation:
-        """Deprecated: evaluation(game, seed)."""
-        compat.warn("Judge.evaluate(game, seed)")
-        return self.evaluation(game, seed)
-
 
 class SearchJudge:
     """A network's PUCT search (photocore.Search; the network `evaluate(obs, mask) ->
@@ -220,12 +214,6 @@ class SearchJudge:
     @property
     def name(self) -> str:
         return f"{self.label}:{self.simulations}"
-
-    @property
-    def network(self) -> Evaluate:
-        """Deprecated: evaluate, the network."""
-        compat.warn("SearchJudge.network")
-        return self.evaluate
 
     def evaluation(self, game: Game, seed: int) -> Evaluation:
         import numpy as np
@@ -265,13 +253,12 @@ class SearchJudge:
 
 class AgentJudge:
     """A user's agent with `analyze(game) -> {move: value}` (a Move, an action id or move
-    text -> its value for the player to move, on the returns' scale; `analyse`, its name
-    until photocore 0.2, with a warning). The position is worth the best move's value to
-    the mover; the others share the rest of the zero sum."""
+    text -> its value for the player to move, on the returns' scale). The position is worth
+    the best move's value to the mover; the others share the rest of the zero sum."""
 
     def __init__(self, agent: Any, name: str = "agent") -> None:
-        analyze = compat.renamed_method(agent, "analyze", "an agent's analyse(game)")
-        if analyze is None:
+        analyze = getattr(agent, "analyze", None)
+        if not callable(analyze):
             raise ValueError(f"engine {name!r}: {type(agent).__name__} has no "
                              "analyze(game) method")
         self.agent, self._name, self._analyze = agent, name, analyze
@@ -305,11 +292,6 @@ class AgentJudge:
         share = -moves[best] / (game.players - 1)
         values = tuple(moves[best] if p == player else share for p in range(game.players))
         return Evaluation(player, values, moves, {}, best, (best,))
-
-    def evaluate(self, game: Game, seed: int) -> Evaluation:
-        """Deprecated: evaluation(game, seed)."""
-        compat.warn("Judge.evaluate(game, seed)")
-        return self.evaluation(game, seed)
 
 
 _JUDGES: dict[tuple[str, int | None], Judge] = {}
@@ -346,23 +328,12 @@ def _judge_of_object(agent: object, budget: int | None, name: str) -> Judge:
     if isinstance(agent, SearchAgent):
         label = agent.name.rsplit(":", 1)[0]
         return SearchJudge(agent.evaluate, budget or agent.simulations, label)
-    if callable(getattr(agent, "analyze", None)) or callable(getattr(agent, "analyse", None)):
+    if callable(getattr(agent, "analyze", None)):
         return AgentJudge(agent, str(getattr(agent, "name", name)))
     if isinstance(agent, Judge):
         return agent
-    evaluation = compat.renamed_method(agent, "evaluation", "Judge.evaluate(game, seed)")
-    if evaluation is not None and hasattr(agent, "name"):
-        return _OldJudge(agent.name, evaluation)
     raise ValueError(f"engine {name!r} cannot evaluate positions: it is no SearchAgent and "
                      "has no analyze(game) method")
-
-
-@dataclass(frozen=True)
-class _OldJudge:
-    """A user's Judge of photocore 0.1, whose method was evaluate(game, seed)."""
-
-    name: str
-    evaluation: Any
 
 
 def position_seed(seed: int, game: int, ply: int) -> int:
@@ -475,12 +446,6 @@ class GameAnalysis:
     def players(self) -> int:
         return len(self.accuracy)
 
-    @property
-    def solve(self) -> int | None:
-        """Deprecated: solve_nodes."""
-        compat.warn("GameAnalysis.solve")
-        return self.solve_nodes
-
     def mistakes(self, at_least: str = "inaccuracy") -> list[PlyAnalysis]:
         """The moves classed `at_least` that bad (an inaccuracy, a mistake or a blunder)."""
         worse = LABELS[LABELS.index(at_least):]
@@ -539,16 +504,13 @@ class GameAnalysis:
 def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE,
             budget: int | None = None, seed: int = 0,
             thresholds: Thresholds = THRESHOLDS, index: int = 0,
-            solve_nodes: int | None = DEFAULT_SOLVE_NODES, **old: Any) -> GameAnalysis:
+            solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
     by `engine` (see judge()) with `budget`, as a GameAnalysis; by the solver instead
     where it finishes within `solve_nodes` positions (see exact_evaluation(); None:
     never). The same seed (any integer, taken modulo 2**64: photocore.facts.check_seed;
-    and `index`, the game's number in a run) gives the same analysis. (`old`: `solve=`,
-    solve_nodes's name until photocore 0.2.)
+    and `index`, the game's number in a run) gives the same analysis.
     """
-    if old:
-        solve_nodes = compat.renamed_keyword("photocore.analysis.analyze", old, solve_nodes)
     nodes = _solve_budget(solve_nodes)
     seed = check_seed(seed)
     if isinstance(game, dict):
@@ -631,13 +593,10 @@ def _accuracy(losses: Sequence[float]) -> float | None:
 
 def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
              budget: int | None = None, seed: int = 0,
-             solve_nodes: int | None = DEFAULT_SOLVE_NODES, **old: Any) -> Evaluation:
+             solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> Evaluation:
     """One position evaluated by `engine` (see judge()), as an Evaluation; by the solver
     instead where it finishes within `solve_nodes` positions (see exact_evaluation();
-    None: never); `seed` as analyze's. (`old`: `solve=`, solve_nodes's name until
-    photocore 0.2.)"""
-    if old:
-        solve_nodes = compat.renamed_keyword("photocore.analysis.evaluate", old, solve_nodes)
+    None: never); `seed` as analyze's."""
     judge = _as_judge(engine, budget)
     seed = check_seed(seed)
     return exact_evaluation(game, solve_nodes) or judge.evaluation(game, seed)
@@ -732,11 +691,3 @@ def summarise(records: Iterable[Record]) -> dict[str, dict[str, float | int]]:
             if ply.label is not None:
                 summary.counts[ply.label] += 1
     return {name: s.as_row() for name, s in sorted(agents.items())}
-
-
-# ---- moved -------------------------------------------------------------------------------
-
-def __getattr__(name: str) -> object:
-    # analyse, Engine, MctsEngine, ..., engine, solved, DEFAULT_SOLVE: renamed in 0.2
-    # (compat.RENAMED)
-    return compat.moved(__name__, name)

@@ -25,7 +25,6 @@ from typing import IO, Any, Literal, Self, TypeAlias, cast
 
 import fastjsonschema
 
-from photocore import compat
 from photocore._game import Game
 from photocore._kernel import check_bool
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
@@ -1156,9 +1155,3 @@ def _maybe_gzip(raw: io.BufferedWriter,
         return gzip.GzipFile(fileobj=raw, mode="wb", filename="", mtime=0, compresslevel=6)
     return contextlib.nullcontext(raw)
 
-
-# ---- moved -------------------------------------------------------------------------------
-
-def __getattr__(name: str) -> object:
-    # the npz export moved to photocore.npz in 0.2 (compat.RENAMED)
-    return compat.moved(__name__, name)

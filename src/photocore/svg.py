@@ -20,7 +20,6 @@ import sys
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-from photocore import compat
 from photocore._game import Game, Move
 from photocore.facts import (
     AXIAL,
@@ -348,12 +347,8 @@ def _text(x: float, y: float, text: str, size: int, anchor: str | None = None,
     return f"<text {attrs}>{escape(text)}</text>"
 
 
-# photocore.svg(game) was a function until 0.2: the module stays callable, with a warning
-sys.modules[__name__].__class__ = compat.CallableModule
-
-
 def _show_games_in_notebooks() -> None:
-    """Inside IPython, a Game displays as its board (what Game._repr_svg_ did until 0.2)."""
+    """Inside IPython, a Game displays as its board."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is not None:

@@ -11,7 +11,7 @@ import time
 
 import click
 
-from photocore import analysis, compat
+from photocore import analysis
 from photocore.cli.options import (
     SEED,
     SEED_HELP,
@@ -19,7 +19,6 @@ from photocore.cli.options import (
     backend_options,
     check_backend,
     connect_backend,
-    old_spelling,
     workers_option,
 )
 from photocore.cli.output import check_writable, record_file, resume_from, run_output
@@ -39,18 +38,12 @@ SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
           "solve": "--solve"}
 
 
-def __getattr__(name: str) -> object:
-    return compat.moved(__name__, name)      # the query service's names, moved
-
-
 @click.command()
 @click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
 @agent_option("The agent that judges every position: mcts:N (UCT, N simulations a "
               "position), or a py: agent whose class is a SearchAgent (the AlphaZero "
               "checkpoint: py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) "
               "or has analyze(game).", default=analysis.DEFAULT_ENGINE)
-@old_spelling("photocore analyze --engine", "agent",
-              click.option("--engine", "old_engine", default=None, hidden=True), "old_engine")
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
               help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
                    ".analysed before its suffix]")

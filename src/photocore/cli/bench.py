@@ -4,7 +4,6 @@ from typing import Any
 
 import click
 
-from photocore.cli.options import old_spelling
 from photocore.cli.output import check_writable, needs, writing
 from photocore.files import atomic
 from photocore.records import dumps
@@ -15,9 +14,6 @@ from photocore.run import speed
 @click.option("--quick", is_flag=True, help="Small workloads (seconds); each still checked.")
 @click.option("--summary", "out", type=click.Path(dir_okay=False),
               help="Also write the report as JSON to this file (replaced once complete).")
-@old_spelling("photocore bench --json FILE", "out",
-              click.option("--json", "old_json", type=click.Path(dir_okay=False),
-                           default=None, hidden=True), "old_json")
 def bench(quick: bool, out: str | None) -> None:
     """Measure photocore and print a table: each figure names its workload and machine.
 

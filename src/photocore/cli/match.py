@@ -17,13 +17,11 @@ from photocore.cli.options import (
     SEED,
     SEED_HELP,
     Command,
-    HiddenArgument,
     agents_option,
     backend_options,
     builtin_agents,
     check_backend,
     connect_backend,
-    old_spelling,
     rule_options,
     workers_option,
 )
@@ -52,12 +50,8 @@ AGENTS_HELP = (f"{builtin_agents()}, py:module:Class, py:file.py:Class[?key=valu
 
 
 def _common(command_name: str) -> Callable[[Command], Command]:
-    """The options match and tournament share, and the old spelling of --agents (the
-    agents as arguments)."""
+    """The options match and tournament share."""
     options: list[Callable[[Command], Command]] = [
-        old_spelling(f"photocore {command_name} AGENTS", "agents",
-                     click.argument("old_agents", nargs=-1, cls=HiddenArgument),
-                     "old_agents", given=bool),
         click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
                      help="Seats per game: the number of agents "
                           f"{'in a group ' * (command_name == 'tournament')}or a multiple of "
@@ -147,9 +141,6 @@ def match(agents: tuple[str, ...] | None, games: int | None, sprt: str | None,
 @click.option("--games-per-group", type=click.IntRange(1, MAX_GAMES), default=20,
               show_default=True, metavar="N",
               help="Games each pairing (or group) plays, rounded up to whole openings.")
-@old_spelling("photocore tournament --games N (games per group)", "games_per_group",
-              click.option("--games", "old_games", type=click.IntRange(1, MAX_GAMES),
-                           default=None, hidden=True), "old_games")
 @click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
               show_default=True,
               help="Agents in each game: every group of this many agents plays a match "
@@ -183,7 +174,7 @@ def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
 
 
 def _given(agents: tuple[str, ...] | None) -> tuple[str, ...]:
-    """--agents, which match and tournament need (given as itself or its old spelling)."""
+    """--agents, which match and tournament need."""
     if agents is None:
         ctx = click.get_current_context()
         raise click.MissingParameter(ctx=ctx, param=next(

@@ -2,8 +2,7 @@
 from: one flag per advanced rule (facts.OPTION_RULES) and the built-in agents' names
 (BUILTIN_AGENTS), so a new rule or agent reaches every command's options and help; and
 the one vocabulary of the command line (docs/contributing.md, "The command line"): `--agents
-SPEC,...` or `--agent SPEC`, SEED, the Ray options, and the old spellings, hidden from
---help and told on standard error (photocore.compat)."""
+SPEC,...` or `--agent SPEC`, SEED and the Ray options."""
 
 import functools
 import math
@@ -12,7 +11,6 @@ from typing import Any
 
 import click
 
-from photocore import compat
 from photocore.cli.output import missing
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTION_RULES, OPTIONS, Options, check_seed
 from photocore.play._agents import BUILTIN_AGENTS, DEFAULT_SIMULATIONS
@@ -89,42 +87,6 @@ def agent_option(help: str, default: str | None = None) -> Callable[[Command], C
     """--agent SPEC: the agent of a command that takes one."""
     return click.option("--agent", metavar="SPEC", default=default,
                         show_default=default is not None, help=help)
-
-
-class HiddenArgument(click.Argument):
-    """An argument that the usage line leaves out: an old spelling."""
-
-    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
-        return []
-
-
-def old_spelling(row: str, new: str, param: Callable[[Command], Command], name: str,
-                 given: Callable[[Any], bool] = lambda value: value is not None
-                 ) -> Callable[[Command], Command]:
-    """The deprecated spelling `row` (a row of compat.RENAMED, `photocore COMMAND OLD`) of
-    the command's parameter `new`: `param` declares it hidden (an option with hidden=True,
-    or a HiddenArgument) as parameter `name`. Given, its value becomes `new`'s and
-    compat.tell says on standard error what to write instead; with the new spelling too,
-    a usage error."""
-    old = row.split()[2]
-    instead = compat.RENAMED[row].split()[0]
-
-    def decorate(command: Command) -> Command:
-        @functools.wraps(command)
-        def with_old(*args: object, **kwargs: object) -> object:
-            value = kwargs.pop(name)
-            if given(value):
-                source = click.get_current_context().get_parameter_source(new)
-                if source not in (None, click.core.ParameterSource.DEFAULT):
-                    raise click.UsageError(f"{old} is the old spelling of {instead}: give "
-                                           f"{instead} alone")
-                compat.tell(row)
-                kwargs[new] = value
-            return command(*args, **kwargs)
-
-        return param(with_old)
-
-    return decorate
 
 
 def builtin_agents() -> str:

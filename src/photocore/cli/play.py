@@ -16,8 +16,6 @@ from photocore.cli.options import (
     SEED_HELP,
     agents_option,
     builtin_agents,
-    old_spelling,
-    parse_agents,
     rule_options,
 )
 from photocore.cli.output import check_writable, reason, writing
@@ -47,9 +45,6 @@ COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit
 @agents_option("The agents of the other seats: one for all of them, or one per seat in "
                f"order ({builtin_agents()}, py:..., cmd:...; docs/matches.md).",
                default="mcts:1000")
-@old_spelling("photocore play --opponents", "agents",
-              click.option("--opponents", "old_opponents", default=None, hidden=True,
-                           callback=parse_agents), "old_opponents")
 @click.option("--players", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=None,
               help="Number of players.  [default: 2, or the position's or record's]")
 @click.option("--seat", type=click.IntRange(0, MAX_PLAYERS - 1), default=0, show_default=True,

@@ -7,7 +7,7 @@ import click
 
 from photocore import records
 from photocore._game import Game
-from photocore.cli.options import SEED, SEED_HELP, FiniteRange, agent_option, old_spelling
+from photocore.cli.options import SEED, SEED_HELP, FiniteRange, agent_option
 from photocore.errors import InvalidPositionError, RecordError
 from photocore.play import _solver, ground_truth, specs
 from photocore.play._solver import (
@@ -40,8 +40,6 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 @click.option("--json", "as_json", is_flag=True, help="Print the solution as one JSON object.")
 @agent_option("With a FILE of solved positions (seeds/solved.jsonl): score this agent, how "
               "often it keeps their result, instead of solving.")
-@old_spelling("photocore solve --score", "agent",
-              click.option("--score", "old_score", default=None, hidden=True), "old_score")
 @click.option("--positions", type=click.IntRange(min=1), default=None,
               help="With --agent: the first N positions only.  [default: all]")
 @click.option("--seed", type=SEED, default=0, show_default=True,

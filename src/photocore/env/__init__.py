@@ -10,8 +10,6 @@ first use, so importing this package needs none of the optional frameworks.
 import importlib
 from typing import TYPE_CHECKING
 
-from photocore import compat
-
 if TYPE_CHECKING:
     from photocore.env._vec import draw_below
     from photocore.env.evaluation import PolicyEvaluation, evaluate_policy
@@ -30,7 +28,7 @@ def __getattr__(name: str) -> object:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
-    return compat.moved(__name__, name)     # an old name (evaluate, Evaluation), or none
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

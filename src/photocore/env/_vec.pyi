@@ -1,10 +1,9 @@
 # Types of the compiled module _vec.pyx.
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, SupportsIndex, TypeVar, overload
+from typing import Any, Literal, Self, SupportsIndex, TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import deprecated
 
 from photocore._game import Game
 from photocore.facts import Options
@@ -28,18 +27,11 @@ class VecGame:
     def opponents(self) -> tuple[str, ...]: ...
     @property
     def threads(self) -> int: ...
-    @overload
     def __new__(cls, n: SupportsIndex, players: SupportsIndex = 2, *,
                 options: Options | str | None = None,
                 opponents: str | Sequence[str] | None = None,
                 seat: SupportsIndex | Literal["random"] = 0,
-                threads: SupportsIndex = 1) -> VecGame: ...
-    @overload
-    @deprecated("the options' flags: use options= (an Options or its text)")
-    def __new__(cls, n: SupportsIndex, players: SupportsIndex = 2, *flags: bool,
-                options: None = None, opponents: str | Sequence[str] | None = None,
-                seat: SupportsIndex | Literal["random"] = 0, threads: SupportsIndex = 1,
-                **keywords: bool) -> VecGame: ...
+                threads: SupportsIndex = 1) -> Self: ...
     def reset(self, seed: int | None = None, obs: _Obs | None = None, mask: _Mask | None = None,
               *, seeds: Sequence[int | None] | None = None, player: Any = None,
               ) -> tuple[_Obs, _Mask]: ...

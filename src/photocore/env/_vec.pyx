@@ -20,7 +20,6 @@ from photocore._kernel import check_bool, check_count, check_players, check_seed
 from photocore._kernel import stream_seed as stream_seed   # a game's random streams' seeds
 
 MAX_GAMES = 1 << 24     # the most games a VecGame holds
-from photocore.compat import game_options
 from photocore.facts import Options
 from photocore.notation import MOVE_TEXTS
 from photocore.play._agents import BUILTIN_AGENTS
@@ -97,10 +96,9 @@ cdef class VecGame:
     cdef object pool                   # threads - 1 helpers, made on first use
     cdef Batch batch                   # the pass under way
 
-    def __cinit__(self, n, players=2, *flags, options=None, opponents=None, seat=0, threads=1,
-                  **keywords):
+    def __cinit__(self, n, players=2, *, options=None, opponents=None, seat=0, threads=1):
         players = check_players(players)
-        options = game_options(options, flags, keywords, "VecGame")
+        options = Options.coerce(options)
         n = check_count(n, "n")     # an int from here: numpy ints and __index__ objects too
         if not 1 <= n <= MAX_GAMES:
             raise ValueError(f"n must be from 1 to {MAX_GAMES}, got {n}")

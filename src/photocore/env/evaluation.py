@@ -25,7 +25,6 @@ from typing import Any, Literal, Protocol, cast
 import numpy as np
 import numpy.typing as npt
 
-from photocore import compat
 from photocore._game import Game
 from photocore.env._vec import MAX_GAMES, VecGame, draw_below, stream_seed
 from photocore.errors import IllegalMoveError
@@ -246,9 +245,3 @@ def _one_game(choose: Policy, seated: list[Player], learner: int, game: Game) ->
         game.play(action)
     return game.returns()[learner]
 
-
-# ---- moved -------------------------------------------------------------------------------
-
-def __getattr__(name: str) -> object:
-    # evaluate and Evaluation, renamed in 0.2 apart from the analysis's (compat.RENAMED)
-    return compat.moved(__name__, name)

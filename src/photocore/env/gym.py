@@ -32,9 +32,7 @@ try:
 except ImportError as e:     # the `rl` extra
     raise missing_extra(__name__, "rl", e) from None
 
-from photocore import compat
 from photocore._game import Game
-from photocore.compat import game_options
 from photocore.env._vec import VecGame, draw_below, stream_seed
 from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, OBSERVATION_SIZE, Options, check_seed
 from photocore.play import specs
@@ -91,10 +89,8 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
                  seat: int | Literal["random"] = "random",
                  options: Options | str | None = None, shaping: float = 0.0,
                  illegal: Literal["forfeit", "raise"] = "forfeit",
-                 render_mode: Literal["ansi", "human"] | None = None,
-                 **flags: object) -> None:
-        # flags: the options' flag keywords of photocore 0.1 (deprecated)
-        self.options = game_options(options, (), flags, "PhotosynthesisEnv")
+                 render_mode: Literal["ansi", "human"] | None = None) -> None:
+        self.options = Options.coerce(options)
         self.config = Game(players, options=self.options)       # checks the player count
         self.players: int = self.config.players
         self.opponents = specs.per_seat(opponents, self.players)
@@ -253,10 +249,8 @@ class PhotosynthesisVectorEnv(
     def __init__(self, num_envs: int = 1, players: int = 2,
                  opponents: str | Sequence[str] = "greedy",
                  seat: int | Literal["random"] = "random", options: Options | str | None = None,
-                 shaping: float = 0.0, copy: bool = True, threads: int = 1,
-                 **flags: object) -> None:
-        # flags: the options' flag keywords of photocore 0.1 (deprecated)
-        self.options = game_options(options, (), flags, "PhotosynthesisVectorEnv")
+                 shaping: float = 0.0, copy: bool = True, threads: int = 1) -> None:
+        self.options = Options.coerce(options)
         opponent_specs = specs.per_seat(opponents, Game(players).players)
         for spec in opponent_specs:
             if not isinstance(spec, str):
@@ -372,9 +366,3 @@ if ENV_ID not in gymnasium.registry:
     gymnasium.register(ENV_ID, entry_point="photocore.env.gym:PhotosynthesisEnv",
                        vector_entry_point="photocore.env.gym:PhotosynthesisVectorEnv")
 
-
-# ---- moved -------------------------------------------------------------------------------
-
-def __getattr__(name: str) -> object:
-    # Opponent, specs.PythonAgent's protocol written twice until 0.2 (compat.RENAMED)
-    return compat.moved(__name__, name)

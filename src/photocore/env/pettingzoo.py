@@ -28,7 +28,6 @@ except ImportError as e:     # the `pettingzoo` extra
 
 from photocore._game import Game
 from photocore._kernel import check_players
-from photocore.compat import game_options
 from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, Options, check_seed
 
 _OBS_HIGH = np.array(OBSERVATION_HIGH, np.float32)
@@ -37,11 +36,11 @@ RenderMode = Literal["human", "ansi"]
 
 
 def env(players: int = 2, options: Options | str | None = None,
-        render_mode: RenderMode | None = None, **flags: object) -> Any:
+        render_mode: RenderMode | None = None) -> Any:
     """The environment wrapped as PettingZoo's classic games are: an illegal move ends the
     game with -1 for its player, actions are range-checked and the call order enforced.
     `options`: the advanced rules, an Options or its text ("fs")."""
-    wrapped = raw_env(players=players, options=game_options(options, (), flags, "env"),
+    wrapped = raw_env(players=players, options=options,
                       render_mode=render_mode)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
@@ -56,10 +55,10 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
                                 "is_parallelizable": False}
 
     def __init__(self, players: int = 2, options: Options | str | None = None,
-                 render_mode: RenderMode | None = None, **flags: object) -> None:
+                 render_mode: RenderMode | None = None) -> None:
         super().__init__()
         self.players = check_players(players)
-        self.options = game_options(options, (), flags, "raw_env")
+        self.options = Options.coerce(options)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, "
                              f"got {render_mode!r}")

@@ -537,7 +537,6 @@ cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* m
 
 from photocore._game cimport Game
 
-from photocore import compat
 from photocore._game import Move
 from photocore._kernel import check_bool, check_count, check_players, check_seed
 from photocore.facts import Options
@@ -755,12 +754,6 @@ def play_games(agents, players, options, seed, start, count):
     """
     import numpy as np
     players = check_players(players)
-    if isinstance(options, int) and not isinstance(options, bool):   # the kernel's flags
-        try:
-            options = Options.from_flags(options)
-        except ValueError:
-            raise ValueError(f"options must be an Options or its text, got {options!r}") from None
-        compat.warn("photocore.play.play_games(options=flags)", 1)
     cdef int rules = Options.coerce(options).flags
     cdef uint64_t base = check_seed(seed)
     start, count = check_count(start, "start"), check_count(count, "count")
@@ -799,8 +792,3 @@ def play_games(agents, players, options, seed, start, count):
     if played == INTERRUPTED:
         pc_raise_interrupt()
     return moves[:n].copy(), offsets
-
-
-def __getattr__(name):
-    # SOLVE_BUDGET: renamed in 0.2 (compat.RENAMED)
-    return compat.moved(__name__, name, compiled=True)

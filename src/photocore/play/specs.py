@@ -42,7 +42,6 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any, Protocol, SupportsIndex, cast
 
-from photocore import compat
 from photocore._game import Game, Move
 from photocore.play._agents import (
     BUILTIN_AGENTS,
@@ -579,10 +578,3 @@ def _takes_seed(method: Callable[..., object] | None) -> bool:
         return "seed" in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
-
-
-# ---- moved -------------------------------------------------------------------------------
-
-def __getattr__(name: str) -> object:
-    # BuiltinPlayer (a Player around an Agent until 0.2, where an Agent is a Player itself)
-    return compat.moved(__name__, name)

@@ -25,7 +25,6 @@ from typing import Generic, NamedTuple, overload
 
 from tqdm import tqdm
 
-from photocore import compat
 from photocore.errors import RecordError
 from photocore.facts import Options
 from photocore.records import Record, RecordWriter, is_compressed, kept_lines, read_games
@@ -297,7 +296,3 @@ def _only_a_cut_last_line(path: str, errors: Sequence[RecordError], line: int) -
         f.seek(-1, os.SEEK_END)
         return f.read(1) != b"\n"
 
-
-def __getattr__(name: str) -> object:
-    # play and Batch: renamed in 0.2, to batches and Span (compat.RENAMED)
-    return compat.moved(__name__, name)

@@ -16,7 +16,6 @@ from typing import Literal, NamedTuple
 
 from photocore import stats
 from photocore._game import Game
-from photocore.compat import game_options
 from photocore.facts import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -62,7 +61,7 @@ class Match:
                  players: int | None = None, seed: int = 0, openings: int | None = None,
                  movetime: int = DEFAULT_MOVETIME, grace: int = DEFAULT_GRACE, *,
                  options: Options | str | None = None,
-                 pairings: Sequence[Sequence[int]] | None = None, **flags: object) -> None:
+                 pairings: Sequence[Sequence[int]] | None = None) -> None:
         self.specs = [a if isinstance(a, specs.Spec) else specs.parse(a) for a in agents]
         # what tables and records call the agents: engines by the names they announce
         # once check() has started them, short forms of the specs till then
@@ -86,7 +85,7 @@ class Match:
         if self.openings < 0:
             raise ValueError(f"openings must be >= 0 random plies, got {self.openings}")
         self.movetime, self.grace = check_times(movetime, grace)
-        self.options = game_options(options, (), flags, "Match")
+        self.options = Options.coerce(options)
 
     @property
     def searches(self) -> bool:

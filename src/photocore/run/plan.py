@@ -8,8 +8,6 @@ AnalysisBatch), and how a run fails (RunError). The driver
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-from photocore import compat
-
 
 class Batch(Protocol):
     """What a plan's batch gives back: the record lines of its games, in game order (none
@@ -23,10 +21,6 @@ class Batch(Protocol):
 P_co = TypeVar("P_co", bound=Batch, covariant=True)
 #: The same, invariant: where a batch is both taken and given back (the driver).
 P = TypeVar("P", bound=Batch)
-
-
-def __getattr__(name: str) -> object:
-    return compat.moved(__name__, name)      # Played, now Batch
 
 
 class Plan(Protocol[P_co]):

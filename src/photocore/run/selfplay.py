@@ -21,7 +21,6 @@ import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game
-from photocore.compat import game_options
 from photocore.facts import RULES_VERSION, Options, check_count, check_seed
 from photocore.play import harness
 from photocore.play import specs as agent_specs
@@ -54,17 +53,16 @@ SelfPlayBatch.tally.__doc__ = ("Their Tally, summed in the worker, so the one wr
 class Series:
     """A self-play run: `games` games (0 to 2**63 - 1) of `players` with `agents` (rotated
     over the seats), seeded `seed` (any integer, taken modulo 2**64: facts.check_seed),
-    played with `options` (an Options or its text; the flag keywords of photocore 0.1 are
-    deprecated)."""
+    played with `options` (an Options or its text)."""
 
     def __init__(self, games: int, players: int = 2,
                  agents: Sequence[str | agent_specs.Spec] = ("random",), seed: int = 0, *,
-                 options: Options | str | None = None, **flags: object) -> None:
+                 options: Options | str | None = None) -> None:
         self.games = check_count(games, "games")
         self.players = players
         self.specs = seat_agents(agents, players)
         self.seed = check_seed(seed)
-        self.options = game_options(options, (), flags, "Series")
+        self.options = Options.coerce(options)
 
     @property
     def searches(self) -> bool:

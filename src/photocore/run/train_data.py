@@ -38,7 +38,6 @@ from typing import Any, NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from photocore import compat
 from photocore._game import Game
 from photocore._kernel import stream_seed
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options, check_count, check_seed
@@ -97,10 +96,6 @@ class TrainingBatch(NamedTuple):
 TrainingBatch.shard.__doc__ = "Their shard of training data."
 TrainingBatch.lines.__doc__ = "Their record lines: none unless the series' `records` is on."
 TrainingBatch.tally.__doc__ = "Their Tally."
-
-
-def __getattr__(name: str) -> object:
-    return compat.moved(__name__, name)      # Block, now TrainingBatch
 
 
 @dataclasses.dataclass(init=False)
