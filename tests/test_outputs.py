@@ -237,7 +237,6 @@ OUTPUTS = {
     "tournament --summary": ["tournament", "--agents", "random,greedy,random",
                              "--games-per-group", 2, *RUN, "--summary", "{out}"],
     "bench --summary": ["bench", "--summary", "{out}"],
-    "bench --json": ["bench", "--json", "{out}"],
     "stats --plot": ["stats", "{in}", "--plot", "{out}"],
     "export --npz": ["export", "{in}", "--npz", "{out}"],
     "replay --html": ["replay", "{in}", "--html", "{out}"],
