@@ -92,11 +92,15 @@ def text(obj):
     return "" if FIELD_ALIAS.fullmatch(doc) else doc
 
 
+def own_attributes(cls):
+    """{name: documented} of the attributes of a class's source."""
+    return {name: documented for (owner, name), documented
+            in source_attributes(cls.__module__).items() if owner == cls.__qualname__}
+
+
 def class_gaps(cls, path):
     """The members of a class, by their path in the reference, that have no text."""
-    attributes = {
-        name: documented for (owner, name), documented
-        in source_attributes(cls.__module__).items() if owner == cls.__qualname__}
+    attributes = own_attributes(cls)
     names = [*vars(cls), *cls.__dict__.get("__annotations__", {}), *attributes]
     for name in dict.fromkeys(names):
         if name.startswith("_"):
@@ -106,8 +110,10 @@ def class_gaps(cls, path):
             yield from class_gaps(value, f"{path}.{name}")
         if not (inspect.isroutine(value) or inspect.isdatadescriptor(value)
                 or isinstance(value, (type, classmethod, staticmethod))):
-            # data: a dataclass's field, a class attribute, an instance attribute
-            if not attributes.get(name):
+            # data: a dataclass's field, a class attribute, an instance attribute; its text
+            # may be a photocore base's
+            if not any(own_attributes(base).get(name) for base in cls.__mro__
+                       if is_photocore(base)):
                 yield f"{path}.{name}"
             continue
         doc = text(value)
