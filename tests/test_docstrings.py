@@ -66,6 +66,9 @@ def source_attributes(module_name):
                 walk(node.body, path, True)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                # (a, b = ...: one text for both)
+                targets = [name for target in targets for name in (
+                    target.elts if isinstance(target, ast.Tuple) else [target])]
                 for target in targets:
                     if in_method and isinstance(target, ast.Attribute) and isinstance(
                             target.value, ast.Name) and target.value.id == "self":
@@ -106,17 +109,19 @@ def class_gaps(cls, path):
         if name.startswith("_"):
             continue
         value = cls.__dict__.get(name)
+        # a text in the source: an attribute's, or one of __slots__ (autodoc reads both)
+        in_source = any(own_attributes(base).get(name) for base in cls.__mro__
+                        if is_photocore(base))
         if isinstance(value, type) and is_photocore(value):
             yield from class_gaps(value, f"{path}.{name}")
         if not (inspect.isroutine(value) or inspect.isdatadescriptor(value)
                 or isinstance(value, (type, classmethod, staticmethod))):
-            # data: a dataclass's field, a class attribute, an instance attribute; its text
-            # may be a photocore base's
-            if not any(own_attributes(base).get(name) for base in cls.__mro__
-                       if is_photocore(base)):
+            # data: a dataclass's field, a class attribute, an instance attribute (its
+            # text may be a photocore base's)
+            if not in_source:
                 yield f"{path}.{name}"
             continue
-        doc = text(value)
+        doc = text(value) or in_source
         # an override of a photocore base's method shows that one's text
         for base in cls.__mro__[1:]:
             if doc or not is_photocore(base):
