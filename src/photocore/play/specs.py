@@ -83,7 +83,10 @@ class PythonAgent(Protocol):
     environments take as an opponent: `select(game)` returning a Move, an action id or move
     text (`reset()` or `reset(seed=...)`, `name` and `check(game)` are optional)."""
 
-    def select(self, game: Game, /) -> Move | SupportsIndex | str: ...
+    def select(self, game: Game, /) -> Move | SupportsIndex | str:
+        """The agent's move in `game` (a copy of the game played: the agent may change it),
+        as a Move, an action id or move text; an exception or an illegal move forfeits the
+        game."""
 
 
 class _Checking(PythonAgent, Protocol):
