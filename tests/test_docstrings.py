@@ -32,6 +32,9 @@ MODULES = {name: set(re.findall(r"[\w.]+", excluded or ""))
 DIRECTIVES = set(re.findall(r"^\.\. (?:autodata|py:data):: (\S+)", PAGES, re.M))
 # the text NamedTuple gives its fields
 FIELD_ALIAS = re.compile(r"Alias for field number \d+")
+# a signature heading a docstring: a dataclass's or NamedTuple's made-up one, all it has,
+# or one before the text
+SIGNATURE = re.compile(r"\A\w+\((?:[^()]|\([^()]*\))*\)(?: -> \S+)?\s*(?:--)?")
 
 
 @functools.cache
@@ -92,7 +95,7 @@ def text(obj):
     if isinstance(obj, (classmethod, staticmethod)):
         obj = obj.__func__
     doc = (getattr(obj, "__doc__", None) or "").strip()
-    return "" if FIELD_ALIAS.fullmatch(doc) else doc
+    return "" if FIELD_ALIAS.fullmatch(doc) else SIGNATURE.sub("", doc, count=1).strip()
 
 
 def own_attributes(cls):

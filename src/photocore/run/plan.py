@@ -45,8 +45,8 @@ class Plan(Protocol[P_co]):
         small batches."""
 
     def batch(self, start: int, count: int) -> P_co:
-        """Plays games start .. start + count - 1; each depends only on the plan and its
-        index, whichever batch and process plays it."""
+        """Plays games start .. start + count - 1 and gives back their batch, whichever
+        process plays it."""
 
 
 class Resumable(Plan[P_co], Protocol[P_co]):
