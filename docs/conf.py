@@ -45,7 +45,7 @@ autodoc_mock_imports = ["gymnasium", "pettingzoo", "pyspiel", "open_spiel", "sta
 # (it builds offline): the types of Python's library and of the third-party packages that
 # signatures name stay plain text
 nitpick_ignore_regex = [
-    ("py:class", r"(collections\.abc|io|os|types|typing)\.\w+"),
+    ("py:class", r"(collections(\.abc)?|io|os|threading|types|typing)\.\w+"),
     ("py:class", r"numpy\.[\w.]+"),
     ("py:class", r"(fastapi|starlette|gymnasium|matplotlib)\.[\w.]+"),
 ]

@@ -310,6 +310,7 @@ cdef class Move:
     ('d4', 'small', None)
     """
     cdef readonly int id
+    """The action id, in range(NUM_ACTIONS) (int(move) too)."""
 
     def __init__(self, action):
         if isinstance(action, bool):      # an int to Python, never an action id

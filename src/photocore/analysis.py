@@ -96,8 +96,11 @@ class Thresholds:
     """
 
     inaccuracy: float = 0.10
+    """The least win chance an inaccuracy loses."""
     mistake: float = 0.15
+    """The least win chance a mistake loses."""
     blunder: float = 0.20
+    """The least win chance a blunder loses."""
 
     def label(self, win_loss: float) -> str | None:
         """The class of a move that loses `win_loss` (None: a good move).
@@ -137,26 +140,34 @@ def move_accuracy(win_loss: float) -> float:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """An engine's view of one position: `values` by player, the moves it valued (move
-    text -> value for the player to move) and their `visits` (empty for an engine that
-    does not count them), its `best` move and `principal` line. An `exact` one is the
-    solver's (`exact_evaluation`): every legal move valued, and `margins` the mover's final score
-    margin under best play after each."""
+    """An engine's view of one position (values on the returns' scale: Game.returns())."""
 
     player: int
+    """The player to move."""
     values: tuple[float, ...]
+    """The position's value for each player."""
     moves: dict[str, float]
+    """The moves it valued: move text -> its value for the player to move."""
     visits: dict[str, int]
+    """Move text -> its visits (empty for an engine that does not count them)."""
     best: str
+    """Its best move, as text."""
     principal: tuple[str, ...]
+    """Its principal line from the position, as move texts."""
     exact: bool = False
+    """Whether it is the solver's (exact_evaluation): every legal move valued exactly."""
     margins: dict[str, int] = field(default_factory=dict)
+    """An exact one's: move text -> the mover's final score margin under best play after
+    it."""
 
     @property
     def best_value(self) -> float:
+        """The best move's value for the player to move."""
         return self.moves[self.best]
 
     def to_json(self) -> dict[str, Any]:
+        """Its fields as a JSON object, values rounded (`photocore analyze --serve`'s
+        answers)."""
         return {"player": self.player, "values": _rounded(self.values),
                 "moves": {m: _round(v) for m, v in self.moves.items()},
                 "visits": self.visits, "best": self.best, "principal": list(self.principal),
@@ -168,9 +179,12 @@ class Judge(Protocol):
     """Values positions: `evaluation(game, seed)` of a game still going on."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """Its name in analyses and records (`mcts:1000`)."""
 
-    def evaluation(self, game: Game, seed: int) -> Evaluation: ...
+    def evaluation(self, game: Game, seed: int) -> Evaluation:
+        """Its Evaluation of `game`'s position, searched with `seed` (ValueError for a game
+        that is over)."""
 
 
 class MctsJudge:
@@ -186,9 +200,12 @@ class MctsJudge:
 
     @property
     def name(self) -> str:
+        """The agent spec of the search: `mcts:N`, `mcts:N?graph=1`."""
         return Agent("mcts", 0, self.simulations, graph=self.graph).name
 
     def evaluation(self, game: Game, seed: int) -> Evaluation:
+        """The search's values, visits and principal line at the root; its best move the
+        most visited (the lowest id among equals), the one the mcts agent plays."""
         stats = search_root(game, self.simulations, seed, self.exploration, self.graph)
         player = _to_move(game)
         texts = [str(Move(a)) for a in stats.actions]
@@ -213,9 +230,12 @@ class SearchJudge:
 
     @property
     def name(self) -> str:
+        """`name:simulations` (`search:800`)."""
         return f"{self.label}:{self.simulations}"
 
     def evaluation(self, game: Game, seed: int) -> Evaluation:
+        """The root search's values, visits, best move (the most visited) and principal
+        line, and each legal move's value from its own search; no root noise."""
         import numpy as np
 
         from photocore.play._search import Search
@@ -265,9 +285,13 @@ class AgentJudge:
 
     @property
     def name(self) -> str:
+        """The agent's name (its `name`, or its spec)."""
         return self._name
 
     def evaluation(self, game: Game, seed: int) -> Evaluation:
+        """The agent's analyze() of a copy of the game, checked (ValueError naming the
+        engine for a move that is not legal or a value that is not a finite number); no
+        visits, the best move its whole line. `seed` is not used."""
         answer = self._analyze(game.copy())
         if not isinstance(answer, Mapping) or not answer:
             raise ValueError(f"engine {self.name!r}: analyze() must return a non-empty "
@@ -401,49 +425,65 @@ def _to_move(game: Game) -> int:
 
 @dataclass(frozen=True)
 class PlyAnalysis:
-    """Move `ply` (1 is the first) as the engine saw it: the position's values by player
-    before it, the best move and its value, the move played, its value and its loss for
-    the mover (value units; `win_loss` as a win chance) and its class (None, or one of
-    LABELS). A `forced` move was the only legal one. An `exact` one was valued by the
-    solver: its values are exact, and `best_margin` and `played_margin` the mover's final
-    score margins under best play after the best move and after the move played."""
+    """A move of a game as the engine saw it (values on the returns' scale)."""
 
     ply: int
+    """Its number, 1 the first."""
     player: int
+    """The player who made it."""
     move: str
+    """The move played, as text."""
     values: tuple[float, ...]
+    """The position's values by player before it."""
     best: str
+    """The engine's best move there."""
     best_value: float
+    """The best move's value for the mover."""
     played_value: float
+    """The played move's value for the mover."""
     loss: float
+    """What the move lost for the mover: best_value - played_value, in value units."""
     win_loss: float
+    """The same loss as a win chance, 0 to 1 (win_chance)."""
     label: str | None
+    """Its class by the thresholds: None, or one of LABELS."""
     forced: bool
+    """Whether it was the only legal move."""
     exact: bool = False
+    """Whether the solver valued it: its values are exact."""
     best_margin: int | None = None
+    """An exact move's: the mover's final score margin under best play after the best
+    move (None else)."""
     played_margin: int | None = None
+    """An exact move's: the same after the move played (None else)."""
 
 
 @dataclass(frozen=True)
 class GameAnalysis:
-    """A game analysed: each move (`plies`), the values by player of every position
-    (`values`: before each move, then the end), and each player's accuracy (None for a
-    player who made no unforced move). `solve_nodes`: the positions the solver might visit
-    in a position (None: not used; the record's field `solve`). `positions` keeps each
-    position's Evaluation (None for a forced move) when the analysis was made here, not
-    read from a record."""
+    """A game analysed (its record's metadata.analysis: to_json, from_json)."""
 
     engine: str
+    """The engine's name (Judge.name)."""
     seed: int
+    """The run's seed: each position's search is seeded by position_seed."""
     thresholds: Thresholds
+    """The thresholds the moves were classed by."""
     plies: tuple[PlyAnalysis, ...]
+    """Each move, in order."""
     values: tuple[tuple[float, ...], ...]
+    """The values by player of every position: before each move, then the end."""
     accuracy: tuple[float | None, ...]
+    """Each player's accuracy, 0 to 100 (None for a player who made no unforced move)."""
     solve_nodes: int | None = None
+    """The positions the solver might visit in a position (None: not used; the record's
+    field `solve`)."""
     positions: tuple[Evaluation | None, ...] = field(default=(), compare=False, repr=False)
+    """Each position's Evaluation (None for a forced move) when the analysis was made
+    here; empty when read from a record."""
 
     @property
     def players(self) -> int:
+        """The game's number of players."""
         return len(self.accuracy)
 
     def mistakes(self, at_least: str = "inaccuracy") -> list[PlyAnalysis]:
@@ -644,17 +684,24 @@ def _versions() -> str:
 
 @dataclass
 class AgentSummary:
-    """One agent's moves across analysed games: how many (unforced), their mean loss (value
-    units and win chance), mean accuracy, and how many of each class."""
+    """One agent's moves across analysed games, as running sums (summarise)."""
 
     games: int = 0
+    """The analysed games it played in."""
     moves: int = 0
+    """Its unforced moves."""
     loss: float = 0.0
+    """The sum of their losses, in value units."""
     win_loss: float = 0.0
+    """The sum of their losses as a win chance."""
     accuracy: float = 0.0
+    """The sum of their accuracies (move_accuracy)."""
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
+    """Its moves of each class: label -> count."""
 
     def as_row(self) -> dict[str, float | int]:
+        """A row of the summary: games, moves, the means per move of loss, win_loss and
+        accuracy, and the count of each class."""
         moves = max(self.moves, 1)
         return {"games": self.games, "moves": self.moves, "loss": self.loss / moves,
                 "win_loss": self.win_loss / moves, "accuracy": self.accuracy / moves,

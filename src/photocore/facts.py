@@ -197,6 +197,8 @@ class Options:
 
     __slots__ = ("flags",)
     flags: int
+    """The kernel's bit flags: the sum of the rules' OptionRule.flag (from_flags reads them
+    back)."""
     _fields = tuple(rule.name for rule in OPTION_RULES)
 
     def __init__(self, *on: object, **by_name: object) -> None:

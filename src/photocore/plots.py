@@ -47,14 +47,15 @@ class Charts:
 
     def __init__(self) -> None:
         self.games = 0
-        # (players, seat) -> scores
         self.seat_scores: collections.defaultdict[tuple[int, int], list[int]] = (
             collections.defaultdict(list))
-        # agent -> scores
+        """(players, seat) -> the final scores of that seat, game by game."""
         self.agent_scores: collections.defaultdict[str, list[int]] = collections.defaultdict(list)
-        # (players, seat, round) -> light
+        """Agent label -> its final scores, game by game."""
         self.light: collections.defaultdict[tuple[int, int, int], list[int]] = (
             collections.defaultdict(list))
+        """(players, seat, round) -> that seat's light at the start of the round's life
+        cycle (light_by_round), game by game."""
 
     def add(self, rec: Record) -> None:
         """Adds one record; its moves must be legal (read it with verify=True)."""

@@ -542,12 +542,9 @@ class GameReader:
     """An iterator over the records of one file (see read_games) that keeps counts.
 
     After (or during) iteration: `games` and `moves` count the records yielded, `skipped`
-    the bad lines passed over (one longer than RECORD_LINE_CAP among them), `damaged` is the
-    RecordError of what ends the file's reading early (no game: the lines after it are
-    lost): a compressed stream whose end cannot be read, or a line that runs on past
-    RECORD_READ_PAST without a newline; `errors` holds the RecordErrors of both, and `line`
-    is the line of the record yielded last. Blank lines are ignored, so a game's number is
-    its line.
+    the bad lines passed over (one longer than RECORD_LINE_CAP among them), and `line` is
+    the line of the record yielded last. Blank lines are ignored, so a game's number is its
+    line.
     """
 
     def __init__(self, path: FilePath, on_error: OnError = "raise", verify: bool = False) -> None:
@@ -557,7 +554,11 @@ class GameReader:
         self.on_error, self.verify = on_error, verify
         self.games = self.moves = self.skipped = self.line = 0
         self.errors: list[RecordError] = []
+        """The RecordErrors of the lines skipped and of `damaged`, in file order."""
         self.damaged: RecordError | None = None
+        """The RecordError of what ends the file's reading early (no game: the lines after
+        it are lost): a compressed stream whose end cannot be read, or a line that runs on
+        past RECORD_READ_PAST without a newline. None while the file reads to its end."""
         self._records = self._read()
 
     def __iter__(self) -> Self:
@@ -842,7 +843,9 @@ class RecordWriter:
         self.path = os.fspath(path)
         self.fsync = fsync
         self.count = 0
-        self.failed: BaseException | None = None   # the exception that broke a write, if any
+        self.failed: BaseException | None = None
+        """The exception that broke a write, if any: the writer then refuses further
+        writes."""
         exists = append and os.path.exists(self.path)
         compressed = is_compressed(self.path) if exists else _named_compressed(self.path)
         if exists:
@@ -899,6 +902,7 @@ class RecordWriter:
                 self._gzip.restore(self._fd)
 
     def close(self) -> None:
+        """Ends a .jsonl.gz's gzip stream and closes the file; a second call does nothing."""
         if self._closed:
             return
         self._closed = True

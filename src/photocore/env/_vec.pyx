@@ -88,11 +88,16 @@ cdef class VecGame:
     cdef bint interrupted              # an opponent's search stopped at Ctrl-C this pass
     cdef bint learning                 # opponents play the seats but the learner's
     cdef readonly int num_games
+    """The number of games, n."""
     cdef readonly int players
+    """Players in each game, 2 to 4."""
     cdef readonly long long episodes   # games finished since reset
+    """Games finished since the last reset, in all games."""
     cdef readonly tuple opponents      # the opponents' specs, () without opponents
+    """The opponents' specs, by seat after the learner's; () without opponents."""
     cdef uint64_t rng                  # for random_actions and sample_actions
     cdef readonly int threads
+    """Threads stepping the games, this one included."""
     cdef object pool                   # threads - 1 helpers, made on first use
     cdef Batch batch                   # the pass under way
 

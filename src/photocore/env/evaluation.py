@@ -43,31 +43,39 @@ Policy = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], Any]
 class Model(Protocol):
     """A Stable-Baselines3 model or policy: `predict(obs, ..., deterministic=...)`."""
 
-    def predict(self, observation: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]: ...
+    def predict(self, observation: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """(the actions for a batch of observations, the recurrent state), as
+        Stable-Baselines3's models give them; evaluate_policy passes the legal actions as
+        `action_masks` to a model that takes them (MaskablePPO)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class PolicyEvaluation:
-    """The learner's results against `opponents` (their specs, or their names).
-
-    wins: games it won alone; ties: games whose win it shared; losses: the others,
-    `illegal` of them lost by an illegal action; forfeits: wins by an opponent's forfeit
-    (an agent or engine that failed). low, high: the interval of the win rate at
-    `confidence` (Wilson's score interval).
-    """
+    """The learner's results against its opponents (evaluate_policy)."""
     opponents: str
+    """The opponents: their specs, or their names."""
     games: int
+    """Games played."""
     wins: int
+    """Games it won alone."""
     ties: int
+    """Games whose win it shared."""
     losses: int
+    """The other games."""
     illegal: int = 0
+    """Of the losses, those lost by an illegal action."""
     forfeits: int = 0
+    """Of the wins, those won by an opponent's forfeit (an agent or engine that failed)."""
     confidence: float = 0.95
+    """The confidence of the interval low .. high, 0 to 1."""
     low: float = 0.0
+    """The low end of the win rate's interval at `confidence` (Wilson's score interval)."""
     high: float = 1.0
+    """The high end of that interval."""
 
     @property
     def win_rate(self) -> float:
+        """The share of games won alone, 0 to 1 (NaN without games)."""
         return self.wins / self.games if self.games else math.nan
 
     @property

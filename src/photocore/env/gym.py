@@ -83,6 +83,8 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    """Gymnasium's: the render modes, "ansi" (render returns the board as text) and
+    "human" (render prints it)."""
 
     def __init__(self, players: int = 2,
                  opponents: str | PythonAgent | Sequence[str | PythonAgent] = "greedy",
@@ -93,6 +95,7 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         self.options = Options.coerce(options)
         self.config = Game(players, options=self.options)       # checks the player count
         self.players: int = self.config.players
+        """The number of players, 2 to 4."""
         self.opponents = specs.per_seat(opponents, self.players)
         for spec in self.opponents:
             if isinstance(spec, str):
@@ -117,8 +120,11 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         # who plays each opponent slot, from the first reset
         self.agents: list[PythonAgent] | None = None
+        """The players of the opponents' seats after the learner's, in order (None before
+        the first reset and after close)."""
         self.game = self.config.copy(history=False)     # a game from the first reset on
         self.seat: int | None = None
+        """The learner's player in the episode (None before the first reset)."""
         self._seat_stream = 0
         self._mask = np.zeros(NUM_ACTIONS, bool)
         self._over = True
@@ -138,6 +144,8 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
                 close()
 
     def close(self) -> None:
+        """Closes the opponents it made from specs (an engine's process); an opponent
+        given as an object is the caller's to close."""
         self._close_made()
         self.agents = None
         super().close()
@@ -245,6 +253,7 @@ class PhotosynthesisVectorEnv(
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    """Gymnasium's: same-step autoreset, and no rendering."""
 
     def __init__(self, num_envs: int = 1, players: int = 2,
                  opponents: str | Sequence[str] = "greedy",

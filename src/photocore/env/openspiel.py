@@ -82,10 +82,14 @@ class PhotosynthesisGame(pyspiel.Game):  # type: ignore[misc]   # pyspiel has no
         ), params)
 
     def new_initial_state(self) -> "PhotosynthesisState":
+        """The start of a game of the game's players and options."""
         return PhotosynthesisState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None,
                          params: dict[str, Any] | None = None) -> Any:
+        """OpenSpiel's observer: the whole position (PhotosynthesisObserver) for a public
+        observation, the default; an information-state observer has no tensor (the game
+        has perfect information: its set_from raises pyspiel.SpielError)."""
         if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
             return PhotosynthesisObserver(params)
         return _InformationStateObserver(iig_obs_type, params)
@@ -132,6 +136,7 @@ class PhotosynthesisState(pyspiel.State):  # type: ignore[misc]
         return self._pos.game
 
     def current_player(self) -> int:
+        """The player to move, or pyspiel.PlayerId.TERMINAL once the game is over."""
         player = self._pos.game.current_player
         return int(pyspiel.PlayerId.TERMINAL) if player is None else player
 
@@ -164,9 +169,12 @@ class PhotosynthesisState(pyspiel.State):  # type: ignore[misc]
         return MOVE_TEXTS[action]
 
     def is_terminal(self) -> bool:
+        """Whether the game is over."""
         return self._pos.game.is_over
 
     def returns(self) -> list[float]:
+        """Each player's return: Game.returns() once over (zero-sum, from -1/(players - 1)
+        to 1: docs/engine.md), zeros before."""
         game = self._pos.game
         return list(game.returns()) if game.is_over else [0.0] * game.players
 
@@ -182,12 +190,16 @@ class PhotosynthesisObserver:
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         self.tensor: npt.NDArray[np.float32] = np.zeros(OBSERVATION_SIZE, np.float32)
+        """The observation of the last set_from, float32 (OBSERVATION_SIZE,)."""
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: PhotosynthesisState, player: int) -> None:
+        """Writes `player`'s observation of `state` into `tensor`."""
         state.photocore_game.observation(player, out=self.tensor)
 
     def string_from(self, state: PhotosynthesisState, player: int) -> str:
+        """The state's position in photocore's position notation (every player's is the
+        same)."""
         return state.photocore_game.position()
 
 

@@ -53,6 +53,8 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "photosynthesis_v0",
                                 "is_parallelizable": False}
+    """PettingZoo's: the render modes (render), the environment's name, and not
+    parallelizable (a turn is several moves of one agent)."""
 
     def __init__(self, players: int = 2, options: Options | str | None = None,
                  render_mode: RenderMode | None = None) -> None:
@@ -74,12 +76,17 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         self.game = Game(self.players, options=self.options)
 
     def observation_space(self, agent: str) -> spaces.Dict:
+        """The agent's observation space: a Dict of "observation" (float32
+        (OBSERVATION_SIZE,)) and "action_mask" (int8 (NUM_ACTIONS,))."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Discrete:
+        """The agent's action space: Discrete(NUM_ACTIONS), photocore's action ids."""
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        """The agent's observation (Game.observation from its seat) and action mask: its
+        legal actions when it is to move, all zeros otherwise."""
         mask: npt.NDArray[np.int8]
         if agent == self.agent_selection and not self.game.is_over:
             mask = self.game.legal_moves().mask().view(np.int8)
@@ -88,8 +95,9 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         return {"observation": self.game.observation(self._seat[agent]), "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        # the game has no chance: `seed` has nothing to seed, but is checked as every seed
-        # is (the advanced rules are the environment's `options`, not reset's)
+        """Starts a new game, all agents alive with zero rewards, `player_0` to move.
+        `seed` is checked (any integer) but seeds nothing: the game has no chance; the
+        advanced rules are the environment's `options`, not reset's."""
         if seed is not None:
             check_seed(seed)
         self.game = Game(self.players, options=self.options)
@@ -99,6 +107,7 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        """Each agent's info dict (empty)."""
         self.agent_selection = self._agent_to_move()
 
     def _agent_to_move(self) -> str:
@@ -108,6 +117,15 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         return self.possible_agents[mover]
 
     def step(self, action: int | None) -> None:
+        """Plays `action` (an action id) for the agent to move (None for an agent that is
+        done). When the game ends, every agent gets its Game.returns() as reward and
+        terminates.
+
+        Raises:
+            IllegalMoveError: the action is not legal now.
+            InvalidMoveError: the action is not an action id.
+            TypeError: the action is a bool.
+        """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -137,4 +155,4 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         return text
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the game is a plain object."""

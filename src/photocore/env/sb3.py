@@ -67,6 +67,7 @@ class VecEnv(vec_env.VecEnv):
     """
 
     render_mode = None
+    """SB3's: no rendering."""
 
     def __init__(self, n: int, players: int = 2, opponents: str | Sequence[str] = "greedy",
                  seat: int | Literal["random"] = "random", options: Options | str | None = None,
@@ -77,7 +78,9 @@ class VecEnv(vec_env.VecEnv):
         self.vec = VecGame(n, players, options=self.options, opponents=opponents, seat=seat,
                            threads=threads)
         self.players: int = self.vec.players
+        """The number of players of each game, 2 to 4."""
         self.opponents: tuple[str, ...] = self.vec.opponents
+        """The opponents' specs, by seat after the learner's (VecGame.opponents)."""
         count = self.vec.num_games
         self._mask = np.zeros((count, NUM_ACTIONS), bool)
         self._flat_mask = self._mask.reshape(-1)          # a view: mask[i, a] at i * 890 + a
@@ -107,6 +110,8 @@ class VecEnv(vec_env.VecEnv):
         return obs
 
     def step_async(self, actions: npt.NDArray[Any]) -> None:
+        """Takes each game's action for its learner (action ids, (n,)), played by
+        step_wait."""
         self._actions = np.asarray(actions)
 
     def step_wait(self) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32],
@@ -136,7 +141,7 @@ class VecEnv(vec_env.VecEnv):
         return self._mask.copy()
 
     def close(self) -> None:
-        pass            # the games' memory goes with the VecGame
+        """Nothing to close: the games' memory goes with the VecGame."""
 
     # The per-game side of SB3's VecEnv API: the games are rows of one VecGame, so "env i"
     # is game i, whose attributes are its learner's seat, its legal actions (action_masks,

@@ -617,6 +617,7 @@ cdef class Agent:
     cdef uint64_t rng
     cdef uint64_t seed          # the one it was made with: reset() starts again from it
     cdef readonly str kind
+    """The agent's kind: "random", "greedy" or "mcts" (a key of BUILTIN_AGENTS)."""
 
     def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
                  graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE):

@@ -456,17 +456,25 @@ cdef class Search:
     """
     cdef Tree* trees
     cdef readonly int num_games
+    """The number of games searched, one tree each."""
     cdef readonly int players
+    """The games' number of players, 2 to 4."""
     cdef readonly int in_flight
+    """Leaves per game a batch (SearchSettings.in_flight)."""
     cdef readonly int max_nodes
+    """Nodes a tree holds at most (SearchSettings.max_nodes)."""
     cdef int options
     cdef int _simulations
     cdef double c_puct, alpha, fraction, worst, rollout
     cdef uint64_t seed
     cdef bint busy
     cdef readonly bint transpositions
+    """Whether a position evaluated by another path is valued from there
+    (SearchSettings.transpositions)."""
     cdef readonly bint graph
+    """Whether the trees are over positions, not move orders (SearchSettings.graph)."""
     cdef readonly object settings
+    """The SearchSettings searched with: the one given, with the keywords' fields changed."""
     # the batch handed out by ask(), waiting for tell()
     cdef int rows
     cdef int* row_game

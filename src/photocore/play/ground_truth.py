@@ -43,17 +43,28 @@ class SolvedPosition:
     """A position with its exact value under best play for the player to move."""
 
     position: str
+    """The position, in position notation (Game.position())."""
     result: int
+    """Its result under best play for the player to move: +1 a win, 0 a shared win, -1 a
+    loss (photocore.solve)."""
     margin: int
-    best: tuple[Move, ...]          # every move that keeps the result
-    optimal: tuple[Move, ...]       # every move that keeps the result and the margin
+    """The mover's final score margin under best play: their score minus the best of the
+    others'."""
+    best: tuple[Move, ...]
+    """Every move that keeps the result."""
+    optimal: tuple[Move, ...]
+    """Every move that keeps the result and the margin (some of `best`)."""
     legal: int
+    """The number of legal moves."""
     source: str
+    """Where the position comes from, in words ("mcts:1000 v mcts:1000, seed 0, ply 125")."""
 
     def game(self) -> Game:
+        """The position as a Game, to play from (its history empty)."""
         return Game.from_position(self.position)
 
     def to_json(self) -> dict[str, object]:
+        """Its JSON object, a line of a set (moves as text): from_json reads it back."""
         return {"position": self.position, "result": self.result, "margin": self.margin,
                 "best": [str(m) for m in self.best], "optimal": [str(m) for m in self.optimal],
                 "legal": self.legal, "source": self.source}
@@ -109,11 +120,17 @@ class Score:
     """How often a player kept the result, and the margin too, of solved positions."""
 
     player: str
+    """The player's name (Player.name)."""
     positions: int
-    contested: int          # positions where some move loses the result
-    kept: int               # of those, where the player's move kept it
-    optimal: int            # positions where it kept the result and the margin
+    """The positions it was asked."""
+    contested: int
+    """Positions where some move loses the result."""
+    kept: int
+    """Of the contested positions, those where the player's move kept the result."""
+    optimal: int
+    """Positions where its move kept the result and the margin."""
     seconds: float
+    """The player's seconds in select, all positions together."""
 
     def accuracy(self) -> tuple[float, float, float]:
         """The share of contested positions whose result the player kept, with its 95%

@@ -24,18 +24,21 @@ _PLAYERS: dict[tuple[Spec, Hashable], Player] = {}
 
 
 class Played:
-    """How a game went beyond its moves: `forfeit` is None or (seat, reason, detail),
-    `info` maps the 1-based number of a move to the info lines its engine sent, and
-    `seconds` and `choices` are each seat's time in `select` and number of moves chosen
-    where there was more than one legal move (a forced move is not timed)."""
+    """How a game went beyond its moves: a forfeit, engines' info lines, the players'
+    time."""
 
     __slots__ = ("forfeit", "info", "seconds", "choices")
 
     def __init__(self, players: int = 0) -> None:
         self.forfeit: tuple[int, str, str] | None = None
+        """None, or (the seat that forfeited, why in a line, the details)."""
         self.info: dict[int, list[str]] = {}
+        """The 1-based number of a move -> the info lines its engine sent choosing it."""
         self.seconds = [0.0] * players
+        """Each seat's seconds in `select`, over the moves it chose where there was more
+        than one legal move (a forced move is not timed)."""
         self.choices = [0] * players
+        """Each seat's number of moves chosen where there was more than one legal move."""
 
     def metadata(self) -> dict[str, object]:
         """The record metadata of a forfeit and of info lines (docs/matches.md)."""

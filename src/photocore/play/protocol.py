@@ -75,14 +75,19 @@ class Engine(Player):
         self.cwd = cwd or None
         self.label = label or " ".join(self.argv)
         self.announced: str | None = None     # the name given in `ready name=...`
+        """The name the program announced in its `ready name=...` line (None till then, or
+        without one): `name` prefers it to the label."""
         self.startup = check_startup(startup)
         self.movetime, self.grace = check_times(movetime, grace)
         self.info: list[str] = []     # the info lines sent while choosing the last move
+        """The info lines the program sent while choosing the last move (at most
+        MAX_INFO)."""
         self.restarts = 0             # programs started after the first
         self.transcript = transcript  # called with each line sent (">") and read ("<")
         self._process: subprocess.Popen[bytes] | None = None    # its reaper, on Linux
         self._link: socket.socket | None = None     # held while it runs: the reaper's lifeline
         self.pid: int | None = None                  # the program's process, once started
+        """The program's process id, once started (None before)."""
         self._stdin = self._stdout = -1   # the program's pipes, while it runs
         self._stderr: IO[bytes] | None = None
         self._buffer = bytearray()

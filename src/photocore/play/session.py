@@ -142,10 +142,14 @@ class Session:
         self.game = game
         self.seats = tuple(seats)
         self.site = site
-        # who played each move of game.history, and the seat that played it
         self.by: list[By] = ["given"] * len(game.history)
+        """Who played each move of game.history: a person, an agent, or "given" (the
+        moves the session started from)."""
         self.movers = _movers(game)
+        """The seat that played each move of game.history."""
         self.forfeit: tuple[int, str, int] | None = None      # seat, reason, ply
+        """None, or how the game ended early: (the seat that resigned or forfeited, the
+        reason, the ply it happened at)."""
 
     def copy(self) -> "Session":
         """A copy that changes apart from this one (a front end reads it outside its lock)."""
@@ -192,6 +196,8 @@ class Session:
             raise NotNow(f"cannot {what}: {self.over_reason()}")
 
     def over_reason(self) -> str:
+        """Why the game is over, in words, for a refusal: "the game is over", and the
+        forfeit if there was one."""
         if self.forfeit is None:
             return "the game is over"
         return f"the game is over: player {self.forfeit[0]} {self.forfeit_text()}"
@@ -208,6 +214,7 @@ class Session:
         return winners(self.game, None if self.forfeit is None else self.forfeit[0])
 
     def can_undo(self) -> bool:
+        """Whether undo() would take a move back: the game goes on and a person has moved."""
         return not self.over and PERSON in self.by
 
     def reply(self) -> list[int]:

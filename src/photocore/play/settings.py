@@ -29,22 +29,29 @@ Evaluate: TypeAlias = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
 
 @dataclasses.dataclass(frozen=True)
 class SearchSettings:
-    """How photocore.Search searches (docs/searching.md): the exploration constant `c_puct`,
-    root noise Dirichlet(`dirichlet_alpha`) mixed in at `dirichlet_fraction` (AlphaZero's
-    values, for self-play: an agent turns it off), `in_flight` leaves per game a batch,
-    at most `max_nodes` nodes a tree, `rollout_weight`, the share of a random game's
-    result in a leaf's value, `transpositions`: a position the tree evaluated by
-    another path is valued from there, not sent to the network again, and `graph`: search
-    positions, one node per position whatever the order of moves. Search checks them."""
+    """How photocore.Search searches (docs/searching.md). Search checks the fields: a value
+    out of its range is a ValueError naming it."""
 
     c_puct: float = 1.25
+    """The exploration constant of PUCT, >= 0."""
     dirichlet_alpha: float = 0.3
+    """The root noise is Dirichlet(dirichlet_alpha), > 0 (AlphaZero's value)."""
     dirichlet_fraction: float = 0.25
+    """The share of root noise mixed into the root's priors, 0 to 1 (AlphaZero's value, for
+    self-play: an agent turns it off with 0)."""
     in_flight: int = 1
+    """Leaves per game a batch, 1 to 256."""
     max_nodes: int = 65536
+    """Nodes a tree holds at most, 2 to 2**26."""
     rollout_weight: float = 0.0
+    """The share of a random game's result in a leaf's value, 0 to 1 (the network's value
+    the rest)."""
     transpositions: bool = True
+    """Whether a position the tree evaluated by another path is valued from there, not
+    sent to the network again."""
     graph: bool = False
+    """Whether the search is over positions: one node per position whatever the order of
+    moves."""
 
     def keywords(self) -> dict[str, Any]:
         """The settings as a dict of their fields (Search's keyword arguments)."""

@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 
-# every way to write a built-in agent, in the registry's order: random, greedy, mcts, mcts:N
+#: Every way to write a built-in agent, in the registry's order: random, greedy, mcts, mcts:N.
 BUILTIN_FORMS = tuple(form for agent in BUILTIN_AGENTS.values()
                       for form in ((agent.name, f"{agent.name}:N") if agent.budget
                                    else (agent.name,)))
@@ -72,7 +72,8 @@ _BUDGETED = [agent.name for agent in BUILTIN_AGENTS.values() if agent.budget]
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 
-# an option's value in `?key=value`: read, never evaluated
+#: An option's value in `?key=value`, as the module's docstring says it is read (never
+#: evaluated).
 OptionValue = int | float | bool | str | None
 
 
@@ -81,7 +82,10 @@ class PythonAgent(Protocol):
     environments take as an opponent: `select(game)` returning a Move, an action id or move
     text (`reset()` or `reset(seed=...)`, `name` and `check(game)` are optional)."""
 
-    def select(self, game: Game, /) -> Move | SupportsIndex | str: ...
+    def select(self, game: Game, /) -> Move | SupportsIndex | str:
+        """The agent's move in `game` (a copy of the game played: the agent may change it),
+        as a Move, an action id or move text; an exception or an illegal move forfeits the
+        game."""
 
 
 class _Checking(PythonAgent, Protocol):
@@ -93,14 +97,23 @@ class _Checking(PythonAgent, Protocol):
 @dataclasses.dataclass(frozen=True)
 class Spec:
     """A parsed agent spec (see the module's docstring); `load()` makes its player."""
-    text: str                 # as written
-    kind: str                 # a built-in agent's name (BUILTIN_AGENTS), py or cmd
-    simulations: int = 0      # a built-in agent that takes a budget
-    target: str = ""          # py: a module name or an absolute file path
-    cls: str = ""             # py: the class
-    argv: tuple[str, ...] = ()                      # cmd: the program and its arguments
-    options: tuple[tuple[str, OptionValue], ...] = ()   # py keyword arguments, cmd settings
-    cwd: str = ""             # py and cmd: the folder relative names are resolved in
+    text: str
+    """The spec as written."""
+    kind: str
+    """A built-in agent's name (BUILTIN_AGENTS), "py" or "cmd"."""
+    simulations: int = 0
+    """The budget of a built-in agent that takes one (`mcts:N`); 0: its default, or none."""
+    target: str = ""
+    """py: the module's name or the absolute path of its .py file."""
+    cls: str = ""
+    """py: the class's name in that module."""
+    argv: tuple[str, ...] = ()
+    """cmd: the program and its arguments."""
+    options: tuple[tuple[str, OptionValue], ...] = ()
+    """The `?key=value` options, in order: a built-in search's settings, a py class's
+    keyword arguments, a cmd engine's settings."""
+    cwd: str = ""
+    """py and cmd: the folder relative names are resolved in."""
 
     @property
     def builtin_agent(self) -> BuiltinAgent | None:

@@ -66,6 +66,7 @@ class AnalysisRun:
 
     @property
     def searches(self) -> bool:
+        """True: every position is searched."""
         return True
 
     def __getstate__(self) -> dict[str, object]:
@@ -73,6 +74,8 @@ class AnalysisRun:
         return dict(self.__dict__, _defining=[])
 
     def batch(self, start: int, count: int) -> AnalysisBatch:
+        """Games start .. start + count - 1 of the file as record lines with their
+        analysis (the metadata's "analysis"), and the number of positions analysed."""
         judge = analysis.judge(self.spec, self.budget)
         lines, positions = [], 0
         for index, rec in enumerate(self._read(start, count), start):

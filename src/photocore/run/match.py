@@ -194,9 +194,16 @@ class Outcome:
                  scores: Sequence[int] | None, forfeit: int | None = None, reason: str = "",
                  detail: str = "") -> None:
         self.seats, self.winners, self.scores = seats, winners, scores
+        """The agent of each seat (its index in the match), the winning seats, the final
+        scores by seat (None for a forfeited game)."""
         self.forfeit, self.reason, self.detail = forfeit, reason, detail
+        """The seat that forfeited (None if none), why in a line ("illegal move ...",
+        "select() raised ...") and the details, a traceback say ("" without)."""
         self.seconds: Sequence[float] = ()
+        """Each seat's seconds in `select` on its chosen moves (empty for a game read back
+        from a record)."""
         self.choices: Sequence[int] = ()
+        """Each seat's number of chosen (not forced) moves (empty for a game read back)."""
 
     def result(self, a: int, b: int) -> float:
         """Seat a's result against seat b: 1, 1/2 or 0.
@@ -252,11 +259,15 @@ class Standings:
         self.choices = [0] * n                   # moves chosen (not forced), per agent
         # pairing -> [wins, losses, ties] of its first agent
         self.record: dict[tuple[int, ...], list[int]] = {}
+        """Pairing (agent indices) -> [wins, losses, ties] of its first agent."""
         self.paired: dict[tuple[int, ...], dict[float, int]] = {}  # -> {opening score: count}
+        """Pairing -> {an opening's score for its first agent: the number of openings}."""
         self._opening: dict[tuple[int, ...], _Opening] = {}
         self.sprt = sprt
         self.llr = 0.0
         self.decision: Literal["H0", "H1"] | None = None    # once the SPRT decides
+        """The SPRT's decision, "H0" or "H1", once made (None till then, and without an
+        SPRT)."""
         if sprt is not None and (len(match.pairings) != 1 or len(match.pairings[0]) != 2):
             raise ValueError("the SPRT needs a match of two agents")
 

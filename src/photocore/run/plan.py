@@ -10,11 +10,13 @@ from typing import Protocol, TypeVar
 
 
 class Batch(Protocol):
-    """What a plan's batch gives back: the record lines of its games, in game order (none
-    for a plan that writes no records), and whatever else its plan adds."""
+    """What a plan's batch gives back: its games' record lines and whatever else its plan
+    adds."""
 
     @property
-    def lines(self) -> Sequence[bytes]: ...
+    def lines(self) -> Sequence[bytes]:
+        """The record lines of its games, in game order (none for a plan that writes no
+        records)."""
 
 
 #: What a plan's batches give back (a Plan's type parameter).
@@ -24,26 +26,30 @@ P = TypeVar("P", bound=Batch)
 
 
 class Plan(Protocol[P_co]):
-    """A seeded run of `games` games, played in batches anywhere: `batch(start, count)`
-    plays games start .. start + count - 1 (in a worker process: a plan must pickle).
-    `searches` is True when its games take milliseconds a move (a searching agent), which
-    asks for small batches."""
+    """A seeded run of games, played in batches anywhere (in a worker process: a plan must
+    pickle)."""
 
     @property
-    def games(self) -> int: ...
+    def games(self) -> int:
+        """The number of games of the run, 0 to 2**63 - 1."""
 
     @property
-    def searches(self) -> bool: ...
+    def searches(self) -> bool:
+        """Whether its games take milliseconds a move (a searching agent), which asks for
+        small batches."""
 
-    def batch(self, start: int, count: int) -> P_co: ...
+    def batch(self, start: int, count: int) -> P_co:
+        """Plays games start .. start + count - 1 and gives back their batch, whichever
+        process plays it."""
 
 
 class Resumable(Plan[P_co], Protocol[P_co]):
-    """A plan whose records tell whose games they are: `defining(index)` is what game
-    `index` is defined by, as its record holds it (rules_version, players and options at
-    the record's top level, the rest in its metadata), in the order a mismatch is told."""
+    """A plan whose records tell whose games they are, so that a run can resume a file."""
 
-    def defining(self, index: int) -> dict[str, object]: ...
+    def defining(self, index: int) -> dict[str, object]:
+        """What game `index` is defined by, as its record holds it (rules_version, players
+        and options at the record's top level, the rest in its metadata), in the order a
+        mismatch is told."""
 
 
 class RunError(RuntimeError):

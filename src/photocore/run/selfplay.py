@@ -145,10 +145,15 @@ class Summary(TypedDict):
     """A Tally's figures (Tally.summary)."""
 
     games: int
+    """Games counted."""
     moves: int
+    """Moves of all of them."""
     mean_scores: list[float]
+    """The mean final score of each seat."""
     seat_win_rate: list[float]
+    """Each seat's share of the wins, 0 to 1, a shared win split among its winners."""
     agent_win_rate: dict[str, float]
+    """Each agent's share of wins over the seats it played, by its label."""
 
 
 class Tally:
@@ -174,7 +179,9 @@ class Tally:
         self.scores = [0] * players
         self.seat_wins = [0.0] * players
         self.agent_games: dict[str, int] = {}
+        """Agent label -> the seats it played."""
         self.agent_wins: dict[str, float] = {}
+        """Agent label -> its wins, a shared win counted 1 / (number of winners)."""
 
     def add(self, moves: int, scores: Sequence[int], winners: Sequence[int],
             agents: Sequence[str]) -> None:
@@ -202,6 +209,7 @@ class Tally:
             self.agent_wins[name] = self.agent_wins.get(name, 0) + other.agent_wins.get(name, 0)
 
     def summary(self) -> Summary:
+        """The totals as figures: means and win rates (zeros before any game)."""
         games = max(self.games, 1)
         return {
             "games": self.games,

@@ -40,6 +40,8 @@ class CheckFailed(Exception):
 
 
 def expect(condition: object, message: str) -> None:
+    """Raises CheckFailed(message) unless `condition` holds: a check's assertion, kept
+    under python -O."""
     if not condition:
         raise CheckFailed(message)
 
@@ -65,7 +67,9 @@ class Workload(Generic[T]):
     Amounts of one call and what it checked."""
 
     name: str
+    """Its name in bench's table and report: "playouts/2p", "perft_bulk", ..."""
     describe: str
+    """What it measures, in words: the calls, the sizes, the players."""
 
     def prepare(self) -> None:
         """Builds the inputs, outside the timing."""
@@ -74,13 +78,23 @@ class Workload(Generic[T]):
         """Removes what prepare() left on disk."""
 
     def run(self) -> T:
+        """The timed work; it returns the same value at each call, for check()."""
         raise NotImplementedError
 
     def check(self, value: T) -> tuple[Amounts, str]:
+        """Checks run()'s value another way: the Amounts of one call ({unit: count}, the
+        headline unit first) and what was checked, in words.
+
+        Raises:
+            CheckFailed: the value is wrong.
+        """
         raise NotImplementedError
 
 
 class Playouts(Workload[Totals]):
+    """random_playouts of `games` games of `players` with `options`, checked against the
+    same seeded games replayed through Game.play: moves, score sums and wins."""
+
     def __init__(self, players: int, options: Options, games: int, seed: int = 1) -> None:
         self.players, self.options, self.games, self.seed = players, options, games, seed
         self.name = f"playouts/{players}p" + ("" if options == Options() else f"-{options}")
@@ -124,6 +138,9 @@ def perft_cases(depth: int, count: int = 3, seed: int = 7) -> list[PerftCase]:
 
 
 class Perft(Workload[list[int]]):
+    """Game.perft of each (name, position, depth) case, checked against the sum of its
+    first moves' subtrees, each first move played in Python."""
+
     name = "perft_bulk"
 
     def __init__(self, cases: list[PerftCase]) -> None:
@@ -148,6 +165,9 @@ class Perft(Workload[list[int]]):
 
 
 class Verify(Workload[tuple[int, int]]):
+    """read_games(verify=True) of a file of `games` self-play games each of 2, 3 and 4
+    players, checked against the games and moves written."""
+
     name = "verify"
 
     def __init__(self, games: int, seed: int = 3) -> None:
@@ -181,6 +201,9 @@ class Verify(Workload[tuple[int, int]]):
 
 
 class VecStep(Workload[tuple[int, int, int]]):
+    """`steps` steps of random actions in a VecGame of `games` games, checked by running it
+    again step by step, with `watched` of its games replayed in Game."""
+
     name = "vec_step"
 
     def __init__(self, steps: int, games: int = 1024, players: int = 2, seed: int = 4,
@@ -229,6 +252,9 @@ class VecStep(Workload[tuple[int, int, int]]):
 
 
 class Mcts(Workload[list[int]]):
+    """The mcts agent's choice at `count` random positions, `simulations` each, checked
+    legal."""
+
     name = "mcts"
 
     def __init__(self, count: int, simulations: int, seed: int = 5) -> None:
@@ -250,6 +276,9 @@ class Mcts(Workload[list[int]]):
 
 
 class SelfPlay(Workload[tuple[int, int, int]]):
+    """A self-play series of `games` games of random agents through the driver on `workers`
+    processes, checked against the same series played in this process."""
+
     def __init__(self, games: int, workers: int, players: int = 2, seed: int = 6) -> None:
         self.series, self.workers = Series(games, players, ["random"], seed), workers
         self.name = f"selfplay/{workers}_worker{'s' * (workers > 1)}"
@@ -332,6 +361,8 @@ def measure(workload: Workload[Any], timer: Timer) -> Report:
 
 
 def machine() -> dict[str, Any]:
+    """The machine the figures come from, for the report: its CPU model, the cores this
+    process may use, the system, Python, photocore's version and the kernel's build."""
     cpu = platform.processor() or platform.machine()
     with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
         cpu = next((value.strip() for key, _, value in (line.partition(":") for line in f)

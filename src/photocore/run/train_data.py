@@ -100,30 +100,41 @@ TrainingBatch.tally.__doc__ = "Their Tally."
 
 @dataclasses.dataclass(init=False)
 class DataSeries:
-    """A self-play run: `games` games of `players`, searched with `evaluate`, with the
-    advanced rules `options` (an Options or its text): a Plan of photocore.run.driver.
+    """A self-play run of games searched with a network, for training data: a Plan of
+    photocore.run.driver. Its fields are its arguments, checked; `settings` may be given
+    whole (None: the defaults, root noise included), and `keywords` (SearchSettings's
+    fields: `c_puct`, `rollout_weight`, `graph`, `max_nodes`, ...) change some of its fields.
 
-    The first `explore_plies` moves of each game are drawn in proportion to their visits
-    (temperature 1), the later ones are the most visited; `reuse` keeps the subtree of the
-    move played (visits kept count toward `simulations`, at least 2 to choose a move:
-    play.search.MIN_SIMULATIONS). `settings` is the search's
-    play.settings.SearchSettings, passed whole (None: the defaults, root noise included),
-    and `keywords` (SearchSettings's fields: `c_puct`, `rollout_weight`, `graph`,
-    `max_nodes`, ...) change some of its fields.
+    Raises:
+        ValueError: an argument out of its range (the message names it).
     """
 
     evaluate: Evaluate
+    """The evaluator: (observations, masks) -> (logits, values), a network or Uniform."""
     games: int
+    """The number of games, 0 to 2**63 - 1."""
     players: int
+    """Players in each game, 2 to 4."""
     seed: int
+    """The run's seed: game i depends only on it and i (any integer, taken modulo 2**64)."""
     simulations: int
+    """Simulations a move, at least 2 (play.search.MIN_SIMULATIONS); with `reuse` the
+    visits kept count toward them."""
     per_search: int
+    """Games searched together, one evaluator call for all their leaves (1 to MAX_BATCH)."""
     explore_plies: int
+    """The first moves of each game drawn in proportion to their visits (temperature 1);
+    the later ones are the most visited."""
     settings: SearchSettings
+    """How the search searches (play.settings.SearchSettings)."""
     reuse: bool
+    """Whether the subtree of the move played is kept for the next search."""
     records: bool
+    """Whether the batches also give the games' record lines."""
     name: str
+    """The agent's label in the records."""
     options: Options
+    """The advanced rules, an Options (or its text, as an argument)."""
 
     def __init__(self, evaluate: Evaluate, games: int, players: int = 2, seed: int = 0,
                  simulations: int = 64, per_search: int = 64, explore_plies: int = 30,
@@ -148,6 +159,7 @@ class DataSeries:
         Search([Game(self.players)], self.simulations, 0, settings=self.settings)
 
     searches = True       # for the driver: it searches every move
+    """True: it searches every move (for the driver's batch sizes)."""
 
     def batch(self, start: int, count: int) -> TrainingBatch:
         """Games start .. start + count - 1 played together (play_block): the driver runs
@@ -249,6 +261,11 @@ def play_block(series: DataSeries, start: int, count: int) -> TrainingBatch:
 
 
 def shard_name(start: int) -> str:
+    """The file name of the shard whose games start at game `start`.
+
+    >>> shard_name(1024)
+    'shard-000001024.npz'
+    """
     return f"shard-{start:09d}.npz"
 
 

@@ -467,6 +467,7 @@ class Streams:
         self.most = most
         self.open = 0
         self.by_client: dict[str, int] = {}
+        """Client -> its streams open (no entry: none)."""
 
     def admit(self, table: Table, client: str) -> str | None:
         """Counts a new stream of `client` on `table`; or why it is refused."""
@@ -483,6 +484,7 @@ class Streams:
         return None
 
     def release(self, table: Table, client: str) -> None:
+        """Uncounts a stream of `client` on `table` that admit() counted, once it ends."""
         table.listeners -= 1
         self.open -= 1
         left = self.by_client.get(client, 0) - 1

@@ -55,13 +55,14 @@ from photocore.play.specs import Allowed, Spec
 from photocore.serve.store import MEMORY, Damaged, Database, Game, Saved, StoreError
 
 SITE = "photocore serve"            # the site of its records
+#: Store's default `max_games`: games held in memory at most.
 DEFAULT_MAX_GAMES = 1000
-DEFAULT_MAX_GAMES_PER_CLIENT = 100  # unfinished games of one client at once
-DEFAULT_EXPIRE = 3600.0             # seconds an unfinished game is kept after its last request
-DEFAULT_KEEP = 30 * 86400.0         # seconds a finished game stays readable
+DEFAULT_MAX_GAMES_PER_CLIENT = 100  #: unfinished games of one client at once (Store's default)
+DEFAULT_EXPIRE = 3600.0             #: seconds an unfinished game is kept after its last request
+DEFAULT_KEEP = 30 * 86400.0         #: seconds a finished game stays readable (Store's default)
 TOKEN_BYTES = 18                    # a seat's token: 144 random bits, 24 characters
 SVG_SIZE = 640
-MAX_TOP = 10                        # hints a request may ask for
+MAX_TOP = 10                        #: hints a request may ask for
 _PURGE_EVERY = 1.0                  # seconds between two sweeps for expired games
 _GONE_KEPT = 10_000                 # games whose reason for being gone is remembered
 
@@ -151,18 +152,25 @@ class Table:
         self.db = db                        # where its changes are saved, its row made
         self.clock = clock
         self.players: dict[int, Player] = {}
+        """An agent's seat -> its player, made on first use."""
         self.ready: set[int] = set()        # seats whose player was reset for this game
+        """The agents' seats whose player was reset for this game."""
         self.lock = threading.Lock()
         self.version = 0
         self.log: list[dict[str, Any]] = []
+        """The changes, in order, as saved: the game is rebuilt from them (apply)."""
         self.notified = 0
         self.listeners = 0                  # its event streams open (serve/app.py)
         self.moved = 0
         self.worker: threading.Thread | None = None
+        """The thread moving for the agents, while one thinks (None else)."""
         self.stopped = False                # the agents were stopped; the game waits
         self.closed = False
         self.thinking_since: float | None = None
+        """When the agent to move started thinking (time.monotonic()), None when none is."""
         self.unsaved: str | None = None     # why the agent's last move could not be saved
+        """Why the agent's last move could not be saved (None when it was): it thinks
+        again at the next request."""
         self.touched = clock()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
 
@@ -644,13 +652,19 @@ class Store:
         self.hint_playouts = hint_playouts
         self.db = db or Database(MEMORY)
         self.tables: collections.OrderedDict[str, Table] = collections.OrderedDict()
+        """Game id -> its Table, for the games in memory, the one touched longest ago
+        first."""
         self.lock = threading.Lock()
         self.clock: Callable[[], float] = time.time     # tests move time on by replacing it
+        """The store's clock in seconds (time.time), for expiry and thinking times."""
         self._swept = 0.0
         self.problems: list[str] = []
-        self.damaged: dict[str, str] = {}   # game id -> why it cannot be served
-        # game id -> why it is gone (the latest _GONE_KEPT), for a true 404
+        """The games of the database that could not be rebuilt at opening, a line each."""
+        self.damaged: dict[str, str] = {}
+        """Game id -> why it cannot be served (a damaged row, set aside: Damaged)."""
         self.gone: collections.OrderedDict[str, str] = collections.OrderedDict()
+        """Game id -> why it is gone (expired, deleted), the latest _GONE_KEPT, for a true
+        404."""
         self._restore()
 
     def __len__(self) -> int:

@@ -99,17 +99,26 @@ class Damaged(StoreError):
 
 @dataclasses.dataclass
 class Game:
-    """A game's row: what it began with, and its times."""
+    """A game's row: what it began with, and its times (Unix times, in seconds)."""
 
     id: str
+    """The game's id, as in its URL."""
     start: dict[str, Any]
+    """What it was created with: players, options, position and moves."""
     seats: list[str]
+    """Each seat's player: "person" or the agent's label."""
     seed: int
+    """The agents' seed, 0 to 2**64 - 1."""
     client: str
+    """Who created it (its address), whose cap of unfinished games it counts in."""
     created: float
+    """When it was created."""
     touched: float = 0.0
+    """Its last change, or its last request at a clean stop (0: when created)."""
     finished: float | None = None
+    """When it ended; None while it goes on."""
     version: int = 0
+    """Its changes so far."""
 
 
 @dataclasses.dataclass
@@ -118,8 +127,11 @@ class Saved:
     hashes."""
 
     game: Game
+    """Its row."""
     changes: list[dict[str, Any]]
+    """Its changes, in order (version 1 first): {"kind": "play", "move": "place a4"}, ..."""
     tokens: dict[int, bytes]
+    """A person's seat -> the sha256 of its token."""
 
 
 class Database:
@@ -220,6 +232,8 @@ class Database:
     # ---- writing ----
 
     def add_game(self, game: Game, tokens: dict[int, bytes]) -> None:
+        """A new game's row and its seats' token hashes (seat -> sha256): one
+        transaction."""
         with self._transaction() as db:
             db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (game.id, _text(game.start), _text(game.seats), str(game.seed),
@@ -247,6 +261,7 @@ class Database:
                            [(when, game) for game, when in times.items()])
 
     def delete(self, game: str) -> None:
+        """Deletes the game `game` with its tokens, changes and hints (none: nothing)."""
         with self._transaction() as db:
             db.execute("DELETE FROM games WHERE id = ?", (game,))
 
@@ -265,6 +280,8 @@ class Database:
 
     def add_hint(self, game: str, ply: int, position: str, top: int,
                  answer: dict[str, Any]) -> None:
+        """Keeps the answer to a request for `top` hints in position `position`, move
+        `ply` of game `game` (replacing one kept before), for hint() to give again."""
         with self._transaction() as db:
             db.execute("INSERT OR REPLACE INTO hints VALUES (?, ?, ?, ?, ?)",
                        (game, ply, position, top, _text(answer)))
@@ -306,12 +323,14 @@ class Database:
                 "SELECT id FROM games WHERE finished IS NULL ORDER BY touched")]
 
     def hint(self, game: str, ply: int, position: str, top: int) -> dict[str, Any] | None:
+        """The answer add_hint kept for that request, or None."""
         with self._transaction() as db:
             row = db.execute("SELECT answer FROM hints WHERE game = ? AND ply = ? AND "
                              "position = ? AND top = ?", (game, ply, position, top)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
     def count(self) -> int:
+        """The number of games in the database."""
         with self._transaction() as db:
             return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
 
@@ -354,6 +373,7 @@ class Database:
             raise StoreError(f"cannot back {self.path} up to {path}: {_why(e)}") from None
 
     def close(self) -> None:
+        """Closes the database and releases its lock (a second call does nothing)."""
         with self._lock, contextlib.suppress(sqlite3.Error, AttributeError):
             self._db.close()
         self._unlock()                      # after SQLite's (see _lock_out_others)
