@@ -34,7 +34,9 @@ if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore import render as render
     from photocore import svg as svg
     from photocore import viewer as viewer
+    from photocore import budget as budget
     from photocore.analysis import analyze
+    from photocore.budget import Limit
     from photocore.env._vec import VecGame
     from photocore.play._agents import Agent
     from photocore.play._search import Search
@@ -46,6 +48,7 @@ __version__: str = VERSION
 # public names defined outside the core, loaded on first use
 _LAZY = {
     "Agent": "photocore.play._agents",
+    "Limit": "photocore.budget",
     "VecGame": "photocore.env._vec",
     "analyze": "photocore.analysis",
     "RecordWriter": "photocore.records",
@@ -55,11 +58,12 @@ _LAZY = {
     "write_games": "photocore.records",
 }
 # satellite modules, imported on first use as attributes (photocore.svg.board(game))
-_SUBMODULES = ("svg", "render", "records", "notation", "npz", "viewer", "plots", "analysis")
+_SUBMODULES = ("svg", "render", "records", "notation", "npz", "viewer", "plots", "analysis",
+               "budget")
 
 __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
-    "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
+    "InvariantError", "LegalMoves", "Limit", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
     "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "__version__",
     "analyze", "check_invariants", "playouts", "random_playouts", "read_games", "solve",
     "write_games",
