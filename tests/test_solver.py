@@ -138,10 +138,10 @@ def test_a_budget_that_runs_out_gives_no_answer():
     agent = photocore.Agent("greedy", seed=1)
     while game.round < game.last_round - 4:        # far from the end: more than 50 nodes
         game.play(agent.select(game))
-    solution = photocore.solve(game, nodes=50)
+    solution = photocore.solve(game, photocore.Limit(nodes=50))
     assert not solution.solved and solution.result is None and solution.best == []
     assert solution.nodes == 51          # the one past the budget stops it
-    solution = photocore.solve(game, seconds=0.01)
+    solution = photocore.solve(game, photocore.Limit(seconds=0.01))
     assert not solution.solved and 0.01 <= solution.seconds < 1
 
 
