@@ -42,7 +42,7 @@ class Collector:
     def reset(self, seed: int | None = None) -> None:
         self.rng.seed(seed)
 
-    def select(self, game: Game) -> Move:
+    def select(self, game: Game, limit: photocore.Limit | None = None) -> Move:
         moves = game.legal_moves()
         collects = [move for move in moves if move.kind == "collect"]
         return self.rng.choice(collects or list(moves))

@@ -27,6 +27,7 @@ from photocore.facts import CELLS, NUM_ACTIONS, OBSERVATION_SIZE, RULES_VERSION,
 
 if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore import analysis as analysis
+    from photocore import budget as budget
     from photocore import notation as notation
     from photocore import npz as npz
     from photocore import plots as plots
@@ -34,7 +35,6 @@ if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore import render as render
     from photocore import svg as svg
     from photocore import viewer as viewer
-    from photocore import budget as budget
     from photocore.analysis import analyze
     from photocore.budget import Limit
     from photocore.env._vec import VecGame

@@ -11,6 +11,7 @@ import click
 from tqdm import tqdm
 
 from photocore import records
+from photocore.budget import Limit
 from photocore.cli.options import (
     MAX_GAMES,
     RULE_FLAGS,
@@ -36,7 +37,6 @@ from photocore.cli.output import (
     writing,
 )
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
-from photocore.budget import Limit
 from photocore.files import atomic
 from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS

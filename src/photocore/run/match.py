@@ -28,8 +28,8 @@ from photocore.facts import (
     check_seed,
 )
 from photocore.play import harness, specs
-from photocore.play.player import Player
 from photocore.play._agents import MAX_SIMULATIONS
+from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, Engine, check_grace, movetime
 from photocore.records import Record, record_line, to_record
 
