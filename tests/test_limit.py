@@ -203,3 +203,17 @@ def test_a_matchs_simulations_replace_every_agents_own():
     limited = moves(["mcts:2", "mcts:3"], Limit(simulations=30))
     assert limited == moves(["mcts:30", "mcts:30?graph=0"])
     assert limited != moves(["mcts:2", "mcts:3"])
+
+
+def test_the_own_search_example_keeps_to_a_limit():
+    """examples/own_search/uct.py, a py: agent whose select takes a limit."""
+    uct = ENGINE.parent.parent / "own_search" / "uct.py"
+    game = positions(1)[0]
+    many = specs.load(f"py:{uct}:UCT?simulations=10000000")     # hours a move unbounded
+    start = time.monotonic()
+    assert many.select(game, Limit(seconds=0.05)) in game.legal_moves()
+    assert time.monotonic() - start < 5
+    exact = specs.load(f"py:{uct}:UCT?simulations=30")
+    for player in (many, exact):
+        player.reset(seed=4)
+    assert many.select(game, Limit(simulations=30)) == exact.select(game)
