@@ -217,3 +217,17 @@ def test_the_own_search_example_keeps_to_a_limit():
     for player in (many, exact):
         player.reset(seed=4)
     assert many.select(game, Limit(simulations=30)) == exact.select(game)
+
+
+def test_a_matchs_records_hold_its_limit_and_resume_checks_it(tmp_path):
+    out = tmp_path / "m.jsonl"
+    run = CliRunner().invoke
+    args = ["match", "--agents", "mcts:3,greedy", "--games", "2", "--workers", "1",
+            "--out", str(out), "--no-progress"]
+    assert run(main, [*args, "--simulations", "20"]).exit_code == 0
+    with open(out) as lines:
+        assert [json.loads(line)["metadata"]["limit"] for line in lines] == [
+            {"simulations": 20}] * 2
+    result = run(main, [*args, "--simulations", "20", "--seconds", "1", "--games", "4",
+                        "--resume"])
+    assert result.exit_code == 1 and "(set by --seconds and --simulations)" in result.output

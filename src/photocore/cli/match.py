@@ -48,7 +48,8 @@ from photocore.stats import SPRT, Estimate
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
           "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",
-          "game": "the order of the games", "agents": "--agents and --games"}
+          "game": "the order of the games", "agents": "--agents and --games",
+          "limit": "--seconds and --simulations"}
 AGENTS_HELP = (f"{builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or "
                'cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md)')
 

@@ -8,6 +8,7 @@ agents, on what they do), so built-in agents give the same games whatever the wo
 A tournament is a match of several pairings, each playing the same openings.
 """
 
+import dataclasses
 import itertools
 import math
 import random
@@ -90,6 +91,9 @@ class Match:
         if self.openings < 0:
             raise ValueError(f"openings must be >= 0 random plies, got {self.openings}")
         self.limit = check_limit(limit)
+        # as records hold it (metadata.limit): the fields given, None without a limit
+        self.limit_fields = None if self.limit is None else {
+            k: v for k, v in dataclasses.asdict(self.limit).items() if v is not None}
         movetime(self.limit)                    # an engine takes its seconds (ValueError)
         if self.limit is not None and (self.limit.simulations or 0) > MAX_SIMULATIONS:
             raise ValueError(f"limit simulations must be from 1 to {MAX_SIMULATIONS:,} "
@@ -139,6 +143,7 @@ class Match:
             rec = to_record(game, {"agents": [self.labels[a] for a in seats],
                                   "specs": [self.specs[a].text for a in seats],
                                   "seed": self.seed, "game": index, "opening": self.openings,
+                                  **({"limit": self.limit_fields} if self.limit else {}),
                                   **played.metadata()})
             lines.append(record_line(rec))
             outcome = outcome_of(rec, self.labels)
@@ -158,7 +163,8 @@ class Match:
                 "seed": self.seed,
                 "opening": self.openings,
                 "game": index,
-                "agents": [self.labels[a] for a in seats]}
+                "agents": [self.labels[a] for a in seats],
+                "limit": self.limit_fields}
 
     def check(self) -> None:
         """Fails early (ValueError) on an agent that would fail in every game (one that
