@@ -62,7 +62,7 @@ def last_round(players, count, seed, budget):
         game_seed += 1
         finals = [game for game in turn_starts(positions) if game.round == game.last_round]
         for k, game in enumerate(finals[:count - len(times)]):
-            solution = photocore.solve(game, seconds=budget)
+            solution = photocore.solve(game, photocore.Limit(seconds=budget))
             unsolved += not solution.solved
             tally = by_turns_left.setdefault(len(finals) - k, [0, 0])
             tally[0] += 1
@@ -93,7 +93,7 @@ def rounds_back(players, games, seconds, seed):
         for r in range(last, 0, -1):
             if r not in starts:
                 break
-            solution = photocore.solve(starts[r], seconds=seconds)
+            solution = photocore.solve(starts[r], photocore.Limit(seconds=seconds))
             if not solution.solved:
                 break
             back += 1
@@ -111,7 +111,8 @@ def proofs(players, count, seed):
         for game in positions[:-1]:
             if total < count and game.round == game.last_round and len(game.legal_moves()) > 1:
                 total += 1
-                solved += photocore.solve(game, nodes=SOLVE_NODES, seconds=1e6).solved
+                solved += photocore.solve(game, photocore.Limit(nodes=SOLVE_NODES,
+                                                             seconds=1e6)).solved
     print(f"the searches' proofs, {players} players: {solved} of {total} last-round positions "
           f"({solved / total:.1%}, {game_seed - seed} games) solved within {SOLVE_NODES:,} "
           "positions")

@@ -42,7 +42,7 @@ class Collector:
     def reset(self, seed: int | None = None) -> None:
         self.rng.seed(seed)
 
-    def select(self, game: Game) -> Move:
+    def select(self, game: Game, limit: photocore.Limit | None = None) -> Move:
         moves = game.legal_moves()
         collects = [move for move in moves if move.kind == "collect"]
         return self.rng.choice(collects or list(moves))
@@ -138,7 +138,7 @@ def main() -> None:
     leaves = photocore.VecGame.from_games([game, again])
     leaf_obs, leaf_mask = leaves.observe()
     assert np.array_equal(leaf_obs[0], game.observation()) and leaf_mask.shape == (2, 890)
-    solution: photocore.play.Solution = photocore.solve(game, seconds=0.01)
+    solution: photocore.play.Solution = photocore.solve(game, photocore.Limit(seconds=0.01))
     stats: photocore.play.RootStats = photocore.play.search_root(game, simulations=20)
     print("solved" if solution.solved else "unsolved", "root visits", stats.root_visits)
 

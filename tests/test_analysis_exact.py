@@ -1,4 +1,4 @@
-"""The solver in an analysis (photocore.analysis.exact_evaluation, `solve_nodes=`, `--solve`):
+"""The solver in an analysis (photocore.analysis.exact_evaluation, `solve_nodes=`, `--nodes`):
 exact moves with exact losses where it finishes, the engine elsewhere; the record field (version 2,
 version 1 still read), the viewer's mark and the exact answers of `photocore analyze
 --serve`."""
@@ -101,7 +101,7 @@ def test_the_solver_values_the_last_rounds_from_the_end_back(game_record, exact_
     before = next(p for p in reversed(plies[:first - 1]) if not p.forced)
     game = games[before.ply - 1]
     assert (game.last_round - game.round >= analysis.SOLVE_ROUNDS
-            or not photocore.solve(game, nodes=analysis.DEFAULT_SOLVE_NODES).solved)
+            or not photocore.solve(game, photocore.Limit(nodes=analysis.DEFAULT_SOLVE_NODES)).solved)
     for ply in exact:
         solution = photocore.solve(games[ply.ply - 1])
         result, margin = solution.moves[photocore.Move.parse(ply.move)]
@@ -255,7 +255,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
     records.write_games(games, [game_record])
     exact_counts = {}
     for name, options in (("default", []), ("none", ["--no-solve"]),
-                          ("tiny", ["--solve", "1"])):
+                          ("tiny", ["--nodes", "1"])):
         out = tmp_path / f"{name}.jsonl"
         result = CliRunner().invoke(analyze, [str(games), "--agent", "mcts:20", "--workers",
                                               "1", "--out", str(out), *options])
@@ -269,13 +269,13 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
     # the solver's budget is part of a run: --resume checks it
     result = CliRunner().invoke(analyze, [str(games), "--agent", "mcts:20", "--out",
                                           str(tmp_path / "none.jsonl"), "--resume"])
-    assert result.exit_code == 1 and "solve" in result.output and "--solve" in result.output
+    assert result.exit_code == 1 and "solve" in result.output and "--nodes" in result.output
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--solve", "-3"], "Invalid value for '--solve': -3 is not in the range 1<=x<=9223372036854775807"),
-    (["--solve", "nan"], "Invalid value for '--solve': 'nan' is not a valid integer"),
-    (["--solve", "10", "--no-solve"], "--solve NODES or --no-solve: not both")])
+    (["--nodes", "-3"], "Invalid value for '--nodes': -3 is not in the range 1<=x<=9223372036854775807"),
+    (["--nodes", "nan"], "Invalid value for '--nodes': 'nan' is not a valid integer"),
+    (["--nodes", "10", "--no-solve"], "--nodes N or --no-solve: not both")])
 def test_the_command_refuses_a_bad_budget(game_record, tmp_path, options, message):
     games = tmp_path / "games.jsonl"
     records.write_games(games, [game_record])

@@ -112,7 +112,7 @@ SEEDED = {
     .run(uniform).tolist(),
     "SearchAgent": lambda seed: SearchAgent(uniform, simulations=8, seed=seed,
                                             temperature=1.0).select(Game()),
-    "hint": lambda seed: hints.hint(Game(), playouts=40, seed=seed),
+    "hint": lambda seed: hints.hint(Game(), limit=photocore.Limit(simulations=40), seed=seed),
     "stream_seed": lambda seed: stream_seed(seed, 3),
     "draw_below": lambda seed: draw_below(seed, 4),
     "play_games": _play_games,
@@ -199,7 +199,7 @@ BUDGETS = {
     "solve --memory": (["solve", END_WINS, "--memory", "8796093022208"], "--memory"),
     "solve --memory past the machine": (["solve", END_WINS, "--memory", _more_than_this_machine()],
                                         "--memory"),
-    "analyze --solve": (["analyze", "GAMES", "--solve", HUGE, "--out", "OUT"], "'--solve'"),
+    "analyze --nodes": (["analyze", "GAMES", "--nodes", HUGE, "--out", "OUT"], "'--nodes'"),
     "analyze --workers": (["analyze", "GAMES", "--workers", HUGE, "--out", "OUT"],
                           "'--workers'"),
     "selfplay --games": (["selfplay", "--games", HUGE, "--out", "OUT"], "'--games'"),
@@ -208,8 +208,10 @@ BUDGETS = {
     "match --games": (["match", "--agents", "random,greedy", "--games", HUGE], "'--games'"),
     "match --workers": (["match", "--agents", "random,greedy", "--workers", HUGE],
                         "'--workers'"),
-    "match --movetime": (["match", "--agents", "random,greedy", "--movetime", HUGE],
-                         "'--movetime'"),
+    "match --seconds": (["match", "--agents", "random,greedy", "--seconds", "1e308"],
+                        "'--seconds'"),
+    "match --simulations": (["match", "--agents", "random,greedy", "--simulations", HUGE],
+                            "'--simulations'"),
     "match --grace": (["match", "--agents", "random,greedy", "--grace", HUGE], "'--grace'"),
     "match --max-forfeits": (["match", "--agents", "random,greedy", "--max-forfeits", HUGE],
                              "'--max-forfeits'"),
@@ -247,7 +249,7 @@ def test_every_budget_of_every_command_is_refused_in_one_line(tmp_path, name):
 def test_the_budgets_are_said_in_the_help():
     assert "at most this machine's memory" in " ".join(cli("solve", "--help").output.split())
     for command, option in (("selfplay", "--batch"), ("selfplay", "--workers"),
-                            ("match", "--movetime"), ("analyze", "--solve")):
+                            ("match", "--simulations"), ("analyze", "--nodes")):
         text = cli(command, "--help").output
         said = text[text.index(f"  {option} "):]
         assert "<=x<=" in said[:said.index("\n  --")], (command, option)
@@ -261,7 +263,7 @@ def test_the_solver_refuses_a_budget_out_of_range_at_once():
               "for budget in ({'memory': 2**64}, {'memory': 2**63}, {'nodes': 10**30},"
               " {'nodes': 2**63}):\n"
               "    try:\n"
-              "        photocore.solve(game, seconds=1, **budget)\n"
+              "        photocore.solve(game, photocore.Limit(seconds=1, **budget))\n"
               "    except ValueError as e:\n"
               "        print(e)\n")
     try:
@@ -274,7 +276,7 @@ def test_the_solver_refuses_a_budget_out_of_range_at_once():
     assert all(line.startswith("memory must be a whole number from ") for line in lines[:2])
     assert all(line.startswith("nodes must be a whole number from 1 to ") for line in lines[2:])
     game = Game.from_position(END_WINS)
-    assert photocore.solve(game, nodes=MAX_NODES).solved
+    assert photocore.solve(game, photocore.Limit(nodes=MAX_NODES)).solved
     with pytest.raises(ValueError, match="nodes"):
         proven_move(game, MAX_NODES + 1)
     with pytest.raises(ValueError, match="solve_nodes: the positions"):
@@ -319,11 +321,15 @@ def test_the_api_budgets_are_checked_where_they_are_given():
     from photocore.run.ray_backend import connect
     from photocore.run.selfplay import Series
     for make, words in (
-            (lambda: Engine(["true"], movetime=10**30), "movetime must be from 1 to"),
+            (lambda: Engine(["true"]).select(Game(), photocore.Limit(seconds=10**30)),
+             "limit seconds must be at most 86,400"),
             (lambda: Engine(["true"], grace=-1), "grace must be from 0 to"),
             (lambda: Engine(["true"], startup=float("inf")), "startup must be"),
             (lambda: parse('cmd:"true"?startup=1e308'), "startup must be"),
-            (lambda: Match(["random", "greedy"], movetime=2**64), "movetime"),
+            (lambda: Match(["random", "greedy"], limit=photocore.Limit(seconds=2**64)),
+             "limit seconds"),
+            (lambda: Match(["random", "greedy"], limit=photocore.Limit(simulations=2**64)),
+             "limit simulations"),
             (lambda: Match(["random", "greedy"], games=2**63), "games"),
             (lambda: Series(2**63), "games must be from 0 to 2\\*\\*63 - 1"),
             (lambda: next(batches(Series(2), workers=MAX_WORKERS + 1)), "workers must be"),

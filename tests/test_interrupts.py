@@ -40,7 +40,7 @@ CASES = {
     "search_root": "search_root(Game(), 10**7)",
     "play_games": "play_games([('mcts', 10**7), ('random', 0)], 2, None, 0, 0, 1)",
     "play_games-random": "play_games([('random', 0), ('random', 0)], 2, None, 0, 0, 10**6)",
-    "solve": "photocore.solve(Game(), seconds=10**6)",
+    "solve": "photocore.solve(Game(), photocore.Limit(seconds=10**6))",
     "proven_move": "proven_move(Game(), 10**15)",
     "VecGame-opponents": "VecGame(2, opponents='mcts:10000000', seat=1).reset()",
     "Search.run": "Search([Game()], 10**6, settings=SearchSettings(max_nodes=1 << 26))"

@@ -18,7 +18,8 @@ def test_every_import_points_down_the_map():
 def test_the_map_reads_each_line_and_its_arrows():
     layers = dict(read_map(MAP))
     assert layers["_kernel"] == set() and layers["facts"] == {"_kernel"}
-    assert layers["play.specs"] == {"_game", "play._agents", "play.player", "play.protocol"}
+    assert layers["play.specs"] == {"_game", "budget", "play._agents", "play.player",
+                                    "play.protocol"}
     assert "photocore" in layers and "play" in layers and "__main__" in layers
 
 

@@ -254,7 +254,7 @@ def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
              "Traceback (most recent call last)")]:
         out = tmp_path / f"{agent[:3]}.jsonl"
         result = run("match", "--agents", f"{agent},greedy", "--games", 4, "--workers", 1,
-                     "--movetime", 200, "--out", out, "--no-progress")
+                     "--seconds", 0.2, "--out", out, "--no-progress")
         # it forfeits every game: the summary, then exit status 1 saying so
         assert result.exit_code == 1, result.output
         label = "crasher" if agent == crasher else agent
@@ -321,7 +321,7 @@ def test_an_engine_is_labelled_by_the_name_it_announces(tmp_path):
                            ((nameless, "greedy"), [f"{python} nameless.py", "greedy"])]:
         out = tmp_path / "m.jsonl"
         result = run("match", "--agents", ",".join(agents), "--games", 2, "--workers", 1,
-                     "--movetime", 200, "--out", out, "--no-progress")
+                     "--seconds", 0.2, "--out", out, "--no-progress")
         # exit status 1 when one of them forfeited both its games
         lost = [r["metadata"]["agents"][r["metadata"]["forfeit"]["seat"]]
                 for r in games_of(out) if "forfeit" in r["metadata"]]

@@ -118,12 +118,14 @@ def bad_engine(tmp_path, mode, at=3, **settings):
     script = tmp_path / "bad_engine.py"
     script.write_text(BAD)
     return Engine([sys.executable, script, mode, str(at), tmp_path / f"{mode}.done"],
-                  **{"movetime": 100, "grace": 300, "startup": 2, **settings})
+                  **{"grace": 300, "startup": 2, **settings})
 
 
 def play(engine, other="greedy", seed=1):
+    """A game of `engine` against `other`, the engine given 100 ms a move."""
     game = photocore.Game()
-    played = harness.play_game(game, [engine, specs.load(other)], seeds=[seed, seed + 1])
+    played = harness.play_game(game, [engine, specs.load(other)], seeds=[seed, seed + 1],
+                               limit=photocore.Limit(seconds=0.1))
     return game, played
 
 
@@ -246,8 +248,8 @@ def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_p
     '''))
     spec = f'cmd:"{shlex.join([sys.executable, str(script)])}"'
     done = subprocess.run([sys.executable, "-m", "photocore", "match", "--agents",
-                           f"{spec},random", "--games", "2", "--workers", "1", "--movetime",
-                           "150", "--grace", "0"], capture_output=True, text=True, timeout=60)
+                           f"{spec},random", "--games", "2", "--workers", "1", "--seconds",
+                           "0.15", "--grace", "0"], capture_output=True, text=True, timeout=60)
     # it forfeits both its games: exit status 1, after the summary
     assert done.returncode == 1, done.stderr
     assert "Error: flood forfeited every game it played (2 games)" in done.stderr
@@ -276,14 +278,14 @@ def test_an_engine_that_floods_its_error_output_does_not_fill_the_disk(tmp_path)
                     sys.stderr.write("x" * 99_999 + "\\n")
                 print("move", legal[0], flush=True)
     '''))
-    engine = Engine([sys.executable, script], movetime=10_000)
+    engine = Engine([sys.executable, script])
     try:
         game = photocore.Game()
-        game.play(engine.select(game))
+        game.play(engine.select(game, photocore.Limit(seconds=10)))
         # 30 MB written: the file holds its last part only
         assert os.fstat(engine._stderr.fileno()).st_size < 2 * 1024 * 1024
         with pytest.raises(Forfeit, match=r"status 3 \(last words\)"):
-            engine.select(game)
+            engine.select(game, photocore.Limit(seconds=10))
     finally:
         engine.close()
 

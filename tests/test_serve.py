@@ -68,7 +68,7 @@ def served(agents_file):
 
 @pytest.fixture
 def client(served):
-    with TestClient(create_app(served, hint_playouts=200)) as c:
+    with TestClient(create_app(served, hint_simulations=200)) as c:
         yield c
 
 

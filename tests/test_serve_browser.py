@@ -40,7 +40,7 @@ STATUS = '[data-role="status"]'
 @pytest.fixture(scope="module")
 def server():
     """The app on a free loopback port, in a thread of this process."""
-    app = create_app(["random", "greedy"], hint_playouts=200,
+    app = create_app(["random", "greedy"], hint_simulations=200,
                      allowed_hosts=["127.0.0.1", "localhost"])
     with serving(app) as url:
         yield url

@@ -236,7 +236,7 @@ def to_the_end(client, game_id, seats, served=None, seed=0):
 
 
 def a_client(served, **options):
-    app = create_app(served["agents"], hint_playouts=50, **options)
+    app = create_app(served["agents"], hint_simulations=50, **options)
     fault = Fault(app.state.store.db)
     return app, fault
 

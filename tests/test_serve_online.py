@@ -232,7 +232,7 @@ def test_expire_and_keep_go_on_across_a_restart(tmp_path):
 
 
 def test_a_hint_is_kept_and_asked_again_costs_nothing(monkeypatch):
-    app = create_app(["random"], hint_playouts=100)
+    app = create_app(["random"], hint_simulations=100)
     with TestClient(app) as client:
         state = new(client)
         first = client.post(f"/api/games/{state['id']}/hint", json={"top": 2},
@@ -249,7 +249,7 @@ def test_a_hint_is_kept_and_asked_again_costs_nothing(monkeypatch):
 
 @pytest.fixture
 def client():
-    with TestClient(create_app(["random"], hint_playouts=100)) as c:
+    with TestClient(create_app(["random"], hint_simulations=100)) as c:
         yield c
 
 

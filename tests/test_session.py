@@ -165,7 +165,7 @@ def test_both_front_ends_refuse_undo_after_the_natural_end():
     seats = [None if p == seat else RANDOM for p in range(2)]
     terminal = Terminal(Session(start(position=position), seats, "test"),
                         {p: specs.load(RANDOM) for p in range(2) if p != seat}, seed=1,
-                        hint_playouts=10, color=False, echo=(said := []).append,
+                        hint_simulations=10, color=False, echo=(said := []).append,
                         read=lambda prompt: next(typed))
     with pytest.raises(StopIteration):
         terminal.run()

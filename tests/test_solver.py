@@ -138,10 +138,10 @@ def test_a_budget_that_runs_out_gives_no_answer():
     agent = photocore.Agent("greedy", seed=1)
     while game.round < game.last_round - 4:        # far from the end: more than 50 nodes
         game.play(agent.select(game))
-    solution = photocore.solve(game, nodes=50)
+    solution = photocore.solve(game, photocore.Limit(nodes=50))
     assert not solution.solved and solution.result is None and solution.best == []
     assert solution.nodes == 51          # the one past the budget stops it
-    solution = photocore.solve(game, seconds=0.01)
+    solution = photocore.solve(game, photocore.Limit(seconds=0.01))
     assert not solution.solved and 0.01 <= solution.seconds < 1
 
 
@@ -150,11 +150,13 @@ def test_bad_input():
     over.play("end")
     with pytest.raises(ValueError, match="the game is over"):
         photocore.solve(over)
-    for budget, error in (({"nodes": 0}, ValueError), ({"seconds": 0}, ValueError),
-                          ({"seconds": float("nan")}, ValueError), ({"memory": 4}, ValueError),
-                          ({"nodes": "5"}, TypeError), ({"seconds": True}, TypeError)):
-        with pytest.raises(error, match=next(iter(budget))):
-            photocore.solve(Game.from_position(END_WINS), **budget)
+    # the Limit refuses what no budget can be; the solver what it cannot take (one entry)
+    for budget in ({"nodes": 0}, {"seconds": 0}, {"seconds": float("nan")}, {"memory": 4},
+                   {"nodes": "5"}, {"seconds": True}):
+        with pytest.raises(ValueError, match=next(iter(budget))):
+            photocore.solve(Game.from_position(END_WINS), photocore.Limit(**budget))
+    with pytest.raises(TypeError, match="limit must be a photocore.Limit"):
+        photocore.solve(Game.from_position(END_WINS), 5)
 
 
 # ---- photocore solve -----------------------------------------------------------------------

@@ -75,7 +75,7 @@ class AlphaZeroAgent(SearchAgent):
         if self.fixed:
             check_players(self.path, self.players, game.players)
 
-    def select(self, game):
+    def select(self, game, limit=None):
         if game.players != self.players:
             self.check(game)
             if game.players not in self.evaluators:
@@ -86,4 +86,4 @@ class AlphaZeroAgent(SearchAgent):
             self.settings = dataclasses.replace(self.settings,
                                                 rollout_weight=self._weight(self.checkpoint))
             self.reset()
-        return super().select(game)
+        return super().select(game, limit)

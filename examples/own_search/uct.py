@@ -5,10 +5,14 @@ you can change any part of it; `playout="python"` plays the playouts in Python i
 as a search without `Game.playout` had to.
 
     photocore match --agents "py:examples/own_search/uct.py:UCT?simulations=200,mcts:200" --games 40
+
+Its `select` takes the move's photocore.Limit, so `photocore match --seconds 0.1` plays it
+against mcts:N at equal time.
 """
 
 import math
 import random
+import time
 
 
 class Node:
@@ -42,11 +46,17 @@ class UCT:
     def reset(self, seed=None):
         self.rng = random.Random(seed)
 
-    def select(self, game):
+    def select(self, game, limit=None):
+        """The most visited move after `simulations` playouts, or the limit's `simulations`,
+        stopping at its `seconds` (two playouts at least: the root's children visited)."""
         if len(game.legal_moves()) == 1:
             return game.legal_moves()[0]
+        simulations = limit.simulations if limit and limit.simulations else self.simulations
+        deadline = time.monotonic() + limit.seconds if limit and limit.seconds else math.inf
         root = Node(None, None, game.players)
-        for _ in range(self.simulations):
+        for k in range(simulations):
+            if k >= 2 and time.monotonic() > deadline:
+                break
             self.simulate(game, root)
         return max(root.children, key=lambda child: child.visits).move
 

@@ -25,6 +25,7 @@ from photocore.facts import CELLS, NUM_ACTIONS, OBSERVATION_SIZE, RULES_VERSION,
 
 if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore import analysis as analysis
+    from photocore import budget as budget
     from photocore import notation as notation
     from photocore import npz as npz
     from photocore import plots as plots
@@ -33,6 +34,7 @@ if TYPE_CHECKING:       # the lazy names (_LAZY) as type checkers see them
     from photocore import svg as svg
     from photocore import viewer as viewer
     from photocore.analysis import analyze
+    from photocore.budget import Limit
     from photocore.env._vec import VecGame
     from photocore.play._agents import Agent
     from photocore.play._search import Search
@@ -44,6 +46,7 @@ __version__: str = VERSION
 # public names defined outside the core, loaded on first use
 _LAZY = {
     "Agent": "photocore.play._agents",
+    "Limit": "photocore.budget",
     "VecGame": "photocore.env._vec",
     "analyze": "photocore.analysis",
     "RecordWriter": "photocore.records",
@@ -53,11 +56,12 @@ _LAZY = {
     "write_games": "photocore.records",
 }
 # satellite modules, imported on first use as attributes (photocore.svg.board(game))
-_SUBMODULES = ("svg", "render", "records", "notation", "npz", "viewer", "plots", "analysis")
+_SUBMODULES = ("svg", "render", "records", "notation", "npz", "viewer", "plots", "analysis",
+               "budget")
 
 __all__ = [
     "Agent", "CELLS", "Game", "IllegalMoveError", "InvalidMoveError", "InvalidPositionError",
-    "InvariantError", "LegalMoves", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
+    "InvariantError", "LegalMoves", "Limit", "Move", "NUM_ACTIONS", "OBSERVATION_SIZE", "Options",
     "RULES_VERSION", "RecordError", "RecordWriter", "Search", "VecGame", "__version__",
     "analyze", "check_invariants", "playouts", "random_playouts", "read_games", "solve",
     "write_games",

@@ -51,6 +51,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from photocore._game import Game, Move
 from photocore._kernel import check_seed, stream_seed
+from photocore.budget import Limit, check_limit
 from photocore.errors import RecordError
 from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search_root
 from photocore.play._solver import DEFAULT_MEMORY, MAX_NODES
@@ -321,37 +322,47 @@ class AgentJudge:
 _JUDGES: dict[tuple[str, int | None], Judge] = {}
 
 
-def judge(spec: "str | Judge | object", budget: int | None = None) -> Judge:
+def judge(spec: "str | Judge | object", limit: Limit | None = None) -> Judge:
     """The engine of `spec` as a Judge: `mcts` or `mcts:N`, a `py:` agent spec
     (docs/matches.md) whose class is a SearchAgent or has `analyze`, a Judge, or an object
-    with `analyze`. `budget` overrides the simulations of mcts and of a SearchAgent. Engines
-    made from text are kept for the process (a checkpoint loads once).
+    with `analyze`. The `simulations` of `limit` (a photocore.Limit) replace those of mcts
+    and of a SearchAgent. Engines made from text are kept for the process (a checkpoint
+    loads once).
 
-    >>> judge("mcts:300").name, judge("mcts", budget=80).name, judge("mcts:50?graph=1").name
-    ('mcts:300', 'mcts:80', 'mcts:50?graph=1')
+    >>> judge("mcts:300").name, judge("mcts", Limit(simulations=80)).name
+    ('mcts:300', 'mcts:80')
+    >>> judge("mcts:50?graph=1").name
+    'mcts:50?graph=1'
     """
+    simulations = _simulations(limit)
     if not isinstance(spec, str):
-        return _judge_of_object(spec, budget, getattr(spec, "name", type(spec).__name__))
-    key = (spec, budget)
+        return _judge_of_object(spec, simulations, getattr(spec, "name", type(spec).__name__))
+    key = (spec, simulations)
     if key not in _JUDGES:
         parsed = parse_spec(spec)
         if parsed.kind == "mcts":
-            _JUDGES[key] = MctsJudge(budget or parsed.simulations, graph=parsed.graph)
+            _JUDGES[key] = MctsJudge(simulations or parsed.simulations, graph=parsed.graph)
         elif parsed.kind == "py":
             agent = parsed.python_class()(**dict(parsed.options))
-            _JUDGES[key] = _judge_of_object(agent, budget, spec)
+            _JUDGES[key] = _judge_of_object(agent, simulations, spec)
         else:
             raise ValueError(f"engine {spec!r} cannot evaluate positions: use mcts:N, or a "
                              "py: agent that is a SearchAgent or has analyze(game)")
     return _JUDGES[key]
 
 
-def _judge_of_object(agent: object, budget: int | None, name: str) -> Judge:
+def _simulations(limit: object) -> int | None:
+    """The simulations a judge searches within `limit` (None: its own)."""
+    checked = check_limit(limit)
+    return None if checked is None else checked.simulations
+
+
+def _judge_of_object(agent: object, simulations: int | None, name: str) -> Judge:
     from photocore.play.search import SearchAgent
 
     if isinstance(agent, SearchAgent):
         label = agent.name.rsplit(":", 1)[0]
-        return SearchJudge(agent.evaluate, budget or agent.simulations, label)
+        return SearchJudge(agent.evaluate, simulations or agent.simulations, label)
     if callable(getattr(agent, "analyze", None)):
         return AgentJudge(agent, str(getattr(agent, "name", name)))
     if isinstance(agent, Judge):
@@ -392,8 +403,8 @@ def exact_evaluation(game: Game, nodes: int | None = DEFAULT_SOLVE_NODES) -> Eva
     nodes = _solve_budget(nodes)
     if nodes is None or not solvable(game) or game.last_round - game.round >= SOLVE_ROUNDS:
         return None
-    solution = solve_position(game, seconds=_SOLVE_SECONDS, nodes=nodes,
-                              memory=min(DEFAULT_MEMORY, max(_SOLVE_MEMORY, nodes)))
+    solution = solve_position(game, Limit(nodes=nodes, seconds=_SOLVE_SECONDS,
+                                          memory=min(DEFAULT_MEMORY, max(_SOLVE_MEMORY, nodes))))
     if not solution.solved:
         return None
     assert solution.returns is not None, "a solved position has its returns"
@@ -542,11 +553,11 @@ class GameAnalysis:
 
 
 def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE,
-            budget: int | None = None, seed: int = 0,
+            limit: Limit | None = None, seed: int = 0,
             thresholds: Thresholds = THRESHOLDS, index: int = 0,
             solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
-    by `engine` (see judge()) with `budget`, as a GameAnalysis; by the solver instead
+    by `engine` within `limit` (see judge()), as a GameAnalysis; by the solver instead
     where it finishes within `solve_nodes` positions (see exact_evaluation(); None:
     never). The same seed (any integer, taken modulo 2**64: photocore.facts.check_seed;
     and `index`, the game's number in a run) gives the same analysis.
@@ -558,7 +569,7 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
     if not isinstance(game, Game):
         raise TypeError(f"game must be a photocore.Game or a record dict, got "
                         f"{type(game).__name__}")
-    judge = _as_judge(engine, budget)
+    judge = _as_judge(engine, limit)
     position = game.root()
     history = [int(m) for m in game.history]
     games = []
@@ -632,20 +643,20 @@ def _accuracy(losses: Sequence[float]) -> float | None:
 
 
 def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
-             budget: int | None = None, seed: int = 0,
+             limit: Limit | None = None, seed: int = 0,
              solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> Evaluation:
-    """One position evaluated by `engine` (see judge()), as an Evaluation; by the solver
-    instead where it finishes within `solve_nodes` positions (see exact_evaluation();
-    None: never); `seed` as analyze's."""
-    judge = _as_judge(engine, budget)
+    """One position evaluated by `engine` within `limit` (see judge()), as an Evaluation;
+    by the solver instead where it finishes within `solve_nodes` positions (see
+    exact_evaluation(); None: never); `seed` as analyze's."""
+    judge = _as_judge(engine, limit)
     seed = check_seed(seed)
     return exact_evaluation(game, solve_nodes) or judge.evaluation(game, seed)
 
 
-def _as_judge(spec: "str | Judge | object", budget: int | None) -> Judge:
+def _as_judge(spec: "str | Judge | object", limit: Limit | None) -> Judge:
     if isinstance(spec, MctsJudge | SearchJudge | AgentJudge):
         return spec
-    return judge(spec, budget)
+    return judge(spec, limit)
 
 
 def _round(value: float) -> float:

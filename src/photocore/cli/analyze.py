@@ -35,7 +35,7 @@ from photocore.serve.queries import MAX_QUERY_VISITS, query_lines, serve_queries
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
           "agents": "GAMES", "moves": "GAMES", "engine": "--agent", "seed": "--seed",
-          "solve": "--solve"}
+          "solve": "--nodes"}
 
 
 @click.command()
@@ -52,8 +52,8 @@ SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="The same seed gives the same analysis, whatever --workers and --backend "
                    f"({SEED_HELP}).")
-@click.option("--solve", type=click.IntRange(1, MAX_NODES), default=None, metavar="NODES",
-              help="Where the solver finishes a position within NODES positions (two "
+@click.option("--nodes", type=click.IntRange(1, MAX_NODES), default=None, metavar="N",
+              help="Where the solver finishes a position within N positions (two "
                    "players, the last two rounds, from the end back), its exact values "
                    "stand for the agent's.  [default: "
                    f"{analysis.DEFAULT_SOLVE_NODES:,}]")
@@ -73,13 +73,13 @@ SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
               default=MAX_QUERY_VISITS, show_default=True,
               help="With --serve: the most visits a query may ask for.")
 def analyze(games: str | None, agent: str, out: str | None, workers: int | None, seed: int,
-            solve: int | None, no_solve: bool, resume: bool, backend: str,
+            nodes: int | None, no_solve: bool, resume: bool, backend: str,
             address: str | None, connect_timeout: float, progress: bool | None, serve: bool,
             allow: str | None, max_visits: int) -> None:
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
     OUT: each position's value for every player, the agent's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
-    (docs/analysis.md); exactly, by the solver, where it finishes (--solve). `photocore
+    (docs/analysis.md); exactly, by the solver, where it finishes (--nodes). `photocore
     replay` shows them; `photocore stats` sums them up by agent. Ctrl-C keeps every
     finished game in OUT, and --resume finishes the run.
 
@@ -88,9 +88,9 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
               photocore analyze --serve --agent mcts:1000 < queries.jsonl
     """
     check_backend(backend)
-    if no_solve and solve is not None:
-        raise click.UsageError("--solve NODES or --no-solve: not both")
-    nodes = None if no_solve else solve or analysis.DEFAULT_SOLVE_NODES
+    if no_solve and nodes is not None:
+        raise click.UsageError("--nodes N or --no-solve: not both")
+    nodes = None if no_solve else nodes or analysis.DEFAULT_SOLVE_NODES
     if not serve and allow is not None:
         raise click.UsageError("--allow names the agents queries may choose: only with --serve")
     if serve:
@@ -152,7 +152,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
         drive(run, take, writer, skip=skip, workers=workers, backend=backend, address=address,
               progress=progress, status=speed)
     seconds = time.perf_counter() - start
-    solver = "" if nodes is None else f" and the solver (--solve {nodes:,})"
+    solver = "" if nodes is None else f" and the solver (--nodes {nodes:,})"
     click.echo(f"{run.games - skip:,} games, {positions:,} moves analysed by "
                f"{run.engine_name}{solver} in {seconds:.1f} s ({speed()}) -> {out}")
     _print_summary(analysis.summarise(read_games(out)))

@@ -11,6 +11,7 @@ import click
 from tqdm import tqdm
 
 from photocore import records
+from photocore.budget import Limit
 from photocore.cli.options import (
     MAX_GAMES,
     RULE_FLAGS,
@@ -35,6 +36,7 @@ from photocore.cli.output import (
 )
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
 from photocore.files import atomic
+from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS
 from photocore.records import Record
 from photocore.run.driver import drive
@@ -44,7 +46,8 @@ from photocore.stats import SPRT, Estimate
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
           "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",
-          "game": "the order of the games", "agents": "--agents and --games"}
+          "game": "the order of the games", "agents": "--agents and --games",
+          "limit": "--seconds and --simulations"}
 AGENTS_HELP = (f"{builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or "
                'cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md)')
 
@@ -63,13 +66,22 @@ def _common(command_name: str) -> Callable[[Command], Command]:
         click.option("--seed", type=SEED, default=0, show_default=True,
                      help="The same seed gives the same openings, and the same games for "
                           f"built-in agents, whatever --workers and --backend ({SEED_HELP})."),
-        click.option("--movetime", type=click.IntRange(1, MAX_MILLISECONDS),
-                     default=DEFAULT_MOVETIME, show_default=True,
-                     help="Milliseconds an engine may think per move (a day at most)."),
+        click.option("--seconds", type=click.FloatRange(0, MAX_MILLISECONDS / 1000,
+                                                         min_open=True),
+                     default=None, metavar="S",
+                     help="Seconds each move of every agent may take, as a photocore.Limit: "
+                          "searches stop at it, py: agents whose select() takes a limit get "
+                          "it, engines are told it (a day at most).  [default: mcts and py: "
+                          f"agents their own budget, engines {DEFAULT_MOVETIME} ms]"),
+        click.option("--simulations", type=click.IntRange(1, MAX_SIMULATIONS), default=None,
+                     metavar="N",
+                     help="Simulations of every searching agent's move, replacing its own "
+                          "(mcts:N, search agents, py: agents whose select() takes a limit).  "
+                          "[default: each its own]"),
         click.option("--grace", type=click.IntRange(0, MAX_MILLISECONDS), default=DEFAULT_GRACE,
                      show_default=True,
-                     help="Milliseconds past --movetime before a silent engine forfeits (a "
-                          "day at most)."),
+                     help="Milliseconds past an engine's move time (--seconds) before a "
+                          "silent engine forfeits (a day at most)."),
         click.option("--openings", type=click.IntRange(min=0), default=None,
                      help="Random plies from the start that open each game, every opening "
                           "played from every seat  [default: one per player]"),
@@ -184,13 +196,15 @@ def _given(agents: tuple[str, ...] | None) -> tuple[str, ...]:
 
 def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | None,
           sprt: SPRT | None, players: int | None, options: Options, workers: int | None,
-          seed: int, movetime: int, grace: int, openings: int | None,
-          max_forfeits: int | None, out: str | None, resume: bool, backend: str,
-          address: str | None, connect_timeout: float, progress: bool | None,
+          seed: int, seconds: float | None, simulations: int | None, grace: int,
+          openings: int | None, max_forfeits: int | None, out: str | None, resume: bool,
+          backend: str, address: str | None, connect_timeout: float, progress: bool | None,
           anchor: int | None = None, summary: str | None = None) -> None:
     check_backend(backend)
     try:
-        plan = Match(agents, games, players, seed, openings, movetime, grace,
+        limit = (None if seconds is None and simulations is None
+                 else Limit(simulations=simulations, seconds=seconds))
+        plan = Match(agents, games, players, seed, openings, limit, grace,
                      options=options, pairings=pairings)
         standings = Standings(plan, sprt)
         plan.check()

@@ -11,6 +11,7 @@ import click
 
 from photocore import records, render
 from photocore._game import Game
+from photocore.budget import Limit
 from photocore.cli.options import (
     SEED,
     SEED_HELP,
@@ -58,14 +59,14 @@ COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit
               help="With --record: the game on line N of the file.")
 @click.option("--seed", type=SEED, default=None,
               help=f"Seeds the agents, {SEED_HELP}  [default: a random seed]")
-@click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
-              default=hints.DEFAULT_PLAYOUTS, show_default=True,
-              help="Random playouts a hint spends.")
+@click.option("--hint-simulations", type=click.IntRange(1, hints.MAX_SIMULATIONS),
+              default=hints.DEFAULT_SIMULATIONS, show_default=True,
+              help="Simulations (random playouts) a hint spends.")
 @click.option("--color/--no-color", default=None,
               help="Colour the board.  [default: when printing to a terminal]")
 def play(agents: tuple[str, ...], players: int | None, seat: int, options: Options | None,
          position: str | None, record_file: str | None, line: int, seed: int | None,
-         hint_playouts: int, color: bool | None) -> None:
+         hint_simulations: int, color: bool | None) -> None:
     """Play a game against agents in the terminal.
 
     The board is drawn as text (in colour on a terminal); type moves in notation, with tab
@@ -98,7 +99,7 @@ def play(agents: tuple[str, ...], players: int | None, seat: int, options: Optio
         loaded = {p: spec.load() for p, spec in enumerate(seats) if spec is not None}
     except (ValueError, TypeError, OSError) as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
-    table = Terminal(Session(game, seats, SITE), loaded, seed, hint_playouts,
+    table = Terminal(Session(game, seats, SITE), loaded, seed, hint_simulations,
                      sys.stdout.isatty() if color is None else color,
                      inputs=[*([record_file] if record_file else []),
                              *(f for spec in chosen for f in spec.files)])
@@ -150,13 +151,13 @@ class Terminal:
     its rules (play/session.py), the terminal reads and prints."""
 
     def __init__(self, session: Session, players: dict[int, Player], seed: int | None,
-                 hint_playouts: int, color: bool, echo: Callable[[str], None] = click.echo,
+                 hint_simulations: int, color: bool, echo: Callable[[str], None] = click.echo,
                  read: Callable[[str], str] | None = None, inputs: Sequence[str] = ()) -> None:
         self.session = session
         self.inputs = inputs        # the files read (--record, agents'): never saved over
         self.players = players
         self.seed = seed
-        self.hint_playouts = hint_playouts
+        self.hint_simulations = hint_simulations
         self.color = color
         self.echo = echo
         self.read = read or read_command
@@ -301,7 +302,7 @@ class Terminal:
         if self.session.over:
             self.echo("the game is over")
             return
-        found = hints.hint(self.game, playouts=self.hint_playouts,
+        found = hints.hint(self.game, limit=Limit(simulations=self.hint_simulations),
                            seed=(self.seed or 0) + len(self.game.history))
         for h in found:
             self.echo(f"{str(h.move):<16} value {h.value:+.2f} ({h.playouts} playouts)")

@@ -47,9 +47,9 @@ MAX_KEEP = 36_500.0         # days: a century
 @click.option("--expire", type=FiniteRange(1, MAX_EXPIRE), default=DEFAULT_EXPIRE / 60,
               show_default=True,
               help="Minutes a game is kept after its last request (a year at most).")
-@click.option("--hint-playouts", type=click.IntRange(1, hints.MAX_PLAYOUTS),
-              default=hints.DEFAULT_PLAYOUTS, show_default=True,
-              help="Random playouts a hint spends.")
+@click.option("--hint-simulations", type=click.IntRange(1, hints.MAX_SIMULATIONS),
+              default=hints.DEFAULT_SIMULATIONS, show_default=True,
+              help="Simulations (random playouts) a hint spends.")
 @click.option("--db", "db", type=click.Path(dir_okay=False), default=None,
               help="The SQLite file the games are kept in, so that they outlive a restart "
                    "(default: serve.sqlite3 in the user's data folder; :memory: keeps none).")
@@ -64,7 +64,7 @@ MAX_KEEP = 36_500.0         # days: a century
               help="Copy the games' database (--db) to FILE, consistent even while a "
                    "server writes to it (SQLite's online backup), and exit.")
 def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
-          max_games_per_client: int, expire: float, hint_playouts: int, db: str | None,
+          max_games_per_client: int, expire: float, hint_simulations: int, db: str | None,
           keep: float, allowed_hosts: str | None, backup: str | None) -> None:
     """Play in the browser against photocore's agents, and drive games over a JSON API.
 
@@ -105,7 +105,7 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
     # address it was told to listen on, as given or as resolved, or a loopback name
     try:
         app = create_app([spec.text for spec in loaded], max_games=max_games,
-                         expire=expire * 60, hint_playouts=hint_playouts,
+                         expire=expire * 60, hint_simulations=hint_simulations,
                          allowed_hosts=(*hosts, *LOOPBACK_NAMES, host, address[0]) if loopback
                          else hosts or None,
                          max_games_per_client=max_games_per_client, db=path,

@@ -7,12 +7,12 @@ import click
 
 from photocore import records
 from photocore._game import Game
+from photocore.budget import Limit
 from photocore.cli.options import SEED, SEED_HELP, FiniteRange, agent_option
 from photocore.errors import InvalidPositionError, RecordError
 from photocore.play import _solver, ground_truth, specs
 from photocore.play._solver import (
     DEFAULT_MEMORY,
-    DEFAULT_NODES,
     DEFAULT_SECONDS,
     MACHINE_MEMORY,
     MAX_NODES,
@@ -75,8 +75,7 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
         return
     game = _position(source, line, ply)
     try:
-        solution = _solver.solve(game, seconds, DEFAULT_NODES if nodes is None else nodes,
-                                 memory << 20)
+        solution = _solver.solve(game, Limit(nodes=nodes, seconds=seconds, memory=memory << 20))
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     except MemoryError as e:       # the system would not give the table

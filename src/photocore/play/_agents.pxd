@@ -18,6 +18,6 @@ ctypedef struct AgentSpec:
 
 cdef int greedy_action(const State* s, uint64_t* rng) noexcept nogil
 cdef int mcts_action(const State* s, uint64_t* rng, int simulations, double exploration,
-                     bint graph) noexcept nogil
+                     bint graph, double deadline) noexcept nogil
 cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noexcept nogil
 cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* moves) noexcept nogil

@@ -1,10 +1,11 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Agents in C: each picks a legal action of a State with its own seeded random stream."""
 
-from libc.math cimport NAN, log, sqrt
+from libc.math cimport INFINITY, NAN, log, sqrt
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from photocore._interrupt cimport pc_note_main_thread, pc_raise_interrupt, pc_signalled
 from photocore._kernel cimport *
@@ -18,6 +19,8 @@ cpdef enum:
 cdef enum:
     INTERRUPTED = -2        # what a search, an agent's action and a match return at Ctrl-C
     SIGNAL_EVERY = 1023     # a search looks for Ctrl-C every 1024 simulations (some ms)
+    TIMED_AFTER = 2         # a timed search runs this many simulations first: the root's
+                            # moves exist and one has a visit, so a move can be chosen
 
 cdef extern from *:
     """
@@ -25,6 +28,17 @@ cdef extern from *:
     static volatile int pc_abandon = 0;
     """
     int pc_abandon
+
+cdef double now() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
+
+cdef inline bint past(double deadline, int sim) noexcept nogil:
+    """Whether a search with a deadline (CLOCK_MONOTONIC seconds; INFINITY: none) stops
+    before simulation `sim`: one playout is some microseconds, a look at the clock some
+    tens of nanoseconds, so it looks before each."""
+    return deadline != INFINITY and sim >= TIMED_AFTER and now() > deadline
 
 cdef inline bint stop_asked() noexcept nogil:
     """Whether a search stops now: another thread asked every search to (interrupt_searches),
@@ -157,9 +171,10 @@ cdef int select_child(const Tree* t, int node, double exploration, uint64_t* rng
     return best
 
 cdef int mcts_search(Tree* t, const State* root, uint64_t* rng, int simulations,
-                     double exploration) noexcept nogil:
+                     double exploration, double deadline) noexcept nogil:
     """UCT with uniformly random playouts in C, into tree `t` (its node 0 the root, its
-    children expanded); -1 when memory runs out before the root could be expanded."""
+    children expanded), until `simulations` or the `deadline` (past()); -1 when memory
+    runs out before the root could be expanded."""
     cdef State s
     cdef int path[MAX_GAME_MOVES + 1]
     cdef double result[MAX_PLAYERS]
@@ -176,6 +191,8 @@ cdef int mcts_search(Tree* t, const State* root, uint64_t* rng, int simulations,
     for sim in range(simulations):
         if (sim & SIGNAL_EVERY) == SIGNAL_EVERY and stop_asked():
             return INTERRUPTED
+        if past(deadline, sim):
+            break
         s = root[0]
         node = 0
         depth = 0
@@ -349,10 +366,11 @@ cdef void graph_update(Graph* g, int node) noexcept nogil:
         n.value[p] = total[p] / visits
 
 cdef int graph_search(Graph* g, const State* root, uint64_t* rng, int simulations,
-                      double exploration) noexcept nogil:
+                      double exploration, double deadline) noexcept nogil:
     """UCT over positions with uniformly random playouts: one node per position (found by
-    its key, confirmed by the whole state), edges that keep their own visits. Node 0 is
-    the root, expanded; -1 when memory runs out before that."""
+    its key, confirmed by the whole state), edges that keep their own visits, until
+    `simulations` or the `deadline` (past()). Node 0 is the root, expanded; -1 when
+    memory runs out before that."""
     cdef State s
     cdef int nodes[MAX_GAME_MOVES + 1]
     cdef int edges[MAX_GAME_MOVES + 1]
@@ -370,6 +388,8 @@ cdef int graph_search(Graph* g, const State* root, uint64_t* rng, int simulation
     for sim in range(simulations):
         if (sim & SIGNAL_EVERY) == SIGNAL_EVERY and stop_asked():
             return INTERRUPTED
+        if past(deadline, sim):
+            break
         node = 0
         depth = 0
         previous = -1
@@ -417,9 +437,10 @@ cdef int most_visited_edge(const Graph* g, int node) noexcept nogil:
     return best
 
 cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
-                     double exploration, bint graph) noexcept nogil:
+                     double exploration, bint graph, double deadline) noexcept nogil:
     """UCT with uniformly random playouts in C, over positions (graph) or over orders of
-    moves (a tree); the most visited root move (INTERRUPTED at Ctrl-C)."""
+    moves (a tree), until `simulations` or the `deadline`; the most visited root move
+    (INTERRUPTED at Ctrl-C)."""
     cdef Tree t
     cdef Graph g
     cdef int best, failed
@@ -428,14 +449,14 @@ cdef int mcts_action(const State* root, uint64_t* rng, int simulations,
         return only[0]
     if graph:
         best = END_ACTION
-        failed = graph_search(&g, root, rng, simulations, exploration)
+        failed = graph_search(&g, root, rng, simulations, exploration, deadline)
         if failed == 0:
             best = g.edges[most_visited_edge(&g, 0)].action
         elif failed == INTERRUPTED:
             best = INTERRUPTED
         graph_free(&g)
         return best
-    failed = mcts_search(&t, root, rng, simulations, exploration)
+    failed = mcts_search(&t, root, rng, simulations, exploration, deadline)
     if failed < 0:
         free(t.nodes)
         return INTERRUPTED if failed == INTERRUPTED else END_ACTION
@@ -509,6 +530,11 @@ cdef void graph_summary(const Graph* g, Summary* out) noexcept nogil:
 # ---- matches --------------------------------------------------------------------------
 
 cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noexcept nogil:
+    return timed_action(agent, s, rng, INFINITY)
+
+cdef int timed_action(const AgentSpec* agent, const State* s, uint64_t* rng,
+                      double deadline) noexcept nogil:
+    """agent_action() of a search that stops at the `deadline` (INFINITY: none)."""
     cdef int proven
     if agent.kind == AGENT_GREEDY:
         return greedy_action(s, rng)
@@ -517,7 +543,8 @@ cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noe
             proven = proven_action(s, SOLVE_NODES)
             if proven >= 0:
                 return proven
-        return mcts_action(s, rng, agent.simulations, agent.exploration, agent.graph)
+        return mcts_action(s, rng, agent.simulations, agent.exploration, agent.graph,
+                           deadline)
     return random_action(s, rng)
 
 cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* moves) noexcept nogil:
@@ -539,6 +566,7 @@ from photocore._game cimport Game
 
 from photocore._game import Move
 from photocore._kernel import check_bool, check_count, check_players, check_seed
+from photocore.budget import check_limit
 from photocore.facts import Options
 
 import threading as _threading
@@ -669,13 +697,27 @@ cdef class Agent:
         runs out or the position is lost."""
         return bool(self.spec.solve)
 
-    def select(self, Game game not None):
-        """The move this agent plays in `game` (which it does not change)."""
+    def select(self, Game game not None, limit=None):
+        """The move this agent plays in `game` (which it does not change). A
+        photocore.Limit bounds an mcts search: its `simulations` replace the agent's own for
+        this move, and it stops at its `seconds` (having searched two simulations at least);
+        random and greedy take no budget."""
+        limit = check_limit(limit)
         if game.st.phase == PHASE_OVER:
             raise ValueError("the game is over: there is no move to select")
+        cdef AgentSpec spec = self.spec
+        cdef double deadline = INFINITY
         cdef int action
+        if limit is not None and BUILTIN_AGENTS[self.kind].budget:
+            if limit.simulations is not None:
+                if limit.simulations > MAX_SIMULATIONS:
+                    raise ValueError(f"limit simulations must be from 1 to "
+                                     f"{MAX_SIMULATIONS:,}, got {limit.simulations:,}")
+                spec.simulations = limit.simulations
+            if limit.seconds is not None:
+                deadline = now() + limit.seconds
         with nogil:
-            action = agent_action(&self.spec, &game.st, &self.rng)
+            action = timed_action(&spec, &game.st, &self.rng, deadline)
         if action == INTERRUPTED:
             pc_raise_interrupt()
         return Move(action)
@@ -716,13 +758,13 @@ def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
     with nogil:
         if agent.spec.graph:
             failed = graph_search(&g, &game.st, &agent.rng, agent.spec.simulations,
-                                  agent.spec.exploration)
+                                  agent.spec.exploration, INFINITY)
             if failed == 0:
                 graph_summary(&g, &r)
             graph_free(&g)
         else:
             failed = mcts_search(&t, &game.st, &agent.rng, agent.spec.simulations,
-                                 agent.spec.exploration)
+                                 agent.spec.exploration, INFINITY)
             if failed == 0:
                 tree_summary(&t, &r)
             free(t.nodes)

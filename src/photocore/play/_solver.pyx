@@ -391,8 +391,8 @@ cdef int proven_search(const State* s, long long node_limit, bint signals) noexc
 from photocore._game cimport Game
 
 from photocore._game import Move
+from photocore.budget import Limit, check_limit
 
-from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
 import os as _os
@@ -420,15 +420,11 @@ def _machine_memory():
 MACHINE_MEMORY = _machine_memory()
 
 
-def _budget(value, name, low, high=None, high_is=""):
-    """A budget checked: a number from `low` to `high` (ints: a whole number; `high` None:
-    any finite number), TypeError or a one-line ValueError naming it otherwise."""
+def _budget(value, name, low, high, high_is=""):
+    """A budget checked: a whole number from `low` to `high`, TypeError or a one-line
+    ValueError naming it otherwise."""
     if isinstance(value, bool) or not isinstance(value, _Real):
         raise TypeError(f"{name} must be a number, got {value!r}")
-    if high is None:
-        if not (value >= low and _isfinite(value)):
-            raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
-        return value
     value = _index(value)
     if not low <= value <= high:
         raise ValueError(f"{name} must be a whole number from {low:,} to {high:,}{high_is}, "
@@ -457,19 +453,19 @@ cdef tuple _seat_value(const Values* v, int seat, int players):
     return won - 1.0 / (players - 1), v.of[seat] - share * RESULT
 
 
-def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
-          memory=DEFAULT_MEMORY):
-    """The exact value of `game`'s position under best play, within the budgets. Two
+def solve(Game game not None, limit=None):
+    """The exact value of `game`'s position under best play, within the `limit`. Two
     players: alpha-beta, each playing to win and then for the margin; three and four:
     max^n, each maximising their own return, then margin (docs/searching.md). Ctrl-C stops
     the search at once (KeyboardInterrupt).
 
     Args:
         game: the position, a Game not over.
-        seconds: wall-clock time, a finite number, 1e-9 at least.
-        nodes: positions searched, 1 to MAX_NODES (2**63 - 1).
-        memory: bytes of transposition table, from one entry (16 or 32 bytes) to this
-            machine's memory (MACHINE_MEMORY); the table is the largest power of two of
+        limit: a photocore.Limit; of its fields (each unset one its default) the solver
+            takes `seconds`, wall-clock time (DEFAULT_SECONDS); `nodes`, positions
+            searched, up to MAX_NODES (2**63 - 1; DEFAULT_NODES); `memory`, bytes of
+            transposition table, from one entry (16 or 32 bytes) to this machine's memory
+            (MACHINE_MEMORY; DEFAULT_MEMORY): the table is the largest power of two of
             entries that fits.
 
     Returns:
@@ -489,9 +485,12 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
     """
     if game.st.phase == PHASE_OVER:
         raise ValueError("the game is over: there is nothing to solve")
+    limit = check_limit(limit) or Limit()
     cdef int players = game.st.players
-    cdef double limit = _budget(seconds, "seconds", 1e-9)
-    cdef long long node_limit = _budget(nodes, "nodes", 1, MAX_NODES)
+    cdef double seconds = DEFAULT_SECONDS if limit.seconds is None else limit.seconds
+    cdef long long node_limit = _budget(DEFAULT_NODES if limit.nodes is None else limit.nodes,
+                                        "nodes", 1, MAX_NODES)
+    memory = DEFAULT_MEMORY if limit.memory is None else limit.memory
     cdef size_t entry_size = sizeof(Entry) if players == 2 else sizeof(ValuesEntry)
     memory = _memory_budget(memory, entry_size)
     # the largest power of two of entries within `memory` (in Python: no overflow)
@@ -525,7 +524,7 @@ def solve(Game game not None, seconds=DEFAULT_SECONDS, nodes=DEFAULT_NODES,
         if move_values == NULL:
             free(sv.values_table)
             raise MemoryError("no memory for the moves' values")
-    sv.deadline = start + limit
+    sv.deadline = start + seconds
     if catching:
         previous = pc_catch_interrupts()
     try:

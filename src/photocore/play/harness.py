@@ -14,6 +14,7 @@ from collections.abc import Hashable, Sequence
 
 from photocore._game import Game
 from photocore._kernel import stream_seed
+from photocore.budget import Limit
 from photocore.errors import IllegalMoveError
 from photocore.play import session
 from photocore.play.player import Forfeit, Player
@@ -55,8 +56,9 @@ class Played:
 
 
 def play_game(game: Game, players: Sequence[Player],
-              seeds: Sequence[int] | None = None) -> Played:
-    """Plays `game` to its end, players[p] choosing for player p; returns a Played.
+              seeds: Sequence[int] | None = None, limit: Limit | None = None) -> Played:
+    """Plays `game` to its end, players[p] choosing for player p, each move within `limit`
+    (a photocore.Limit, None: each player's own budget); returns a Played.
 
     Each player is first reset (with seeds[p] when given). A player that raises Forfeit,
     or whose move is illegal, loses the game there: the game stays unfinished.
@@ -70,7 +72,7 @@ def play_game(game: Game, players: Sequence[Player],
             seat, player = current, players[current]
             forced = len(game.legal_moves()) == 1
             start = time.perf_counter()
-            move = player.select(game)
+            move = player.select(game, limit)
             if not forced:
                 played.seconds[seat] += time.perf_counter() - start
                 played.choices[seat] += 1

@@ -1,14 +1,14 @@
 """Hints for a person: the best moves of a position by flat Monte Carlo.
 
 Every legal move is played, then the game is finished many times by an agent playing
-every seat (the C `random` agent by default); a move's value is the mean return
-(Game.returns(), from -1 to +1) of the player who made it. The budget of playouts is spent
-in rounds of successive halving: the weaker half of the moves is dropped after each round,
-so the best moves get the most playouts.
+every seat (the C `random` agent by default), one simulation each; a move's value is the
+mean return (Game.returns(), from -1 to +1) of the player who made it. The budget of
+simulations is spent in rounds of successive halving: the weaker half of the moves is
+dropped after each round, so the best moves get the most playouts.
 
->>> from photocore import Game
+>>> from photocore import Game, Limit
 >>> game = Game(players=2)
->>> best = hint(game, top=2, playouts=200, seed=1)
+>>> best = hint(game, top=2, limit=Limit(simulations=200), seed=1)
 >>> len(best), all(-1 <= h.value <= 1 and h.playouts > 0 for h in best)
 (2, True)
 >>> best[0].move in game.legal_moves()
@@ -20,10 +20,11 @@ import time
 from typing import NamedTuple
 
 from photocore._game import Game, Move
+from photocore.budget import Limit, check_limit
 from photocore.play._agents import Agent
 
-DEFAULT_PLAYOUTS = 1000
-MAX_PLAYOUTS = 100_000
+DEFAULT_SIMULATIONS = 1000
+MAX_SIMULATIONS = 100_000
 DEFAULT_TOP = 3
 ROLLOUT = "random"          # the agent that finishes the games
 
@@ -42,20 +43,25 @@ Hint.value.__doc__ = ("Its value for the player to move: the mean return of its 
 Hint.playouts.__doc__ = "The playouts that measured it."
 
 
-def hint(game: Game, top: int = DEFAULT_TOP, playouts: int = DEFAULT_PLAYOUTS, seed: int = 0,
-         seconds: float | None = None) -> list[Hint]:
+def hint(game: Game, top: int = DEFAULT_TOP, limit: Limit | None = None,
+         seed: int = 0) -> list[Hint]:
     """The `top` best moves of `game` for the player to move, best first.
 
-    `playouts` bounds the work; `seconds`, when given, cuts it short (each round that has
-    begun still ends). ValueError when the game is over or the numbers are out of range.
+    The `simulations` of `limit` (a photocore.Limit; DEFAULT_SIMULATIONS without, at most
+    MAX_SIMULATIONS) bound the work; its `seconds`, when given, cut it short (each round
+    that has begun still ends). ValueError when the game is over or the numbers are out of
+    range.
     """
+    limit = check_limit(limit) or Limit()
+    playouts = DEFAULT_SIMULATIONS if limit.simulations is None else limit.simulations
     if game.is_over:
         raise ValueError("the game is over: there is no move to hint")
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
-    if not 1 <= playouts <= MAX_PLAYOUTS:
-        raise ValueError(f"playouts must be from 1 to {MAX_PLAYOUTS:,}, got {playouts}")
-    deadline = None if seconds is None else time.monotonic() + seconds
+    if playouts > MAX_SIMULATIONS:
+        raise ValueError(f"limit simulations must be from 1 to {MAX_SIMULATIONS:,} for a "
+                         f"hint, got {playouts:,}")
+    deadline = None if limit.seconds is None else time.monotonic() + limit.seconds
     mover = game.current_player
     assert mover is not None
     rollout = Agent(ROLLOUT, seed)

@@ -9,7 +9,8 @@ through these four names alone.
 
 A user's own agent needs only `select(game)` (returning a Move, an action id or move
 text) and may have `reset()` (or `reset(seed=...)`) and `name`: `photocore.play.specs`
-wraps it into a Player.
+wraps it into a Player. Its `select` may take a `limit` too, `select(game, limit=None)`,
+to be given the photocore.Limit of each move.
 
 >>> from photocore.play.specs import load
 >>> isinstance(load("greedy"), Player)
@@ -19,6 +20,7 @@ True
 from typing import Protocol, SupportsIndex, cast, runtime_checkable
 
 from photocore._game import Game, Move
+from photocore.budget import Limit
 from photocore.errors import InvalidMoveError
 
 
@@ -31,8 +33,9 @@ class Player(Protocol):
         """How tables and records name it, e.g. `mcts:200`."""
         ...
 
-    def select(self, game: Game) -> Move:
-        """The move it plays in `game`, which it leaves as it was."""
+    def select(self, game: Game, limit: Limit | None = None) -> Move:
+        """The move it plays in `game`, which it leaves as it was, within `limit` (a
+        photocore.Limit: the fields it has a meaning for; None: its own budget)."""
         ...
 
     def reset(self, seed: int | None = None) -> None:

@@ -31,6 +31,7 @@ from types import FrameType
 from typing import IO, NoReturn
 
 from photocore._game import Game, Move
+from photocore.budget import Limit, check_limit
 from photocore.limits import ENGINE_LINE_CAP
 from photocore.notation import MOVE_TEXTS
 from photocore.play.player import Forfeit, Player, as_move, printable
@@ -38,10 +39,10 @@ from photocore.play.player import Forfeit, Player, as_move, printable
 VERSION = 1
 MAX_LINE = ENGINE_LINE_CAP  # bytes in one line from an engine, newline excluded (limits)
 MAX_INFO = 100              # info lines kept per move
-DEFAULT_MOVETIME = 1000     # ms an engine is told it may think
+DEFAULT_MOVETIME = 1000     # ms an engine is told it may think where its limit has no seconds
 DEFAULT_GRACE = 1000        # ms on top of it before a silent engine forfeits
 DEFAULT_STARTUP = 10.0      # seconds an engine may take to answer the greeting
-MAX_MILLISECONDS = 86_400_000   # a day: the most movetime and grace may each be
+MAX_MILLISECONDS = 86_400_000   # a day: the most a move time and grace may each be
 MAX_STARTUP = 86_400.0      # seconds: a day
 _QUIT_WAIT = 0.2            # seconds a closing engine gets to leave on its own
 
@@ -69,7 +70,7 @@ class Engine(Player):
 
     def __init__(self, argv: Iterable[str | os.PathLike[str]], cwd: str | None = None,
                  label: str | None = None, startup: float = DEFAULT_STARTUP,
-                 movetime: int = DEFAULT_MOVETIME, grace: int = DEFAULT_GRACE,
+                 grace: int = DEFAULT_GRACE,
                  transcript: Callable[[str], object] | None = None) -> None:
         self.argv = [str(a) for a in argv]
         self.cwd = cwd or None
@@ -78,7 +79,7 @@ class Engine(Player):
         """The name the program announced in its `ready name=...` line (None till then, or
         without one): `name` prefers it to the label."""
         self.startup = check_startup(startup)
-        self.movetime, self.grace = check_times(movetime, grace)
+        self.grace = check_grace(grace)
         self.info: list[str] = []     # the info lines sent while choosing the last move
         """The info lines the program sent while choosing the last move (at most
         MAX_INFO)."""
@@ -142,17 +143,19 @@ class Engine(Player):
         self._send("newgame\n" if seed is None else f"newgame seed={seed}\n",
                    time.monotonic() + self.grace / 1000)
 
-    def select(self, game: Game) -> Move:
-        """The engine's move in `game`, with the info lines it sent in `self.info`."""
+    def select(self, game: Game, limit: Limit | None = None) -> Move:
+        """The engine's move in `game`, with the info lines it sent in `self.info`: the
+        limit's `seconds` are its move time (movetime(): DEFAULT_MOVETIME ms without)."""
+        ms = movetime(limit)
         if self._process is None:
             self.reset()
         self.info = []
         legal = ",".join(map(MOVE_TEXTS.__getitem__, game.legal_moves().ids()))
         # whatever the engine writes, its time runs from here: lines read later are too late
-        deadline = time.monotonic() + (self.movetime + self.grace) / 1000
-        too_late = f"no move within {self.movetime} ms + {self.grace} ms of grace"
+        deadline = time.monotonic() + (ms + self.grace) / 1000
+        too_late = f"no move within {ms} ms + {self.grace} ms of grace"
         self._drain(deadline, too_late)
-        self._send(f"position {game.position()}\nlegal {legal}\ngo movetime={self.movetime}\n",
+        self._send(f"position {game.position()}\nlegal {legal}\ngo movetime={ms}\n",
                    deadline)
         while True:
             word, rest = self._read(deadline, too_late)
@@ -319,14 +322,30 @@ def _poller(fd: int, event: int) -> select.poll:
     return poller
 
 
-def check_times(movetime: int, grace: int) -> tuple[int, int]:
-    """(movetime, grace) checked: whole milliseconds, 1 (0 for grace) to MAX_MILLISECONDS;
-    a one-line ValueError naming the one out of range (TypeError: not a whole number)."""
-    for name, value, low in (("movetime", movetime, 1), ("grace", grace, 0)):
-        if isinstance(value, bool) or not low <= operator.index(value) <= MAX_MILLISECONDS:
-            raise ValueError(f"{name} must be from {low} to {MAX_MILLISECONDS:,} ms (a day), "
-                             f"got {value!r}")
-    return operator.index(movetime), operator.index(grace)
+def movetime(limit: Limit | None) -> int:
+    """The milliseconds an engine is told it may think (`go movetime=`) within `limit`:
+    its seconds, rounded, 1 to MAX_MILLISECONDS (ValueError past a day), else
+    DEFAULT_MOVETIME.
+
+    >>> movetime(Limit(seconds=0.05)), movetime(Limit(simulations=10)), movetime(None)
+    (50, 1000, 1000)
+    """
+    limit = check_limit(limit)
+    if limit is None or limit.seconds is None:
+        return DEFAULT_MOVETIME
+    if limit.seconds * 1000 > MAX_MILLISECONDS:
+        raise ValueError(f"limit seconds must be at most {MAX_MILLISECONDS // 1000:,} (a day) "
+                         f"for an engine, got {limit.seconds:g}")
+    return max(1, round(limit.seconds * 1000))
+
+
+def check_grace(grace: int) -> int:
+    """`grace` checked: whole milliseconds, 0 to MAX_MILLISECONDS; a one-line ValueError
+    out of range (TypeError: not a whole number)."""
+    if isinstance(grace, bool) or not 0 <= operator.index(grace) <= MAX_MILLISECONDS:
+        raise ValueError(f"grace must be from 0 to {MAX_MILLISECONDS:,} ms (a day), "
+                         f"got {grace!r}")
+    return operator.index(grace)
 
 
 def check_startup(seconds: float) -> float:

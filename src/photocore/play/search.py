@@ -10,13 +10,15 @@ True
 """
 
 import operator
+import time
 from typing import Any
 
 import numpy as np
 
 from photocore._game import Game, Move
 from photocore._kernel import check_seed, stream_seed
-from photocore.play._agents import DEFAULT_SOLVE, SOLVE_NODES, option_suffix
+from photocore.budget import Limit, check_limit
+from photocore.play._agents import DEFAULT_SOLVE, SOLVE_NODES, option_suffix, searches_interrupted
 from photocore.play._search import Search
 from photocore.play._solver import proven_move
 from photocore.play.player import Player
@@ -110,8 +112,12 @@ class SearchAgent(Player):
     def close(self) -> None:
         """Holds nothing to free: the kept tree goes with the agent."""
 
-    def select(self, game: Game) -> Move:
-        """The move this agent plays in `game` (which it does not change)."""
+    def select(self, game: Game, limit: Limit | None = None) -> Move:
+        """The move this agent plays in `game` (which it does not change). A
+        photocore.Limit's `simulations` replace the agent's own for this move, and the
+        search stops at its `seconds` (after the batch under way, and MIN_SIMULATIONS
+        visits at least)."""
+        limit = check_limit(limit)
         if not isinstance(game, Game):
             raise TypeError(f"game must be a photocore.Game, got {type(game).__name__}")
         if game.is_over:
@@ -126,12 +132,33 @@ class SearchAgent(Player):
         search = self._reused(game)
         if search is None:
             search = self._new_search(game, self._next_seed())
-        search.run(self.evaluate)
+        simulations = self.simulations
+        if limit is not None and limit.simulations is not None:
+            simulations = choosing(limit.simulations)
+        search.simulations = simulations
+        if limit is None or limit.seconds is None:
+            search.run(self.evaluate)
+        else:
+            self._run_until(search, time.monotonic() + limit.seconds)
         action = int(search.choose(self.temperature)[0])
         search.advance(np.array([action]))
         self._search = search
         self._history = [int(m) for m in game.history] + [action]
         return Move(action)
+
+    def _run_until(self, search: Search, deadline: float) -> None:
+        """search.run() (Ctrl-C included), stopping at `deadline` once the root has
+        MIN_SIMULATIONS visits (its first only evaluates the position)."""
+        while not searches_interrupted() and (batch := search.ask()) is not None:
+            try:
+                search.tell(*self.evaluate(*batch))
+            except BaseException:
+                search.cancel()
+                raise
+            if time.monotonic() > deadline and search.visits().sum() >= MIN_SIMULATIONS - 1:
+                return
+        if searches_interrupted():
+            raise KeyboardInterrupt
 
     def _new_search(self, game: Game, seed: int) -> Search:
         return Search([game], self.simulations, seed, settings=self.settings)

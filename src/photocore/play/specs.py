@@ -43,6 +43,7 @@ from types import ModuleType
 from typing import Any, Protocol, SupportsIndex, cast
 
 from photocore._game import Game, Move
+from photocore.budget import Limit, check_limit
 from photocore.play._agents import (
     BUILTIN_AGENTS,
     DEFAULT_GRAPH,
@@ -80,7 +81,8 @@ OptionValue = int | float | bool | str | None
 class PythonAgent(Protocol):
     """An agent played in Python, what a `py:` spec's class makes and what the RL
     environments take as an opponent: `select(game)` returning a Move, an action id or move
-    text (`reset()` or `reset(seed=...)`, `name` and `check(game)` are optional)."""
+    text (`select(game, limit=None)`, given each move's photocore.Limit, `reset()` or
+    `reset(seed=...)`, `name` and `check(game)` are optional)."""
 
     def select(self, game: Game, /) -> Move | SupportsIndex | str:
         """The agent's move in `game` (a copy of the game played: the agent may change it),
@@ -532,14 +534,15 @@ def _import_file(path: str) -> ModuleType:
 
 class PythonPlayer(Player):
     """A Python agent object behind the harness: it chooses on a copy of the game (so it
-    may play moves on it), and anything it raises or returns that is not a move becomes a
-    Forfeit."""
+    may play moves on it), given the move's Limit if its `select` has a `limit` parameter,
+    and anything it raises or returns that is not a move becomes a Forfeit."""
 
     def __init__(self, agent: PythonAgent) -> None:
         self.agent = agent
-        self._select = agent.select
+        self._select: Callable[..., object] = agent.select
+        self._limited = _takes(self._select, "limit")
         self._reset: Callable[..., object] | None = getattr(agent, "reset", None)
-        self._seeded = _takes_seed(self._reset)
+        self._seeded = _takes(self._reset, "seed")
         self._name = str(getattr(agent, "name", type(agent).__name__))
 
     @property
@@ -555,9 +558,11 @@ class PythonPlayer(Player):
         except Exception as e:  # noqa: BLE001 (the agent's own failure loses its game)
             raise Forfeit(f"reset() raised {one_line(e)}", traceback.format_exc()) from None
 
-    def select(self, game: Game) -> Move:
+    def select(self, game: Game, limit: Limit | None = None) -> Move:
+        limit = check_limit(limit)
         try:
-            choice = self._select(game.copy())
+            choice = (self._select(game.copy(), limit=limit) if self._limited
+                      else self._select(game.copy()))
         except Exception as e:  # noqa: BLE001
             raise Forfeit(f"select() raised {one_line(e)}", traceback.format_exc()) from None
         return as_move(choice)
@@ -584,10 +589,11 @@ def per_seat(opponents: object, players: int) -> list[Any]:
     return list(opponents)
 
 
-def _takes_seed(method: Callable[..., object] | None) -> bool:
+def _takes(method: Callable[..., object] | None, parameter: str) -> bool:
+    """Whether `method` has a parameter named `parameter` (read once, as a player is made)."""
     if method is None:
         return False
     try:
-        return "seed" in inspect.signature(method).parameters
+        return parameter in inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False

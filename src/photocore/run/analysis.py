@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from photocore import analysis
+from photocore.budget import Limit
 from photocore.errors import RecordError
 from photocore.limits import RECORD_LINE_CAP
 from photocore.records import (
@@ -38,18 +39,19 @@ AnalysisBatch.positions.__doc__ = "The positions valued."
 
 class AnalysisRun:
     """The games of the record file `path` analysed by `engine` (a spec, see
-    photocore.analysis.judge; `budget` its simulations) and the solver within `solve_nodes`
-    positions a position (None: not used), seeded `seed`: a Plan of photocore.run.driver.
+    photocore.analysis.judge; `limit` a photocore.Limit of its simulations) and the solver
+    within `solve_nodes` positions a position (None: not used), seeded `seed`: a Plan of
+    photocore.run.driver.
     Game i's analysis depends only on the game, the engine, the solver's budget and
     (seed, i). The file is read first as `photocore verify` reads it, every game replayed:
     a bad game stops the run before it starts (RecordError naming its line and ply)."""
 
-    def __init__(self, path: str, engine: str, budget: int | None = None, seed: int = 0,
+    def __init__(self, path: str, engine: str, limit: Limit | None = None, seed: int = 0,
                  thresholds: analysis.Thresholds = analysis.THRESHOLDS,
                  solve_nodes: int | None = analysis.DEFAULT_SOLVE_NODES) -> None:
-        self.path, self.spec, self.budget, self.seed = path, engine, budget, seed
+        self.path, self.spec, self.limit, self.seed = path, engine, limit, seed
         self.thresholds, self.solve_nodes = thresholds, solve_nodes
-        self.engine_name = analysis.judge(engine, budget).name     # fails early
+        self.engine_name = analysis.judge(engine, limit).name     # fails early
         self._defining: list[dict[str, object]] = []
         lines = []
         # replayed here, not first in a worker, whose failure would only repeat on --resume
@@ -76,7 +78,7 @@ class AnalysisRun:
     def batch(self, start: int, count: int) -> AnalysisBatch:
         """Games start .. start + count - 1 of the file as record lines with their
         analysis (the metadata's "analysis"), and the number of positions analysed."""
-        judge = analysis.judge(self.spec, self.budget)
+        judge = analysis.judge(self.spec, self.limit)
         lines, positions = [], 0
         for index, rec in enumerate(self._read(start, count), start):
             result = analysis.analyze(rec, judge, seed=self.seed, thresholds=self.thresholds,

@@ -8,6 +8,7 @@ agents, on what they do), so built-in agents give the same games whatever the wo
 A tournament is a match of several pairings, each playing the same openings.
 """
 
+import dataclasses
 import itertools
 import math
 import random
@@ -16,6 +17,7 @@ from typing import Literal, NamedTuple
 
 from photocore import stats
 from photocore._game import Game
+from photocore.budget import Limit, check_limit
 from photocore.facts import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -26,8 +28,9 @@ from photocore.facts import (
     check_seed,
 )
 from photocore.play import harness, specs
+from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play.player import Player
-from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine, check_times
+from photocore.play.protocol import DEFAULT_GRACE, Engine, check_grace, movetime
 from photocore.records import Record, record_line, to_record
 
 
@@ -52,14 +55,16 @@ class Match:
     it (two agents in a 4-player game hold two seats each). `openings` is the number of
     random plies that start each game (default: one per player, so every player's first
     tree is placed at random). `options`: the advanced rules, an Options or its text.
-    `seed` is any integer, taken modulo 2**64 (facts.check_seed); an engine's `movetime`
-    and `grace` are milliseconds, a day at most (protocol.check_times); games in all at
-    most 2**63 - 1.
+    `seed` is any integer, taken modulo 2**64 (facts.check_seed); `limit`, a
+    photocore.Limit, bounds every move of every kind of player (None: each its own
+    budget; an engine's move time is its seconds, a day at most: protocol.movetime); an
+    engine's `grace` is milliseconds, a day at most (protocol.check_grace); games in all
+    at most 2**63 - 1.
     """
 
     def __init__(self, agents: Sequence[str | specs.Spec], games: int = 100,
                  players: int | None = None, seed: int = 0, openings: int | None = None,
-                 movetime: int = DEFAULT_MOVETIME, grace: int = DEFAULT_GRACE, *,
+                 limit: Limit | None = None, grace: int = DEFAULT_GRACE, *,
                  options: Options | str | None = None,
                  pairings: Sequence[Sequence[int]] | None = None) -> None:
         self.specs = [a if isinstance(a, specs.Spec) else specs.parse(a) for a in agents]
@@ -84,7 +89,15 @@ class Match:
         self.openings = self.players if openings is None else openings
         if self.openings < 0:
             raise ValueError(f"openings must be >= 0 random plies, got {self.openings}")
-        self.movetime, self.grace = check_times(movetime, grace)
+        self.limit = check_limit(limit)
+        # as records hold it (metadata.limit): the fields given, None without a limit
+        self.limit_fields = None if self.limit is None else {
+            k: v for k, v in dataclasses.asdict(self.limit).items() if v is not None}
+        movetime(self.limit)                    # an engine takes its seconds (ValueError)
+        if self.limit is not None and (self.limit.simulations or 0) > MAX_SIMULATIONS:
+            raise ValueError(f"limit simulations must be from 1 to {MAX_SIMULATIONS:,} "
+                             f"(mcts's most), got {self.limit.simulations:,}")
+        self.grace = check_grace(grace)
         self.options = Options.coerce(options)
 
     @property
@@ -121,13 +134,15 @@ class Match:
             for seat, agent in enumerate(seats):
                 player = harness.player(self.specs[agent], (agent, seat // self.rotations))
                 if isinstance(player, Engine):
-                    player.movetime, player.grace = self.movetime, self.grace
+                    player.grace = self.grace
                 players.append(player)
             played = harness.play_game(game, players, [harness.seed_for(self.seed, index, s)
-                                                       for s in range(self.players)])
+                                                       for s in range(self.players)],
+                                       self.limit)
             rec = to_record(game, {"agents": [self.labels[a] for a in seats],
                                   "specs": [self.specs[a].text for a in seats],
                                   "seed": self.seed, "game": index, "opening": self.openings,
+                                  **({"limit": self.limit_fields} if self.limit else {}),
                                   **played.metadata()})
             lines.append(record_line(rec))
             outcome = outcome_of(rec, self.labels)
@@ -147,7 +162,8 @@ class Match:
                 "seed": self.seed,
                 "opening": self.openings,
                 "game": index,
-                "agents": [self.labels[a] for a in seats]}
+                "agents": [self.labels[a] for a in seats],
+                "limit": self.limit_fields}
 
     def check(self) -> None:
         """Fails early (ValueError) on an agent that would fail in every game (one that

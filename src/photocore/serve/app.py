@@ -92,7 +92,7 @@ Token = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
 def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX_GAMES,
-               expire: float = DEFAULT_EXPIRE, hint_playouts: int = hints.DEFAULT_PLAYOUTS,
+               expire: float = DEFAULT_EXPIRE, hint_simulations: int = hints.DEFAULT_SIMULATIONS,
                allowed_hosts: Sequence[str] | None = None,
                max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT,
                db: "str | os.PathLike[str]" = MEMORY, keep: float = DEFAULT_KEEP) -> FastAPI:
@@ -111,7 +111,7 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
     database = Database(db)
     try:
         store = Store(Agents(agents), max_games=max_games, expire=expire,
-                      hint_playouts=hint_playouts, max_games_per_client=max_games_per_client,
+                      hint_simulations=hint_simulations, max_games_per_client=max_games_per_client,
                       db=database, keep=keep)
     except BaseException:
         database.close()

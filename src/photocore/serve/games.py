@@ -46,6 +46,7 @@ from typing import Any
 
 from photocore import render, svg, viewer
 from photocore._game import Move
+from photocore.budget import Limit
 from photocore.errors import IllegalMoveError, InvalidMoveError
 from photocore.facts import NUM_ACTIONS, check_seed
 from photocore.play import hints
@@ -140,14 +141,14 @@ class Table:
     full disk does not make it think in a loop.
     """
 
-    def __init__(self, game_id: str, session: Session, seed: int, hint_playouts: int,
+    def __init__(self, game_id: str, session: Session, seed: int, hint_simulations: int,
                  client: str, tokens: dict[int, bytes], db: Database,
                  clock: Callable[[], float]) -> None:
         self.id = game_id
         self.client = client                # who created it (serve/app.py: its address)
         self.session = session
         self.seed = seed
-        self.hint_playouts = hint_playouts
+        self.hint_simulations = hint_simulations
         self.tokens = dict(tokens)          # person's seat -> token_hash of its token
         self.db = db                        # where its changes are saved, its row made
         self.clock = clock
@@ -369,8 +370,9 @@ class Table:
         kept = self.db.hint(self.id, ply, position, top)
         if kept is not None:
             return kept
-        found = hints.hint(game, top=top, playouts=self.hint_playouts, seed=self.seed + ply)
-        answer = {"ply": ply, "budget": self.hint_playouts,
+        found = hints.hint(game, top=top, limit=Limit(simulations=self.hint_simulations),
+                           seed=self.seed + ply)
+        answer = {"ply": ply, "budget": self.hint_simulations,
                   "by": f"flat Monte Carlo over {hints.ROLLOUT} playouts",
                   "moves": [{"move": str(h.move), "id": int(h.move), "value": h.value,
                              "playouts": h.playouts} for h in found]}
@@ -629,7 +631,7 @@ class Store:
 
     def __init__(self, agents: Agents, max_games: int = DEFAULT_MAX_GAMES,
                  expire: float = DEFAULT_EXPIRE,
-                 hint_playouts: int = hints.DEFAULT_PLAYOUTS,
+                 hint_simulations: int = hints.DEFAULT_SIMULATIONS,
                  max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT,
                  db: Database | None = None, keep: float = DEFAULT_KEEP) -> None:
         if max_games < 1:
@@ -641,15 +643,15 @@ class Store:
             raise ValueError(f"expire must be a finite number of seconds > 0, got {expire}")
         if not 0 <= keep < math.inf:
             raise ValueError(f"keep must be a finite number of seconds >= 0, got {keep}")
-        if not 1 <= hint_playouts <= hints.MAX_PLAYOUTS:
-            raise ValueError(f"hint_playouts must be from 1 to {hints.MAX_PLAYOUTS:,}, "
-                             f"got {hint_playouts}")
+        if not 1 <= hint_simulations <= hints.MAX_SIMULATIONS:
+            raise ValueError(f"hint_simulations must be from 1 to {hints.MAX_SIMULATIONS:,}, "
+                             f"got {hint_simulations}")
         self.agents = agents
         self.max_games = max_games
         self.max_games_per_client = max_games_per_client
         self.expire = expire
         self.keep = keep
-        self.hint_playouts = hint_playouts
+        self.hint_simulations = hint_simulations
         self.db = db or Database(MEMORY)
         self.tables: collections.OrderedDict[str, Table] = collections.OrderedDict()
         """Game id -> its Table, for the games in memory, the one touched longest ago
@@ -687,7 +689,7 @@ class Store:
         if seed is None:
             seed = secrets.randbits(32)
         tokens = {seat: secrets.token_urlsafe(TOKEN_BYTES) for seat in session.people()}
-        table = Table(secrets.token_urlsafe(9), session, seed, self.hint_playouts, client,
+        table = Table(secrets.token_urlsafe(9), session, seed, self.hint_simulations, client,
                       {seat: token_hash(token) for seat, token in tokens.items()},
                       self.db, self.clock)
         begun = {"players": game.players, "options": str(game.options), "position": position,
@@ -865,7 +867,7 @@ class Store:
                 except BadRequest:
                     seats.append(Spec(name, "unserved"))    # named, never loaded
                     gone.append(seat)
-            table = Table(row.id, Session(game, seats, SITE), row.seed, self.hint_playouts,
+            table = Table(row.id, Session(game, seats, SITE), row.seed, self.hint_simulations,
                           row.client, saved.tokens, self.db, self.clock)
             for change in saved.changes:
                 table.apply(change)

@@ -10,6 +10,7 @@ from typing import Any, BinaryIO
 
 from photocore import analysis
 from photocore._game import Game
+from photocore.budget import Limit
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.limits import QUERY_LINE_CAP, READ_CHUNK
 from photocore.play._agents import MAX_SIMULATIONS, interrupt_searches
@@ -49,7 +50,7 @@ def answer(query: object, engines: Allowed, engine: str, seed: int,
     game = _game(query)
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
-    judge = analysis.judge(chosen.text, visits)
+    judge = analysis.judge(chosen.text, None if visits is None else Limit(simulations=visits))
     evaluation = analysis.exact_evaluation(game, solve_nodes) or judge.evaluation(game, query_seed)
     return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
 
