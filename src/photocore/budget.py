@@ -31,20 +31,18 @@ class Limit:
     """A budget for a move (or a solve, or an analysis's positions); None: not bounded
     in that unit.
 
-    Args:
-        simulations: playouts (mcts) or visits (a SearchAgent) per move, a whole number >= 1.
-        nodes: positions the solver may search, a whole number >= 1.
-        seconds: wall-clock time, a finite number > 0.
-        memory: bytes of the solver's table, a whole number >= 1.
-
     A negative, zero, NaN or bool value raises a ValueError naming the field; the upper
     bounds are each player's (mcts takes up to MAX_SIMULATIONS simulations).
     """
 
     simulations: int | None = None
+    """Playouts (mcts) or visits (a SearchAgent) per move, a whole number >= 1."""
     nodes: int | None = None
+    """Positions the solver may search, a whole number >= 1."""
     seconds: float | None = None
+    """Wall-clock time, a finite number > 0."""
     memory: int | None = None
+    """Bytes of the solver's table, a whole number >= 1."""
 
     def __post_init__(self) -> None:
         for name in ("simulations", "nodes", "memory"):
