@@ -77,7 +77,8 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
+    # the public names and modules, not what this module imports to work (sys, importlib)
+    return sorted({*__all__, *_SUBMODULES, "errors", "facts"})
 
 
 # old module names (import photocore.position) import the modules they moved to

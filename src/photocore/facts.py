@@ -21,14 +21,34 @@ from typing import Any, NamedTuple
 
 import numpy
 
+# The build's code path (docs/kernel.md): the kernel's copy that runs (CODE_PATH, one of
+# CODE_PATHS or "native") and how it finds the k-th set bit (SELECT, below: "pdep" or
+# "broadword").
+from photocore._kernel import CODE_PATH as CODE_PATH
+from photocore._kernel import CODE_PATHS as CODE_PATHS
+
 # The rule of seeds (docs/engine.md, "Seeds"): a seed is any integer, taken modulo SEEDS
 # (2**64). It is the kernel's, which derives every stream from a seed (stream_seed); every
 # function, class and command that takes a seed checks it with check_seed. And a count of
 # games is from 0 to 2**63 - 1 (check_count): the kernel's game numbers are long longs.
 from photocore._kernel import SEEDS as SEEDS
+from photocore._kernel import SELECT as SELECT
 from photocore._kernel import check_count as check_count
 from photocore._kernel import check_seed as check_seed
 from photocore._kernel import tables as _tables
+
+__all__ = [
+    "ACTION_BASE", "ACTION_RANGES", "AXIAL", "CELLS", "CELL_INDEX", "CLOCK_SLOT", "CODE_PATH",
+    "CODE_PATHS", "COLLECT_COST", "SELECT",
+    "DIRECTIONS", "GROW_COST", "LIGHT_CAP", "LIGHT_PER_POINT", "MAX_GAME_MOVES", "MAX_LEGAL",
+    "MAX_PLAYERS", "MIN_PLAYERS", "MOVE_KINDS", "NEIGHBOURS", "NUM_ACTIONS", "OBSERVATION",
+    "OBSERVATION_HIGH", "OBSERVATION_SIZE", "OPTIONS", "OPTION_RULES", "OUTER_RING", "OWNED",
+    "PLANT_COST", "PLANT_PAIRS", "PLAYERS", "PLAYER_SLOT", "PRICES", "REACH", "RICHNESS", "ROUNDS",
+    "ROUNDS_FOURTH_REVOLUTION", "ROWS", "RULES_VERSION", "SEEDS", "SETUP_TREES", "SIZES",
+    "SIZE_NAMES", "SLOTS", "STACK_LEAVES", "START_AVAILABLE", "SUN_POSITIONS", "TOKENS", "VECTORS",
+    "VERSION", "OptionRule", "Options", "action_kind", "check_count", "check_seed", "distance",
+    "max_game_moves", "shadow_direction"
+]
 
 _KERNEL: dict[str, Any] = _tables()
 

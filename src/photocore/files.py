@@ -36,6 +36,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import TypeAlias
 
+__all__ = ["FilePath", "atomic", "expanded", "input_among", "same_file"]
+
 FilePath: TypeAlias = str | os.PathLike[str]   # a path, as open() takes it
 
 

@@ -34,6 +34,11 @@ from photocore.facts import (
     distance,
 )
 
+__all__ = [
+    "ACTION_OF_TEXT", "MOVE_TEXTS", "PositionFields", "format_position", "parse_move_text",
+    "parse_position"
+]
+
 # ---- moves ------------------------------------------------------------------------------
 
 # the words after each verb, in the order of the action ids of that kind

@@ -34,8 +34,15 @@ from photocore.files import FilePath, atomic
 from photocore.limits import READ_CHUNK, RECORD_LINE_CAP, RECORD_READ_PAST, cap_text
 from photocore.notation import ACTION_OF_TEXT, parse_move_text
 
+__all__ = [
+    "ANALYSIS_VERSIONS", "FIELDS", "FORMAT", "RECORD_VERSION", "RESULT_FIELDS", "GameReader",
+    "OnError", "Record", "RecordWriter", "capped_lines", "check_analysis", "check_record", "dumps",
+    "from_record", "is_compressed", "kept_lines", "loads", "positions", "read_game", "read_games",
+    "read_past", "record_line", "result_of", "schema", "to_record", "too_long", "write_games"
+]
+
 FORMAT = "photocore-game"
-VERSION = 1
+RECORD_VERSION = 1
 
 # a record as a dict, the JSON object of docs/records.md
 Record: TypeAlias = dict[str, Any]
@@ -60,7 +67,7 @@ def to_record(game: Game, metadata: Mapping[str, Any] | None = None) -> Record:
     metadata.setdefault("agents", ["unknown"] * game.players)
     rec = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": RECORD_VERSION,
         "rules_version": RULES_VERSION,
         "players": game.players,
         "options": game.options._asdict(),
@@ -239,7 +246,7 @@ def check_analysis(data: object, players: int, moves: int | None = None) -> None
     Raises:
         RecordError: naming the field that is wrong.
 
-    >>> check_analysis({"version": 2, "engine": "mcts:5"}, 2)
+    >>> check_analysis({"version": 2, "judge": "mcts:5"}, 2)
     Traceback (most recent call last):
     ...
     photocore.errors.RecordError: missing field 'metadata.analysis.seed'
@@ -319,8 +326,9 @@ def _schema_error(rec: object, error: fastjsonschema.JsonSchemaValueException) -
     if isinstance(rec, dict) and "format" in rec and rec["format"] != FORMAT:
         return f"field 'format' must be {FORMAT!r}, got {rec['format']!r}"
     version = rec.get("version") if isinstance(rec, dict) else None
-    if type(version) is int and version != VERSION:
-        return f"unknown format version {version}: this photocore reads version {VERSION}"
+    if type(version) is int and version != RECORD_VERSION:
+        return (f"unknown format version {version}: this photocore reads version "
+                f"{RECORD_VERSION}")
     rule, value, definition = error.rule, error.value, error.definition
     path = error.path[1:]
     if rule == "required":

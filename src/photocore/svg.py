@@ -37,6 +37,11 @@ from photocore.facts import (
 )
 from photocore.render import winners_text
 
+__all__ = [
+    "BOARD_H", "BOARD_W", "FONT", "HEADER", "HIGHLIGHT", "INK", "LEGEND_H", "PANEL_W",
+    "PLAYER_COLOURS", "PLAYER_H", "R", "SOIL", "SUN", "SVG", "board", "cells", "suns"
+]
+
 R = 27                              # hex radius, centre to corner, in viewBox units
 SUN = 7.1 * R                       # the sun's distance from the centre: just off the board
 HEADER = 50                         # two status lines above everything

@@ -20,6 +20,13 @@ from photocore.play.specs import split
 from photocore.run.driver import BACKENDS, MAX_BATCH, MAX_WORKERS
 from photocore.run.ray_backend import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 
+__all__ = [
+    "MAX_GAMES", "RULE_FLAGS", "RULE_LETTERS", "SEED", "SEED_HELP", "Command", "FiniteRange",
+    "HiddenArgument", "SeedType", "agent_option", "agents_option", "backend_options",
+    "batch_option", "builtin_agents", "check_backend", "connect_backend", "old_spelling",
+    "parse_agents", "parse_options", "players_and_rules", "rule_options", "workers_option"
+]
+
 Command = Callable[..., Any]
 
 # the rule flags, as a message names them: "--fourth-revolution / --shade-blocks"
@@ -131,7 +138,7 @@ def builtin_agents() -> str:
     """The built-in agents as --agents and AGENTS take them, for help texts.
 
     >>> builtin_agents()
-    'random, greedy, mcts or mcts:SIMULATIONS[?graph=0|1&solve=0|1] (default budget 200)'
+    'random, greedy, mcts or mcts:SIMULATIONS[?graph=0|1&prove=0|1] (default budget 200)'
     """
     forms = [(f"{agent.name} or {agent.name}:SIMULATIONS" if agent.budget else agent.name)
              + ("[?" + "&".join(f"{key}=0|1" if isinstance(default, bool) else f"{key}=VALUE"

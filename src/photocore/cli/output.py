@@ -17,6 +17,11 @@ from photocore.records import Record, RecordWriter
 from photocore.run.driver import ResumeError, resumed
 from photocore.run.plan import Batch, Resumable, RunError
 
+__all__ = [
+    "RECORD_SUFFIXES", "check_writable", "missing", "needs", "reason", "record_file",
+    "resume_from", "run_output", "writing"
+]
+
 # what a file of game records is named: the writers compress by the name (photocore.records)
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
 

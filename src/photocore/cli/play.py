@@ -28,6 +28,8 @@ from photocore.play import hints, session, specs
 from photocore.play.player import Player
 from photocore.play.session import BadRequest, NotNow, Session
 
+__all__ = ["COMMANDS", "HELP", "SITE", "Terminal", "play", "read_command"]
+
 SITE = "photocore play"             # the site of its records
 HELP = """\
 Type a move in notation (tab completes, arrows recall earlier lines), or a command:

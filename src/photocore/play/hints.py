@@ -22,6 +22,8 @@ from typing import NamedTuple
 from photocore._game import Game, Move
 from photocore.play._agents import Agent
 
+__all__ = ["DEFAULT_PLAYOUTS", "DEFAULT_TOP", "MAX_PLAYOUTS", "ROLLOUT", "Hint", "hint"]
+
 DEFAULT_PLAYOUTS = 1000
 MAX_PLAYOUTS = 100_000
 DEFAULT_TOP = 3

@@ -35,7 +35,13 @@ from photocore.limits import ENGINE_LINE_CAP
 from photocore.notation import MOVE_TEXTS
 from photocore.play.player import Forfeit, Player, as_move, printable
 
-VERSION = 1
+__all__ = [
+    "DEFAULT_GRACE", "DEFAULT_MOVETIME", "DEFAULT_STARTUP", "MAX_INFO", "MAX_LINE",
+    "MAX_MILLISECONDS", "MAX_STARTUP", "PROTOCOL_VERSION", "Engine", "check_startup",
+    "check_times", "close_all"
+]
+
+PROTOCOL_VERSION = 1
 MAX_LINE = ENGINE_LINE_CAP  # bytes in one line from an engine, newline excluded (limits)
 MAX_INFO = 100              # info lines kept per move
 DEFAULT_MOVETIME = 1000     # ms an engine is told it may think
@@ -116,7 +122,7 @@ class Engine(Player):
         self._started += 1
         os.set_blocking(self._stdin, False)
         self._buffer.clear()
-        self._send(f"photocore {VERSION}\n", deadline)
+        self._send(f"photocore {PROTOCOL_VERSION}\n", deadline)
         while True:
             word, rest = self._read(deadline, f"no 'ready' within {self.startup:g} s of the "
                                               f"greeting")

@@ -34,6 +34,11 @@ from photocore.run.local_backend import run_local
 from photocore.run.plan import P, Plan, Resumable
 from photocore.run.plan import RunError as RunError  # its name here before run/plan.py
 
+__all__ = [
+    "BACKENDS", "MAX_BATCH", "MAX_WORKERS", "RECORD_FIELDS", "ResumeError", "RunError", "Schedule",
+    "Span", "batches", "check_run", "default_batch", "drive", "resumed"
+]
+
 BACKENDS = ("local", "ray")
 MAX_WORKERS = 1024      # worker processes of one machine's run
 MAX_BATCH = 100_000     # games a batch: a batch's games are held in memory till written

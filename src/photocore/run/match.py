@@ -31,6 +31,8 @@ from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine, check_times
 from photocore.records import Record, record_line, to_record
 
+__all__ = ["Match", "MatchBatch", "Outcome", "Standings", "counted", "outcome_of"]
+
 
 class MatchBatch(NamedTuple):
     """A batch of a match."""

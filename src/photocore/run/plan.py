@@ -10,6 +10,8 @@ from typing import Protocol, TypeVar
 
 from photocore import compat
 
+__all__ = ["P", "Batch", "P_co", "Plan", "Resumable", "RunError"]
+
 
 class Batch(Protocol):
     """What a plan's batch gives back: the record lines of its games, in game order (none

@@ -26,6 +26,12 @@ from photocore.records import read_games
 from photocore.run.driver import batches
 from photocore.run.selfplay import Series
 
+__all__ = [
+    "T", "Amounts", "CheckFailed", "Mcts", "Perft", "PerftCase", "Playouts", "Report", "SelfPlay",
+    "Timer", "Totals", "VecStep", "Verify", "Workload", "expect", "figure_text", "machine",
+    "measure", "perft_cases", "positions", "pyperf_timer", "row", "workloads"
+]
+
 #: What a Workload's run gives back, for its check.
 T = TypeVar("T")
 Report = dict[str, Any]

@@ -45,10 +45,15 @@ from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options, check_count,
 from photocore.files import atomic
 from photocore.play._search import Search
 from photocore.play.search import choosing
-from photocore.play.settings import Evaluate, SearchSettings
+from photocore.play.settings import Network, SearchSettings
 from photocore.records import RecordWriter, record_line
 from photocore.run.driver import MAX_BATCH, drive
 from photocore.run.selfplay import Summary, Tally
+
+__all__ = [
+    "FIELDS", "DataSeries", "Shard", "TrainingBatch", "Uniform", "load_shards", "play_block",
+    "shard_name", "value_targets", "write_data", "write_shard"
+]
 
 FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",
           "searched")
@@ -117,7 +122,7 @@ class DataSeries:
     `max_nodes`, ...) change some of its fields.
     """
 
-    evaluate: Evaluate
+    evaluate: Network
     games: int
     players: int
     seed: int
@@ -130,7 +135,7 @@ class DataSeries:
     name: str
     options: Options
 
-    def __init__(self, evaluate: Evaluate, games: int, players: int = 2, seed: int = 0,
+    def __init__(self, evaluate: Network, games: int, players: int = 2, seed: int = 0,
                  simulations: int = 64, per_search: int = 64, explore_plies: int = 30,
                  settings: SearchSettings | None = None, reuse: bool = True,
                  records: bool = False, name: str = "search",

@@ -63,6 +63,12 @@ from photocore.serve.games import (
     UnknownGame,
 )
 
+__all__ = [
+    "FILES_KEPT_FREE", "LOG_EVERY", "MAX_BODY", "MAX_CLIENT_STREAMS", "MAX_LISTENERS", "MAX_WAIT",
+    "PAGE_POLICY", "PING", "RETRY_MS", "STATIC", "Guard", "Streams", "Token", "client_of",
+    "create_app", "stream_cap", "validation_message"
+]
+
 MAX_BODY = HTTP_BODY_CAP            # bytes of a request's body (photocore.limits)
 MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
 MAX_LISTENERS = 64                  # event streams of one game at once

@@ -39,6 +39,11 @@ from typing import Any
 
 from photocore import files
 
+__all__ = [
+    "APPLICATION_ID", "COMPANIONS", "MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Damaged",
+    "Database", "DatabaseError", "GameRow", "Saved"
+]
+
 MEMORY = ":memory:"
 APPLICATION_ID = 0x50484F54     # "PHOT": SQLite's header field naming the program's files
 COMPANIONS = ("-wal", "-shm", "-journal", "-lock")   # the files beside a database

@@ -22,6 +22,11 @@ except ImportError as e:     # the `serve` extra
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, check_seed
 from photocore.serve.games import MAX_TOP
 
+__all__ = [
+    "OPTION_TEXTS", "AskHint", "Error", "Forfeit", "GameState", "HintMove", "Hints", "HistoryItem",
+    "Info", "Invite", "MoveInfo", "NewGame", "NewGameState", "PlayMove", "Request", "Resign"
+]
+
 OPTION_TEXTS = tuple(map(str, OPTIONS))
 
 
