@@ -62,11 +62,11 @@ from photocore.play.specs import parse as parse_spec
 from photocore.records import ANALYSIS_VERSIONS, Record, check_analysis, check_record, from_record
 
 __all__ = [
-    "ANALYSIS_VERSION", "DEFAULT_JUDGE", "DEFAULT_SOLVE_NODES", "LABELS", "MIN_VISITS",
-    "SOLVE_ROUNDS", "THRESHOLDS", "AgentJudge", "AgentSummary", "Evaluation", "GameAnalysis",
-    "Judge", "MctsJudge", "PlyAnalysis", "SearchJudge", "Thresholds", "analyze",
-    "evaluate_position", "exact_evaluation", "judge", "judged", "move_accuracy", "of_record",
-    "position_seed", "solvable", "summarise", "win_chance", "with_analysis"
+    "ANALYSIS_VERSION", "DEFAULT_JUDGE", "MIN_VISITS", "LABELS", "DEFAULT_SOLVE_NODES",
+    "SOLVE_ROUNDS", "Thresholds", "THRESHOLDS", "win_chance", "move_accuracy", "Evaluation",
+    "Judge", "MctsJudge", "SearchJudge", "AgentJudge", "judge", "position_seed", "solvable",
+    "exact_evaluation", "PlyAnalysis", "GameAnalysis", "analyze", "judged", "evaluate_position",
+    "with_analysis", "of_record", "AgentSummary", "summarise"
 ]
 
 # of the `analysis` field of a record (metadata.analysis) written; all ANALYSIS_VERSIONS read

@@ -1,8 +1,8 @@
 """The exceptions photocore raises: ValueErrors for bad input, InvariantError for its own bugs."""
 
 __all__ = [
-    "IllegalMoveError", "InvalidMoveError", "InvalidPositionError", "InvariantError",
-    "RecordError", "missing_extra", "needs_extra"
+    "InvalidMoveError", "IllegalMoveError", "InvalidPositionError", "InvariantError",
+    "RecordError", "needs_extra", "missing_extra"
 ]
 
 

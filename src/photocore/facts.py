@@ -38,16 +38,16 @@ from photocore._kernel import check_seed as check_seed
 from photocore._kernel import tables as _tables
 
 __all__ = [
-    "ACTION_BASE", "ACTION_RANGES", "AXIAL", "CELLS", "CELL_INDEX", "CLOCK_SLOT", "CODE_PATH",
-    "CODE_PATHS", "COLLECT_COST", "SELECT",
-    "DIRECTIONS", "GROW_COST", "LIGHT_CAP", "LIGHT_PER_POINT", "MAX_GAME_MOVES", "MAX_LEGAL",
-    "MAX_PLAYERS", "MIN_PLAYERS", "MOVE_KINDS", "NEIGHBOURS", "NUM_ACTIONS", "OBSERVATION",
-    "OBSERVATION_HIGH", "OBSERVATION_SIZE", "OPTIONS", "OPTION_RULES", "OUTER_RING", "OWNED",
-    "PLANT_COST", "PLANT_PAIRS", "PLAYERS", "PLAYER_SLOT", "PRICES", "REACH", "RICHNESS", "ROUNDS",
-    "ROUNDS_FOURTH_REVOLUTION", "ROWS", "RULES_VERSION", "SEEDS", "SETUP_TREES", "SIZES",
-    "SIZE_NAMES", "SLOTS", "STACK_LEAVES", "START_AVAILABLE", "SUN_POSITIONS", "TOKENS", "VECTORS",
-    "VERSION", "OptionRule", "Options", "action_kind", "check_count", "check_seed", "distance",
-    "max_game_moves", "shadow_direction"
+    "CODE_PATH", "CODE_PATHS", "SEEDS", "SELECT", "check_count", "check_seed", "RULES_VERSION",
+    "VERSION", "ROWS", "AXIAL", "CELLS", "CELL_INDEX", "RICHNESS", "OUTER_RING", "DIRECTIONS",
+    "VECTORS", "NEIGHBOURS", "SUN_POSITIONS", "distance", "shadow_direction", "PLANT_PAIRS",
+    "SIZES", "SIZE_NAMES", "OWNED", "PRICES", "SLOTS", "START_AVAILABLE", "GROW_COST",
+    "PLANT_COST", "COLLECT_COST", "REACH", "STACK_LEAVES", "TOKENS", "LIGHT_CAP",
+    "LIGHT_PER_POINT", "ROUNDS", "ROUNDS_FOURTH_REVOLUTION", "PLAYERS", "MAX_PLAYERS",
+    "MIN_PLAYERS", "SETUP_TREES", "MAX_GAME_MOVES", "MAX_LEGAL", "ACTION_BASE", "NUM_ACTIONS",
+    "MOVE_KINDS", "ACTION_RANGES", "OBSERVATION", "OBSERVATION_SIZE", "PLAYER_SLOT", "CLOCK_SLOT",
+    "OBSERVATION_HIGH", "action_kind", "OptionRule", "OPTION_RULES", "Options", "OPTIONS",
+    "max_game_moves"
 ]
 
 _KERNEL: dict[str, Any] = _tables()

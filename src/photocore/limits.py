@@ -11,8 +11,8 @@ checks that each is named there with its cap and a test that feeds it a line pas
 """
 
 __all__ = [
-    "ENGINE_LINE_CAP", "HTTP_BODY_CAP", "QUERY_LINE_CAP", "READ_CHUNK", "RECORD_LINE_CAP",
-    "RECORD_READ_PAST", "SOLVED_LINE_CAP", "TERMINAL_LINE_CAP", "cap_text"
+    "RECORD_LINE_CAP", "RECORD_READ_PAST", "READ_CHUNK", "QUERY_LINE_CAP", "ENGINE_LINE_CAP",
+    "HTTP_BODY_CAP", "SOLVED_LINE_CAP", "TERMINAL_LINE_CAP", "cap_text"
 ]
 
 # One game record's line, newline included (docs/records.md). The longest real one

@@ -35,7 +35,7 @@ from photocore.facts import (
 )
 
 __all__ = [
-    "ACTION_OF_TEXT", "MOVE_TEXTS", "PositionFields", "format_position", "parse_move_text",
+    "MOVE_TEXTS", "ACTION_OF_TEXT", "parse_move_text", "PositionFields", "format_position",
     "parse_position"
 ]
 

@@ -30,7 +30,7 @@ from photocore.records import (
     result_of,
 )
 
-__all__ = ["ARRAYS", "Arrays", "load", "read_records", "write"]
+__all__ = ["Arrays", "ARRAYS", "write", "load", "read_records"]
 
 _FLAGS = {options.flags for options in OPTIONS}
 # the arrays of an export by name, all of ARRAYS and "agent_names", "rules_version"

@@ -25,8 +25,8 @@ from photocore.records import Record
 from photocore.svg import PLAYER_COLOURS
 
 __all__ = [
-    "EXACT_COLOUR", "LINE_STYLES", "MARK_COLOURS", "Charts", "evaluations", "exact_spans",
-    "light_by_round"
+    "LINE_STYLES", "light_by_round", "Charts", "MARK_COLOURS", "EXACT_COLOUR", "exact_spans",
+    "evaluations"
 ]
 
 LINE_STYLES = {2: "-", 3: "--", 4: ":"}          # by player count

@@ -35,10 +35,10 @@ from photocore.limits import READ_CHUNK, RECORD_LINE_CAP, RECORD_READ_PAST, cap_
 from photocore.notation import ACTION_OF_TEXT, parse_move_text
 
 __all__ = [
-    "ANALYSIS_VERSIONS", "FIELDS", "FORMAT", "RECORD_VERSION", "RESULT_FIELDS", "GameReader",
-    "OnError", "Record", "RecordWriter", "capped_lines", "check_analysis", "check_record", "dumps",
-    "from_record", "is_compressed", "kept_lines", "loads", "positions", "read_game", "read_games",
-    "read_past", "record_line", "result_of", "schema", "to_record", "too_long", "write_games"
+    "FORMAT", "RECORD_VERSION", "Record", "to_record", "result_of", "check_record", "schema",
+    "FIELDS", "RESULT_FIELDS", "ANALYSIS_VERSIONS", "check_analysis", "from_record", "positions",
+    "OnError", "read_games", "GameReader", "read_game", "capped_lines", "read_past", "too_long",
+    "loads", "dumps", "write_games", "RecordWriter", "kept_lines", "record_line", "is_compressed"
 ]
 
 FORMAT = "photocore-game"

@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "ELO_PER_LOGIT", "SPRT", "Counts", "Estimate", "Ratings", "bradley_terry", "elo", "estimate",
-    "expected_score", "llr", "sweep_bound", "wilson"
+    "ELO_PER_LOGIT", "Counts", "elo", "expected_score", "Estimate", "estimate", "sweep_bound",
+    "llr", "SPRT", "Ratings", "bradley_terry", "wilson"
 ]
 
 # Elo points per natural-log unit of the odds: a rating difference d gives the odds 10**(d/400)

@@ -38,8 +38,8 @@ from photocore.facts import (
 from photocore.render import winners_text
 
 __all__ = [
-    "BOARD_H", "BOARD_W", "FONT", "HEADER", "HIGHLIGHT", "INK", "LEGEND_H", "PANEL_W",
-    "PLAYER_COLOURS", "PLAYER_H", "R", "SOIL", "SUN", "SVG", "board", "cells", "suns"
+    "R", "SUN", "HEADER", "BOARD_H", "BOARD_W", "LEGEND_H", "PANEL_W", "PLAYER_H", "FONT", "SOIL",
+    "PLAYER_COLOURS", "HIGHLIGHT", "INK", "SVG", "board", "cells", "suns"
 ]
 
 R = 27                              # hex radius, centre to corner, in viewBox units

@@ -28,8 +28,8 @@ from photocore.render import winners_text
 from photocore.svg import HIGHLIGHT, PLAYER_COLOURS, board
 
 __all__ = [
-    "BETTER", "BOARD_PX", "CHART_H", "CHART_PAD", "CHART_W", "EVAL_H", "EXACT", "MARKS",
-    "OUTCOMES", "PAGE", "SCRIPT", "STYLE", "page", "write_html"
+    "BOARD_PX", "CHART_H", "CHART_PAD", "CHART_W", "EVAL_H", "MARKS", "BETTER", "EXACT",
+    "OUTCOMES", "PAGE", "STYLE", "SCRIPT", "write_html", "page"
 ]
 
 BOARD_PX = 560

@@ -21,10 +21,10 @@ from photocore.run.driver import BACKENDS, MAX_BATCH, MAX_WORKERS
 from photocore.run.ray_backend import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 
 __all__ = [
-    "MAX_GAMES", "RULE_FLAGS", "RULE_LETTERS", "SEED", "SEED_HELP", "Command", "FiniteRange",
-    "HiddenArgument", "SeedType", "agent_option", "agents_option", "backend_options",
-    "batch_option", "builtin_agents", "check_backend", "connect_backend", "old_spelling",
-    "parse_agents", "parse_options", "players_and_rules", "rule_options", "workers_option"
+    "Command", "RULE_FLAGS", "FiniteRange", "SeedType", "SEED", "SEED_HELP", "MAX_GAMES",
+    "workers_option", "batch_option", "parse_agents", "agents_option", "agent_option",
+    "HiddenArgument", "old_spelling", "builtin_agents", "RULE_LETTERS", "parse_options",
+    "rule_options", "players_and_rules", "backend_options", "check_backend", "connect_backend"
 ]
 
 Command = Callable[..., Any]

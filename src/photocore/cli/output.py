@@ -18,8 +18,8 @@ from photocore.run.driver import ResumeError, resumed
 from photocore.run.plan import Batch, Resumable, RunError
 
 __all__ = [
-    "RECORD_SUFFIXES", "check_writable", "missing", "needs", "reason", "record_file",
-    "resume_from", "run_output", "writing"
+    "RECORD_SUFFIXES", "record_file", "check_writable", "writing", "reason", "needs", "missing",
+    "resume_from", "run_output"
 ]
 
 # what a file of game records is named: the writers compress by the name (photocore.records)

@@ -28,7 +28,7 @@ from photocore.play import hints, session, specs
 from photocore.play.player import Player
 from photocore.play.session import BadRequest, NotNow, Session
 
-__all__ = ["COMMANDS", "HELP", "SITE", "Terminal", "play", "read_command"]
+__all__ = ["SITE", "HELP", "COMMANDS", "play", "read_command", "Terminal"]
 
 SITE = "photocore play"             # the site of its records
 HELP = """\

@@ -21,7 +21,7 @@ from photocore.serve.games import (
     DEFAULT_MAX_GAMES_PER_CLIENT,
 )
 
-__all__ = ["DEFAULT_AGENTS", "LOOPBACK_NAMES", "MAX_EXPIRE", "MAX_KEEP", "default_db", "serve"]
+__all__ = ["DEFAULT_AGENTS", "LOOPBACK_NAMES", "MAX_EXPIRE", "MAX_KEEP", "serve", "default_db"]
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")

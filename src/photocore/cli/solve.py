@@ -19,7 +19,7 @@ from photocore.play._solver import (
     Solution,
 )
 
-__all__ = ["RESULTS", "as_dict", "describe", "solve"]
+__all__ = ["RESULTS", "solve", "as_dict", "describe"]
 
 RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 

@@ -43,8 +43,8 @@ from photocore.play.player import Player
 from photocore.play.specs import PythonAgent
 
 __all__ = [
-    "ENV_ID", "FORFEIT_REWARD", "OBSERVATION_SPACE", "Observation", "PhotosynthesisEnv",
-    "PhotosynthesisVectorEnv", "opponent_seed"
+    "ENV_ID", "FORFEIT_REWARD", "OBSERVATION_SPACE", "Observation", "opponent_seed",
+    "PhotosynthesisEnv", "PhotosynthesisVectorEnv"
 ]
 
 ENV_ID = "photocore/Photosynthesis-v0"

@@ -42,8 +42,8 @@ from photocore.facts import (
 from photocore.notation import MOVE_TEXTS
 
 __all__ = [
-    "DEFAULT_PARAMS", "GAME_TYPE", "SHORT_NAME", "PhotosynthesisGame", "PhotosynthesisObserver",
-    "PhotosynthesisState"
+    "SHORT_NAME", "DEFAULT_PARAMS", "GAME_TYPE", "PhotosynthesisGame", "PhotosynthesisState",
+    "PhotosynthesisObserver"
 ]
 
 SHORT_NAME = "python_photosynthesis"

@@ -34,7 +34,7 @@ from photocore.play.player import Forfeit
 from photocore.records import capped_lines, dumps, loads, too_long
 from photocore.stats import wilson
 
-__all__ = ["FIELDS", "Score", "SolvedPosition", "read", "score", "write"]
+__all__ = ["FIELDS", "SolvedPosition", "read", "write", "Score", "score"]
 
 FIELDS = ("position", "result", "margin", "best", "optimal", "legal", "source")
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from photocore._game import Game, Move
 from photocore.play._agents import Agent
 
-__all__ = ["DEFAULT_PLAYOUTS", "DEFAULT_TOP", "MAX_PLAYOUTS", "ROLLOUT", "Hint", "hint"]
+__all__ = ["DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "DEFAULT_TOP", "ROLLOUT", "Hint", "hint"]
 
 DEFAULT_PLAYOUTS = 1000
 MAX_PLAYOUTS = 100_000

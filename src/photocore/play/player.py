@@ -21,7 +21,7 @@ from typing import Protocol, SupportsIndex, cast, runtime_checkable
 from photocore._game import Game, Move
 from photocore.errors import InvalidMoveError
 
-__all__ = ["Forfeit", "Player", "as_move", "one_line", "printable"]
+__all__ = ["Player", "Forfeit", "as_move", "one_line", "printable"]
 
 
 @runtime_checkable

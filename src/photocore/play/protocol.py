@@ -36,9 +36,9 @@ from photocore.notation import MOVE_TEXTS
 from photocore.play.player import Forfeit, Player, as_move, printable
 
 __all__ = [
-    "DEFAULT_GRACE", "DEFAULT_MOVETIME", "DEFAULT_STARTUP", "MAX_INFO", "MAX_LINE",
-    "MAX_MILLISECONDS", "MAX_STARTUP", "PROTOCOL_VERSION", "Engine", "check_startup",
-    "check_times", "close_all"
+    "PROTOCOL_VERSION", "MAX_LINE", "MAX_INFO", "DEFAULT_MOVETIME", "DEFAULT_GRACE",
+    "DEFAULT_STARTUP", "MAX_MILLISECONDS", "MAX_STARTUP", "Engine", "check_times", "check_startup",
+    "close_all"
 ]
 
 PROTOCOL_VERSION = 1

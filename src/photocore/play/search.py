@@ -22,7 +22,7 @@ from photocore.play._solver import proven_move
 from photocore.play.player import Player
 from photocore.play.settings import Network, SearchSettings
 
-__all__ = ["AGENT_SETTINGS", "MIN_SIMULATIONS", "SearchAgent", "choosing"]
+__all__ = ["AGENT_SETTINGS", "MIN_SIMULATIONS", "choosing", "SearchAgent"]
 
 # an agent's settings unless told otherwise: the defaults without root noise (it plays its
 # best; self-play's data adds the noise)

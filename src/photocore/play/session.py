@@ -38,8 +38,8 @@ from photocore.play.player import Forfeit
 from photocore.play.specs import Spec
 
 __all__ = [
-    "MAX_REASON", "PERSON", "RESIGNED", "BadRequest", "By", "NotNow", "Session",
-    "forfeit_metadata", "start", "winners"
+    "PERSON", "RESIGNED", "MAX_REASON", "By", "BadRequest", "NotNow", "start", "winners",
+    "forfeit_metadata", "Session"
 ]
 
 PERSON = "person"           # a person's seat, in requests and records

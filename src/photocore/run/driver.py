@@ -35,8 +35,8 @@ from photocore.run.plan import P, Plan, Resumable
 from photocore.run.plan import RunError as RunError  # its name here before run/plan.py
 
 __all__ = [
-    "BACKENDS", "MAX_BATCH", "MAX_WORKERS", "RECORD_FIELDS", "ResumeError", "RunError", "Schedule",
-    "Span", "batches", "check_run", "default_batch", "drive", "resumed"
+    "RunError", "BACKENDS", "MAX_WORKERS", "MAX_BATCH", "Span", "ResumeError", "default_batch",
+    "Schedule", "check_run", "batches", "drive", "RECORD_FIELDS", "resumed"
 ]
 
 BACKENDS = ("local", "ray")

@@ -31,7 +31,7 @@ from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, Engine, check_times
 from photocore.records import Record, record_line, to_record
 
-__all__ = ["Match", "MatchBatch", "Outcome", "Standings", "counted", "outcome_of"]
+__all__ = ["MatchBatch", "Match", "counted", "Outcome", "outcome_of", "Standings"]
 
 
 class MatchBatch(NamedTuple):

@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 
 from photocore import compat
 
-__all__ = ["P", "Batch", "P_co", "Plan", "Resumable", "RunError"]
+__all__ = ["Batch", "P_co", "P", "Plan", "Resumable", "RunError"]
 
 
 class Batch(Protocol):

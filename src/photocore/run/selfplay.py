@@ -28,7 +28,7 @@ from photocore.play import specs as agent_specs
 from photocore.play._agents import play_games
 from photocore.records import record_line
 
-__all__ = ["SelfPlayBatch", "Series", "Summary", "Tally", "seat_agents"]
+__all__ = ["seat_agents", "SelfPlayBatch", "Series", "Summary", "Tally"]
 
 
 def seat_agents(agents: Iterable[str | agent_specs.Spec], players: int) -> list[agent_specs.Spec]:

@@ -27,9 +27,9 @@ from photocore.run.driver import batches
 from photocore.run.selfplay import Series
 
 __all__ = [
-    "T", "Amounts", "CheckFailed", "Mcts", "Perft", "PerftCase", "Playouts", "Report", "SelfPlay",
-    "Timer", "Totals", "VecStep", "Verify", "Workload", "expect", "figure_text", "machine",
-    "measure", "perft_cases", "positions", "pyperf_timer", "row", "workloads"
+    "T", "Report", "Amounts", "Timer", "Totals", "PerftCase", "CheckFailed", "expect", "positions",
+    "Workload", "Playouts", "perft_cases", "Perft", "Verify", "VecStep", "Mcts", "SelfPlay",
+    "workloads", "pyperf_timer", "measure", "machine", "figure_text", "row"
 ]
 
 #: What a Workload's run gives back, for its check.

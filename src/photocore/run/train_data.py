@@ -51,8 +51,8 @@ from photocore.run.driver import MAX_BATCH, drive
 from photocore.run.selfplay import Summary, Tally
 
 __all__ = [
-    "FIELDS", "DataSeries", "Shard", "TrainingBatch", "Uniform", "load_shards", "play_block",
-    "shard_name", "value_targets", "write_data", "write_shard"
+    "FIELDS", "Shard", "value_targets", "Uniform", "TrainingBatch", "DataSeries", "play_block",
+    "shard_name", "write_shard", "load_shards", "write_data"
 ]
 
 FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",

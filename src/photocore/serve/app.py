@@ -64,9 +64,9 @@ from photocore.serve.games import (
 )
 
 __all__ = [
-    "FILES_KEPT_FREE", "LOG_EVERY", "MAX_BODY", "MAX_CLIENT_STREAMS", "MAX_LISTENERS", "MAX_WAIT",
-    "PAGE_POLICY", "PING", "RETRY_MS", "STATIC", "Guard", "Streams", "Token", "client_of",
-    "create_app", "stream_cap", "validation_message"
+    "MAX_BODY", "MAX_WAIT", "MAX_LISTENERS", "MAX_CLIENT_STREAMS", "FILES_KEPT_FREE", "LOG_EVERY",
+    "PING", "RETRY_MS", "STATIC", "PAGE_POLICY", "Token", "create_app", "validation_message",
+    "stream_cap", "Streams", "client_of", "Guard"
 ]
 
 MAX_BODY = HTTP_BODY_CAP            # bytes of a request's body (photocore.limits)

@@ -40,8 +40,8 @@ from typing import Any
 from photocore import files
 
 __all__ = [
-    "APPLICATION_ID", "COMPANIONS", "MEMORY", "MIGRATIONS", "SCHEMA_VERSION", "Damaged",
-    "Database", "DatabaseError", "GameRow", "Saved"
+    "MEMORY", "APPLICATION_ID", "COMPANIONS", "MIGRATIONS", "SCHEMA_VERSION", "DatabaseError",
+    "Damaged", "GameRow", "Saved", "Database"
 ]
 
 MEMORY = ":memory:"

@@ -23,8 +23,8 @@ from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, check_seed
 from photocore.serve.games import MAX_TOP
 
 __all__ = [
-    "OPTION_TEXTS", "AskHint", "Error", "Forfeit", "GameState", "HintMove", "Hints", "HistoryItem",
-    "Info", "Invite", "MoveInfo", "NewGame", "NewGameState", "PlayMove", "Request", "Resign"
+    "OPTION_TEXTS", "Request", "NewGame", "PlayMove", "AskHint", "Resign", "Error", "MoveInfo",
+    "HistoryItem", "Forfeit", "GameState", "Invite", "NewGameState", "HintMove", "Hints", "Info"
 ]
 
 OPTION_TEXTS = tuple(map(str, OPTIONS))

@@ -16,7 +16,7 @@ from photocore.play._agents import MAX_SIMULATIONS, interrupt_searches
 from photocore.play.specs import Allowed
 from photocore.records import loads
 
-__all__ = ["MAX_QUERY", "MAX_QUERY_VISITS", "QueryError", "answer", "query_lines", "serve_queries"]
+__all__ = ["MAX_QUERY_VISITS", "MAX_QUERY", "QueryError", "answer", "serve_queries", "query_lines"]
 
 MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless the server says otherwise
 MAX_QUERY = QUERY_LINE_CAP     # bytes in one query line (photocore.limits)
