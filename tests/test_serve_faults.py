@@ -82,7 +82,7 @@ def _calls(path, want):
 
 def database_writes():
     """Every call of a writing method on a database (`….db.M(…)`, `db.M(…)`) in the serve
-    package outside store.py: (module, where, method)."""
+    package outside database.py: (module, where, method)."""
     methods = writing_methods()
 
     def on_db(call):
@@ -94,7 +94,7 @@ def database_writes():
         return func.attr if named in ("db", "database") else None
 
     return {(path.stem, where, name) for path in sorted(SERVE.glob("*.py"))
-            if path.name != "store.py" for where, name in _calls(path, on_db)}
+            if path.name != "database.py" for where, name in _calls(path, on_db)}
 
 
 def changes_saved():
