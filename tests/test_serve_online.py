@@ -1,5 +1,5 @@
 """Served games that outlive the server, seats that are their links, live updates: the
-store's units (serve/database.py: one transaction per change, a crash between two changes,
+database's units (serve/database.py: one transaction per change, a crash between two changes,
 the schema's versions and migrations, backups), the API's tokens (403 and nothing changed
 without them; 100 racing moves from both seats), the event streams (each change as it is
 made; a dropped stream resumes from its last event id) and restarts of the real command
@@ -64,7 +64,7 @@ def refused(response, status, *words):
     return error
 
 
-# ---- the store's units -----------------------------------------------------------------
+# ---- the database's units --------------------------------------------------------------
 
 def a_game(db, game_id="g1"):
     db.add_game(GameRow(game_id, {"players": 2, "options": "-", "position": None, "moves": []},
