@@ -14,8 +14,8 @@ drawn for each seat, seeds from --seed):
    one back, solved within --seconds each, until one is not; how many rounds back each
    game reached (the median over the games).
 3. The searches' proofs: every position of the last round where more than one move is
-   legal (any move of a turn), solved within ?solve=1's budget of positions
-   (SOLVE_NODES): how many the proof finishes, what `mcts:N?solve=1` can play from.
+   legal (any move of a turn), solved within ?prove=1's budget of positions
+   (SOLVE_NODES): how many the proof finishes, what `mcts:N?prove=1` can play from.
 
     python benchmarks/solver.py --players 2 3 4 --parts proofs --positions 200
 """

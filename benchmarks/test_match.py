@@ -24,7 +24,7 @@ import pytest
 import photocore
 from photocore.play import harness
 from photocore.play.protocol import Engine
-from photocore.play.specs import PythonPlayer
+from photocore.play.specs import PythonAgentPlayer
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GAMES = 20
@@ -55,7 +55,7 @@ def bare_loop(agent):
 
 
 def through_harness(agent):
-    player = PythonPlayer(agent)
+    player = PythonAgentPlayer(agent)
     moves = 0
     for g in range(GAMES):
         game = photocore.Game()

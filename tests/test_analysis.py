@@ -1,5 +1,5 @@
 """Analysis (photocore.analysis, `photocore analyze`): known answers, the record field, the
-engines, determinism, the command with --resume, and the JSON-lines engine of --serve."""
+judges, determinism, the command with --resume, and the JSON-lines server of --serve."""
 
 import copy
 import io
@@ -66,7 +66,7 @@ def test_search_root_is_the_agents_search():
 
 def test_the_one_winning_collect_is_best_and_the_rest_are_mistakes():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate(game, "mcts:2000", seed=1, solve_nodes=None)
+    evaluation = analysis.evaluate_position(game, "mcts:2000", seed=1, solve_nodes=None)
     assert evaluation.best == "collect a4" and evaluation.player == 0
     assert evaluation.moves["collect a4"] > 0.9 and evaluation.values[0] > 0
     for move in game.legal_moves():
@@ -124,10 +124,10 @@ def test_thresholds_and_accuracy():
     assert analysis.win_chance(1, 4) == 1 and analysis.win_chance(-1 / 3, 4) == 0
 
 
-# ---- engines ---------------------------------------------------------------------------
+# ---- judges ---------------------------------------------------------------------------
 
 class Collector:
-    """A user's engine: values collects, the rest nothing."""
+    """A user's judge: values collects, the rest nothing."""
 
     def analyze(self, game):
         return {move: (1.0 if move.kind == "collect" else 0.0) for move in game.legal_moves()}
@@ -135,7 +135,7 @@ class Collector:
 
 def test_an_agent_with_analyze_is_an_engine():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate(game, Collector(), solve_nodes=None)
+    evaluation = analysis.evaluate_position(game, Collector(), solve_nodes=None)
     assert evaluation.best == "collect a4" and evaluation.values == (1.0, -1.0)
     assert evaluation.visits == {}
 
@@ -150,7 +150,7 @@ def test_an_agent_with_analyze_is_an_engine():
                            ({"collect g4": 1.0}, "not a legal move"),
                            ({"grow nowhere": 1.0}, "malformed")):
         with pytest.raises(ValueError, match=reason):
-            analysis.evaluate(game, Bad(answer), solve_nodes=None)
+            analysis.evaluate_position(game, Bad(answer), solve_nodes=None)
     with pytest.raises(ValueError, match="cannot evaluate"):
         analysis.judge("greedy")
     with pytest.raises(ValueError, match="cannot evaluate"):
@@ -389,10 +389,10 @@ def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_p
                  "--resume")
     assert result.exit_code == 0, result.output
     assert part.read_bytes() == out.read_bytes()
-    # another engine or seed is another run
+    # another judge or seed is another run
     result = run(games, "--agent", "mcts:31", "--seed", "4", "--out", part, "--resume")
     assert result.exit_code == 1 and ("cannot resume: game 1 of the output was analysed with "
-                                      "engine 'mcts:30', this run's is 'mcts:31' (set by "
+                                      "judge 'mcts:30', this run's is 'mcts:31' (set by "
                                       "--agent)") in result.output, result.output
     result = run(games, "--agent", "mcts:30", "--out", out)
     assert result.exit_code == 2 and "exists" in result.output
@@ -429,11 +429,11 @@ def test_the_command_tells_a_bad_game_before_it_starts(games, tmp_path):
 
 # ---- --serve ---------------------------------------------------------------------------
 
-def serve(*queries, workers=2, engine="mcts:50"):
+def serve(*queries, workers=2, judge="mcts:50"):
     source = io.StringIO("".join((q if isinstance(q, str) else json.dumps(q)) + "\n"
                                  for q in queries))
     sink = io.StringIO()
-    serve_queries(source, sink, engine, workers, seed=0)
+    serve_queries(source, sink, judge, workers, seed=0)
     return [json.loads(line) for line in sink.getvalue().splitlines()]
 
 
@@ -442,7 +442,7 @@ def test_serve_answers_good_queries():
     (answer,) = serve({"id": "a", "moves": ["place a4", "place g1"], "visits": 100})
     game.play("place a4")
     game.play("place g1")
-    assert answer["id"] == "a" and answer["engine"] == "mcts:100"
+    assert answer["id"] == "a" and answer["judge"] == "mcts:100"
     assert set(answer["moves"]) == {str(m) for m in game.legal_moves()}
     assert sum(answer["visits"].values()) == 99 and len(answer["values"]) == 2
     assert answer["best"] == answer["principal"][0]
@@ -452,21 +452,21 @@ def test_serve_answers_good_queries():
 
 def test_mcts_has_one_default_budget_and_a_query_gets_what_it_names():
     # one parser, one default: `mcts` is mcts:200 in an analysis as in play; the analysis's
-    # default engine is written out (mcts:1000); a query gets the budget it names
+    # default judge is written out (mcts:1000); a query gets the budget it names
     assert analysis.judge("mcts").name == specs.parse("mcts").label == "mcts:200"
-    assert analysis.DEFAULT_ENGINE == "mcts:1000"
+    assert analysis.DEFAULT_JUDGE == "mcts:1000"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    assert analysis.evaluate(game, solve_nodes=None).visits["collect a4"] > 200
-    answers = serve({"id": 1, "engine": "mcts:300"}, {"id": 2}, {"id": 3, "engine": "mcts"},
-                    engine="mcts:1000")
+    assert analysis.evaluate_position(game, solve_nodes=None).visits["collect a4"] > 200
+    answers = serve({"id": 1, "judge": "mcts:300"}, {"id": 2}, {"id": 3, "judge": "mcts"},
+                    judge="mcts:1000")
     by_id = {a["id"]: a for a in answers}
-    assert [by_id[i]["engine"] for i in (1, 2, 3)] == ["mcts:300", "mcts:1000", "mcts:200"]
+    assert [by_id[i]["judge"] for i in (1, 2, 3)] == ["mcts:300", "mcts:1000", "mcts:200"]
     assert sum(by_id[1]["visits"].values()) == 299
 
 
 def test_serve_answers_bad_queries_with_an_error_and_goes_on():
     answers = serve('{"id": 1, "moves": [', [1, 2], {"id": 2, "moves": ["grow a4"]},
-                    {"id": 3, "moves": ["place q9"]}, {"id": 4, "engine": "greedy"},
+                    {"id": 3, "moves": ["place q9"]}, {"id": 4, "judge": "greedy"},
                     {"id": 5, "visits": 0}, {"id": 6, "colour": "red"},
                     {"id": 7, "position": "nonsense"}, {"id": 8, "visits": 20})
     by_id = {a["id"]: a for a in answers if a["id"] is not None}
@@ -475,7 +475,7 @@ def test_serve_answers_bad_queries_with_an_error_and_goes_on():
     for ident, reason in ((2, "move 1"), (3, "move 1"), (4, "not allowed"),
                           (5, "visits"), (6, "unknown field"), (7, "position")):
         assert reason in by_id[ident]["error"], by_id[ident]
-    assert "error" not in by_id[8] and by_id[8]["engine"] == "mcts:20"
+    assert "error" not in by_id[8] and by_id[8]["judge"] == "mcts:20"
 
 
 def test_serve_queries_choose_only_among_the_operators_engines(tmp_path, monkeypatch):
@@ -484,11 +484,11 @@ def test_serve_queries_choose_only_among_the_operators_engines(tmp_path, monkeyp
     payload = tmp_path / "payload.py"
     payload.write_text("open('imported.txt', 'w').close()\nclass X:\n    pass\n")
     queries = "".join(json.dumps(q) + "\n" for q in (
-        {"id": 1, "engine": 'py:subprocess:getoutput?cmd="id > pwned.txt"'},
-        {"id": 2, "engine": f"py:{payload}:X"},
-        {"id": 3, "engine": "cmd:touch pwned.txt"},
-        {"id": 4, "engine": "mcts:70", "visits": 50},
-        {"id": 5, "engine": "mcts:2000"},
+        {"id": 1, "judge": 'py:subprocess:getoutput?cmd="id > pwned.txt"'},
+        {"id": 2, "judge": f"py:{payload}:X"},
+        {"id": 3, "judge": "cmd:touch pwned.txt"},
+        {"id": 4, "judge": "mcts:70", "visits": 50},
+        {"id": 5, "judge": "mcts:2000"},
         {"id": 6, "visits": 2001}))
     result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--workers", "1",
                                           "--max-visits", "2000"], input=queries)
@@ -498,14 +498,14 @@ def test_serve_queries_choose_only_among_the_operators_engines(tmp_path, monkeyp
         assert "not allowed here" in by_id[ident]["error"]
         assert "run code" in by_id[ident]["error"]
     assert not (tmp_path / "pwned.txt").exists() and not (tmp_path / "imported.txt").exists()
-    assert by_id[4]["engine"] == "mcts:50" and sum(by_id[4]["visits"].values()) == 49
-    assert by_id[5]["engine"] == "mcts:2000"
+    assert by_id[4]["judge"] == "mcts:50" and sum(by_id[4]["visits"].values()) == 49
+    assert by_id[5]["judge"] == "mcts:2000"
     assert "from 1 to 2,000" in by_id[6]["error"]
-    # an engine the operator allows by name is there to choose; its label is the key
+    # a judge the operator allows by name is there to choose; its label is the key
     result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--max-visits", "60",
                                           "--allow", "mcts:100"], input=json.dumps(
-                                              {"id": 1, "engine": "mcts:100"}) + "\n")
-    assert json.loads(result.output)["engine"] == "mcts:100"
+                                              {"id": 1, "judge": "mcts:100"}) + "\n")
+    assert json.loads(result.output)["judge"] == "mcts:100"
     result = CliRunner().invoke(analyze, ["--serve", "--allow", "py:nowhere:X"], input="")
     assert result.exit_code == 2 and "--allow" in result.output
     payload.write_text("")
@@ -523,7 +523,7 @@ def test_serve_refuses_json_constants_and_answers_valid_json():
 
 
 def test_serve_answers_every_line_exactly_once_whatever_it_holds():
-    # each line gets one answer, an error naming what is wrong, and the engine goes on:
+    # each line gets one answer, an error naming what is wrong, and the judge goes on:
     # a RecursionError ended the command, and 1e400 read as Infinity silenced it
     deep = ['{"id":' + "[" * n + "]" * n + ',"visits":5}' for n in range(980, 1010)]
     lines = ["[" * 100_000, '{"id": 1e400, "visits": 5}', '{"id": 1, "visits": -1e999}',
@@ -559,7 +559,7 @@ def test_serve_reads_past_a_query_line_too_long_to_keep():
 
 
 def test_serve_reads_no_further_than_4_queries_a_worker_ahead():
-    # a client writing faster than the engine answers waits, rather than fill the memory
+    # a client writing faster than the judge answers waits, rather than fill the memory
     sink, ahead = io.StringIO(), []
 
     def source():

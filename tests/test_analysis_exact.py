@@ -1,5 +1,5 @@
 """The solver in an analysis (photocore.analysis.exact_evaluation, `solve_nodes=`, `--nodes`):
-exact moves with exact losses where it finishes, the engine elsewhere; the record field (version 2,
+exact moves with exact losses where it finishes, the judge elsewhere; the record field (version 2,
 version 1 still read), the viewer's mark and the exact answers of `photocore analyze
 --serve`."""
 
@@ -64,7 +64,7 @@ def test_a_losing_move_of_the_last_round_is_an_exact_blunder():
     best.play("collect a4")
     (ply,) = analysis.analyze(best, "mcts:20", seed=0).plies
     assert ply.exact and ply.loss == 0 and ply.label is None and ply.played_margin == 7
-    # without the solver the same ply is the engine's, not exact
+    # without the solver the same ply is the judge's, not exact
     (ply,) = analysis.analyze(game, "mcts:20", seed=0, solve_nodes=None).plies
     assert not ply.exact and ply.best_margin is None and ply.played_margin is None
 
@@ -90,7 +90,7 @@ def test_exact_evaluation_gives_the_solvers_values_or_nothing():
 def test_the_solver_values_the_last_rounds_from_the_end_back(game_record, exact_analysis):
     """Each exact ply's numbers are the solver's own for its position; the exact plies run
     from the end back to the first unforced position it does not finish within the budget
-    (or to the last two rounds' start), and every ply before is the engine's."""
+    (or to the last two rounds' start), and every ply before is the judge's."""
     games = list(records.positions(game_record))
     plies = exact_analysis.plies
     exact = [p for p in plies if p.exact]
@@ -115,13 +115,13 @@ def test_the_solver_values_the_last_rounds_from_the_end_back(game_record, exact_
 
 def test_a_budget_too_small_leaves_every_ply_to_the_engine(game_record, exact_analysis):
     tiny = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=1)
-    engine_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
+    judge_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
     assert not any(p.exact for p in tiny.plies)
-    assert tiny.plies == engine_only.plies and tiny.values == engine_only.values
-    assert tiny.solve_nodes == 1 and engine_only.solve_nodes is None
-    # before the exact plies, the engine's numbers are the same with the solver or without
+    assert tiny.plies == judge_only.plies and tiny.values == judge_only.values
+    assert tiny.solve_nodes == 1 and judge_only.solve_nodes is None
+    # before the exact plies, the judge's numbers are the same with the solver or without
     first = next(p.ply for p in exact_analysis.plies if p.exact)
-    assert exact_analysis.plies[:first - 1] == engine_only.plies[:first - 1]
+    assert exact_analysis.plies[:first - 1] == judge_only.plies[:first - 1]
 
 
 def test_three_players_are_solved_at_the_end():
@@ -141,7 +141,7 @@ def test_three_players_are_solved_at_the_end():
 def test_a_bad_budget_is_one_error_naming_the_option(budget):
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
     for call in (lambda: analysis.analyze(game, "mcts:10", solve_nodes=budget),
-                 lambda: analysis.evaluate(game, "mcts:10", solve_nodes=budget),
+                 lambda: analysis.evaluate_position(game, "mcts:10", solve_nodes=budget),
                  lambda: analysis.exact_evaluation(game, budget)):
         with pytest.raises(ValueError, match=r"^solve_nodes: the positions the solver may "
                                              r"visit must be a whole number from 1 to "
@@ -154,8 +154,8 @@ def test_a_bad_budget_is_one_error_naming_the_option(budget):
 def test_the_record_keeps_exact_and_the_margins(game_record, exact_analysis):
     rec = analysis.with_analysis(game_record, exact_analysis)
     data = rec["metadata"]["analysis"]
-    assert data["version"] == analysis.VERSION == 2
-    assert data["solve"] == analysis.DEFAULT_SOLVE_NODES
+    assert data["version"] == analysis.ANALYSIS_VERSION == 2
+    assert data["solve_nodes"] == analysis.DEFAULT_SOLVE_NODES
     assert data["exact"] == [p.exact for p in exact_analysis.plies]
     back = analysis.of_record(json.loads(records.record_line(rec)))
     assert back.to_json() == data and back.solve_nodes == exact_analysis.solve_nodes
@@ -166,7 +166,7 @@ def test_the_record_keeps_exact_and_the_margins(game_record, exact_analysis):
 
 def test_version_1_still_reads(game_record, exact_analysis):
     old = dict(exact_analysis.to_json(), version=1)
-    for name in ("solve", "exact", "best_margin", "played_margin"):
+    for name in ("solve_nodes", "exact", "best_margin", "played_margin"):
         del old[name]
     rec = dict(game_record, metadata=dict(game_record["metadata"], analysis=old))
     records.check_record(rec)
@@ -191,7 +191,8 @@ def test_version_2_fields_are_checked(game_record, exact_analysis):
                              f"'metadata.analysis.played_margin' covers {moves - 1} moves"),
                             ({"exact": ["yes"] + data["exact"][1:]},
                              "'metadata.analysis.exact[0]' must be true or false"),
-                            ({"solve": 0}, "'metadata.analysis.solve' must be at least 1"),
+                            ({"solve_nodes": 0},
+                             "'metadata.analysis.solve_nodes' must be at least 1"),
                             ({"best_margin": None}, "'metadata.analysis.best_margin'")):
         bad = dict(game_record, metadata=dict(game_record["metadata"],
                                               analysis=dict(data, **change)))
@@ -236,8 +237,8 @@ def test_the_evaluation_chart_shades_the_exact_plies(game_record, exact_analysis
     assert shaded == [first - 0.5 for first, _ in spans]
     labels = figure.axes[0].get_legend_handles_labels()[1]
     assert f"exact ({len(exact)})" in labels
-    engine_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
-    assert not plots.evaluations(engine_only).axes[0].patches
+    judge_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
+    assert not plots.evaluations(judge_only).axes[0].patches
 
 
 def test_the_note_of_an_exact_blunder():
@@ -262,7 +263,7 @@ def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
         assert result.exit_code == 0, result.output
         (rec,) = records.read_games(out, verify=True)
         data = rec["metadata"]["analysis"]
-        exact_counts[name] = (data["solve"], sum(data["exact"]))
+        exact_counts[name] = (data["solve_nodes"], sum(data["exact"]))
     assert exact_counts["default"][0] == analysis.DEFAULT_SOLVE_NODES
     assert exact_counts["default"][1] >= 5
     assert exact_counts["none"] == (None, 0) and exact_counts["tiny"] == (1, 0)
@@ -295,16 +296,16 @@ def serve(*queries, solve=analysis.DEFAULT_SOLVE_NODES):
 def test_serve_answers_exact_where_the_solver_finishes():
     answers = serve({"id": "end", "position": ONE_WINNING_COLLECT}, {"id": "start"})
     end = answers["end"]
-    assert end["exact"] is True and end["visits"] == {} and end["engine"] == "mcts:50"
+    assert end["exact"] is True and end["visits"] == {} and end["judge"] == "mcts:50"
     assert end["moves"] == {"buy medium": -1.0, "buy large": -1.0, "collect a4": 1.0,
                             "end": -1.0}
     assert end["margins"] == {"buy medium": -4, "buy large": -5, "collect a4": 7, "end": -3}
     assert end["best"] == "collect a4" and end["values"] == [1.0, -1.0]
     start = answers["start"]
     assert start["exact"] is False and start["margins"] == {} and start["visits"]
-    # --no-solve: the engine's answer
-    (engine,) = serve({"id": 1, "position": ONE_WINNING_COLLECT}, solve=None).values()
-    assert engine["exact"] is False and sum(engine["visits"].values()) == 49
+    # --no-solve: the judge's answer
+    (judge,) = serve({"id": 1, "position": ONE_WINNING_COLLECT}, solve=None).values()
+    assert judge["exact"] is False and sum(judge["visits"].values()) == 49
     result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--workers", "1",
                                           "--no-solve"], input=json.dumps(
                                               {"id": 1, "position": ONE_WINNING_COLLECT}) + "\n")

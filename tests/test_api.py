@@ -692,14 +692,14 @@ def test_what_the_players_hand_back_are_public_types_with_real_field_types():
     import typing
 
     import photocore.play
-    from photocore.play import BUILTIN_AGENTS, BuiltinAgent, RootStats, Solution
+    from photocore.play import BUILTIN_AGENTS, AgentKind, RootStats, Solution
     game = Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
                               "0/2200/4432/- 0579")
     assert type(photocore.solve(game)) is Solution
     assert type(photocore.play.search_root(game, simulations=20)) is RootStats
-    assert all(type(row) is BuiltinAgent for row in BUILTIN_AGENTS.values())
+    assert all(type(row) is AgentKind for row in BUILTIN_AGENTS.values())
     assert {photocore.Agent(name).kind for name in BUILTIN_AGENTS} == set(BUILTIN_AGENTS)
-    for cls in (Solution, RootStats, BuiltinAgent):
+    for cls in (Solution, RootStats, AgentKind):
         hints = typing.get_type_hints(cls)
         assert set(hints) == set(cls._fields)
         assert all(not isinstance(hint, (str, typing.ForwardRef)) for hint in hints.values())

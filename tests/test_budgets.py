@@ -88,7 +88,7 @@ def _play_games(seed):
 
 def _analysis(seed):
     game = Game.from_position(END_WINS)
-    return analysis.evaluate(game, "mcts:20", seed=seed, solve_nodes=None), \
+    return analysis.evaluate_position(game, "mcts:20", seed=seed, solve_nodes=None), \
         analysis.analyze(Game(), "mcts:5", seed=seed, solve_nodes=None).seed
 
 

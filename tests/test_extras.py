@@ -148,7 +148,7 @@ def inputs(tmp_path_factory):
                                        "--workers", "1", "--seed", "1", "--no-progress",
                                        "--out", str(folder / "games.jsonl")])
     assert result.exit_code == 0, result.output
-    from photocore.serve.store import Database
+    from photocore.serve.database import Database
     Database(str(folder / "games.sqlite3")).close()
     (folder / "block").mkdir()
     (folder / "block" / "sitecustomize.py").write_text(SITECUSTOMIZE)

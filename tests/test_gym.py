@@ -149,7 +149,7 @@ def test_opponents_from_agent_specs_of_every_kind():
     rng = np.random.default_rng(5)
     play_episode(env, rng, env.reset(seed=3))
     assert env.game.is_over
-    assert [type(a).__name__ for a in env.agents] == ["PythonPlayer", "Engine"]
+    assert [type(a).__name__ for a in env.agents] == ["PythonAgentPlayer", "Engine"]
     process = env.agents[1]._process
     assert process is not None and process.poll() is None     # the engine played its seat
     env.close()

@@ -264,7 +264,7 @@ def test_every_output_option_is_known():
 def runnable(monkeypatch, tmp_path, games):
     """Runs OUTPUTS' command onto `out`: its result."""
     from photocore.run import speed
-    from photocore.serve.store import Database
+    from photocore.serve.database import Database
     monkeypatch.setattr(speed, "workloads", lambda quick: [])     # the writing, not the timing
     db = tmp_path / "db.sqlite3"
     Database(db).close()

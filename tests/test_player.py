@@ -32,7 +32,7 @@ KINDS = {
 
 
 def test_the_kinds_of_player_are_declared_players():
-    for cls in (specs.PythonPlayer, Engine, SearchAgent):
+    for cls in (specs.PythonAgentPlayer, Engine, SearchAgent):
         assert Player in cls.__mro__         # declared, not only alike (mypy checks them)
     # the built-in agents' class is compiled: its stub declares it a Player for mypy
     stub = Path(photocore.play._agents.__file__).with_name("_agents.pyi").read_text()

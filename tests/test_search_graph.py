@@ -228,7 +228,7 @@ def test_the_option_and_its_checks():
         photocore.Search([Game()], graph="yes")
     agent = SearchAgent(uniform(2), graph=True)
     assert agent.settings.graph is True and agent.name == "search:64?graph=1"
-    assert SearchAgent(uniform(2), graph=True, solve=True).name == "search:64?graph=1&solve=1"
+    assert SearchAgent(uniform(2), graph=True, prove=True).name == "search:64?graph=1&prove=1"
     assert SearchAgent(uniform(2)).name == "search:64"
 
 

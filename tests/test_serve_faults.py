@@ -26,7 +26,7 @@ from served import serving  # noqa: E402
 
 from photocore.serve import app as served_app  # noqa: E402
 from photocore.serve.app import create_app  # noqa: E402
-from photocore.serve.store import Database, Game, StoreError  # noqa: E402
+from photocore.serve.database import Database, DatabaseError, GameRow  # noqa: E402
 
 SERVE = pathlib.Path(served_app.__file__).parent
 AGENTS = textwrap.dedent("""
@@ -82,7 +82,7 @@ def _calls(path, want):
 
 def database_writes():
     """Every call of a writing method on a database (`….db.M(…)`, `db.M(…)`) in the serve
-    package outside store.py: (module, where, method)."""
+    package outside database.py: (module, where, method)."""
     methods = writing_methods()
 
     def on_db(call):
@@ -94,7 +94,7 @@ def database_writes():
         return func.attr if named in ("db", "database") else None
 
     return {(path.stem, where, name) for path in sorted(SERVE.glob("*.py"))
-            if path.name != "store.py" for where, name in _calls(path, on_db)}
+            if path.name != "database.py" for where, name in _calls(path, on_db)}
 
 
 def changes_saved():
@@ -139,7 +139,7 @@ def test_the_class_test_knows_every_write_of_the_serve_package():
 # ---- the faults --------------------------------------------------------------------------
 
 class Fault:
-    """Makes `db`'s writing methods named in `failing` raise StoreError, as a full disk
+    """Makes `db`'s writing methods named in `failing` raise DatabaseError, as a full disk
     does (SQLite: 'database or disk is full'), on every thread, until cleared."""
 
     def __init__(self, db):
@@ -153,7 +153,7 @@ class Fault:
         def write(*args, **kwargs):
             if name in self.failing and (self.when is None or self.when(*args)):
                 self.calls.append(name)
-                raise StoreError("the games database test: database or disk is full")
+                raise DatabaseError("the games database test: database or disk is full")
             return method(*args, **kwargs)
         return write
 
@@ -207,9 +207,9 @@ def answered(response, status, *words):
 def held_as_saved(store, game_id):
     """The game in memory is the game the database holds."""
     table, saved = store.tables[game_id], store.db.load(game_id)
-    assert saved is not None and saved.game.version == table.version
+    assert saved is not None and saved.row.version == table.version
     assert saved.changes == table.log
-    assert (saved.game.finished is not None) == table.session.over
+    assert (saved.row.finished is not None) == table.session.over
     return table
 
 
@@ -357,7 +357,7 @@ def forfeit(client, store, fault, served, tmp_path, monkeypatch):
 
     def full(*args, **kwargs):
         failing.append(args)
-        raise StoreError("the games database: database or disk is full")
+        raise DatabaseError("the games database: database or disk is full")
 
     with monkeypatch.context() as patched:
         patched.setattr(Database, "add_change", full)
@@ -458,7 +458,7 @@ def restore(client, store, fault, served, tmp_path, monkeypatch):
         idle, seats = created(first, seats=["person", "random"])
     with monkeypatch.context() as patched:
         patched.setattr(Database, "purge", lambda *a, **k: (_ for _ in ()).throw(
-            StoreError("the games database: database or disk is full")))
+            DatabaseError("the games database: database or disk is full")))
         app = create_app(served["agents"], db=path, expire=60)
     assert any("not deleted yet" in p and "disk is full" in p for p in app.state.store.problems)
     with TestClient(app) as client:          # served all the same; swept once it can write
@@ -692,9 +692,9 @@ def test_the_serve_command_starts_beside_a_damaged_game(tmp_path):
     from served import free_port, serve_command
     path = tmp_path / "games.sqlite3"
     db = Database(path)
-    db.add_game(Game("bad", {"players": 2, "options": "-", "position": None, "moves": []},
+    db.add_game(GameRow("bad", {"players": 2, "options": "-", "position": None, "moves": []},
                      ["person", "person"], 7, "me", time.time()), {0: b"0" * 32})
-    db.add_game(Game("fine", {"players": 2, "options": "-", "position": None, "moves": []},
+    db.add_game(GameRow("fine", {"players": 2, "options": "-", "position": None, "moves": []},
                      ["person", "person"], 7, "me", time.time()), {0: b"0" * 32})
     db._db.execute("UPDATE games SET seats = 'not json' WHERE id = 'bad'")
     db.close()

@@ -1,5 +1,5 @@
 """Served games that outlive the server, seats that are their links, live updates: the
-store's units (serve/store.py: one transaction per change, a crash between two changes,
+database's units (serve/database.py: one transaction per change, a crash between two changes,
 the schema's versions and migrations, backups), the API's tokens (403 and nothing changed
 without them; 100 racing moves from both seats), the event streams (each change as it is
 made; a dropped stream resumes from its last event id) and restarts of the real command
@@ -32,14 +32,14 @@ from photocore.cli.records import verify  # noqa: E402
 from photocore.cli.serve import serve  # noqa: E402
 from photocore.serve import games as served_games  # noqa: E402
 from photocore.serve.app import create_app  # noqa: E402
-from photocore.serve.store import (  # noqa: E402
+from photocore.serve.database import (  # noqa: E402
     APPLICATION_ID,
     COMPANIONS,
     MIGRATIONS,
     SCHEMA_VERSION,
     Database,
-    Game,
-    StoreError,
+    DatabaseError,
+    GameRow,
     _statements,
 )
 
@@ -64,10 +64,10 @@ def refused(response, status, *words):
     return error
 
 
-# ---- the store's units -----------------------------------------------------------------
+# ---- the database's units --------------------------------------------------------------
 
 def a_game(db, game_id="g1"):
-    db.add_game(Game(game_id, {"players": 2, "options": "-", "position": None, "moves": []},
+    db.add_game(GameRow(game_id, {"players": 2, "options": "-", "position": None, "moves": []},
                      SEATS, 2**64 - 1, "me", 100.0), {0: b"0" * 32, 1: b"1" * 32})
 
 
@@ -78,13 +78,13 @@ def test_each_change_is_one_transaction(tmp_path):
     # the second change's row goes in, then updating the game fails: neither stays
     db._db.execute("CREATE TEMP TRIGGER fail BEFORE UPDATE ON games WHEN NEW.version = 2 "
                    "BEGIN SELECT raise(ABORT, 'the disk is full'); END")
-    with pytest.raises(StoreError, match="the disk is full"):
+    with pytest.raises(DatabaseError, match="the disk is full"):
         db.add_change("g1", 2, {"kind": "play", "move": "place d1"}, 102.0, None)
     saved = db.load("g1")
     assert saved.changes == [{"kind": "play", "move": "place a4"}]
-    assert (saved.game.version, saved.game.touched, saved.game.seed) == (1, 101.0, 2**64 - 1)
+    assert (saved.row.version, saved.row.touched, saved.row.seed) == (1, 101.0, 2**64 - 1)
     # a change out of order (another writer) is refused, and nothing of it kept
-    with pytest.raises(StoreError, match="not at version 2"):
+    with pytest.raises(DatabaseError, match="not at version 2"):
         db.add_change("g1", 3, {"kind": "resign", "seat": 0}, 103.0, 103.0)
     assert db.load("g1").changes == saved.changes
     db.close()
@@ -112,9 +112,9 @@ def test_a_change_whose_saving_fails_leaves_the_game_as_it_was():
 
 CRASH = textwrap.dedent("""
     import os, sys, time
-    from photocore.serve.store import Database, Game
+    from photocore.serve.database import Database, GameRow
     db = Database(sys.argv[1])
-    db.add_game(Game("g1", {"players": 2, "options": "-", "position": None, "moves": []},
+    db.add_game(GameRow("g1", {"players": 2, "options": "-", "position": None, "moves": []},
                      ["person", "person"], 7, "me", time.time()), {0: b"0" * 32, 1: b"1" * 32})
     db.add_change("g1", 1, {"kind": "play", "move": "place a4"}, time.time(), None)
     # the process dies inside the second change's transaction, its row written
@@ -133,7 +133,7 @@ def test_a_crash_between_two_changes_keeps_the_first(tmp_path):
     assert done.returncode == 9 and "not reached" not in done.stdout, done.stderr
     db = Database(path)             # the crashed process's lock went with it
     saved = db.load("g1")
-    assert saved.changes == [{"kind": "play", "move": "place a4"}] and saved.game.version == 1
+    assert saved.changes == [{"kind": "play", "move": "place a4"}] and saved.row.version == 1
     db.close()
     with TestClient(create_app(["random"], db=path)) as client:
         state = client.get("/api/games/g1").json()
@@ -159,22 +159,22 @@ def test_the_schema_is_versioned_and_an_older_one_migrates(tmp_path):
     versions = [row[0] for row in db._db.execute("SELECT version FROM versions")]
     assert versions == [1, 2]
     saved = db.load("g1")
-    assert saved.changes == [{"kind": "play", "move": "place a4"}] and saved.game.seed == 5
+    assert saved.changes == [{"kind": "play", "move": "place a4"}] and saved.row.seed == 5
     db.add_hint("g1", 1, "a position", 3, {"moves": []})       # version 2's table
     assert db.hint("g1", 1, "a position", 3) == {"moves": []}
     db._db.execute("INSERT INTO versions VALUES (99, 0)")
     db.close()
-    with pytest.raises(StoreError, match="schema version 99, newer than this photocore's 2"):
+    with pytest.raises(DatabaseError, match="schema version 99, newer than this photocore's 2"):
         Database(path)
     junk = tmp_path / "junk.sqlite3"
     junk.write_bytes(b"not a database at all" * 100)
-    with pytest.raises(StoreError, match="cannot use .*junk.sqlite3 as the games database"):
+    with pytest.raises(DatabaseError, match="cannot use .*junk.sqlite3 as the games database"):
         Database(junk)
 
 
 def test_one_server_to_a_database(tmp_path):
     first = Database(tmp_path / "games.sqlite3")
-    with pytest.raises(StoreError, match="in use by another photocore serve"):
+    with pytest.raises(DatabaseError, match="in use by another photocore serve"):
         Database(tmp_path / "games.sqlite3")
     result = CliRunner().invoke(serve, ["--db", str(tmp_path / "games.sqlite3")])
     assert result.exit_code == 1 and "in use by another photocore serve" in result.output
@@ -276,7 +276,7 @@ def test_a_missing_or_wrong_token_is_403_and_changes_nothing(client, method, act
         response = client.request(method, url, json=body, headers=headers)
         refused(response, 403, *words)
     assert client.get(f"/api/games/{state['id']}").json() == before
-    assert store.db.load(state["id"]).game.version == before["version"] == 1
+    assert store.db.load(state["id"]).row.version == before["version"] == 1
 
 
 def test_tokens_are_random_kept_hashed_and_all_compared(client, monkeypatch):
@@ -626,7 +626,7 @@ def test_a_second_server_through_a_link_or_a_hard_link_is_refused(tmp_path):
         (tmp_path / "folder" / "up.sqlite3").symlink_to("../soft.sqlite3")  # two links
         for link in (tmp_path / "soft.sqlite3", tmp_path / "folder" / "up.sqlite3"):
             assert "in use by another photocore serve" in second_server("--db", str(link))
-            with pytest.raises(StoreError, match="in use by another photocore serve"):
+            with pytest.raises(DatabaseError, match="in use by another photocore serve"):
                 Database(link)
         os.link(path, tmp_path / "hard.sqlite3")
         said = second_server("--db", str(tmp_path / "hard.sqlite3"))
@@ -693,20 +693,20 @@ def open_by_the_command(path):
         said = second_server("--db", str(path))
     except AssertionError as e:
         raise AssertionError(f"the command served it: {e}") from None
-    raise StoreError(said)
+    raise DatabaseError(said)
 
 
 def back_it_up(path):
     target = path.parent / "backup.sqlite3"
     result = CliRunner().invoke(serve, ["--db", str(path), "--backup", str(target)])
     if result.exit_code != 0:
-        raise StoreError(one_line(result))
+        raise DatabaseError(one_line(result))
     assert target.exists()
 
 
 # each place in src/ that opens a Database (found by the test below), with how to open one
 OPENERS = {
-    "photocore.serve.store.Database": open_the_database,
+    "photocore.serve.database.Database": open_the_database,
     "photocore.serve.app.create_app": open_the_app,
     "photocore.cli.serve.serve": open_by_the_command,        # through create_app
     "photocore.cli.serve._backup": back_it_up,
@@ -741,7 +741,7 @@ def test_every_place_that_opens_a_database_is_tested():
     found = database_openers()
     print("opens a Database:", sorted(found))
     # cli.serve.serve reaches it through create_app: its own entry, tested by hand
-    assert found | {"photocore.cli.serve.serve", "photocore.serve.store.Database"} == \
+    assert found | {"photocore.cli.serve.serve", "photocore.serve.database.Database"} == \
         set(OPENERS), "a new place opens a Database: add it to OPENERS"
 
 
@@ -757,7 +757,7 @@ def test_a_file_that_is_not_photocores_is_refused_untouched(tmp_path, opener, ki
     path = tmp_path / "theirs.sqlite3"
     make_other(path, kind)
     before = state_of(tmp_path)
-    with pytest.raises(StoreError, match="refused, left as it was"):
+    with pytest.raises(DatabaseError, match="refused, left as it was"):
         OPENERS[opener](path)
     assert state_of(tmp_path) == before, "changed, or a file made beside it"
     assert not (tmp_path / "backup.sqlite3").exists()
@@ -778,7 +778,7 @@ def test_a_live_database_through_a_link_is_the_database(tmp_path, opener, how):
             assert copy.load("g1") is not None
             copy.close()
         else:
-            with pytest.raises(StoreError, match="in use by another photocore serve|hard links"):
+            with pytest.raises(DatabaseError, match="in use by another photocore serve|hard links"):
                 OPENERS[opener](alias)
         live.add_change("g1", 1, {"kind": "play", "move": "place a4"}, 101.0, None)
     finally:
@@ -798,7 +798,7 @@ def test_a_database_that_is_no_file_is_refused(tmp_path, opener, kind):
         if os.geteuid() != 0:
             pytest.skip("mknod needs root")
         os.mknod(path, 0o666 | stat.S_IFCHR, os.stat("/dev/null").st_rdev)
-    with pytest.raises((StoreError, AssertionError)) as refused:
+    with pytest.raises((DatabaseError, AssertionError)) as refused:
         OPENERS[opener](path)
     said = str(refused.value)
     assert "not a regular file" in said or "is a directory" in said, said

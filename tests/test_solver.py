@@ -234,9 +234,9 @@ def test_ctrl_c_stops_the_search_at_once(tmp_path):
             signal.raise_signal(signal.SIGINT)
 
 
-# ---- mcts:N?solve=1 ------------------------------------------------------------------------
+# ---- mcts:N?prove=1 ------------------------------------------------------------------------
 
-def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
+def test_an_agent_with_prove_plays_a_proven_move_in_the_last_round():
     from photocore.play import specs
     from photocore.play._agents import play_games
 
@@ -244,7 +244,7 @@ def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
     plain = {str(photocore.Agent("mcts", seed, 1).select(game)) for seed in range(20)}
     assert plain == {"buy seed"}            # one playout: the search alone takes the first
     for seed in range(20):
-        assert photocore.Agent("mcts", seed, 1, solve=True).select(game) == Move.parse(
+        assert photocore.Agent("mcts", seed, 1, prove=True).select(game) == Move.parse(
             "collect d4")
     # before the last round it is the search alone, move for move
     early = Game(2)
@@ -252,14 +252,14 @@ def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
     while early.round < early.last_round - 3:
         early.play(agent.select(early))
     for seed in range(5):
-        assert photocore.Agent("mcts", seed, 50, solve=True).select(early) == \
+        assert photocore.Agent("mcts", seed, 50, prove=True).select(early) == \
             photocore.Agent("mcts", seed, 50).select(early)
     # the spec, its label and play_games
-    loaded = specs.load("mcts:50?solve=1")
-    assert loaded.name == "mcts:50?solve=1" and loaded.solve and not loaded.graph
-    assert specs.parse("mcts:50?solve=0").label == "mcts:50"
-    with pytest.raises(ValueError, match="solve"):
-        specs.parse("mcts:50?solve=maybe").load()
+    loaded = specs.load("mcts:50?prove=1")
+    assert loaded.name == "mcts:50?prove=1" and loaded.prove and not loaded.graph
+    assert specs.parse("mcts:50?prove=0").label == "mcts:50"
+    with pytest.raises(ValueError, match="prove"):
+        specs.parse("mcts:50?prove=maybe").load()
     once = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, None, 7, 0, 4)
     again = play_games([("mcts", 20, False, True), ("greedy", 1)], 2, None, 7, 0, 4)
     assert all((a == b).all() for a, b in zip(once, again))
@@ -267,7 +267,7 @@ def test_an_agent_with_solve_plays_a_proven_move_in_the_last_round():
         once, play_games([("mcts", 20), ("greedy", 1)], 2, None, 7, 0, 4)))
 
 
-def test_a_search_agent_with_solve_plays_a_proven_win():
+def test_a_search_agent_with_prove_plays_a_proven_win():
     import numpy as np
 
     from photocore.play._solver import proven_move
@@ -278,23 +278,23 @@ def test_a_search_agent_with_solve_plays_a_proven_win():
 
     game = Game.from_position(COLLECT_THEN_END)
     assert SearchAgent(uniform, 16).select(game) != Move.parse("collect d4")
-    agent = SearchAgent(uniform, 16, solve=True)
-    assert agent.name == "search:16?solve=1" and agent.select(game) == Move.parse("collect d4")
+    agent = SearchAgent(uniform, 16, prove=True)
+    assert agent.name == "search:16?prove=1" and agent.select(game) == Move.parse("collect d4")
     # a lost position is searched: every move loses against best play
     assert proven_move(Game.from_position(ONLY_END), 1000) is None
     assert photocore.solve(Game.from_position(ONLY_END)).result == -1
     # and the kept tree follows the proven moves the agent played without it
     game.play("collect d4")
     assert agent.select(game) == Move.parse("end")
-    with pytest.raises(TypeError, match="solve must be True or False"):
-        SearchAgent(uniform, 16, solve=1)
+    with pytest.raises(TypeError, match="prove must be True or False"):
+        SearchAgent(uniform, 16, prove=1)
     with pytest.raises(ValueError, match="nodes"):
         proven_move(game, 0)
 
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_the_searches_proofs_agree_with_the_solver(players):
-    """What ?solve=1 plays is one of solve()'s best moves, given exactly where the mover
+    """What ?prove=1 plays is one of solve()'s best moves, given exactly where the mover
     wins or shares the win under best play."""
     from photocore.play._solver import proven_move
     proven = 0

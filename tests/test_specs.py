@@ -102,7 +102,7 @@ def test_the_built_in_agents_are_the_registry_s():
     assert all(form in str(unknown.value) for form in specs.BUILTIN_FORMS)
     for name, agent in BUILTIN_AGENTS.items():
         spec = parse(name)
-        assert spec.builtin and spec.builtin_agent is agent and spec.searches == agent.searches
+        assert spec.builtin and spec.agent_kind is agent and spec.searches == agent.searches
         assert (f"{name}:N" in specs.BUILTIN_FORMS) == agent.budget
         assert spec.simulations == (specs.DEFAULT_SIMULATIONS if agent.budget else 0)
         assert spec.label == specs.load(spec).name
@@ -112,7 +112,7 @@ def test_the_built_in_agents_are_the_registry_s():
             with pytest.raises(ValueError, match=r"only mcts takes a budget \(mcts:SIMULATIONS\)"):
                 parse(f"{name}:7")
     for other in ("py:m:C", "cmd:./engine"):   # played move by move: as slow as a search
-        assert parse(other).builtin_agent is None and parse(other).searches
+        assert parse(other).agent_kind is None and parse(other).searches
 
 
 def test_python_and_command_specs(tmp_path, monkeypatch):

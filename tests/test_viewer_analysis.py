@@ -90,7 +90,7 @@ def test_the_chart_its_marks_and_a_click_on_them(page, judged):
     assert ply_shown(page) == worst.ply
     verdict = page.find_element(By.ID, "verdict").text
     assert verdict.startswith(f"{worst.ply}. {worst.move}: {worst.label}")
-    assert f"the engine prefers {worst.best}" in verdict
+    assert f"the judge prefers {worst.best}" in verdict
     cursor = float(chart.find_element(By.CSS_SELECTOR, "line.cursor").get_attribute("x1"))
     assert cursor == pytest.approx(float(mark.get_attribute("cx")), abs=0.2)
 

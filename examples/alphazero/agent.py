@@ -42,13 +42,13 @@ class AlphaZeroAgent(SearchAgent):
     """The network of `checkpoint` (default: the shipped one for the game's players)
     guiding photocore.Search, `simulations` visits a move; the most visited move is played
     (temperature 0, no root noise). `rollout_weight`: the share of a random game's result
-    in each leaf's value (default: the checkpoint's, as it was trained). `solve`: in the
+    in each leaf's value (default: the checkpoint's, as it was trained). `prove`: in the
     last round, a move proven to keep a win is played without a search (SearchAgent).
     `graph`: search positions, not orders of moves (photocore.Search, docs/searching.md)."""
 
     def __init__(self, checkpoint: str | None = None, simulations: int = 64, seed: int = 0,
                  c_puct: float = SearchSettings.c_puct, temperature: float = 0.0, threads: int = 1,
-                 rollout_weight: float | None = None, solve: bool = False,
+                 rollout_weight: float | None = None, prove: bool = False,
                  graph: bool = SearchSettings.graph) -> None:
         torch.set_num_threads(threads)
         self.fixed = checkpoint is not None
@@ -58,7 +58,7 @@ class AlphaZeroAgent(SearchAgent):
         self.rollout_weight = rollout_weight
         super().__init__(Evaluator(net), simulations=simulations, seed=seed, c_puct=c_puct,
                          temperature=temperature, name="alphazero",
-                         rollout_weight=self._weight(self.checkpoint), solve=solve,
+                         rollout_weight=self._weight(self.checkpoint), prove=prove,
                          graph=graph)
         self.players = net.players
         self.evaluators[net.players] = (self.evaluate, self.checkpoint)

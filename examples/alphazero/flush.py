@@ -27,7 +27,7 @@ from options import HelpFormatter, number, whole  # noqa: E402
 import photocore  # noqa: E402
 from photocore import Agent, Search  # noqa: E402
 from photocore.play.search import MIN_SIMULATIONS  # noqa: E402
-from photocore.play.settings import Evaluate  # noqa: E402
+from photocore.play.settings import Network  # noqa: E402
 
 Outputs = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]     # (logits, values)
 
@@ -49,7 +49,7 @@ def positions(players: int, games: int, seed: int) -> list[photocore.Game]:
     return boards
 
 
-def unflushed(net: Net) -> Evaluate:
+def unflushed(net: Net) -> Network:
     """The network as the search ran it before: subnormals as they are."""
     def evaluate(obs: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> Outputs:
         with torch.inference_mode():
@@ -58,7 +58,7 @@ def unflushed(net: Net) -> Evaluate:
     return evaluate
 
 
-def searched_moves(evaluate: Evaluate, boards: list[photocore.Game], simulations: int,
+def searched_moves(evaluate: Network, boards: list[photocore.Game], simulations: int,
                    seed: int) -> npt.NDArray[np.int64]:
     search = Search([board.copy() for board in boards], simulations, seed=seed,
                     dirichlet_fraction=0.0)

@@ -79,4 +79,5 @@ def __getattr__(name: str) -> object:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
+    # the public names and modules, not what this module imports to work (sys, importlib)
+    return sorted({*__all__, *_SUBMODULES, "errors", "facts"})

@@ -1,11 +1,11 @@
-"""Analysis: every move of a game evaluated by an engine, its loss told and classified.
+"""Analysis: every move of a game evaluated by a judge, its loss told and classified.
 
-An engine values a position for every player, on the scale of `Game.returns()` (a win +1,
+A judge values a position for every player, on the scale of `Game.returns()` (a win +1,
 a loss -1 with two players), and each legal move it looks at for the player to move
 (docs/analysis.md). Engines:
 
-- `mcts` / `mcts:N`: the built-in UCT search (N playouts; the analysis's default engine,
-  DEFAULT_ENGINE, looks deeper than an agent plays), its root statistics
+- `mcts` / `mcts:N`: the built-in UCT search (N playouts; the analysis's default judge,
+  DEFAULT_JUDGE, looks deeper than an agent plays), its root statistics
   (`photocore.play.search_root`, a `photocore.play.RootStats`): a move's value is its mean
   return.
 - `py:...` naming a `photocore.play.search.SearchAgent` (the AlphaZero checkpoint of
@@ -13,14 +13,14 @@ a loss -1 with two players), and each legal move it looks at for the player to m
   value, and over the positions after each legal move for the moves' values.
 - `py:...` (or an object) with `analyze(game) -> {move: value for the player to move}`.
 
-In the code an engine of an analysis is a `Judge` (`judge(spec)` makes one; `MctsJudge`,
-`SearchJudge`, `AgentJudge`), apart from an engine program (`photocore.play.protocol.Engine`):
-its `evaluation(game, seed)` is its Evaluation of a position, as `evaluate(game)` gives
-one.
+A judge is a `Judge` (`judge(spec)` makes one; `MctsJudge`, `SearchJudge`, `AgentJudge`),
+never called an engine: an engine is a program (`photocore.play.protocol.Engine`). A judge's
+`evaluation(game, seed)` is its Evaluation of a position, as `evaluate_position(game)`
+gives one.
 
 A move's loss is the best move's value minus the played move's, for the mover, never
 below 0: in value units, and as a win probability (a value v of n players is a win
-chance of (v * (n - 1) + 1) / n). A move the engine barely looked at is valued by the
+chance of (v * (n - 1) + 1) / n). A move the judge barely looked at is valued by the
 position it leads to instead. Losses from THRESHOLDS up are inaccuracies, mistakes and
 blunders; a forced move (the only legal one) loses nothing. A player's accuracy is the mean
 over their unforced moves of lichess's curve 103.1668 e^(-0.04354 d) - 3.1669 (d: the win
@@ -28,7 +28,7 @@ chance lost, in percent), clipped to 0..100.
 
 Where it is cheap (the last SOLVE_ROUNDS rounds, from the end back) and it finishes within
 a budget of positions (`solve_nodes=`, DEFAULT_SOLVE_NODES), the solver (photocore.solve)
-replaces the engine: the position's values and every move's are then exact, the mover's
+replaces the judge: the position's values and every move's are then exact, the mover's
 return under best play, and the ply is marked `exact`, its loss exact (`exact_evaluation`;
 `solvable` says which games the solver takes).
 
@@ -36,8 +36,8 @@ return under best play, and the ply is marked `exact`, its loss exact (`exact_ev
 >>> game = Game()
 >>> for _ in range(6):
 ...     game.play(game.legal_moves()[0])
->>> result = analyze(game, engine="mcts:50", seed=1)
->>> len(result.plies), result.engine, result.plies[0].forced
+>>> result = analyze(game, judge="mcts:50", seed=1)
+>>> len(result.plies), result.judge, result.plies[0].forced
 (6, 'mcts:50', False)
 >>> data = result.to_json()
 >>> GameAnalysis.from_json(data, 2, [str(m) for m in game.history]).to_json() == data
@@ -57,15 +57,23 @@ from photocore.play._agents import DEFAULT_GRAPH, MAX_SIMULATIONS, Agent, search
 from photocore.play._solver import DEFAULT_MEMORY, MAX_NODES
 from photocore.play._solver import solve as solve_position
 from photocore.play.player import Forfeit, as_move
-from photocore.play.settings import Evaluate
+from photocore.play.settings import Network
 from photocore.play.specs import parse as parse_spec
 from photocore.records import ANALYSIS_VERSIONS, Record, check_analysis, check_record, from_record
 
+__all__ = [
+    "ANALYSIS_VERSION", "DEFAULT_JUDGE", "MIN_VISITS", "LABELS", "DEFAULT_SOLVE_NODES",
+    "SOLVE_ROUNDS", "Thresholds", "THRESHOLDS", "win_chance", "move_accuracy", "Evaluation",
+    "Judge", "MctsJudge", "SearchJudge", "AgentJudge", "judge", "position_seed", "solvable",
+    "exact_evaluation", "PlyAnalysis", "GameAnalysis", "analyze", "judged", "evaluate_position",
+    "with_analysis", "of_record", "AgentSummary", "summarise"
+]
+
 # of the `analysis` field of a record (metadata.analysis) written; all ANALYSIS_VERSIONS read
-VERSION = ANALYSIS_VERSIONS[-1]
-# the engine when none is named: an analysis looks deeper than an agent plays (`mcts`
+ANALYSIS_VERSION = ANALYSIS_VERSIONS[-1]
+# the judge when none is named: an analysis looks deeper than an agent plays (`mcts`
 # alone is mcts:DEFAULT_SIMULATIONS, as everywhere)
-DEFAULT_ENGINE = "mcts:1000"
+DEFAULT_JUDGE = "mcts:1000"
 # a move with fewer visits is valued by the position it leads to, not by its own mean
 MIN_VISITS = 50
 LABELS = ("inaccuracy", "mistake", "blunder")
@@ -141,7 +149,7 @@ def move_accuracy(win_loss: float) -> float:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """An engine's view of one position (values on the returns' scale: Game.returns())."""
+    """A judge's view of one position (values on the returns' scale: Game.returns())."""
 
     player: int
     """The player to move."""
@@ -150,7 +158,7 @@ class Evaluation:
     moves: dict[str, float]
     """The moves it valued: move text -> its value for the player to move."""
     visits: dict[str, int]
-    """Move text -> its visits (empty for an engine that does not count them)."""
+    """Move text -> its visits (empty for a judge that does not count them)."""
     best: str
     """Its best move, as text."""
     principal: tuple[str, ...]
@@ -195,7 +203,7 @@ class MctsJudge:
     def __init__(self, simulations: int, exploration: float = 1.0,
                  graph: bool = DEFAULT_GRAPH) -> None:
         if not 1 <= simulations <= MAX_SIMULATIONS:
-            raise ValueError(f"mcts engine: simulations must be from 1 to "
+            raise ValueError(f"mcts judge: simulations must be from 1 to "
                              f"{MAX_SIMULATIONS:,}, got {simulations}")
         self.simulations, self.exploration, self.graph = simulations, exploration, graph
 
@@ -224,9 +232,9 @@ class SearchJudge:
     the visits, the best move and the position's value; a search of simulations / (legal
     moves) visits (at least 2) after each legal move gives that move's value."""
 
-    def __init__(self, evaluate: Evaluate, simulations: int, name: str = "search") -> None:
+    def __init__(self, evaluate: Network, simulations: int, name: str = "search") -> None:
         if simulations < 2:
-            raise ValueError(f"search engine: simulations must be at least 2, got {simulations}")
+            raise ValueError(f"search judge: simulations must be at least 2, got {simulations}")
         self.evaluate, self.simulations, self.label = evaluate, simulations, name
 
     @property
@@ -280,7 +288,7 @@ class AgentJudge:
     def __init__(self, agent: Any, name: str = "agent") -> None:
         analyze = getattr(agent, "analyze", None)
         if not callable(analyze):
-            raise ValueError(f"engine {name!r}: {type(agent).__name__} has no "
+            raise ValueError(f"judge {name!r}: {type(agent).__name__} has no "
                              "analyze(game) method")
         self.agent, self._name, self._analyze = agent, name, analyze
 
@@ -291,11 +299,11 @@ class AgentJudge:
 
     def evaluation(self, game: Game, seed: int) -> Evaluation:
         """The agent's analyze() of a copy of the game, checked (ValueError naming the
-        engine for a move that is not legal or a value that is not a finite number); no
+        judge for a move that is not legal or a value that is not a finite number); no
         visits, the best move its whole line. `seed` is not used."""
         answer = self._analyze(game.copy())
         if not isinstance(answer, Mapping) or not answer:
-            raise ValueError(f"engine {self.name!r}: analyze() must return a non-empty "
+            raise ValueError(f"judge {self.name!r}: analyze() must return a non-empty "
                              f"dict {{move: value}}, got {answer!r:.80}")
         legal = game.legal_moves()
         moves: dict[str, float] = {}
@@ -303,13 +311,13 @@ class AgentJudge:
             try:
                 move = as_move(key)
             except Forfeit as e:
-                raise ValueError(f"engine {self.name!r}: analyze() {e.reason}") from None
+                raise ValueError(f"judge {self.name!r}: analyze() {e.reason}") from None
             if move not in legal:
-                raise ValueError(f"engine {self.name!r}: analyze() valued {move}, not a "
+                raise ValueError(f"judge {self.name!r}: analyze() valued {move}, not a "
                                  "legal move")
             if isinstance(value, bool) or not isinstance(value, int | float) \
                     or not math.isfinite(value):
-                raise ValueError(f"engine {self.name!r}: the value of {move} must be a "
+                raise ValueError(f"judge {self.name!r}: the value of {move} must be a "
                                  f"finite number, got {value!r}")
             moves[str(move)] = float(value)
         player = _to_move(game)
@@ -323,7 +331,7 @@ _JUDGES: dict[tuple[str, int | None], Judge] = {}
 
 
 def judge(spec: "str | Judge | object", limit: Limit | None = None) -> Judge:
-    """The engine of `spec` as a Judge: `mcts` or `mcts:N`, a `py:` agent spec
+    """The judge `spec` names, as a Judge: `mcts` or `mcts:N`, a `py:` agent spec
     (docs/matches.md) whose class is a SearchAgent or has `analyze`, a Judge, or an object
     with `analyze`. The `simulations` of `limit` (a photocore.Limit) replace those of mcts
     and of a SearchAgent. Engines made from text are kept for the process (a checkpoint
@@ -346,7 +354,7 @@ def judge(spec: "str | Judge | object", limit: Limit | None = None) -> Judge:
             agent = parsed.python_class()(**dict(parsed.options))
             _JUDGES[key] = _judge_of_object(agent, simulations, spec)
         else:
-            raise ValueError(f"engine {spec!r} cannot evaluate positions: use mcts:N, or a "
+            raise ValueError(f"judge {spec!r} cannot evaluate positions: use mcts:N, or a "
                              "py: agent that is a SearchAgent or has analyze(game)")
     return _JUDGES[key]
 
@@ -367,7 +375,7 @@ def _judge_of_object(agent: object, simulations: int | None, name: str) -> Judge
         return AgentJudge(agent, str(getattr(agent, "name", name)))
     if isinstance(agent, Judge):
         return agent
-    raise ValueError(f"engine {name!r} cannot evaluate positions: it is no SearchAgent and "
+    raise ValueError(f"judge {name!r} cannot evaluate positions: it is no SearchAgent and "
                      "has no analyze(game) method")
 
 
@@ -436,7 +444,7 @@ def _to_move(game: Game) -> int:
 
 @dataclass(frozen=True)
 class PlyAnalysis:
-    """A move of a game as the engine saw it (values on the returns' scale)."""
+    """A move of a game as the judge saw it (values on the returns' scale)."""
 
     ply: int
     """Its number, 1 the first."""
@@ -447,7 +455,7 @@ class PlyAnalysis:
     values: tuple[float, ...]
     """The position's values by player before it."""
     best: str
-    """The engine's best move there."""
+    """The judge's best move there."""
     best_value: float
     """The best move's value for the mover."""
     played_value: float
@@ -473,8 +481,8 @@ class PlyAnalysis:
 class GameAnalysis:
     """A game analysed (its record's metadata.analysis: to_json, from_json)."""
 
-    engine: str
-    """The engine's name (Judge.name)."""
+    judge: str
+    """The judge's name (Judge.name)."""
     seed: int
     """The run's seed: each position's search is seeded by position_seed."""
     thresholds: Thresholds
@@ -505,7 +513,7 @@ class GameAnalysis:
     def to_json(self) -> dict[str, Any]:
         """The `analysis` field of a record (metadata.analysis; docs/records.md)."""
         return {
-            "version": VERSION, "engine": self.engine, "seed": self.seed,
+            "version": ANALYSIS_VERSION, "judge": self.judge, "seed": self.seed,
             "thresholds": {name: getattr(self.thresholds, name) for name in LABELS},
             "values": [_rounded(v) for v in self.values],
             "player": [p.player for p in self.plies],
@@ -516,7 +524,7 @@ class GameAnalysis:
             "labels": [p.label for p in self.plies],
             "forced": [p.forced for p in self.plies],
             "accuracy": [None if a is None else round(a, 2) for a in self.accuracy],
-            "solve": self.solve_nodes,
+            "solve_nodes": self.solve_nodes,
             "exact": [p.exact for p in self.plies],
             "best_margin": [p.best_margin for p in self.plies],
             "played_margin": [p.played_margin for p in self.plies],
@@ -548,16 +556,16 @@ class GameAnalysis:
             win_loss=data["loss"][k] * (players - 1) / players, label=data["labels"][k],
             forced=data["forced"][k], exact=exact[k], best_margin=margins[0][k],
             played_margin=margins[1][k]) for k in range(count))
-        return cls(data["engine"], data["seed"], Thresholds(**data["thresholds"]), plies,
-                   values, tuple(data["accuracy"]), data.get("solve"))
+        return cls(data["judge"], data["seed"], Thresholds(**data["thresholds"]), plies,
+                   values, tuple(data["accuracy"]), data.get("solve_nodes"))
 
 
-def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE,
+def analyze(game: Game | Record, judge: "str | Judge | object" = DEFAULT_JUDGE,
             limit: Limit | None = None, seed: int = 0,
             thresholds: Thresholds = THRESHOLDS, index: int = 0,
             solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
-    by `engine` within `limit` (see judge()), as a GameAnalysis; by the solver instead
+    by `judge` within `limit` (see judge()), as a GameAnalysis; by the solver instead
     where it finishes within `solve_nodes` positions (see exact_evaluation(); None:
     never). The same seed (any integer, taken modulo 2**64: photocore.facts.check_seed;
     and `index`, the game's number in a run) gives the same analysis.
@@ -569,7 +577,7 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
     if not isinstance(game, Game):
         raise TypeError(f"game must be a photocore.Game or a record dict, got "
                         f"{type(game).__name__}")
-    judge = _as_judge(engine, limit)
+    judge = _as_judge(judge, limit)
     position = game.root()
     history = [int(m) for m in game.history]
     games = []
@@ -591,7 +599,7 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
     def look(k: int) -> Evaluation:
         return exact.get(k) or judge.evaluation(every[k], position_seed(seed, index, k))
 
-    # after the last move: the result, or (an unfinished game) the engine's view
+    # after the last move: the result, or (an unfinished game) the judge's view
     final = position.returns() if position.is_over else look(len(history)).values
     evaluations: list[Evaluation | None] = [
         None if len(g.legal_moves()) == 1 else look(k) for k, g in enumerate(games)]
@@ -600,10 +608,10 @@ def analyze(game: Game | Record, engine: "str | Judge | object" = DEFAULT_ENGINE
 
 def judged(games: Sequence[Game], history: Sequence[int],
            evaluations: Sequence[Evaluation | None], final: tuple[float, ...],
-           engine_name: str, seed: int, thresholds: Thresholds = THRESHOLDS,
+           judge_name: str, seed: int, thresholds: Thresholds = THRESHOLDS,
            solve_nodes: int | None = None) -> GameAnalysis:
     """The analysis of the moves `history` played from `games` (the position before each)
-    from the engine's (or the solver's) `evaluations` of them (None where the move was
+    from the judge's (or the solver's) `evaluations` of them (None where the move was
     forced) and the values of the position after the last move, `final`; `solve_nodes`
     the solver's budget."""
     n = len(history)
@@ -634,7 +642,7 @@ def judged(games: Sequence[Game], history: Sequence[int],
                                  evaluation.margins.get(move)))
     accuracy = tuple(_accuracy([p.win_loss for p in plies if p.player == q and not p.forced])
                      for q in range(players))
-    return GameAnalysis(engine_name, seed, thresholds, tuple(plies), tuple(values), accuracy,
+    return GameAnalysis(judge_name, seed, thresholds, tuple(plies), tuple(values), accuracy,
                         solve_nodes, tuple(evaluations))
 
 
@@ -642,13 +650,13 @@ def _accuracy(losses: Sequence[float]) -> float | None:
     return sum(map(move_accuracy, losses)) / len(losses) if losses else None
 
 
-def evaluate(game: Game, engine: "str | Judge | object" = DEFAULT_ENGINE,
-             limit: Limit | None = None, seed: int = 0,
-             solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> Evaluation:
-    """One position evaluated by `engine` within `limit` (see judge()), as an Evaluation;
+def evaluate_position(game: Game, judge: "str | Judge | object" = DEFAULT_JUDGE,
+                      limit: Limit | None = None, seed: int = 0,
+                      solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> Evaluation:
+    """One position evaluated by `judge` within `limit` (see judge()), as an Evaluation;
     by the solver instead where it finishes within `solve_nodes` positions (see
     exact_evaluation(); None: never); `seed` as analyze's."""
-    judge = _as_judge(engine, limit)
+    judge = _as_judge(judge, limit)
     seed = check_seed(seed)
     return exact_evaluation(game, solve_nodes) or judge.evaluation(game, seed)
 

@@ -1,5 +1,10 @@
 """The exceptions photocore raises: ValueErrors for bad input, InvariantError for its own bugs."""
 
+__all__ = [
+    "InvalidMoveError", "IllegalMoveError", "InvalidPositionError", "InvariantError",
+    "RecordError", "needs_extra", "missing_extra"
+]
+
 
 class InvalidMoveError(ValueError):
     """Text or an id that is not a move at all (malformed notation, an off-board cell)."""

@@ -21,14 +21,34 @@ from typing import Any, NamedTuple
 
 import numpy
 
+# The build's code path (docs/kernel.md): the kernel's copy that runs (CODE_PATH, one of
+# CODE_PATHS or "native") and how it finds the k-th set bit (SELECT, below: "pdep" or
+# "broadword").
+from photocore._kernel import CODE_PATH as CODE_PATH
+from photocore._kernel import CODE_PATHS as CODE_PATHS
+
 # The rule of seeds (docs/engine.md, "Seeds"): a seed is any integer, taken modulo SEEDS
 # (2**64). It is the kernel's, which derives every stream from a seed (stream_seed); every
 # function, class and command that takes a seed checks it with check_seed. And a count of
 # games is from 0 to 2**63 - 1 (check_count): the kernel's game numbers are long longs.
 from photocore._kernel import SEEDS as SEEDS
+from photocore._kernel import SELECT as SELECT
 from photocore._kernel import check_count as check_count
 from photocore._kernel import check_seed as check_seed
 from photocore._kernel import tables as _tables
+
+__all__ = [
+    "CODE_PATH", "CODE_PATHS", "SEEDS", "SELECT", "check_count", "check_seed", "RULES_VERSION",
+    "VERSION", "ROWS", "AXIAL", "CELLS", "CELL_INDEX", "RICHNESS", "OUTER_RING", "DIRECTIONS",
+    "VECTORS", "NEIGHBOURS", "SUN_POSITIONS", "distance", "shadow_direction", "PLANT_PAIRS",
+    "SIZES", "SIZE_NAMES", "OWNED", "PRICES", "SLOTS", "START_AVAILABLE", "GROW_COST",
+    "PLANT_COST", "COLLECT_COST", "REACH", "STACK_LEAVES", "TOKENS", "LIGHT_CAP",
+    "LIGHT_PER_POINT", "ROUNDS", "ROUNDS_FOURTH_REVOLUTION", "PLAYERS", "MAX_PLAYERS",
+    "MIN_PLAYERS", "SETUP_TREES", "MAX_GAME_MOVES", "MAX_LEGAL", "ACTION_BASE", "NUM_ACTIONS",
+    "MOVE_KINDS", "ACTION_RANGES", "OBSERVATION", "OBSERVATION_SIZE", "PLAYER_SLOT", "CLOCK_SLOT",
+    "OBSERVATION_HIGH", "action_kind", "OptionRule", "OPTION_RULES", "Options", "OPTIONS",
+    "max_game_moves"
+]
 
 _KERNEL: dict[str, Any] = _tables()
 

@@ -36,6 +36,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import TypeAlias
 
+__all__ = ["FilePath", "atomic", "same_file", "expanded", "input_among"]
+
 FilePath: TypeAlias = str | os.PathLike[str]   # a path, as open() takes it
 
 

@@ -10,6 +10,11 @@ checks that each is named there with its cap and a test that feeds it a line pas
 (16, 1024, 16384, 256)
 """
 
+__all__ = [
+    "RECORD_LINE_CAP", "RECORD_READ_PAST", "READ_CHUNK", "QUERY_LINE_CAP", "ENGINE_LINE_CAP",
+    "HTTP_BODY_CAP", "SOLVED_LINE_CAP", "TERMINAL_LINE_CAP", "cap_text"
+]
+
 # One game record's line, newline included (docs/records.md). The longest real one
 # measured is about 30 KB (a four-player game of four revolutions, random moves, with
 # analysis annotations); the cap leaves over 500 times that for metadata.

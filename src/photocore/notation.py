@@ -34,6 +34,11 @@ from photocore.facts import (
     distance,
 )
 
+__all__ = [
+    "MOVE_TEXTS", "ACTION_OF_TEXT", "parse_move_text", "PositionFields", "format_position",
+    "parse_position"
+]
+
 # ---- moves ------------------------------------------------------------------------------
 
 # the words after each verb, in the order of the action ids of that kind

@@ -23,12 +23,14 @@ from photocore.files import FilePath, atomic
 from photocore.notation import MOVE_TEXTS
 from photocore.records import (
     FORMAT,
-    VERSION,
+    RECORD_VERSION,
     Record,
     check_record,
     from_record,
     result_of,
 )
+
+__all__ = ["Arrays", "ARRAYS", "write", "load", "read_records"]
 
 _FLAGS = {options.flags for options in OPTIONS}
 # the arrays of an export by name, all of ARRAYS and "agent_names", "rules_version"
@@ -137,7 +139,7 @@ def read_records(source: FilePath | Arrays) -> Iterator[Record]:
         if players not in PLAYERS or options not in _FLAGS:
             raise RecordError(f"players must be {MIN_PLAYERS} to {MAX_PLAYERS} and options one "
                               f"of {sorted(_FLAGS)}", path, g + 1)
-        rec: Record = {"format": FORMAT, "version": VERSION,
+        rec: Record = {"format": FORMAT, "version": RECORD_VERSION,
                "rules_version": str(arrays["rules_version"]), "players": players,
                "options": Options.from_flags(options)._asdict(),
                "moves": [MOVE_TEXTS[a] for a in moves[offsets[g]:offsets[g + 1]]],

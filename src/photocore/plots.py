@@ -24,6 +24,11 @@ from photocore.files import FilePath, atomic
 from photocore.records import Record
 from photocore.svg import PLAYER_COLOURS
 
+__all__ = [
+    "LINE_STYLES", "light_by_round", "Charts", "MARK_COLOURS", "EXACT_COLOUR", "exact_spans",
+    "evaluations"
+]
+
 LINE_STYLES = {2: "-", 3: "--", 4: ":"}          # by player count
 
 
@@ -167,7 +172,7 @@ def evaluations(result: "analysis.GameAnalysis", path: FilePath | None = None) -
     axes.set_xlabel("ply")
     axes.set_ylim(0, 1)
     axes.legend(fontsize="small", ncol=3)
-    _finish(axes, f"win chance by ply ({result.engine})", "win chance")
+    _finish(axes, f"win chance by ply ({result.judge})", "win chance")
     if path is not None:
         with atomic(path) as f:
             figure.savefig(f, format="png")

@@ -33,8 +33,15 @@ from photocore.files import FilePath, atomic
 from photocore.limits import READ_CHUNK, RECORD_LINE_CAP, RECORD_READ_PAST, cap_text
 from photocore.notation import ACTION_OF_TEXT, parse_move_text
 
+__all__ = [
+    "FORMAT", "RECORD_VERSION", "Record", "to_record", "result_of", "check_record", "schema",
+    "FIELDS", "RESULT_FIELDS", "ANALYSIS_VERSIONS", "check_analysis", "from_record", "positions",
+    "OnError", "read_games", "GameReader", "read_game", "capped_lines", "read_past", "too_long",
+    "loads", "dumps", "write_games", "RecordWriter", "kept_lines", "record_line", "is_compressed"
+]
+
 FORMAT = "photocore-game"
-VERSION = 1
+RECORD_VERSION = 1
 
 # a record as a dict, the JSON object of docs/records.md
 Record: TypeAlias = dict[str, Any]
@@ -59,7 +66,7 @@ def to_record(game: Game, metadata: Mapping[str, Any] | None = None) -> Record:
     metadata.setdefault("agents", ["unknown"] * game.players)
     rec = {
         "format": FORMAT,
-        "version": VERSION,
+        "version": RECORD_VERSION,
         "rules_version": RULES_VERSION,
         "players": game.players,
         "options": game.options._asdict(),
@@ -238,7 +245,7 @@ def check_analysis(data: object, players: int, moves: int | None = None) -> None
     Raises:
         RecordError: naming the field that is wrong.
 
-    >>> check_analysis({"version": 2, "engine": "mcts:5"}, 2)
+    >>> check_analysis({"version": 2, "judge": "mcts:5"}, 2)
     Traceback (most recent call last):
     ...
     photocore.errors.RecordError: missing field 'metadata.analysis.seed'
@@ -318,8 +325,9 @@ def _schema_error(rec: object, error: fastjsonschema.JsonSchemaValueException) -
     if isinstance(rec, dict) and "format" in rec and rec["format"] != FORMAT:
         return f"field 'format' must be {FORMAT!r}, got {rec['format']!r}"
     version = rec.get("version") if isinstance(rec, dict) else None
-    if type(version) is int and version != VERSION:
-        return f"unknown format version {version}: this photocore reads version {VERSION}"
+    if type(version) is int and version != RECORD_VERSION:
+        return (f"unknown format version {version}: this photocore reads version "
+                f"{RECORD_VERSION}")
     rule, value, definition = error.rule, error.value, error.definition
     path = error.path[1:]
     if rule == "required":

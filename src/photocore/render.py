@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from photocore._game import Game
 from photocore.facts import CELLS, DIRECTIONS, ROWS, STACK_LEAVES, shadow_direction
 
+__all__ = ["SIZES", "PLAYER_COLOURS", "CELL_WIDTH", "MARGIN", "LEGEND", "text", "winners_text"]
+
 # a piece of text with an ANSI colour code, or as it is
 _Paint = Callable[[str, str], str]
 

@@ -22,6 +22,11 @@ from typing import Literal, NamedTuple, Self, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "ELO_PER_LOGIT", "Counts", "elo", "expected_score", "Estimate", "estimate", "sweep_bound",
+    "llr", "SPRT", "Ratings", "bradley_terry", "wilson"
+]
+
 # Elo points per natural-log unit of the odds: a rating difference d gives the odds 10**(d/400)
 ELO_PER_LOGIT = 400 / math.log(10)
 

@@ -36,6 +36,11 @@ from photocore.facts import (
 )
 from photocore.render import winners_text
 
+__all__ = [
+    "R", "SUN", "HEADER", "BOARD_H", "BOARD_W", "LEGEND_H", "PANEL_W", "PLAYER_H", "FONT", "SOIL",
+    "PLAYER_COLOURS", "HIGHLIGHT", "INK", "SVG", "board", "cells", "suns"
+]
+
 R = 27                              # hex radius, centre to corner, in viewBox units
 SUN = 7.1 * R                       # the sun's distance from the centre: just off the board
 HEADER = 50                         # two status lines above everything

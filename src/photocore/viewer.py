@@ -6,7 +6,7 @@ them, so the file opens offline from file:// with no network access.
 
 A record that holds an analysis (photocore analyze, docs/analysis.md) adds an evaluation
 chart under the board (each player's win chance by ply; a click jumps there), its
-inaccuracies, mistakes and blunders marked on the chart and the move list, the engine's
+inaccuracies, mistakes and blunders marked on the chart and the move list, the judge's
 better move outlined on the board beside the move played, and each player's accuracy; the
 moves the solver valued exactly are marked `exact` in the list and on the chart, as a chess
 viewer marks a tablebase's.
@@ -27,13 +27,18 @@ from photocore.records import Record
 from photocore.render import winners_text
 from photocore.svg import HIGHLIGHT, PLAYER_COLOURS, board
 
+__all__ = [
+    "BOARD_PX", "CHART_H", "CHART_PAD", "CHART_W", "EVAL_H", "MARKS", "BETTER", "EXACT",
+    "OUTCOMES", "PAGE", "STYLE", "SCRIPT", "write_html", "page"
+]
+
 BOARD_PX = 560
 CHART_W, CHART_H, CHART_PAD = 360, 120, 26
 EVAL_H = 150
 # the classes of moves (analysis.LABELS): colour on the chart and the board, mark in the list
 MARKS = {"inaccuracy": ("#d4a000", "?!"), "mistake": ("#f07000", "?"),
          "blunder": ("#d00000", "??")}
-BETTER = "#00995c"          # the engine's better move, outlined on the board
+BETTER = "#00995c"          # the judge's better move, outlined on the board
 EXACT = "#2a6fdb"           # a move the solver valued: its mark in the list and on the chart
 # a result of two players in words (Game.returns() for the mover)
 OUTCOMES = {1.0: "wins", 0.0: "shares the win", -1.0: "loses"}
@@ -117,7 +122,7 @@ def _status(game: Game, ply: int, last: int) -> str:
 
 
 def _board(games: Sequence[Game], ply: int, judged: analysis.GameAnalysis | None) -> str:
-    """The board at `ply`; after a move the analysis classed, with the engine's better move
+    """The board at `ply`; after a move the analysis classed, with the judge's better move
     outlined beside the move played (its outline as the board draws a last move, in
     BETTER's colour, dashed)."""
     picture = str(board(games[ply], size=BOARD_PX))
@@ -150,8 +155,8 @@ def _note(ply: analysis.PlyAnalysis, players: int) -> str:
             said += f"; {ply.best} {_outcome(ply.best_value, ply.best_margin, players)}"
         return said + (f" (loses {ply.win_loss:.0%} of a win)" if ply.loss else "")
     if ply.move == ply.best:
-        return f"{said} (the engine's choice)"
-    return (f"{said}, loses {ply.win_loss:.1%} of a win; the engine prefers {ply.best} "
+        return f"{said} (the judge's choice)"
+    return (f"{said}, loses {ply.win_loss:.1%} of a win; the judge prefers {ply.best} "
             f"(win chance {analysis.win_chance(ply.best_value, players):.0%})")
 
 
@@ -170,7 +175,7 @@ def _accuracy(judged: analysis.GameAnalysis | None, agents: Sequence[str]) -> st
              f'{PLAYER_COLOURS[p]}"></span>{html.escape(str(agents[p]))}: '
              f'<span class="accuracy">{"-" if a is None else f"{a:.1f}"}</span></span>'
              for p, a in enumerate(judged.accuracy)]
-    return (f'<div id="accuracy">accuracy ({html.escape(judged.engine)}): '
+    return (f'<div id="accuracy">accuracy ({html.escape(judged.judge)}): '
             + " \u00b7 ".join(parts) + "</div>")
 
 
@@ -213,7 +218,7 @@ def _evaluation(judged: analysis.GameAnalysis | None, players: int) -> str:
             f'class="chart" viewBox="0 0 {BOARD_PX} {EVAL_H}" width="{BOARD_PX}" '
             f'height="{EVAL_H}" font-size="11" font-family="sans-serif">'
             f'<text x="{pad}" y="15" font-weight="bold">win chance by ply '
-            f'({html.escape(judged.engine)})</text>'
+            f'({html.escape(judged.judge)})</text>'
             f'<rect x="{pad}" y="{pad}" width="{width}" height="{height}" fill="#fff" '
             'stroke="#bbb"/>'
             f'<line x1="{pad}" x2="{pad + width}" y1="{middle:.1f}" y2="{middle:.1f}" '

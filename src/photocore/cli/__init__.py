@@ -15,6 +15,8 @@ from photocore.cli.serve import serve
 from photocore.cli.solve import solve
 from photocore.facts import RULES_VERSION
 
+__all__ = ["main"]
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="photocore", prog_name="photocore",

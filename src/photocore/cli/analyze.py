@@ -1,7 +1,7 @@
-"""`photocore analyze`: every move of recorded games evaluated by an agent, written back as
-records that hold their analysis (metadata.analysis, docs/analysis.md): the plan is
-run/analysis.py's; with --serve, an analysis engine for tools (serve/queries.py): JSON-line
-queries on standard input, answers on standard output.
+"""`photocore analyze`: every move of recorded games evaluated by a judge (the agent
+--agent names), written back as records that hold their analysis (metadata.analysis,
+docs/analysis.md): the plan is run/analysis.py's; with --serve, an analysis server for
+tools (serve/queries.py): JSON-line queries on standard input, answers on standard output.
 """
 
 import functools
@@ -32,18 +32,20 @@ from photocore.run.analysis import AnalysisBatch, AnalysisRun
 from photocore.run.driver import drive
 from photocore.serve.queries import MAX_QUERY_VISITS, query_lines, serve_queries
 
+__all__ = ["SET_BY", "analyze"]
+
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
-          "agents": "GAMES", "moves": "GAMES", "engine": "--agent", "seed": "--seed",
-          "solve": "--nodes"}
+          "agents": "GAMES", "moves": "GAMES", "judge": "--agent", "seed": "--seed",
+          "solve_nodes": "--nodes"}
 
 
 @click.command()
 @click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
-@agent_option("The agent that judges every position: mcts:N (UCT, N simulations a "
+@agent_option("The judge: the agent that values every position, mcts:N (UCT, N simulations a "
               "position), or a py: agent whose class is a SearchAgent (the AlphaZero "
               "checkpoint: py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) "
-              "or has analyze(game).", default=analysis.DEFAULT_ENGINE)
+              "or has analyze(game).", default=analysis.DEFAULT_JUDGE)
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
               help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
                    ".analysed before its suffix]")
@@ -66,7 +68,7 @@ SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
 @click.option("--serve", is_flag=True,
               help="Answer JSON-line queries on standard input instead (docs/analysis.md).")
 @click.option("--allow", metavar="SPEC,...", default=None,
-              help="With --serve: further agents a query may name (its \"engine\" field). "
+              help="With --serve: further judges a query may name (its \"judge\" field). "
                    "A query may name --agent, these, and the built-in ones among them at "
                    "any budget up to --max-visits; nothing else.")
 @click.option("--max-visits", type=click.IntRange(1, MAX_SIMULATIONS),
@@ -77,7 +79,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             address: str | None, connect_timeout: float, progress: bool | None, serve: bool,
             allow: str | None, max_visits: int) -> None:
     """Evaluate every move of the games in GAMES and write them, with their analysis, to
-    OUT: each position's value for every player, the agent's best move, the loss of the
+    OUT: each position's value for every player, the judge's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
     (docs/analysis.md); exactly, by the solver, where it finishes (--nodes). `photocore
     replay` shows them; `photocore stats` sums them up by agent. Ctrl-C keeps every
@@ -102,14 +104,14 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--agent") from None
         try:
-            engines = Allowed([agent, *split(allow)] if allow else [agent], max_visits)
-            for spec in engines.by_label.values():
+            judges = Allowed([agent, *split(allow)] if allow else [agent], max_visits)
+            for spec in judges.by_label.values():
                 analysis.judge(spec.text)          # each loads once, and fails now
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--allow") from None
         try:
             serve_queries(query_lines(sys.stdin.buffer), sys.stdout, agent,
-                          workers or os.cpu_count() or 1, seed, engines, nodes)
+                          workers or os.cpu_count() or 1, seed, judges, nodes)
         except KeyboardInterrupt:
             raise SystemExit(130) from None
         return
@@ -154,7 +156,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
     seconds = time.perf_counter() - start
     solver = "" if nodes is None else f" and the solver (--nodes {nodes:,})"
     click.echo(f"{run.games - skip:,} games, {positions:,} moves analysed by "
-               f"{run.engine_name}{solver} in {seconds:.1f} s ({speed()}) -> {out}")
+               f"{run.judge_name}{solver} in {seconds:.1f} s ({speed()}) -> {out}")
     _print_summary(analysis.summarise(read_games(out)))
 
 

@@ -9,6 +9,8 @@ from photocore.files import atomic
 from photocore.records import dumps
 from photocore.run import speed
 
+__all__ = ["bench"]
+
 
 @click.command()
 @click.option("--quick", is_flag=True, help="Small workloads (seconds); each still checked.")

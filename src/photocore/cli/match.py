@@ -43,6 +43,8 @@ from photocore.run.driver import drive
 from photocore.run.match import Match, MatchBatch, Outcome, Standings, counted, outcome_of
 from photocore.stats import SPRT, Estimate
 
+__all__ = ["SET_BY", "AGENTS_HELP", "match", "tournament", "command_of", "rated"]
+
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
           "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",

@@ -18,6 +18,13 @@ from photocore.play.specs import split
 from photocore.run.driver import BACKENDS, MAX_BATCH, MAX_WORKERS
 from photocore.run.ray_backend import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 
+__all__ = [
+    "Command", "RULE_FLAGS", "FiniteRange", "SeedType", "SEED", "SEED_HELP", "MAX_GAMES",
+    "workers_option", "batch_option", "parse_agents", "agents_option", "agent_option",
+    "HiddenArgument", "old_spelling", "builtin_agents", "RULE_LETTERS", "parse_options",
+    "rule_options", "players_and_rules", "backend_options", "check_backend", "connect_backend"
+]
+
 Command = Callable[..., Any]
 
 # the rule flags, as a message names them: "--fourth-revolution / --shade-blocks"
@@ -93,7 +100,7 @@ def builtin_agents() -> str:
     """The built-in agents as --agents and AGENTS take them, for help texts.
 
     >>> builtin_agents()
-    'random, greedy, mcts or mcts:SIMULATIONS[?graph=0|1&solve=0|1] (default budget 200)'
+    'random, greedy, mcts or mcts:SIMULATIONS[?graph=0|1&prove=0|1] (default budget 200)'
     """
     forms = [(f"{agent.name} or {agent.name}:SIMULATIONS" if agent.budget else agent.name)
              + ("[?" + "&".join(f"{key}=0|1" if isinstance(default, bool) else f"{key}=VALUE"

@@ -17,6 +17,11 @@ from photocore.records import Record, RecordWriter
 from photocore.run.driver import ResumeError, resumed
 from photocore.run.plan import Batch, Resumable, RunError
 
+__all__ = [
+    "RECORD_SUFFIXES", "record_file", "check_writable", "writing", "reason", "needs", "missing",
+    "resume_from", "run_output"
+]
+
 # what a file of game records is named: the writers compress by the name (photocore.records)
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
 

@@ -27,6 +27,8 @@ from photocore.play import hints, session, specs
 from photocore.play.player import Player
 from photocore.play.session import BadRequest, NotNow, Session
 
+__all__ = ["SITE", "HELP", "COMMANDS", "play", "read_command", "Terminal"]
+
 SITE = "photocore play"             # the site of its records
 HELP = """\
 Type a move in notation (tab completes, arrows recall earlier lines), or a command:

@@ -11,6 +11,8 @@ from photocore._game import random_playouts
 from photocore.cli.options import MAX_GAMES, SEED, SEED_HELP, players_and_rules
 from photocore.facts import Options
 
+__all__ = ["T", "playouts"]
+
 T = TypeVar("T")
 
 

@@ -19,6 +19,8 @@ from photocore.run.selfplay import Tally
 if TYPE_CHECKING:   # imported by --plot only: it needs matplotlib
     from photocore.plots import Charts
 
+__all__ = ["RECORD_FILES", "FILES_HELP", "verify", "show", "stats", "EXPORT_HELP", "export"]
+
 RECORD_FILES = click.Path(exists=True, dir_okay=False)
 FILES_HELP = "FILES are game records, one game per line (.jsonl, or .jsonl.gz compressed)."
 

@@ -5,6 +5,8 @@ import click
 from photocore import records
 from photocore.cli.output import check_writable, writing
 
+__all__ = ["repair"]
+
 
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))

@@ -8,6 +8,8 @@ from photocore import records, viewer
 from photocore.cli.output import check_writable, writing
 from photocore.errors import RecordError
 
+__all__ = ["replay"]
+
 
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))

@@ -23,6 +23,8 @@ from photocore.facts import Options
 from photocore.run.driver import drive
 from photocore.run.selfplay import SelfPlayBatch, Series, Summary, Tally
 
+__all__ = ["SET_BY", "selfplay"]
+
 # the option that sets each field a resumed game must match
 SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
           "options": RULE_FLAGS, "seed": "--seed", "agents": "--agents",

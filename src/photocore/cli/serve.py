@@ -13,13 +13,15 @@ from photocore import files
 from photocore.cli.options import FiniteRange, parse_agents
 from photocore.cli.output import missing
 from photocore.play import hints, specs
+from photocore.serve.database import MEMORY, Database, DatabaseError
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
     DEFAULT_KEEP,
     DEFAULT_MAX_GAMES,
     DEFAULT_MAX_GAMES_PER_CLIENT,
 )
-from photocore.serve.store import MEMORY, Database, StoreError
+
+__all__ = ["DEFAULT_AGENTS", "LOOPBACK_NAMES", "MAX_EXPIRE", "MAX_KEEP", "serve", "default_db"]
 
 DEFAULT_AGENTS = "mcts:1000,greedy,random"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -110,7 +112,7 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
                          else hosts or None,
                          max_games_per_client=max_games_per_client, db=path,
                          keep=keep * 86400)
-    except StoreError as e:
+    except DatabaseError as e:
         raise click.ClickException(str(e)) from None
     store = app.state.store
     # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on sockets that say so,
@@ -180,7 +182,7 @@ def _backup(path: str, target: str) -> None:
             games = source.count()
         finally:
             source.close()
-    except StoreError as e:
+    except DatabaseError as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"photocore serve: {path} ({games} games) backed up to {target}")
 

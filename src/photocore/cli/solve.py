@@ -19,6 +19,8 @@ from photocore.play._solver import (
     Solution,
 )
 
+__all__ = ["RESULTS", "solve", "as_dict", "describe"]
+
 RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 
 

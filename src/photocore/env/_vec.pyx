@@ -156,7 +156,7 @@ cdef class VecGame:
             self.agents[k].simulations = parsed.simulations
             self.agents[k].exploration = 1.0        # the default of photocore.Agent
             self.agents[k].graph = parsed.graph
-            self.agents[k].solve = parsed.solve
+            self.agents[k].prove = parsed.prove
             names.append(parsed.label)
         return tuple(names)
 

@@ -180,13 +180,13 @@ def _actions(choose: Policy, obs: npt.NDArray[np.float32], mask: npt.NDArray[np.
 
 
 def _player(agent: object) -> Player:
-    """An agent object as a Player: a Player as it is, else behind specs.PythonPlayer."""
+    """An agent object as a Player: a Player as it is, else behind specs.PythonAgentPlayer."""
     if isinstance(agent, Player):
         return agent
     if not callable(getattr(agent, "select", None)):
         raise ValueError(f"opponents: {agent!r} is neither an agent spec nor an object with "
                          "select(game)")
-    return specs.PythonPlayer(cast(specs.PythonAgent, agent))
+    return specs.PythonAgentPlayer(cast(specs.PythonAgent, agent))
 
 
 def _in_c(choose: Policy, opponents: list[str], games: int, players: int,

@@ -40,6 +40,11 @@ from photocore.play._agents import Agent
 from photocore.play.player import Player
 from photocore.play.specs import PythonAgent
 
+__all__ = [
+    "ENV_ID", "FORFEIT_REWARD", "OBSERVATION_SPACE", "Observation", "opponent_seed",
+    "PhotosynthesisEnv", "PhotosynthesisVectorEnv"
+]
+
 ENV_ID = "photocore/Photosynthesis-v0"
 
 # the reward of an illegal action, which ends the episode: worse than any loss

@@ -41,6 +41,11 @@ from photocore.facts import (
 )
 from photocore.notation import MOVE_TEXTS
 
+__all__ = [
+    "SHORT_NAME", "DEFAULT_PARAMS", "GAME_TYPE", "PhotosynthesisGame", "PhotosynthesisState",
+    "PhotosynthesisObserver"
+]
+
 SHORT_NAME = "python_photosynthesis"
 # OpenSpiel's parameters are plain values: the player count, and a bool per advanced rule
 DEFAULT_PARAMS: dict[str, int | bool] = {

@@ -30,6 +30,8 @@ from photocore._game import Game
 from photocore._kernel import check_players
 from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, Options, check_seed
 
+__all__ = ["RenderMode", "env", "raw_env"]
+
 _OBS_HIGH = np.array(OBSERVATION_HIGH, np.float32)
 
 RenderMode = Literal["human", "ansi"]

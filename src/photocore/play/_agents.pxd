@@ -14,7 +14,7 @@ ctypedef struct AgentSpec:
     int simulations          # MCTS: playouts per decision
     double exploration       # MCTS: the UCT constant
     bint graph               # MCTS: over positions (1) or over orders of moves (0)
-    bint solve               # MCTS: in the last round, a move the solver proves keeps a win
+    bint prove               # MCTS: in the last round, a move the solver proves keeps a win
 
 cdef int greedy_action(const State* s, uint64_t* rng) noexcept nogil
 cdef int mcts_action(const State* s, uint64_t* rng, int simulations, double exploration,

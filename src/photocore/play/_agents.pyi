@@ -9,13 +9,13 @@ from photocore._game import Game, Move
 from photocore.budget import Limit
 from photocore.facts import Options
 from photocore.play.player import Player
-from photocore.play.results import BuiltinAgent as BuiltinAgent
+from photocore.play.results import AgentKind as AgentKind
 from photocore.play.results import RootStats as RootStats
 
-BUILTIN_AGENTS: dict[str, BuiltinAgent]
+BUILTIN_AGENTS: dict[str, AgentKind]
 DEFAULT_SIMULATIONS: int
 DEFAULT_GRAPH: bool
-DEFAULT_SOLVE: bool
+DEFAULT_PROVE: bool
 SOLVE_NODES: int
 MAX_SIMULATIONS: int
 
@@ -24,11 +24,11 @@ class Agent(Player):
     def kind(self) -> str: ...
     def __init__(self, kind: str = "random", seed: SupportsIndex = 0,
                  simulations: SupportsIndex | None = ..., exploration: float = 1.0,
-                 graph: bool = ..., solve: bool = ...) -> None: ...
+                 graph: bool = ..., prove: bool = ...) -> None: ...
     @property
     def graph(self) -> bool: ...
     @property
-    def solve(self) -> bool: ...
+    def prove(self) -> bool: ...
     @property
     def name(self) -> str: ...
     def select(self, game: Game, limit: Limit | None = None) -> Move: ...

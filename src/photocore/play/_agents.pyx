@@ -14,7 +14,7 @@ from photocore.play._table cimport (Table, table_find, table_free, table_insert,
                                     table_put, table_reserve)
 
 cpdef enum:
-    SOLVE_NODES = 200_000   # ?solve=1: a last-round proof's budget, in positions (no clock)
+    SOLVE_NODES = 200_000   # ?prove=1: a last-round proof's budget, in positions (no clock)
 
 cdef enum:
     INTERRUPTED = -2        # what a search, an agent's action and a match return at Ctrl-C
@@ -539,7 +539,7 @@ cdef int timed_action(const AgentSpec* agent, const State* s, uint64_t* rng,
     if agent.kind == AGENT_GREEDY:
         return greedy_action(s, rng)
     if agent.kind == AGENT_MCTS:
-        if agent.solve and s.round == s.last_round and s.phase == PHASE_PLAY:
+        if agent.prove and s.round == s.last_round and s.phase == PHASE_PLAY:
             proven = proven_action(s, SOLVE_NODES)
             if proven >= 0:
                 return proven
@@ -574,7 +574,7 @@ from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
 
-from photocore.play.results import BuiltinAgent, RootStats
+from photocore.play.results import AgentKind, RootStats
 
 
 pc_note_main_thread(_threading.main_thread().ident)
@@ -598,21 +598,21 @@ def searches_interrupted():
 
 DEFAULT_SIMULATIONS = 200
 DEFAULT_GRAPH = False       # mcts: a tree of move orders (docs/searching.md, "The C agent ...")
-DEFAULT_SOLVE = False       # mcts: the search alone, also in the last round
+DEFAULT_PROVE = False       # mcts: the search alone, also in the last round
 # The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
 # sizing and the command line's help read them here (docs/engine.md).
 BUILTIN_AGENTS = {agent.name: agent for agent in (
-    BuiltinAgent("random", AGENT_RANDOM, False, False, "a uniformly random legal move"),
-    BuiltinAgent("greedy", AGENT_GREEDY, False, False, "the best move by a one-ply heuristic"),
-    BuiltinAgent("mcts", AGENT_MCTS, True, True,
+    AgentKind("random", AGENT_RANDOM, False, False, "a uniformly random legal move"),
+    AgentKind("greedy", AGENT_GREEDY, False, False, "the best move by a one-ply heuristic"),
+    AgentKind("mcts", AGENT_MCTS, True, True,
                  "UCT search with N random playouts a move (?graph=1: over positions; "
-                 "?solve=1: a move proven to win in the last round)",
-                 (("graph", DEFAULT_GRAPH), ("solve", DEFAULT_SOLVE))),
+                 "?prove=1: a move proven to win in the last round)",
+                 (("graph", DEFAULT_GRAPH), ("prove", DEFAULT_PROVE))),
 )}
 MAX_SIMULATIONS = 10_000_000
 def option_suffix(defaults, options):
     """`?key=value&...` of the options (a dict) that differ from their `defaults` ((key,
-    default) pairs, as a BuiltinAgent's `options`), in their order: how the names of
+    default) pairs, as an AgentKind's `options`), in their order: how the names of
     agents (built-in or SearchAgent) and spec labels write them ('' when all are defaults)."""
     changed = [f"{key}={int(options[key]) if isinstance(default, bool) else options[key]}"
                for key, default in defaults if key in options and options[key] != default]
@@ -626,13 +626,13 @@ cdef class Agent:
     # the docstring up to "--" is the signature Python gives the class (inspect.signature,
     # help(), the site's reference), as for a built-in type
     """Agent(kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
-          graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE)
+          graph=DEFAULT_GRAPH, prove=DEFAULT_PROVE)
 --
 
     A seeded policy: `random`, `greedy` or `mcts` (UCT, `simulations` playouts per move,
     1 to MAX_SIMULATIONS: docs/searching.md, "The C agent"; the agents without a budget
     take any, 0 or None), the rows of
-    photocore.play.BUILTIN_AGENTS (a photocore.play.BuiltinAgent each). `seed` is any
+    photocore.play.BUILTIN_AGENTS (a photocore.play.AgentKind each). `seed` is any
     integer, taken modulo 2**64 (photocore.facts.check_seed). A photocore.play.Player:
     what agent specs load a built-in agent into.
 
@@ -648,7 +648,7 @@ cdef class Agent:
     """The agent's kind: "random", "greedy" or "mcts" (a key of BUILTIN_AGENTS)."""
 
     def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
-                 graph=DEFAULT_GRAPH, solve=DEFAULT_SOLVE):
+                 graph=DEFAULT_GRAPH, prove=DEFAULT_PROVE):
         if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
             raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
         if isinstance(simulations, bool):   # a count, never a flag
@@ -673,7 +673,7 @@ cdef class Agent:
         self.spec.simulations = simulations
         self.spec.exploration = c
         self.spec.graph = check_bool(graph, "graph")
-        self.spec.solve = check_bool(solve, "solve")
+        self.spec.prove = check_bool(prove, "prove")
         self.seed = self.rng = <uint64_t>seed
 
     @property
@@ -683,7 +683,7 @@ cdef class Agent:
         if not BUILTIN_AGENTS[self.kind].budget:
             return self.kind
         return f"{self.kind}:{self.spec.simulations}" + option_suffix(
-            BUILTIN_AGENTS[self.kind].options, {"graph": self.graph, "solve": self.solve})
+            BUILTIN_AGENTS[self.kind].options, {"graph": self.graph, "prove": self.prove})
 
     @property
     def graph(self):
@@ -691,11 +691,11 @@ cdef class Agent:
         return bool(self.spec.graph)
 
     @property
-    def solve(self):
+    def prove(self):
         """Whether, in the last round, it plays a move the solver proves keeps a win (or a
-        shared win) within SOLVE_NODES positions (mcts:N?solve=1), searching where that
+        shared win) within SOLVE_NODES positions (mcts:N?prove=1), searching where that
         runs out or the position is lost."""
-        return bool(self.spec.solve)
+        return bool(self.spec.prove)
 
     def select(self, Game game not None, limit=None):
         """The move this agent plays in `game` (which it does not change). A
@@ -784,7 +784,7 @@ def play_games(agents, players, options, seed, start, count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.
 
     `agents` lists (kind, simulations), (kind, simulations, graph) or (kind, simulations,
-    graph, solve) per agent (simulations 0 or None for an agent without a budget); in game
+    graph, prove) per agent (simulations 0 or None for an agent without a budget); in game
     i agent k sits in seat (k + i) % players, so every agent plays every seat. Game i
     depends only on (seed, i). `options` are the advanced rules, an Options or its text
     (None: none); `seed` any integer, taken modulo 2**64 (photocore.facts.check_seed);

@@ -579,7 +579,7 @@ def solve(Game game not None, limit=None):
 def proven_move(Game game not None, nodes):
     """The move of proven_action(): a move of `game` proven within `nodes` positions (1 to
     MAX_NODES) to keep a win or a shared win, or None (not finished, a lost position, the game over).
-    What a search plays before searching (mcts:N?solve=1, SearchAgent(solve=True)).
+    What a search plays before searching (mcts:N?prove=1, SearchAgent(prove=True)).
 
     >>> from photocore import Game
     >>> str(proven_move(Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 "

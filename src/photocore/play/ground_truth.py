@@ -34,7 +34,8 @@ from photocore.play.player import Forfeit
 from photocore.records import capped_lines, dumps, loads, too_long
 from photocore.stats import wilson
 
-VERSION = 1
+__all__ = ["FIELDS", "SolvedPosition", "read", "write", "Score", "score"]
+
 FIELDS = ("position", "result", "margin", "best", "optimal", "legal", "source")
 
 

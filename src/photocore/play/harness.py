@@ -20,6 +20,8 @@ from photocore.play import session
 from photocore.play.player import Forfeit, Player
 from photocore.play.specs import Spec
 
+__all__ = ["Played", "play_game", "player", "seed_for"]
+
 # this process's players, kept from game to game: {(spec, copy): player}
 _PLAYERS: dict[tuple[Spec, Hashable], Player] = {}
 

@@ -23,6 +23,8 @@ from photocore._game import Game, Move
 from photocore.budget import Limit, check_limit
 from photocore.play._agents import Agent
 
+__all__ = ["DEFAULT_SIMULATIONS", "MAX_SIMULATIONS", "DEFAULT_TOP", "ROLLOUT", "Hint", "hint"]
+
 DEFAULT_SIMULATIONS = 1000
 MAX_SIMULATIONS = 100_000
 DEFAULT_TOP = 3

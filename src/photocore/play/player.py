@@ -3,7 +3,7 @@ contract between a player and whatever drives it: a misbehaving player forfeits 
 and what it returns is read as a move by one rule (as_move).
 
 The built-in C agents (photocore.Agent), a user's Python agent behind the harness
-(specs.PythonPlayer), an engine program (protocol.Engine) and a network's search
+(specs.PythonAgentPlayer), an engine program (protocol.Engine) and a network's search
 (search.SearchAgent) are all Players: matches, self-play and the adapters drive them
 through these four names alone.
 
@@ -22,6 +22,8 @@ from typing import Protocol, SupportsIndex, cast, runtime_checkable
 from photocore._game import Game, Move
 from photocore.budget import Limit
 from photocore.errors import InvalidMoveError
+
+__all__ = ["Player", "Forfeit", "as_move", "one_line", "printable"]
 
 
 @runtime_checkable

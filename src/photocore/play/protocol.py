@@ -36,7 +36,13 @@ from photocore.limits import ENGINE_LINE_CAP
 from photocore.notation import MOVE_TEXTS
 from photocore.play.player import Forfeit, Player, as_move, printable
 
-VERSION = 1
+__all__ = [
+    "PROTOCOL_VERSION", "MAX_LINE", "MAX_INFO", "DEFAULT_MOVETIME", "DEFAULT_GRACE",
+    "DEFAULT_STARTUP", "MAX_MILLISECONDS", "MAX_STARTUP", "Engine", "check_times", "check_startup",
+    "close_all"
+]
+
+PROTOCOL_VERSION = 1
 MAX_LINE = ENGINE_LINE_CAP  # bytes in one line from an engine, newline excluded (limits)
 MAX_INFO = 100              # info lines kept per move
 DEFAULT_MOVETIME = 1000     # ms an engine is told it may think where its limit has no seconds
@@ -122,7 +128,7 @@ class Engine(Player):
         self._started += 1
         os.set_blocking(self._stdin, False)
         self._buffer.clear()
-        self._send(f"photocore {VERSION}\n", deadline)
+        self._send(f"photocore {PROTOCOL_VERSION}\n", deadline)
         while True:
             word, rest = self._read(deadline, f"no 'ready' within {self.startup:g} s of the "
                                               f"greeting")

@@ -1,8 +1,8 @@
 """The named tuples the compiled players hand to Python: `Solution` (what `photocore.solve`
-finds), `RootStats` (what `search_root` finds at a search's root) and `BuiltinAgent` (a
+finds), `RootStats` (what `search_root` finds at a search's root) and `AgentKind` (a
 built-in agent that `photocore.Agent` plays, a row of `BUILTIN_AGENTS`). All three are
 public as `photocore.play.Solution`, `photocore.play.RootStats` and
-`photocore.play.BuiltinAgent`.
+`photocore.play.AgentKind`.
 
 They are written here, in Python, and not in the compiled modules that make them: Cython
 keeps a class body's annotations as text, which `help()` showed as `ForwardRef('bool')`.
@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from photocore._game import Move
 
-__all__ = ["BuiltinAgent", "RootStats", "Solution"]
+__all__ = ["AgentKind", "RootStats", "Solution"]
 
 
 class Solution(NamedTuple):
@@ -54,7 +54,7 @@ class RootStats(NamedTuple):
     memory: int
 
 
-class BuiltinAgent(NamedTuple):
+class AgentKind(NamedTuple):
     """A built-in agent, in C: a row of `BUILTIN_AGENTS`, the registry that agent specs,
     `VecGame`'s opponents, self-play's batch sizing and the command line's help read.
     `photocore.Agent(kind)` plays the row named `kind`."""
@@ -107,7 +107,7 @@ _document(
     memory="The bytes they took.")
 
 _document(
-    BuiltinAgent,
+    AgentKind,
     name="Its name, as agent specs spell it (`mcts` in `mcts:200`).",
     kind="Its C kind (`AgentSpec.kind`).",
     budget="Whether it takes a budget of simulations: `name:N`.",

@@ -18,18 +18,20 @@ import numpy as np
 from photocore._game import Game, Move
 from photocore._kernel import check_seed, stream_seed
 from photocore.budget import Limit, check_limit
-from photocore.play._agents import DEFAULT_SOLVE, SOLVE_NODES, option_suffix, searches_interrupted
+from photocore.play._agents import DEFAULT_PROVE, SOLVE_NODES, option_suffix, searches_interrupted
 from photocore.play._search import Search
 from photocore.play._solver import proven_move
 from photocore.play.player import Player
-from photocore.play.settings import Evaluate, SearchSettings
+from photocore.play.settings import Network, SearchSettings
+
+__all__ = ["AGENT_SETTINGS", "MIN_SIMULATIONS", "choosing", "SearchAgent"]
 
 # an agent's settings unless told otherwise: the defaults without root noise (it plays its
 # best; self-play's data adds the noise)
 AGENT_SETTINGS = SearchSettings(dirichlet_fraction=0.0)
 
 # the options an agent's name shows where they differ from these (as mcts:N?graph=1)
-_NAMED = (("graph", SearchSettings.graph), ("solve", DEFAULT_SOLVE))
+_NAMED = (("graph", SearchSettings.graph), ("prove", DEFAULT_PROVE))
 
 # the fewest simulations a move can be chosen from: the first only evaluates the position,
 # the moves get visits from the second on (2: the move of the highest prior)
@@ -59,7 +61,7 @@ class SearchAgent(Player):
     instead of a fresh one.
 
     Args:
-        evaluate: the network, `evaluate(obs, mask) -> (logits, values)` (play.settings.Evaluate).
+        evaluate: the network, `evaluate(obs, mask) -> (logits, values)` (play.settings.Network).
         simulations: visits a move, at least 2 (MIN_SIMULATIONS: 2 plays the move of the
             highest prior).
         seed: any integer, taken modulo 2**64: the same seed and calls give the same moves.
@@ -68,21 +70,21 @@ class SearchAgent(Player):
         temperature: 0 plays the most visited move; > 0 draws the move in proportion to
             visits ** (1 / temperature).
         name: what reports call it, before `:simulations`.
-        solve: in the last round, a move the solver proves keeps a win or a shared win
+        prove: in the last round, a move the solver proves keeps a win or a shared win
             (within SOLVE_NODES positions) is played without a search, as by
-            mcts:N?solve=1.
+            mcts:N?prove=1.
         **keywords: fields of SearchSettings (`c_puct`, `dirichlet_fraction`,
             `rollout_weight`, `transpositions`, `graph`, `max_nodes`, ...) that change
             `settings`.
     """
 
-    def __init__(self, evaluate: Evaluate, simulations: int = 64, seed: int = 0,
+    def __init__(self, evaluate: Network, simulations: int = 64, seed: int = 0,
                  settings: SearchSettings | None = None, *, temperature: float = 0.0,
-                 name: str = "search", solve: bool = DEFAULT_SOLVE, **keywords: Any) -> None:
-        if not isinstance(solve, bool):
-            raise TypeError(f"solve must be True or False, got {solve!r}")
+                 name: str = "search", prove: bool = DEFAULT_PROVE, **keywords: Any) -> None:
+        if not isinstance(prove, bool):
+            raise TypeError(f"prove must be True or False, got {prove!r}")
         self.evaluate = evaluate
-        self.solve = solve
+        self.prove = prove
         self.seed = check_seed(seed)
         self.temperature = temperature
         self._name = name
@@ -97,9 +99,9 @@ class SearchAgent(Player):
     def name(self) -> str:
         """The agent as reports name it, e.g. search:64, with the options that are not their
         defaults, as a built-in agent's (play._agents.option_suffix):
-        search:64?graph=1&solve=1."""
+        search:64?graph=1&prove=1."""
         return f"{self._name}:{self.simulations}" + option_suffix(
-            _NAMED, {"graph": self.settings.graph, "solve": self.solve})
+            _NAMED, {"graph": self.settings.graph, "prove": self.prove})
 
     def reset(self, seed: int | None = None) -> None:
         """Forgets the tree (a new game starts); the move stream goes on from the seed, or
@@ -125,7 +127,7 @@ class SearchAgent(Player):
         legal = game.legal_moves()
         if len(legal) == 1:
             return legal[0]
-        if self.solve and game.round == game.last_round:
+        if self.prove and game.round == game.last_round:
             proven = proven_move(game, SOLVE_NODES)
             if proven is not None:
                 return proven               # the kept tree follows it on the next search

@@ -37,6 +37,11 @@ from photocore.facts import MAX_PLAYERS, PLAYERS, Options
 from photocore.play.player import Forfeit
 from photocore.play.specs import Spec
 
+__all__ = [
+    "PERSON", "RESIGNED", "MAX_REASON", "By", "BadRequest", "NotNow", "start", "winners",
+    "forfeit_metadata", "Session"
+]
+
 PERSON = "person"           # a person's seat, in requests and records
 RESIGNED = "resigned"       # the reason of a person's forfeit
 MAX_REASON = 300            # characters of an agent's failure kept as its forfeit's reason

@@ -1,4 +1,4 @@
-"""What a search over a network takes, written once: the network's type (`Evaluate`) and the
+"""What a search over a network takes, written once: the network's type (`Network`) and the
 search's settings (`SearchSettings`), one value passed whole (KataGo's SearchParams):
 photocore.Search, play.search.SearchAgent and the training data (run/train_data.py) each
 take a `settings=` and give theirs as `.settings`; their keyword arguments of the fields'
@@ -21,10 +21,12 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+__all__ = ["Network", "SearchSettings"]
+
 # the network: evaluate(obs, mask) -> (logits, values), as Search.run() calls it
 # (docs/searching.md)
-Evaluate: TypeAlias = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
-                               tuple[npt.ArrayLike, npt.ArrayLike]]
+Network: TypeAlias = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
+                              tuple[npt.ArrayLike, npt.ArrayLike]]
 
 
 @dataclasses.dataclass(frozen=True)

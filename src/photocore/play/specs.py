@@ -47,11 +47,11 @@ from photocore.budget import Limit, check_limit
 from photocore.play._agents import (
     BUILTIN_AGENTS,
     DEFAULT_GRAPH,
+    DEFAULT_PROVE,
     DEFAULT_SIMULATIONS,
-    DEFAULT_SOLVE,
     MAX_SIMULATIONS,
     Agent,
-    BuiltinAgent,
+    AgentKind,
     option_suffix,
 )
 from photocore.play.player import Forfeit, Player, as_move, one_line, printable
@@ -59,7 +59,7 @@ from photocore.play.protocol import DEFAULT_STARTUP, Engine, check_startup
 
 __all__ = [
     "BUILTIN_FORMS", "DEFAULT_SIMULATIONS", "MAX_SIMULATIONS", "Allowed", "NotAllowed",
-    "OptionValue", "PythonAgent", "PythonPlayer", "Spec", "labels", "load",
+    "OptionValue", "PythonAgent", "PythonAgentPlayer", "Spec", "labels", "load",
     "parse", "per_seat", "split",
 ]
 
@@ -118,7 +118,7 @@ class Spec:
     """py and cmd: the folder relative names are resolved in."""
 
     @property
-    def builtin_agent(self) -> BuiltinAgent | None:
+    def agent_kind(self) -> AgentKind | None:
         """The registry's row of a built-in agent (BUILTIN_AGENTS); None for py and cmd."""
         return BUILTIN_AGENTS.get(self.kind)
 
@@ -131,14 +131,14 @@ class Spec:
     def searches(self) -> bool:
         """True when a move may take milliseconds rather than microseconds: a searching
         built-in agent, or any Python or engine agent."""
-        agent = self.builtin_agent
+        agent = self.agent_kind
         return True if agent is None else agent.searches
 
     @property
     def label(self) -> str:
         """The name that tells the agent apart: `mcts:200` for a built-in agent with a
         budget, its name for the other built-in ones, the spec as written else."""
-        agent = self.builtin_agent
+        agent = self.agent_kind
         if agent is None:
             return printable(self.text)
         if not agent.budget:
@@ -151,14 +151,14 @@ class Spec:
         return bool(dict(self.options).get("graph", DEFAULT_GRAPH))
 
     @property
-    def solve(self) -> bool:
-        """A built-in search's `?solve=`: a move proven to win in the last round."""
-        return bool(dict(self.options).get("solve", DEFAULT_SOLVE))
+    def prove(self) -> bool:
+        """A built-in search's `?prove=`: a move proven to win in the last round."""
+        return bool(dict(self.options).get("prove", DEFAULT_PROVE))
 
     @property
-    def settings(self) -> tuple[str, int, bool, bool]:
-        """A built-in agent as play_games takes it: (kind, simulations, graph, solve)."""
-        return self.kind, self.simulations or DEFAULT_SIMULATIONS, self.graph, self.solve
+    def agent_args(self) -> tuple[str, int, bool, bool]:
+        """A built-in agent as play_games takes it: (kind, simulations, graph, prove)."""
+        return self.kind, self.simulations or DEFAULT_SIMULATIONS, self.graph, self.prove
 
     @property
     def short(self) -> str:
@@ -183,13 +183,13 @@ class Spec:
     def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
         if self.builtin:
-            kind, simulations, graph, solve = self.settings
-            return Agent(kind, 0, simulations, graph=graph, solve=solve)
+            kind, simulations, graph, prove = self.agent_args
+            return Agent(kind, 0, simulations, graph=graph, prove=prove)
         if self.kind == "py":
             agent = self.python_class()(**dict(self.options))
             if not callable(getattr(agent, "select", None)):
                 raise TypeError(f"agent {self.text!r}: {self.cls} has no select(game) method")
-            return PythonPlayer(agent)
+            return PythonAgentPlayer(agent)
         return self._engine()
 
     def python_class(self) -> Callable[..., PythonAgent]:
@@ -354,7 +354,7 @@ class Allowed:
         self.labels = tuple(by_label)
         self.max_simulations = max_simulations
         self._budgeted = {spec.kind for spec in by_label.values()
-                          if spec.builtin_agent is not None and spec.builtin_agent.budget}
+                          if spec.agent_kind is not None and spec.agent_kind.budget}
 
     def find(self, text: str) -> Spec:
         """The allowed agent `text` names (NotAllowed, naming it and what is allowed, else)."""
@@ -383,7 +383,7 @@ class Allowed:
         return ", ".join([*self.labels, *extra]) or "none"
 
 
-def _parse_builtin(text: str, agent: BuiltinAgent, colon: str, budget: str,
+def _parse_builtin(text: str, agent: AgentKind, colon: str, budget: str,
                    query: str) -> Spec:
     options = _builtin_options(text, agent, query)
     if not colon:
@@ -399,7 +399,7 @@ def _parse_builtin(text: str, agent: BuiltinAgent, colon: str, budget: str,
     return Spec(text, agent.name, int(budget), options=options)
 
 
-def _builtin_options(text: str, agent: BuiltinAgent,
+def _builtin_options(text: str, agent: AgentKind,
                      query: str) -> tuple[tuple[str, OptionValue], ...]:
     """A built-in agent's ?key=value options, each checked against its row's (a switch is
     0, 1, true or false), all of them in the row's order with the defaults filled in."""
@@ -532,7 +532,7 @@ def _import_file(path: str) -> ModuleType:
 
 # ---- players ---------------------------------------------------------------------------
 
-class PythonPlayer(Player):
+class PythonAgentPlayer(Player):
     """A Python agent object behind the harness: it chooses on a copy of the game (so it
     may play moves on it), given the move's Limit if its `select` has a `limit` parameter,
     and anything it raises or returns that is not a move becomes a Forfeit."""

@@ -25,6 +25,8 @@ from photocore.records import (
 )
 from photocore.run.driver import ResumeError
 
+__all__ = ["AnalysisBatch", "AnalysisRun"]
+
 
 class AnalysisBatch(NamedTuple):
     """A batch of analysed games."""
@@ -38,20 +40,20 @@ AnalysisBatch.positions.__doc__ = "The positions valued."
 
 
 class AnalysisRun:
-    """The games of the record file `path` analysed by `engine` (a spec, see
+    """The games of the record file `path` analysed by `judge` (a spec, see
     photocore.analysis.judge; `limit` a photocore.Limit of its simulations) and the solver
     within `solve_nodes` positions a position (None: not used), seeded `seed`: a Plan of
     photocore.run.driver.
-    Game i's analysis depends only on the game, the engine, the solver's budget and
+    Game i's analysis depends only on the game, the judge, the solver's budget and
     (seed, i). The file is read first as `photocore verify` reads it, every game replayed:
     a bad game stops the run before it starts (RecordError naming its line and ply)."""
 
-    def __init__(self, path: str, engine: str, limit: Limit | None = None, seed: int = 0,
+    def __init__(self, path: str, judge: str, limit: Limit | None = None, seed: int = 0,
                  thresholds: analysis.Thresholds = analysis.THRESHOLDS,
                  solve_nodes: int | None = analysis.DEFAULT_SOLVE_NODES) -> None:
-        self.path, self.spec, self.limit, self.seed = path, engine, limit, seed
+        self.path, self.spec, self.limit, self.seed = path, judge, limit, seed
         self.thresholds, self.solve_nodes = thresholds, solve_nodes
-        self.engine_name = analysis.judge(engine, limit).name     # fails early
+        self.judge_name = analysis.judge(judge, limit).name     # fails early
         self._defining: list[dict[str, object]] = []
         lines = []
         # replayed here, not first in a worker, whose failure would only repeat on --resume
@@ -89,16 +91,16 @@ class AnalysisRun:
 
     def defining(self, index: int) -> dict[str, object]:
         """What game `index` of the output is defined by (the input's game): the fields
-        a resumed run checks (the moves, engine, seed and solver: `check_resumed`)."""
+        a resumed run checks (the moves, judge, seed and solver: `check_resumed`)."""
         return self._defining[index]
 
     def check_resumed(self, index: int, rec: Record,
                       set_by: Mapping[str, str] | None = None) -> None:
         """ResumeError unless the output's game `index` is the analysis this run makes;
-        `set_by` names the option that sets each field of the analysis (engine, seed,
-        solve), for the message."""
+        `set_by` names the option that sets each field of the analysis (judge, seed,
+        solve_nodes), for the message."""
         data = rec["metadata"].get("analysis") or {}
-        expected = {"engine": self.engine_name, "seed": self.seed, "solve": self.solve_nodes}
+        expected = {"judge": self.judge_name, "seed": self.seed, "solve_nodes": self.solve_nodes}
         for name, value in expected.items():
             if data.get(name) != value:
                 raise ResumeError(f"cannot resume: game {index + 1:,} of the output was "

@@ -33,6 +33,11 @@ from photocore.run.local_backend import run_local
 from photocore.run.plan import P, Plan, Resumable
 from photocore.run.plan import RunError as RunError  # its name here before run/plan.py
 
+__all__ = [
+    "RunError", "BACKENDS", "MAX_WORKERS", "MAX_BATCH", "Span", "ResumeError", "default_batch",
+    "Schedule", "check_run", "batches", "drive", "RECORD_FIELDS", "resumed"
+]
+
 BACKENDS = ("local", "ray")
 MAX_WORKERS = 1024      # worker processes of one machine's run
 MAX_BATCH = 100_000     # games a batch: a batch's games are held in memory till written

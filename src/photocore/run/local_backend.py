@@ -18,6 +18,8 @@ import loky
 
 from photocore.run.plan import P, Plan, RunError
 
+__all__ = ["PARENT_WATCH", "run_local", "worker_pool"]
+
 PARENT_WATCH = 1.0      # seconds between a worker's looks at whether its parent still lives
 
 

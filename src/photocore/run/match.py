@@ -33,6 +33,8 @@ from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, Engine, check_grace, movetime
 from photocore.records import Record, record_line, to_record
 
+__all__ = ["MatchBatch", "Match", "counted", "Outcome", "outcome_of", "Standings"]
+
 
 class MatchBatch(NamedTuple):
     """A batch of a match."""

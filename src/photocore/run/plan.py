@@ -9,6 +9,9 @@ from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 
+__all__ = ["Batch", "P_co", "P", "Plan", "Resumable", "RunError"]
+
+
 class Batch(Protocol):
     """What a plan's batch gives back: its games' record lines and whatever else its plan
     adds."""

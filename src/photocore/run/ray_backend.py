@@ -28,6 +28,10 @@ from typing import Any
 
 from photocore.run.plan import P, Plan, RunError
 
+__all__ = [
+    "CONNECT_TIMEOUT", "MAX_CONNECT_TIMEOUT", "RayConnectError", "connect", "cpus", "run_ray"
+]
+
 CONNECT_TIMEOUT = 30.0     # seconds for a cluster to answer; a healthy one takes ~2
 MAX_CONNECT_TIMEOUT = 86_400.0     # a day: more overflows the probe's wait
 

@@ -27,6 +27,8 @@ from photocore.play import specs as agent_specs
 from photocore.play._agents import play_games
 from photocore.records import record_line
 
+__all__ = ["seat_agents", "SelfPlayBatch", "Series", "Summary", "Tally"]
+
 
 def seat_agents(agents: Iterable[str | agent_specs.Spec], players: int) -> list[agent_specs.Spec]:
     """The agent specs of a run (play/specs.py): one per seat, or one for all seats."""
@@ -76,10 +78,10 @@ class Series:
         for spec in dict.fromkeys(self.specs):
             spec.check(game)
 
-    def play(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
-                                                    npt.NDArray[np.int64]]:
+    def games_as_arrays(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
+                                                               npt.NDArray[np.int64]]:
         """Games start .. start + count - 1 of built-in agents as (moves, offsets) arrays."""
-        agents = [spec.settings for spec in self.specs]
+        agents = [spec.agent_args for spec in self.specs]
         return play_games(agents, self.players, self.options, self.seed, start, count)
 
     def batch(self, start: int, count: int) -> SelfPlayBatch:
@@ -90,7 +92,7 @@ class Series:
         """
         if not all(spec.builtin for spec in self.specs):
             return self._batch_in_python(start, count)
-        moves, offsets = self.play(start, count)
+        moves, offsets = self.games_as_arrays(start, count)
         lines, tally = [], Tally(self.players)
         for k in range(count):
             index = start + k

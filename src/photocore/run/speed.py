@@ -26,6 +26,12 @@ from photocore.records import read_games
 from photocore.run.driver import batches
 from photocore.run.selfplay import Series
 
+__all__ = [
+    "T", "Report", "Amounts", "Timer", "Totals", "PerftCase", "CheckFailed", "expect", "positions",
+    "Workload", "Playouts", "perft_cases", "Perft", "Verify", "VecStep", "Mcts", "SelfPlay",
+    "workloads", "pyperf_timer", "measure", "machine", "figure_text", "row"
+]
+
 #: What a Workload's run gives back, for its check.
 T = TypeVar("T")
 Report = dict[str, Any]

@@ -44,10 +44,15 @@ from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options, check_count,
 from photocore.files import atomic
 from photocore.play._search import Search
 from photocore.play.search import choosing
-from photocore.play.settings import Evaluate, SearchSettings
+from photocore.play.settings import Network, SearchSettings
 from photocore.records import RecordWriter, record_line
 from photocore.run.driver import MAX_BATCH, drive
 from photocore.run.selfplay import Summary, Tally
+
+__all__ = [
+    "FIELDS", "Shard", "value_targets", "Uniform", "TrainingBatch", "DataSeries", "play_block",
+    "shard_name", "write_shard", "load_shards", "write_data"
+]
 
 FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",
           "searched")
@@ -109,7 +114,7 @@ class DataSeries:
         ValueError: an argument out of its range (the message names it).
     """
 
-    evaluate: Evaluate
+    evaluate: Network
     """The evaluator: (observations, masks) -> (logits, values), a network or Uniform."""
     games: int
     """The number of games, 0 to 2**63 - 1."""
@@ -136,7 +141,7 @@ class DataSeries:
     options: Options
     """The advanced rules, an Options (or its text, as an argument)."""
 
-    def __init__(self, evaluate: Evaluate, games: int, players: int = 2, seed: int = 0,
+    def __init__(self, evaluate: Network, games: int, players: int = 2, seed: int = 0,
                  simulations: int = 64, per_search: int = 64, explore_plies: int = 30,
                  settings: SearchSettings | None = None, reuse: bool = True,
                  records: bool = False, name: str = "search",

@@ -3,7 +3,7 @@
 `create_app(agents)` makes the application; `photocore serve` runs it. docs/play.md has
 every route with an example session. Every refused request is answered with a 4xx status
 and `{"error": "one line"}`; games live in a serve/games.py Store, saved in its database
-(serve/store.py). A request that acts for a seat carries that seat's token
+(serve/database.py). A request that acts for a seat carries that seat's token
 (`Authorization: Bearer TOKEN`); `GET /api/games/{id}/events` streams a game's changes
 as Server-Sent Events (sse-starlette).
 """
@@ -44,6 +44,7 @@ from photocore.limits import HTTP_BODY_CAP
 from photocore.play import hints
 from photocore.records import loads
 from photocore.serve import models
+from photocore.serve.database import MEMORY, Database
 from photocore.serve.games import (
     DEFAULT_EXPIRE,
     DEFAULT_KEEP,
@@ -52,16 +53,21 @@ from photocore.serve.games import (
     Agents,
     BadRequest,
     Damaged,
+    DatabaseError,
     Forbidden,
     NotNow,
     Store,
-    StoreError,
     Table,
     TooManyGames,
     Unavailable,
     UnknownGame,
 )
-from photocore.serve.store import MEMORY, Database
+
+__all__ = [
+    "MAX_BODY", "MAX_WAIT", "MAX_LISTENERS", "MAX_CLIENT_STREAMS", "FILES_KEPT_FREE", "LOG_EVERY",
+    "PING", "RETRY_MS", "STATIC", "PAGE_POLICY", "Token", "create_app", "validation_message",
+    "stream_cap", "Streams", "client_of", "Guard"
+]
 
 MAX_BODY = HTTP_BODY_CAP            # bytes of a request's body (photocore.limits)
 MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
@@ -77,7 +83,7 @@ PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 _STATUS = {BadRequest: 400, Forbidden: 403, UnknownGame: 404, NotNow: 409, TooManyGames: 429,
-           Unavailable: 503, StoreError: 503, Damaged: 500}
+           Unavailable: 503, DatabaseError: 503, Damaged: 500}
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": models.Error, "description": "a bad request: the error says what"},
     404: {"model": models.Error, "description": "no such game"},
@@ -99,7 +105,7 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
     """The application: the API over a Store seating `agents` (specs; the first is the
     default opponent) whose games are kept in the SQLite database `db` (":memory:": none
     outlives the process), finished ones `keep` seconds; the page at / and the lobby at
-    /games. Opened on a database that holds games, it serves them again (StoreError when
+    /games. Opened on a database that holds games, it serves them again (DatabaseError when
     the file cannot be used).
 
     `allowed_hosts` (host names, without port), when given, are the only Host headers
@@ -292,7 +298,7 @@ def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
         if wait:
             await table.wait(wait)
             if table.unsaved and not table.state()["thinking"]:
-                raise StoreError(table.unsaved)     # the move waited for is not saved
+                raise DatabaseError(table.unsaved)     # the move waited for is not saved
         return _json(table.state(svg))
 
     @app.get("/api/games/{id}/events", responses={

@@ -1,6 +1,6 @@
 """The games a server holds: each a play/session.py Session (the seats, the moves, undo,
 resign, forfeits, the record) whose agents move in worker threads, and a store that is
-bounded, forgets idle games, and keeps every change in its database (serve/store.py)
+bounded, forgets idle games, and keeps every change in its database (serve/database.py)
 before it is answered, so that a restarted server serves each game as it was.
 
 Each person's seat acts with its own token (a secret made when the game is created; only
@@ -53,7 +53,7 @@ from photocore.play import hints
 from photocore.play.player import Forfeit, Player
 from photocore.play.session import PERSON, BadRequest, NotNow, Session, start
 from photocore.play.specs import Allowed, Spec
-from photocore.serve.store import MEMORY, Damaged, Database, Game, Saved, StoreError
+from photocore.serve.database import MEMORY, Damaged, Database, DatabaseError, GameRow, Saved
 
 SITE = "photocore serve"            # the site of its records
 #: Store's default `max_games`: games held in memory at most.
@@ -69,9 +69,8 @@ _GONE_KEPT = 10_000                 # games whose reason for being gone is remem
 
 # BadRequest and NotNow are the session's: its refusals reach serve/app.py as they are
 __all__ = ["DEFAULT_EXPIRE", "DEFAULT_KEEP", "DEFAULT_MAX_GAMES", "DEFAULT_MAX_GAMES_PER_CLIENT",
-           "MAX_TOP", "Agents", "BadRequest", "Damaged", "Forbidden", "NotNow", "Store",
-           "StoreError",
-           "Table", "TooManyGames", "Unavailable", "UnknownGame", "token_hash"]
+           "MAX_TOP", "Agents", "BadRequest", "Damaged", "DatabaseError", "Forbidden", "NotNow",
+           "Store", "Table", "TooManyGames", "Unavailable", "UnknownGame", "token_hash"]
 
 
 class UnknownGame(ValueError):
@@ -127,14 +126,14 @@ class Table:
 
     Every change goes through `_changing` (under `lock`, refused once the game is over: a
     finished game never changes again) and `_changed`, which saves it in the database
-    (`db`) first: if that fails the change is undone and StoreError raised. `version` counts
+    (`db`) first: if that fails the change is undone and DatabaseError raised. `version` counts
     the changes, `log` holds them (the game is rebuilt from it: `apply`), and `notified`
     grows with everything a listener may want to hear (a change, an agent that stops
     thinking). The agents choose on a copy of the game outside the lock, and their move is
     played only if the game did not change meanwhile (`moved` counts the moves played and
     taken back).
 
-    A change that cannot be saved (a full disk: StoreError) is undone. A person's is
+    A change that cannot be saved (a full disk: DatabaseError) is undone. A person's is
     refused (the request answers 503); an agent's is dropped by its worker, which ends
     (no thread dies): `unsaved` says why, the state shows it, and the agent thinks again
     at the next request for the game (`retry`, from Store.get) or resume, not before: a
@@ -376,7 +375,7 @@ class Table:
                   "by": f"flat Monte Carlo over {hints.ROLLOUT} playouts",
                   "moves": [{"move": str(h.move), "id": int(h.move), "value": h.value,
                              "playouts": h.playouts} for h in found]}
-        with contextlib.suppress(StoreError):   # not kept (a full disk): answered all the same
+        with contextlib.suppress(DatabaseError):  # not kept (a full disk): answered all the same
             self.db.add_hint(self.id, ply, position, top, answer)
         return answer
 
@@ -564,7 +563,7 @@ class Table:
                 return played
         except NotNow:
             return False                        # a person resigned meanwhile: dropped
-        except StoreError as e:                 # undone (_changing): the game waits
+        except DatabaseError as e:              # undone (_changing): the game waits
             with self.lock:
                 self.unsaved = f"player {seat} ({spec.label})'s move could not be saved: {e}"
             return False
@@ -610,7 +609,7 @@ def _wake(future: "asyncio.Future[None]") -> None:
 # ---- the store ---------------------------------------------------------------------------
 
 class Store:
-    """The games of a server, by id, kept in `db` (serve/store.py; by default one in
+    """The games of a server, by id, kept in `db` (serve/database.py; by default one in
     memory): the unfinished ones all in memory, where their agents play, each dropped
     `expire` seconds after its last request; the finished ones readable for `keep` seconds
     after their end, and at least while they are in memory (`expire` seconds after their
@@ -626,7 +625,7 @@ class Store:
     served; asked for, such a game is Damaged), one line each.
 
     A write to the database that fails (a full disk) never stops the server: a change is
-    undone and its request answered StoreError (503), an agent's move waits (Table), and
+    undone and its request answered DatabaseError (503), an agent's move waits (Table), and
     a sweep that cannot delete leaves the games as they were and tries again later."""
 
     def __init__(self, agents: Agents, max_games: int = DEFAULT_MAX_GAMES,
@@ -704,8 +703,8 @@ class Store:
             if len(self.tables) >= self.max_games:
                 self._make_room()
             table.touched = self.clock()
-            self.db.add_game(Game(table.id, begun, session.names(), seed, client,
-                                  table.touched), table.tokens)
+            self.db.add_game(GameRow(table.id, begun, session.names(), seed, client,
+                                     table.touched), table.tokens)
             self.tables[table.id] = table
         with table.lock:
             table._start_agents()
@@ -729,7 +728,7 @@ class Store:
                     raise Damaged(self.damaged[game_id])
                 try:
                     saved = self.db.load(game_id)
-                    if saved is not None and saved.game.finished is not None:
+                    if saved is not None and saved.row.finished is not None:
                         table = self._rebuild(saved)
                 except Damaged as e:
                     self._set_aside(game_id, str(e))
@@ -781,7 +780,7 @@ class Store:
             self.tables.clear()
         for table in tables:
             table.close()
-        with contextlib.suppress(StoreError):
+        with contextlib.suppress(DatabaseError):
             self.db.touch({table.id: table.touched for table in tables})
         self.db.close()
 
@@ -795,7 +794,7 @@ class Store:
         if not force and now - self._swept < _PURGE_EVERY:
             return
         self._swept = now
-        with contextlib.suppress(StoreError):
+        with contextlib.suppress(DatabaseError):
             while self.tables:
                 oldest = next(iter(self.tables.values()))   # in order of their last request
                 if now - oldest.touched <= self.expire:
@@ -833,7 +832,7 @@ class Store:
                 self._forget(gone, f"expired after {self.expire:g} s without a request, or "
                                    f"finished more than {self.keep:g} s ago, before the "
                                    "server started")
-        except StoreError as e:
+        except DatabaseError as e:
             self.problems.append(f"the expired games are not deleted yet: {e}")
         for game_id in self.db.unfinished():
             try:
@@ -849,10 +848,10 @@ class Store:
                 table._start_agents()
 
     def _rebuild(self, saved: Saved) -> Table:
-        """The game as saved: begun as it was, its changes made again (StoreError when
+        """The game as saved: begun as it was, its changes made again (DatabaseError when
         they cannot be). An agent this server no longer serves forfeits its unfinished
         game."""
-        row = saved.game
+        row = saved.row
         try:
             game = start(row.start["players"], row.start["options"], row.start["position"],
                          row.start["moves"])
@@ -877,7 +876,7 @@ class Store:
         table.touched = row.touched
         if gone and not table.session.over:
             # not saved (a full disk): the unserved agent forfeits when it is to move
-            with contextlib.suppress(StoreError):
+            with contextlib.suppress(DatabaseError):
                 table.forfeit(gone[0], f"agent {row.seats[gone[0]]} is not served here "
                                        "since the server restarted")
         return table

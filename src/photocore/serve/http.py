@@ -10,6 +10,8 @@ from typing import Any
 
 from photocore.errors import missing_extra
 
+__all__ = ["REQUEST_TIMEOUT", "Protocol"]
+
 try:
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol

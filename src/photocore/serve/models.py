@@ -22,6 +22,11 @@ except ImportError as e:     # the `serve` extra
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, check_seed
 from photocore.serve.games import MAX_TOP
 
+__all__ = [
+    "OPTION_TEXTS", "Request", "NewGame", "PlayMove", "AskHint", "Resign", "Error", "MoveInfo",
+    "HistoryItem", "Forfeit", "GameState", "Invite", "NewGameState", "HintMove", "Hints", "Info"
+]
+
 OPTION_TEXTS = tuple(map(str, OPTIONS))
 
 

@@ -1,4 +1,4 @@
-"""The analysis engine for tools (`photocore analyze --serve`, docs/analysis.md): JSON-line
+"""The analysis server for tools (`photocore analyze --serve`, docs/analysis.md): JSON-line
 queries, each a position to evaluate, answered as they finish by a pool of threads, an
 answer or an error for every line, out of order, with a bounded queue."""
 
@@ -17,6 +17,8 @@ from photocore.play._agents import MAX_SIMULATIONS, interrupt_searches
 from photocore.play.specs import Allowed
 from photocore.records import loads
 
+__all__ = ["MAX_QUERY_VISITS", "MAX_QUERY", "QueryError", "answer", "serve_queries", "query_lines"]
+
 MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless the server says otherwise
 MAX_QUERY = QUERY_LINE_CAP     # bytes in one query line (photocore.limits)
 
@@ -25,23 +27,23 @@ class QueryError(ValueError):
     """A query that cannot be answered: the message says why."""
 
 
-def answer(query: object, engines: Allowed, engine: str, seed: int,
+def answer(query: object, judges: Allowed, judge: str, seed: int,
            solve_nodes: int | None = analysis.DEFAULT_SOLVE_NODES) -> dict[str, Any]:
-    """The answer to one query (a parsed JSON object, see docs/analysis.md): by `engine`
-    (an agent spec, the query's "engine" field) unless it names another of `engines`, the
+    """The answer to one query (a parsed JSON object, see docs/analysis.md): by `judge`
+    (an agent spec, the query's "judge" field) unless it names another of `judges`, the
     only ones a query may choose; exact, by the solver, where it finishes within
     `solve_nodes` positions (analysis.exact_evaluation; None: no solver)."""
     if not isinstance(query, dict):
         raise QueryError(f"a query is a JSON object, not {type(query).__name__}")
-    unknown = set(query) - {"id", "position", "moves", "engine", "visits", "seed"}
+    unknown = set(query) - {"id", "position", "moves", "judge", "visits", "seed"}
     if unknown:
         raise QueryError(f"unknown field {sorted(unknown)[0]!r}")
-    spec = query.get("engine", engine)
+    spec = query.get("judge", judge)
     visits = query.get("visits")
     if not isinstance(spec, str):
-        raise QueryError(f"engine must be a string, got {spec!r}")
-    chosen = engines.find(spec)      # before anything is loaded
-    limit = engines.max_simulations or MAX_SIMULATIONS
+        raise QueryError(f"judge must be a string, got {spec!r}")
+    chosen = judges.find(spec)      # before anything is loaded
+    limit = judges.max_simulations or MAX_SIMULATIONS
     if visits is not None and (type(visits) is not int or not 1 <= visits <= limit):
         raise QueryError(f"visits must be an integer from 1 to {limit:,}, got {visits!r}")
     query_seed = query.get("seed", seed)
@@ -50,9 +52,11 @@ def answer(query: object, engines: Allowed, engine: str, seed: int,
     game = _game(query)
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
-    judge = analysis.judge(chosen.text, None if visits is None else Limit(simulations=visits))
-    evaluation = analysis.exact_evaluation(game, solve_nodes) or judge.evaluation(game, query_seed)
-    return {"id": query.get("id"), "engine": judge.name, **evaluation.to_json()}
+    limit = None if visits is None else Limit(simulations=visits)
+    chosen_judge = analysis.judge(chosen.text, limit)
+    evaluation = (analysis.exact_evaluation(game, solve_nodes)
+                  or chosen_judge.evaluation(game, query_seed))
+    return {"id": query.get("id"), "judge": chosen_judge.name, **evaluation.to_json()}
 
 
 def _game(query: dict[str, Any]) -> Game:
@@ -73,12 +77,12 @@ def _game(query: dict[str, Any]) -> Game:
     return game
 
 
-def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, workers: int,
-                  seed: int, engines: Allowed | None = None,
+def serve_queries(source: Iterable[str | bytes | None], sink: Any, judge: str, workers: int,
+                  seed: int, judges: Allowed | None = None,
                   solve_nodes: int | None = analysis.DEFAULT_SOLVE_NODES) -> None:
     """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
-    (out of order), `workers` at a time, by `engine` or another of `engines` (default:
-    `engine` alone, built-ins up to MAX_QUERY_VISITS), or exactly by the solver where it
+    (out of order), `workers` at a time, by `judge` or another of `judges` (default:
+    `judge` alone, built-ins up to MAX_QUERY_VISITS), or exactly by the solver where it
     finishes within `solve_nodes` positions. `source` gives lines (text, or bytes of UTF-8; None
     for a line too long to read, as query_lines gives them). Every line but a blank one gets
     exactly one answer: a bad query, {"id", "error"}, and the rest go on. Returns at the end
@@ -86,7 +90,7 @@ def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, 
     stop (interrupt_searches), their queries and the waiting ones get no answer, and the
     KeyboardInterrupt goes on. At most 4 x `workers` queries wait: a client that
     writes faster than they are answered waits too."""
-    engines = engines or Allowed([engine], MAX_QUERY_VISITS)
+    judges = judges or Allowed([judge], MAX_QUERY_VISITS)
     lock = threading.Lock()
     room = threading.BoundedSemaphore(4 * workers)
     stopping = False
@@ -106,10 +110,10 @@ def serve_queries(source: Iterable[str | bytes | None], sink: Any, engine: str, 
     def run(query: Any) -> None:
         ident = query.get("id") if isinstance(query, dict) else None
         try:
-            send(answer(query, engines, engine, seed, solve_nodes))
+            send(answer(query, judges, judge, seed, solve_nodes))
         except KeyboardInterrupt:
             pass                # stopped by the main thread's Ctrl-C: no answer
-        except Exception as e:  # noqa: BLE001 (a bad query, or the engine's error: said, not fatal)
+        except Exception as e:  # noqa: BLE001 (a bad query, or the judge's error: said, not fatal)
             send({"id": ident, "error": str(e) if isinstance(e, ValueError)
                   else f"{type(e).__name__}: {e}"})
         finally:

@@ -11,11 +11,11 @@ MIGRATIONS take a database of any older version to the current one when it is op
 Nothing here knows the rules: rows go in and out as JSON text and numbers.
 
 >>> db = Database(":memory:")
->>> db.add_game(Game("g1", {"players": 2}, ["person", "random"], 7, "me", 100.0),
+>>> db.add_game(GameRow("g1", {"players": 2}, ["person", "random"], 7, "me", 100.0),
 ...             {0: b"hash"})
 >>> db.add_change("g1", 1, {"kind": "play", "move": "place a4"}, 101.0, None)
 >>> saved = db.load("g1")
->>> saved.game.seats, saved.changes, saved.tokens
+>>> saved.row.seats, saved.changes, saved.tokens
 (['person', 'random'], [{'kind': 'play', 'move': 'place a4'}], {0: b'hash'})
 >>> db.version
 2
@@ -38,6 +38,11 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from photocore import files
+
+__all__ = [
+    "MEMORY", "APPLICATION_ID", "COMPANIONS", "MIGRATIONS", "SCHEMA_VERSION", "DatabaseError",
+    "Damaged", "GameRow", "Saved", "Database"
+]
 
 MEMORY = ":memory:"
 APPLICATION_ID = 0x50484F54     # "PHOT": SQLite's header field naming the program's files
@@ -88,17 +93,17 @@ MIGRATIONS: list[str] = [
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class StoreError(RuntimeError):
+class DatabaseError(RuntimeError):
     """The database cannot be opened, read or written (the message names it and why)."""
 
 
-class Damaged(StoreError):
+class Damaged(DatabaseError):
     """A game's row or changes cannot be read back (the message names the game and what):
     that game cannot be served; the others can."""
 
 
 @dataclasses.dataclass
-class Game:
+class GameRow:
     """A game's row: what it began with, and its times (Unix times, in seconds)."""
 
     id: str
@@ -126,7 +131,7 @@ class Saved:
     """A game as the database holds it: its row, its changes in order, its seats' token
     hashes."""
 
-    game: Game
+    row: GameRow
     """Its row."""
     changes: list[dict[str, Any]]
     """Its changes, in order (version 1 first): {"kind": "play", "move": "place a4"}, ..."""
@@ -139,7 +144,7 @@ class Database:
     opened, locked against a second server (on systems with fcntl) and migrated to
     SCHEMA_VERSION; `shared`: opened read-only beside the server that holds it (to back it
     up), neither locked nor migrated. Every method is one transaction and may be called
-    from any thread. StoreError names the file and what is wrong.
+    from any thread. DatabaseError names the file and what is wrong.
 
     The database is a file, not a path: `file` is its real path (every link followed),
     the one SQLite opens and the lock is taken beside; the lock is held on the file itself
@@ -177,8 +182,8 @@ class Database:
                                            isolation_level=None)
         except (OSError, ValueError, sqlite3.Error) as e:
             self._unlock()
-            raise StoreError(f"cannot open the games database {self.path}: {_why(e)}") from None
-        except StoreError:
+            raise DatabaseError(f"cannot open the games database {self.path}: {_why(e)}") from None
+        except DatabaseError:
             self._unlock()
             raise
         try:
@@ -188,11 +193,11 @@ class Database:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 self._db.execute("PRAGMA synchronous = NORMAL")
             self.version = self._read_version() if shared else self._migrate()
-        except (sqlite3.Error, StoreError) as e:
+        except (sqlite3.Error, DatabaseError) as e:
             self.close()
-            if isinstance(e, StoreError):
+            if isinstance(e, DatabaseError):
                 raise
-            raise StoreError(f"cannot use {self.path} as the games database: "
+            raise DatabaseError(f"cannot use {self.path} as the games database: "
                              f"{_why(e)}") from None
 
     # ---- the schema ----
@@ -216,7 +221,7 @@ class Database:
         the version it is at."""
         version = self._read_version()
         if version > SCHEMA_VERSION:
-            raise StoreError(f"the games database {self.path} has schema version {version}, "
+            raise DatabaseError(f"the games database {self.path} has schema version {version}, "
                              f"newer than this photocore's {SCHEMA_VERSION}: upgrade photocore")
         for number in range(version + 1, SCHEMA_VERSION + 1):
             self.migrate_to(number)
@@ -231,16 +236,16 @@ class Database:
 
     # ---- writing ----
 
-    def add_game(self, game: Game, tokens: dict[int, bytes]) -> None:
+    def add_game(self, row: GameRow, tokens: dict[int, bytes]) -> None:
         """A new game's row and its seats' token hashes (seat -> sha256): one
         transaction."""
         with self._transaction() as db:
             db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (game.id, _text(game.start), _text(game.seats), str(game.seed),
-                        game.client, game.created, game.touched or game.created,
-                        game.finished, game.version))
+                       (row.id, _text(row.start), _text(row.seats), str(row.seed),
+                        row.client, row.created, row.touched or row.created,
+                        row.finished, row.version))
             db.executemany("INSERT INTO tokens VALUES (?, ?, ?)",
-                           [(game.id, seat, digest) for seat, digest in tokens.items()])
+                           [(row.id, seat, digest) for seat, digest in tokens.items()])
 
     def add_change(self, game: str, version: int, change: dict[str, Any], touched: float,
                    finished: float | None) -> None:
@@ -251,7 +256,7 @@ class Database:
                                  "WHERE id = ? AND version = ?",
                                  (version, touched, finished, game, version - 1)).rowcount
             if updated != 1:
-                raise StoreError(f"game {game} is not at version {version - 1} in "
+                raise DatabaseError(f"game {game} is not at version {version - 1} in "
                                  f"{self.path}: another server writes to it")
 
     def touch(self, times: dict[str, float]) -> None:
@@ -313,7 +318,7 @@ class Database:
         except (ValueError, TypeError) as e:
             raise Damaged(f"game {str(gid)[:40]} is damaged in {self.path}: {where} cannot be "
                           f"read ({str(e)[:80]}); it is not served") from None
-        return Saved(Game(gid, begun, named, number, client, created, touched, finished,
+        return Saved(GameRow(gid, begun, named, number, client, created, touched, finished,
                           version), changes, tokens)
 
     def unfinished(self) -> list[str]:
@@ -349,7 +354,7 @@ class Database:
                 for name in {self.file, files.expanded(self.path)}:
                     for own in ("", *COMPANIONS):
                         if files.same_file(target, name + own):
-                            raise StoreError(
+                            raise DatabaseError(
                                 f"cannot back {self.path} up to {path}: it is "
                                 f"{'the database itself' if not own else 'its ' + own + ' file'}"
                                 ": choose another file")
@@ -370,7 +375,7 @@ class Database:
                 with open(partial, "rb") as made, files.atomic(target) as out:
                     shutil.copyfileobj(made, out)
         except (OSError, ValueError, sqlite3.Error) as e:
-            raise StoreError(f"cannot back {self.path} up to {path}: {_why(e)}") from None
+            raise DatabaseError(f"cannot back {self.path} up to {path}: {_why(e)}") from None
 
     def close(self) -> None:
         """Closes the database and releases its lock (a second call does nothing)."""
@@ -387,7 +392,7 @@ class Database:
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """One transaction, committed when the block ends, rolled back if it raises;
-        sqlite3's errors become StoreError."""
+        sqlite3's errors become DatabaseError."""
         with self._lock:
             try:
                 self._db.execute("BEGIN" if self._shared else "BEGIN IMMEDIATE")
@@ -398,11 +403,11 @@ class Database:
                     raise
                 self._db.execute("COMMIT")
             except sqlite3.Error as e:
-                raise StoreError(f"the games database {self.path}: {_why(e)}") from None
+                raise DatabaseError(f"the games database {self.path}: {_why(e)}") from None
 
 
 def _check_file(file: str, path: str, shared: bool) -> None:
-    """StoreError unless `file` (a real path) is a regular file of one name, or (unless
+    """DatabaseError unless `file` (a real path) is a regular file of one name, or (unless
     `shared`) missing. Through a second hard link SQLite would look for another -wal
     beside another name, and miss the changes in the first (SQLite's *How To Corrupt An
     SQLite Database File*, 2.5): such a file is refused, whichever name it is given by."""
@@ -410,19 +415,19 @@ def _check_file(file: str, path: str, shared: bool) -> None:
         there = os.stat(file)
     except FileNotFoundError:
         if shared:
-            raise StoreError(f"cannot open the games database {path}: no such file") from None
+            raise DatabaseError(f"cannot open the games database {path}: no such file") from None
         return
     if not stat.S_ISREG(there.st_mode):
-        raise StoreError(f"cannot open the games database {path}: not a regular file "
+        raise DatabaseError(f"cannot open the games database {path}: not a regular file "
                          f"({_kind(there.st_mode)})")
     if there.st_nlink > 1:
-        raise StoreError(f"cannot open the games database {path}: it has {there.st_nlink} "
+        raise DatabaseError(f"cannot open the games database {path}: it has {there.st_nlink} "
                          "hard links, and SQLite would find its -wal through one name only: "
                          "remove the others")
 
 
 def _check_ours(file: str, path: str) -> None:
-    """StoreError unless `file` (a real path, a regular file or none) may be photocore's
+    """DatabaseError unless `file` (a real path, a regular file or none) may be photocore's
     games database: empty or missing (a new one), or an SQLite database with
     APPLICATION_ID or, made before photocore set one, the table `versions`. Decided
     read-only: a file refused is left as it was."""
@@ -440,10 +445,10 @@ def _check_ours(file: str, path: str) -> None:
         finally:
             probe.close()
     except sqlite3.Error as e:
-        raise StoreError(f"cannot use {path} as the games database: {_why(e)} "
+        raise DatabaseError(f"cannot use {path} as the games database: {_why(e)} "
                          "(refused, left as it was)") from None
     if mark != APPLICATION_ID and (mark != 0 or "versions" not in tables):
-        raise StoreError(f"cannot use {path} as the games database: it is another "
+        raise DatabaseError(f"cannot use {path} as the games database: it is another "
                          "program's SQLite database, not photocore's (refused, left as it "
                          "was): give another --db")
 
@@ -466,7 +471,7 @@ def _lock_out_others(file: str, path: str) -> list[Any]:
     itself = os.fdopen(os.open(file, os.O_RDONLY | os.O_CREAT | os.O_NONBLOCK, 0o644), "rb")
     refused = None
     if not stat.S_ISREG(os.fstat(itself.fileno()).st_mode):
-        refused = StoreError(f"cannot open the games database {path}: not a regular file")
+        refused = DatabaseError(f"cannot open the games database {path}: not a regular file")
     else:
         try:
             fcntl.flock(itself, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -494,8 +499,8 @@ def _lock_beside(file: str, path: str) -> Any:
     return handle
 
 
-def _busy(path: str) -> StoreError:
-    return StoreError(f"the games database {path} is in use by another photocore serve "
+def _busy(path: str) -> DatabaseError:
+    return DatabaseError(f"the games database {path} is in use by another photocore serve "
                       "(stop it, or give this one another --db)")
 
 
