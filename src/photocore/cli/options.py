@@ -21,7 +21,7 @@ from photocore.run.ray_backend import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 __all__ = [
     "Command", "RULE_FLAGS", "FiniteRange", "SeedType", "SEED", "SEED_HELP", "MAX_GAMES",
     "workers_option", "batch_option", "parse_agents", "agents_option", "agent_option",
-    "HiddenArgument", "old_spelling", "builtin_agents", "RULE_LETTERS", "parse_options",
+    "builtin_agents", "RULE_LETTERS", "parse_options",
     "rule_options", "players_and_rules", "backend_options", "check_backend", "connect_backend"
 ]
 

@@ -38,7 +38,8 @@ from photocore.play.player import Forfeit, Player, as_move, printable
 
 __all__ = [
     "PROTOCOL_VERSION", "MAX_LINE", "MAX_INFO", "DEFAULT_MOVETIME", "DEFAULT_GRACE",
-    "DEFAULT_STARTUP", "MAX_MILLISECONDS", "MAX_STARTUP", "Engine", "check_times", "check_startup",
+    "DEFAULT_STARTUP", "MAX_MILLISECONDS", "MAX_STARTUP", "Engine", "movetime", "check_grace",
+    "check_startup",
     "close_all"
 ]
 

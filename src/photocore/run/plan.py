@@ -8,7 +8,6 @@ AnalysisBatch), and how a run fails (RunError). The driver
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-
 __all__ = ["Batch", "P_co", "P", "Plan", "Resumable", "RunError"]
 
 

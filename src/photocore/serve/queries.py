@@ -52,8 +52,8 @@ def answer(query: object, judges: Allowed, judge: str, seed: int,
     game = _game(query)
     if game.is_over:
         raise QueryError("the game is over: there is no move to evaluate")
-    limit = None if visits is None else Limit(simulations=visits)
-    chosen_judge = analysis.judge(chosen.text, limit)
+    chosen_judge = analysis.judge(chosen.text,
+                                  None if visits is None else Limit(simulations=visits))
     evaluation = (analysis.exact_evaluation(game, solve_nodes)
                   or chosen_judge.evaluation(game, query_seed))
     return {"id": query.get("id"), "judge": chosen_judge.name, **evaluation.to_json()}
