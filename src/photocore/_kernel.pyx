@@ -8,7 +8,7 @@ except the table builder, the argument checks and the choice of code path at imp
 everything else runs without the GIL.
 """
 
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy, memset
 
 import os
@@ -515,6 +515,11 @@ cdef inline uint64_t plant_reach(const Turn* u, int bit, uint64_t targets) noexc
                      + <int>(u.larges >> bit & 1))
     return REACH[size][bit] & targets
 
+cdef inline uint64_t bit_ones(uint32_t x, int bit) noexcept nogil:
+    """All ones when bit `bit` of x is set, else 0: the bit shifted to the top and spread
+    by an arithmetic shift, two instructions."""
+    return <uint64_t>(<int64_t>(<uint64_t>x << (63 - bit)) >> 63)
+
 cdef inline int grow_cost(int size) noexcept nogil:
     """§5.2 Grow: growing a piece of `size` costs the size it grows to."""
     return size + 1
@@ -525,9 +530,9 @@ cdef inline uint64_t growable(const Turn* u, const Blocked* b) noexcept nogil:
     # byte k + 1's top bit: a piece of size k + 1 is available (+ 0x7F carries into the top
     # bit of a byte from 1 to OWNED) and growing one of size k is afforded
     cdef uint32_t grows = (<uint32_t>u.purse + ~BYTE_TOPS) & GROW_AFFORDED[u.light]
-    cdef uint64_t cells = ((u.seeds & -<uint64_t>(grows >> (8 * SMALL + 7) & 1))
-                            | (u.smalls & -<uint64_t>(grows >> (8 * MEDIUM + 7) & 1))
-                            | (u.mediums & -<uint64_t>(grows >> (8 * LARGE + 7) & 1)))
+    cdef uint64_t cells = ((u.seeds & bit_ones(grows, 8 * SMALL + 7))
+                            | (u.smalls & bit_ones(grows, 8 * MEDIUM + 7))
+                            | (u.mediums & bit_ones(grows, 8 * LARGE + 7)))
     return cells & u.own & ~(u.active | b.grow)
 
 cdef inline uint64_t collectable(const Turn* u) noexcept nogil:
