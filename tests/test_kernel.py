@@ -91,3 +91,29 @@ def test_action_ids_decode_as_the_facts_say():
                 assert (move.cell, move.target) == (CELLS[source], CELLS[target])
             else:
                 assert move.cell is None
+
+
+# (players, options bits, random_playouts(300) moves, score sums, wins) at seeds from
+# 2**64 - 12345 up: seeds of 2**63 and over, which a signed 64-bit seed would get wrong.
+# Those of the kernel before the turn's state went into registers (issue 46, commit 33f9290)
+HIGH_SEEDS = [
+    (2, 0, 37624, (7145, 6792), (162, 140)),
+    (2, 1, 51809, (14044, 13281), (159, 141)),
+    (2, 2, 36638, (6466, 6361), (164, 139)),
+    (2, 3, 50598, (13234, 12899), (151, 150)),
+    (3, 0, 53442, (5906, 5814, 5534), (110, 97, 98)),
+    (3, 1, 73492, (11867, 11563, 11775), (97, 103, 101)),
+    (3, 2, 51739, (5244, 4861, 5463), (104, 84, 115)),
+    (3, 3, 71947, (11033, 10986, 10512), (103, 107, 90)),
+    (4, 0, 67369, (4677, 4637, 4657, 4946), (74, 78, 63, 91)),
+    (4, 1, 90914, (9699, 9338, 9905, 10110), (78, 57, 83, 83)),
+    (4, 2, 64917, (4494, 4549, 4393, 4310), (82, 80, 73, 68)),
+    (4, 3, 87824, (9667, 8969, 9076, 9259), (79, 68, 65, 89)),
+]
+
+
+@pytest.mark.parametrize("players, options, moves, scores, wins", HIGH_SEEDS)
+def test_high_seeds_play_the_games_of_the_kernel_before(players, options, moves, scores, wins):
+    r = photocore.random_playouts(300, players=players, seed=2**64 - 12345 + players * 7 + options,
+                                  options=Options.from_flags(options))
+    assert (r["moves"], tuple(r["score_sums"]), tuple(r["wins"])) == (moves, scores, wins)

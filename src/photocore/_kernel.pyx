@@ -8,7 +8,7 @@ except the table builder, the argument checks and the choice of code path at imp
 everything else runs without the GIL.
 """
 
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy, memset
 
 import os
@@ -43,10 +43,14 @@ cdef extern from *:
         }
     #endif
     }
-    static inline int pc_select(unsigned long long x, int k) {
+    /* pc_select with the method given: `pdep` is pc_pdep_fast(), or a constant where a
+       caller compiles a copy of its loop per method (play_random_game) */
+    static inline int pc_select_by(unsigned long long x, int k, int pdep) {
     #if defined(__BMI2__)
-        if (pc_pdep_is_fast)
+        if (pdep)
             return pc_lowest(_pdep_u64(1ULL << k, x));
+    #else
+        (void)pdep;
     #endif
         const unsigned long long ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
         unsigned long long c = x - ((x >> 1) & 0x5555555555555555ULL);
@@ -59,12 +63,14 @@ cdef extern from *:
         int before = (int)(((upto << 8) >> (8 * byte)) & 0xFF);
         return 8 * byte + pc_select_in_byte[k - before][(x >> (8 * byte)) & 0xFF];
     }
-    static const char* pc_select_kind(void) {
     #if defined(__BMI2__)
-        if (pc_pdep_is_fast)
-            return "pdep";
+    #define pc_pdep_fast() pc_pdep_is_fast
+    #else
+    #define pc_pdep_fast() 0
     #endif
-        return "broadword";
+    #define pc_select(x, k) pc_select_by(x, k, pc_pdep_fast())
+    static const char* pc_select_kind(void) {
+        return pc_pdep_fast() ? "pdep" : "broadword";
     }
 
     /* Whether this CPU runs x86-64-v2 code (POPCNT, SSE4.2, SSSE3, ...; Nehalem, Bulldozer
@@ -101,14 +107,18 @@ cdef extern from *:
     #define PHOTOCORE_CODE_PATH "baseline"
     #endif
     #define PC_BYTE_TOPS 0x80808080u   /* the top bit of each byte of a word */
+    #define PC_GOLDEN_GAMMA 0x9E3779B97F4A7C15ULL   /* SplitMix64's step (rng_next) */
     """
     void pc_build_select() nogil
     uint8_t pc_select_in_byte[8][256]   # [k][byte]: the k-th set bit of the byte
     const char* pc_select_kind()
     int pc_select(uint64_t x, int k) nogil
+    int pc_select_by(uint64_t x, int k, bint pdep) nogil
+    bint pc_pdep_fast() nogil
     int pc_cpu_x86_64_v2() nogil
     int pc_cpu_x86_64_v3() nogil
     const uint32_t BYTE_TOPS "PC_BYTE_TOPS"
+    const uint64_t GOLDEN_GAMMA "PC_GOLDEN_GAMMA"
     int PHOTOCORE_NATIVE       # setup.py's macro: 1 for a -march=native build
     const char* PHOTOCORE_CODE_PATH
 
@@ -320,6 +330,13 @@ cdef inline uint64_t bit_mask(int bit) noexcept nogil:
 cdef inline uint32_t byte_word(const uint8_t* b) noexcept nogil:
     return b[0] | <uint32_t>b[1] << 8 | <uint32_t>b[2] << 16 | <uint32_t>b[3] << 24
 
+cdef inline void put_byte_word(uint8_t* b, uint32_t x) noexcept nogil:
+    """byte_word's inverse: byte c of x into b[c] (one store on little-endian CPUs)."""
+    b[0] = <uint8_t>x
+    b[1] = <uint8_t>(x >> 8)
+    b[2] = <uint8_t>(x >> 16)
+    b[3] = <uint8_t>(x >> 24)
+
 cdef inline int byte_tops(uint32_t x) noexcept nogil:
     """Bit c set when byte c of x (with only top bits set) has its top bit set."""
     return <int>(((x >> 7) * <uint32_t>0x01020408) >> 24)
@@ -356,14 +373,20 @@ cdef void shadows(const State* s, uint64_t* by_size) noexcept nogil:
     shadows_under(s, sun_of(s), by_size)
 
 cdef void shadows_under(const State* s, int sun, uint64_t* by_size) noexcept nogil:
-    """As shadows(), with the sun at position `sun` over the current board (docs/rules.md §5.1):
-    a tree casts as many cells as its size, and shades the pieces there no taller."""
-    cdef uint64_t l1 = shadow_step(s.size_bb[LARGE], sun)
+    """As shadows(), with the sun at position `sun` over the current board."""
+    shadows_of(s.size_bb[SMALL], s.size_bb[MEDIUM], s.size_bb[LARGE], sun, by_size)
+
+cdef inline void shadows_of(uint64_t smalls, uint64_t mediums, uint64_t larges, int sun,
+                            uint64_t* by_size) noexcept nogil:
+    """§5.1: by_size[k], the cells where a piece of size k is shaded with the sun at `sun`
+    over these trees: a tree casts as many cells as its size, and shades the pieces there
+    no taller."""
+    cdef uint64_t l1 = shadow_step(larges, sun)
     cdef uint64_t l2 = shadow_step(l1, sun)
-    cdef uint64_t m1 = shadow_step(s.size_bb[MEDIUM], sun)
+    cdef uint64_t m1 = shadow_step(mediums, sun)
     cdef uint64_t large = l1 | l2 | shadow_step(l2, sun)
     cdef uint64_t medium = large | m1 | shadow_step(m1, sun)
-    cdef uint64_t small = medium | shadow_step(s.size_bb[SMALL], sun)
+    cdef uint64_t small = medium | shadow_step(smalls, sun)
     by_size[SEED] = small       # a seed is shaded by any shadow (docs/rules.md §8)
     by_size[SMALL] = small
     by_size[MEDIUM] = medium
@@ -392,6 +415,55 @@ cdef int owner_at(const State* s, int bit) noexcept nogil:
             return p
     return -1
 
+# ---- a turn's state, as values --------------------------------------------------------
+# The rules below are functions of a Turn: what a move reads and changes of the board and
+# of the player to move, in values that a loop keeps in registers (play_random_game keeps
+# one for a whole turn and writes it back to its State only when the turn ends). Functions
+# of a State load one (load_turn) and, where a move changes it, store it back (store_turn).
+
+cdef struct Turn:
+    uint64_t seeds              # size_bb[SEED] .. size_bb[LARGE]: fields, not an array, so
+    uint64_t smalls             # that a compiler keeps each in a register
+    uint64_t mediums
+    uint64_t larges
+    uint64_t own                # owner_bb of the player to move
+    uint64_t active
+    uint64_t purse              # their available area (bytes 0-3) and player board (bytes 4-7)
+    int light                   # their light
+    int p                       # the player to move
+
+cdef enum:
+    BOARD_SHIFT = 32            # where a purse word's player board starts
+
+cdef inline void load_turn(const State* s, Turn* u) noexcept nogil:
+    cdef int p = s.current
+    u.seeds = s.size_bb[SEED]
+    u.smalls = s.size_bb[SMALL]
+    u.mediums = s.size_bb[MEDIUM]
+    u.larges = s.size_bb[LARGE]
+    u.own = s.owner_bb[p]
+    u.active = s.active
+    u.purse = byte_word(s.avail[p]) | <uint64_t>byte_word(s.pboard[p]) << BOARD_SHIFT
+    u.light = s.light[p]
+    u.p = p
+
+cdef inline void store_turn(State* s, const Turn* u) noexcept nogil:
+    cdef int p = u.p
+    s.size_bb[SEED] = u.seeds
+    s.size_bb[SMALL] = u.smalls
+    s.size_bb[MEDIUM] = u.mediums
+    s.size_bb[LARGE] = u.larges
+    s.owner_bb[p] = u.own
+    s.active = u.active
+    put_byte_word(s.avail[p], <uint32_t>u.purse)
+    put_byte_word(s.pboard[p], <uint32_t>(u.purse >> BOARD_SHIFT))
+    s.light[p] = u.light
+
+cdef inline int purse_count(uint64_t purse, int byte) noexcept nogil:
+    """Byte `byte` of a purse word: available pieces of size byte (0-3), or the pieces in
+    column byte - 4 of the player board (4-7)."""
+    return <int>(purse >> (8 * byte)) & 0xFF
+
 # ---- the rules: the legal moves of each kind, as a mask (docs/rules.md §3-§5, §8) ---------
 # One function per kind of move, for the player to move. Everything that asks what is
 # legal (legal_actions, count_legal, random_action, check_action, the playouts, and
@@ -401,73 +473,79 @@ cdef inline uint64_t placeable(const State* s, int p) noexcept nogil:
     """§4: the empty outer-ring cells, where player p places a small tree in setup."""
     return OUTER & ~occupied(s) if s.avail[p][SMALL] else 0
 
-cdef inline int buyable(const State* s, int p) noexcept nogil:
-    """§3, §5.2 Buy: the columns (bit c) whose next piece player p can pay for. A column's
+cdef inline int buyable(const Turn* u) noexcept nogil:
+    """§3, §5.2 Buy: the columns (bit c) whose next piece the player can pay for. A column's
     price rises as it empties, so it is affordable while it holds BUY_FROM[light] pieces
     or more: one byte comparison per column, all four at once."""
-    cdef uint32_t holds = byte_word(s.pboard[p])
-    return byte_tops(((holds | BYTE_TOPS) - BUY_FROM[s.light[p]]) & BYTE_TOPS)
+    cdef uint32_t holds = <uint32_t>(u.purse >> BOARD_SHIFT)
+    return byte_tops(((holds | BYTE_TOPS) - BUY_FROM[u.light]) & BYTE_TOPS)
 
-cdef inline bint can_plant(const State* s, int p) noexcept nogil:
-    """§5.2 Plant: player p has a seed in the available area and the light to plant it."""
-    return (s.avail[p][SEED] != 0) & (s.light[p] >= PLANT_COST)
+cdef inline bint can_plant(const Turn* u) noexcept nogil:
+    """§5.2 Plant: the player has a seed in the available area and the light to plant it."""
+    return (purse_count(u.purse, SEED) != 0) & (u.light >= PLANT_COST)
 
 cdef struct Blocked:             # what the shade-blocks option forbids now (§8)
     uint64_t plant              # cells a seed may not go to: in a shadow
     uint64_t grow               # pieces that may not grow: shaded
 
-cdef inline void shade_blocks(const State* s, Blocked* b) noexcept nogil:
-    """§8: with shade blocks, a seed goes to no shadowed cell and no shaded piece grows;
-    without the option nothing is blocked. Computed once for plant_targets and growable."""
+cdef inline void shade_blocks(const Turn* u, int sun, bint shade, Blocked* b) noexcept nogil:
+    """§8: with shade blocks (`shade`), a seed goes to no shadowed cell and no shaded piece
+    grows; without the option nothing is blocked. Computed once for plant_targets and
+    growable."""
     cdef uint64_t sh[NSIZES]
     b.plant = b.grow = 0
-    if s.options & OPT_SHADE_BLOCKS:
-        shadows(s, sh)
+    if shade:
+        shadows_of(u.smalls, u.mediums, u.larges, sun, sh)
         b.plant = sh[SEED]
-        b.grow = ((s.size_bb[SEED] & sh[SEED]) | (s.size_bb[SMALL] & sh[SMALL])
-                  | (s.size_bb[MEDIUM] & sh[MEDIUM]))
+        b.grow = (u.seeds & sh[SEED]) | (u.smalls & sh[SMALL]) | (u.mediums & sh[MEDIUM])
 
-cdef inline uint64_t plant_targets(const State* s, const Blocked* b) noexcept nogil:
+cdef inline uint64_t plant_targets(const Turn* u, const Blocked* b) noexcept nogil:
     """§5.2 Plant, §8: the cells a seed may go to from a source in reach: empty, not
     activated and not blocked."""
-    return BOARD & ~(occupied(s) | s.active | b.plant)
+    return BOARD & ~(u.seeds | u.smalls | u.mediums | u.larges | u.active | b.plant)
 
-cdef inline uint64_t plant_sources(const State* s, int p) noexcept nogil:
-    """§5.2 Plant: player p's trees (not seeds) on cells not activated this turn."""
-    return s.owner_bb[p] & ~(s.active | s.size_bb[SEED])
+cdef inline uint64_t plant_sources(const Turn* u) noexcept nogil:
+    """§5.2 Plant: the player's trees (not seeds) on cells not activated this turn."""
+    return u.own & ~(u.active | u.seeds)
 
-cdef inline uint64_t plant_reach(const State* s, int bit, uint64_t targets) noexcept nogil:
+cdef inline uint64_t plant_reach(const Turn* u, int bit, uint64_t targets) noexcept nogil:
     """§5.2 Plant: the targets the tree on `bit` (a plant source) reaches: hex distance up
     to its size, whatever stands between."""
-    cdef int size = (SMALL + <int>((s.size_bb[MEDIUM] | s.size_bb[LARGE]) >> bit & 1)
-                     + <int>(s.size_bb[LARGE] >> bit & 1))
+    cdef int size = (SMALL + <int>((u.mediums | u.larges) >> bit & 1)
+                     + <int>(u.larges >> bit & 1))
     return REACH[size][bit] & targets
+
+cdef inline uint64_t bit_ones(uint32_t x, int bit) noexcept nogil:
+    """All ones when bit `bit` of x is set, else 0: the bit shifted to the top and spread
+    by an arithmetic shift, two instructions."""
+    return <uint64_t>(<int64_t>(<uint64_t>x << (63 - bit)) >> 63)
 
 cdef inline int grow_cost(int size) noexcept nogil:
     """§5.2 Grow: growing a piece of `size` costs the size it grows to."""
     return size + 1
 
-cdef inline uint64_t growable(const State* s, int p, const Blocked* b) noexcept nogil:
-    """§5.2 Grow, §8: player p's pieces on cells not activated whose next size is in the
+cdef inline uint64_t growable(const Turn* u, const Blocked* b) noexcept nogil:
+    """§5.2 Grow, §8: the player's pieces on cells not activated whose next size is in the
     available area, at a cost within their light, not blocked."""
     # byte k + 1's top bit: a piece of size k + 1 is available (+ 0x7F carries into the top
     # bit of a byte from 1 to OWNED) and growing one of size k is afforded
-    cdef uint32_t grows = (byte_word(s.avail[p]) + ~BYTE_TOPS) & GROW_AFFORDED[s.light[p]]
-    cdef uint64_t cells = ((s.size_bb[SEED] & -<uint64_t>(grows >> (8 * SMALL + 7) & 1))
-                            | (s.size_bb[SMALL] & -<uint64_t>(grows >> (8 * MEDIUM + 7) & 1))
-                            | (s.size_bb[MEDIUM] & -<uint64_t>(grows >> (8 * LARGE + 7) & 1)))
-    return cells & s.owner_bb[p] & ~(s.active | b.grow)
+    cdef uint32_t grows = (<uint32_t>u.purse + ~BYTE_TOPS) & GROW_AFFORDED[u.light]
+    cdef uint64_t cells = ((u.seeds & bit_ones(grows, 8 * SMALL + 7))
+                            | (u.smalls & bit_ones(grows, 8 * MEDIUM + 7))
+                            | (u.mediums & bit_ones(grows, 8 * LARGE + 7)))
+    return cells & u.own & ~(u.active | b.grow)
 
-cdef inline uint64_t collectable(const State* s, int p) noexcept nogil:
-    """§5.2 Collect: player p's large trees on cells not activated, if they have the light."""
-    return s.owner_bb[p] & ~s.active & s.size_bb[LARGE] & -<uint64_t>(s.light[p] >= COLLECT_COST)
+cdef inline uint64_t collectable(const Turn* u) noexcept nogil:
+    """§5.2 Collect: the player's large trees on cells not activated, if they have the light."""
+    return u.own & ~u.active & u.larges & -<uint64_t>(u.light >= COLLECT_COST)
 
 # ---- the rules: what each move does (docs/rules.md §4-§6) --------------------------------
 
-cdef inline void return_piece(State* s, int p, int size) noexcept nogil:
+cdef inline uint64_t return_piece(uint64_t purse, int size) noexcept nogil:
     """§5.2: a piece leaving the board goes to the dearest empty slot of its column, or out
-    of the game when the column is full."""
-    s.pboard[p][size] += s.pboard[p][size] < SLOTS[size]
+    of the game when the column is full: the purse word after it."""
+    cdef int shift = BOARD_SHIFT + 8 * size
+    return purse + (<uint64_t>(purse_count(purse, NSIZES + size) < SLOTS[size]) << shift)
 
 cdef inline int token_stack(const State* s, int leaves) noexcept nogil:
     """§6: the stack a collect on soil of `leaves` takes from: that one, or the next lower
@@ -521,39 +599,42 @@ cdef inline void place(State* s, int bit) noexcept nogil:
     else:
         s.current = placed % s.players
 
-cdef inline void buy(State* s, int p, int column) noexcept nogil:
+cdef inline void buy(Turn* u, int column) noexcept nogil:
     """§3, §5.2 Buy: the column's next piece to the available area, for its price."""
-    cdef int n = s.pboard[p][column]
-    s.light[p] -= PRICE[column][n]
-    s.pboard[p][column] = n - 1
-    s.avail[p][column] += 1
+    u.light -= PRICE[column][purse_count(u.purse, NSIZES + column)]
+    u.purse += (<uint64_t>1 << (8 * column)) - (<uint64_t>1 << (BOARD_SHIFT + 8 * column))
 
-cdef inline void plant(State* s, int p, int source, int target) noexcept nogil:
+cdef inline void plant(Turn* u, int source, int target) noexcept nogil:
     """§5.2 Plant: a seed from the available area onto the target; both cells activated."""
-    s.size_bb[SEED] |= bit_mask(target)
-    s.owner_bb[p] |= bit_mask(target)
-    s.light[p] -= PLANT_COST
-    s.avail[p][SEED] -= 1
-    s.active |= bit_mask(target) | bit_mask(source)
+    u.seeds |= bit_mask(target)
+    u.own |= bit_mask(target)
+    u.light -= PLANT_COST
+    u.purse -= 1 << (8 * SEED)
+    u.active |= bit_mask(target) | bit_mask(source)
 
-cdef inline void grow(State* s, int p, int bit) noexcept nogil:
+cdef inline void grow(Turn* u, int bit) noexcept nogil:
     """§5.2 Grow: the next size from the available area replaces the piece, which returns."""
-    cdef int size = size_bits(s, bit)
-    s.size_bb[size] ^= bit_mask(bit)
-    s.size_bb[size + 1] |= bit_mask(bit)
-    s.light[p] -= grow_cost(size)
-    s.avail[p][size + 1] -= 1
-    return_piece(s, p, size)
-    s.active |= bit_mask(bit)
+    cdef uint64_t seed = u.seeds & bit_mask(bit), small = u.smalls & bit_mask(bit)
+    cdef uint64_t medium = u.mediums & bit_mask(bit)
+    cdef int size = <int>(small >> bit) | <int>(medium >> bit) << 1
+    # the piece moves up one bitboard, without a branch on its size
+    u.seeds ^= seed
+    u.smalls ^= seed | small
+    u.mediums ^= small | medium
+    u.larges |= medium
+    u.light -= grow_cost(size)
+    u.purse = return_piece(u.purse - (<uint64_t>1 << (8 * (size + 1))), size)
+    u.active |= bit_mask(bit)
 
-cdef inline void collect(State* s, int p, int bit) noexcept nogil:
-    """§5.2 Collect, §6: the large tree returns and the player takes a token."""
-    s.size_bb[LARGE] ^= bit_mask(bit)
-    s.owner_bb[p] ^= bit_mask(bit)
-    s.light[p] -= COLLECT_COST
-    return_piece(s, p, LARGE)
-    take_token(s, p, RICHNESS[BIT_CELL[bit]])
-    s.active |= bit_mask(bit)
+cdef inline void collect(Turn* u, State* s, int bit) noexcept nogil:
+    """§5.2 Collect, §6: the large tree returns and the player takes a token (from the
+    stacks of s)."""
+    u.larges ^= bit_mask(bit)
+    u.own ^= bit_mask(bit)
+    u.light -= COLLECT_COST
+    u.purse = return_piece(u.purse, LARGE)
+    take_token(s, u.p, RICHNESS[BIT_CELL[bit]])
+    u.active |= bit_mask(bit)
 
 cdef inline void end_turn(State* s) noexcept nogil:
     """§5.2, §5.3, §5.4: the next player's turn; after the round's last turn the
@@ -622,20 +703,29 @@ cdef inline int encode(int kind, int where) noexcept nogil:
         return COLLECT_BASE + BIT_CELL[where]
     return END_ACTION
 
-cdef inline void play(State* s, int p, int kind, int where) noexcept nogil:
-    """Plays a legal move of player p, the player to move, in place."""
+cdef inline void play_in_turn(Turn* u, State* s, int kind, int where) noexcept nogil:
+    """Plays a legal buy, plant, grow or collect of the player to move on their turn u (and
+    on the stacks of s)."""
     if kind == KIND_BUY:
-        buy(s, p, where)
+        buy(u, where)
     elif kind == KIND_PLANT:
-        plant(s, p, source_of(where), target_of(where))
+        plant(u, source_of(where), target_of(where))
     elif kind == KIND_GROW:
-        grow(s, p, where)
-    elif kind == KIND_COLLECT:
-        collect(s, p, where)
-    elif kind == KIND_END:
-        end_turn(s)
+        grow(u, where)
     else:
+        collect(u, s, where)
+
+cdef inline void play(State* s, int kind, int where) noexcept nogil:
+    """Plays a legal move of the player to move, in place."""
+    cdef Turn u
+    if kind == KIND_END:
+        end_turn(s)
+    elif kind == KIND_PLACE:
         place(s, where)
+    else:
+        load_turn(s, &u)
+        play_in_turn(&u, s, kind, where)
+        store_turn(s, &u)
 
 # ---- the legal moves, counted and listed --------------------------------------------
 
@@ -651,38 +741,46 @@ cdef struct Tally:              # the legal moves of a position in play, by kind
     int collects
     int end
 
-cdef inline int tally(const State* s, int p, Tally* t) noexcept nogil:
-    """Counts the legal moves of a position in play by kind (p is the player to move), in
-    ascending id order (buys, plants, grows, collects, end); returns how many in all."""
+cdef inline int tally(const Turn* u, int sun, bint shade, Tally* t) noexcept nogil:
+    """Counts the legal moves of a turn in play by kind (the sun at `sun`, `shade` the
+    shade-blocks option), in ascending id order (buys, plants, grows, collects, end);
+    returns how many in all."""
     cdef uint64_t targets, sources
     cdef int n, bit, i = 0
     cdef Blocked b
-    shade_blocks(s, &b)
-    t.buy = buyable(s, p)
+    shade_blocks(u, sun, shade, &b)
+    t.buy = buyable(u)
     n = pc_popcount(t.buy)
     t.plants = n
-    if can_plant(s, p):
-        targets = plant_targets(s, &b)
-        sources = plant_sources(s, p)
+    if can_plant(u):
+        targets = plant_targets(u, &b)
+        sources = plant_sources(u)
         while sources:
             bit = pc_lowest(sources)
             sources &= sources - 1
             t.source[i] = bit
-            t.reach[i] = plant_reach(s, bit, targets)
+            t.reach[i] = plant_reach(u, bit, targets)
             n += pc_popcount(t.reach[i])
             i += 1
     t.sources = i
     t.grows = n
-    t.grow = growable(s, p, &b)
+    t.grow = growable(u, &b)
     n += pc_popcount(t.grow)
     t.collects = n
-    t.collect = collectable(s, p)
+    t.collect = collectable(u)
     n += pc_popcount(t.collect)
     t.end = n
     return n + 1
 
-cdef inline int nth_move(const Tally* t, int k, int* where) noexcept nogil:
-    """The k-th legal move of a tallied position (ascending ids): its kind, and where."""
+cdef inline int tally_state(const State* s, Tally* t) noexcept nogil:
+    """tally() of the position in play s."""
+    cdef Turn u
+    load_turn(s, &u)
+    return tally(&u, sun_of(s), s.options & OPT_SHADE_BLOCKS, t)
+
+cdef inline int nth_move(const Tally* t, int k, int* where, bint pdep) noexcept nogil:
+    """The k-th legal move of a tallied position (ascending ids): its kind, and where
+    (`pdep`: pc_pdep_fast(), the select method)."""
     cdef int i = 0
     if k >= t.end:
         return KIND_END
@@ -694,12 +792,12 @@ cdef inline int nth_move(const Tally* t, int k, int* where) noexcept nogil:
         while k >= pc_popcount(t.reach[i]):
             k -= pc_popcount(t.reach[i])
             i += 1
-        where[0] = pair(t.source[i], pc_select(t.reach[i], k))
+        where[0] = pair(t.source[i], pc_select_by(t.reach[i], k, pdep))
         return KIND_PLANT
     if k < t.collects:
-        where[0] = pc_select(t.grow, k - t.grows)
+        where[0] = pc_select_by(t.grow, k - t.grows, pdep)
         return KIND_GROW
-    where[0] = pc_select(t.collect, k - t.collects)
+    where[0] = pc_select_by(t.collect, k - t.collects, pdep)
     return KIND_COLLECT
 
 cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexcept nogil:
@@ -711,31 +809,33 @@ cdef inline int list_cells(uint16_t* out, int n, int base, uint64_t cells) noexc
 
 cdef int legal_actions(const State* s, uint16_t* out) noexcept nogil:
     """Writes the legal action ids, ascending, to out (MAX_LEGAL long); returns how many."""
-    cdef int n = 0, src, c, buy, p = s.current
+    cdef int n = 0, src, c, buy
     cdef uint64_t targets, sources, reach
     cdef Blocked b
+    cdef Turn u
     if s.phase == PHASE_OVER:
         return 0
     if s.phase == PHASE_SETUP:
-        return list_cells(out, 0, PLACE_BASE, placeable(s, p))
-    shade_blocks(s, &b)
-    buy = buyable(s, p)
+        return list_cells(out, 0, PLACE_BASE, placeable(s, s.current))
+    load_turn(s, &u)
+    shade_blocks(&u, sun_of(s), s.options & OPT_SHADE_BLOCKS, &b)
+    buy = buyable(&u)
     for c in range(NSIZES):             # no branch: written, and counted when legal
         out[n] = BUY_BASE + c
         n += buy >> c & 1
-    if can_plant(s, p):
-        targets = plant_targets(s, &b)
-        sources = plant_sources(s, p)
+    if can_plant(&u):
+        targets = plant_targets(&u, &b)
+        sources = plant_sources(&u)
         while sources:
             src = pc_lowest(sources)
             sources &= sources - 1
-            reach = plant_reach(s, src, targets)
+            reach = plant_reach(&u, src, targets)
             while reach:
                 out[n] = PLANT_BASE + PLANT_ID[src][pc_lowest(reach)]
                 n += 1
                 reach &= reach - 1
-    n = list_cells(out, n, GROW_BASE, growable(s, p, &b))
-    n = list_cells(out, n, COLLECT_BASE, collectable(s, p))
+    n = list_cells(out, n, GROW_BASE, growable(&u, &b))
+    n = list_cells(out, n, COLLECT_BASE, collectable(&u))
     out[n] = END_ACTION
     return n + 1
 
@@ -746,7 +846,7 @@ cdef int count_legal(const State* s) noexcept nogil:
         return 0
     if s.phase == PHASE_SETUP:
         return pc_popcount(placeable(s, s.current))
-    return tally(s, s.current, &t)
+    return tally_state(s, &t)
 
 cdef int action_cost(const State* s, int action) noexcept nogil:
     """LP the action costs the player to move (its preconditions aside)."""
@@ -764,24 +864,26 @@ cdef int action_cost(const State* s, int action) noexcept nogil:
 cdef int check_action(const State* s, int action) noexcept nogil:
     """LEGAL, or the first reason the action is refused. The rules' masks decide; refusal()
     only says why."""
-    cdef int where, kind = decode(action, &where), legal, p = s.current
+    cdef int where, kind = decode(action, &where), legal
     cdef Blocked b
+    cdef Turn u
     if s.phase == PHASE_OVER:
         return R_OVER
     if (kind == KIND_PLACE) != (s.phase == PHASE_SETUP):
         return R_SETUP_ONLY if kind == KIND_PLACE else R_NOT_IN_SETUP
-    shade_blocks(s, &b)
+    load_turn(s, &u)
+    shade_blocks(&u, sun_of(s), s.options & OPT_SHADE_BLOCKS, &b)
     if kind == KIND_PLACE:
-        legal = placeable(s, p) >> where & 1
+        legal = placeable(s, s.current) >> where & 1
     elif kind == KIND_BUY:
-        legal = buyable(s, p) >> where & 1
+        legal = buyable(&u) >> where & 1
     elif kind == KIND_PLANT:
-        legal = (can_plant(s, p) and plant_sources(s, p) >> source_of(where) & 1
-                 and plant_reach(s, source_of(where), plant_targets(s, &b)) >> target_of(where) & 1)
+        legal = (can_plant(&u) and plant_sources(&u) >> source_of(where) & 1
+                 and plant_reach(&u, source_of(where), plant_targets(&u, &b)) >> target_of(where) & 1)
     elif kind == KIND_GROW:
-        legal = growable(s, p, &b) >> where & 1
+        legal = growable(&u, &b) >> where & 1
     elif kind == KIND_COLLECT:
-        legal = collectable(s, p) >> where & 1
+        legal = collectable(&u) >> where & 1
     else:
         legal = 1
     return LEGAL if legal else refusal(s, kind, where)
@@ -943,24 +1045,24 @@ cdef void apply_action(State* s, int action) noexcept nogil:
     cdef uint8_t light[MAX_PLAYERS]
     if kind == KIND_BUY:
         key ^= purse_key(s, p)
-        buy(s, p, where)
+        play(s, kind, where)
         key ^= purse_key(s, p)
     elif kind == KIND_PLANT:
         bit = target_of(where)
         key ^= (purse_key(s, p) ^ moved_key(s, p, SEED, bit)
                 ^ Z_ACTIVE[bit] ^ Z_ACTIVE[source_of(where)])
-        plant(s, p, source_of(where), bit)
+        play(s, kind, where)
         key ^= purse_key(s, p)
     elif kind == KIND_GROW:
         size = size_bits(s, where)
         key ^= (purse_key(s, p) ^ moved_key(s, p, size, where) ^ moved_key(s, p, size + 1, where)
                 ^ Z_ACTIVE[where])
-        grow(s, p, where)
+        play(s, kind, where)
         key ^= purse_key(s, p)
     elif kind == KIND_COLLECT:
         key ^= (purse_key(s, p) ^ stacks_key(s) ^ tokens_key(s) ^ moved_key(s, p, LARGE, where)
                 ^ Z_ACTIVE[where])
-        collect(s, p, where)
+        play(s, kind, where)
         key ^= purse_key(s, p) ^ stacks_key(s) ^ tokens_key(s)
     else:
         # place or end: the clock moves, and where a round begins, its photosynthesis
@@ -970,11 +1072,11 @@ cdef void apply_action(State* s, int action) noexcept nogil:
         key ^= clock_key(s)
         if kind == KIND_PLACE:
             key ^= purse_key(s, p) ^ moved_key(s, p, SMALL, where)
-            place(s, where)
+            play(s, kind, where)
             key ^= purse_of(s, p, light[p])     # the light before any photosynthesis
         else:
             key ^= cells_key(Z_ACTIVE, s.active)
-            end_turn(s)
+            play(s, kind, where)
         key ^= clock_key(s)
         if s.round != rnd:
             for q in range(s.players):
@@ -990,28 +1092,88 @@ cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
     if s.phase == PHASE_SETUP:
         cells = placeable(s, s.current)
         return encode(KIND_PLACE, pc_select(cells, rng_below(rng, pc_popcount(cells))))
-    kind = nth_move(&t, rng_below(rng, tally(s, s.current, &t)), &where)
+    kind = nth_move(&t, rng_below(rng, tally_state(s, &t)), &where, pc_pdep_fast())
     return encode(kind, where)
+
+# Types that only name a compiled copy of random_moves (fused types, specialised at compile
+# time): with or without the shade-blocks option, PDEP's select or the broadword one.
+cdef struct ShadeBlocks:
+    char unused
+cdef struct NoShadeBlocks:
+    char unused
+cdef struct PdepSelect:
+    char unused
+cdef struct BroadwordSelect:
+    char unused
+ctypedef fused ShadeOption:
+    ShadeBlocks
+    NoShadeBlocks
+ctypedef fused SelectMethod:
+    PdepSelect
+    BroadwordSelect
+
+cdef int random_moves(State* g, uint64_t* rng, ShadeOption* option,
+                      SelectMethod* method) noexcept nogil:
+    """play_random_game's moves: a copy of the loop for each value of the shade-blocks option
+    and of pc_pdep_fast(), which the copy's types name (the pointers are not read), so that
+    no move tests them. A turn's state stays in a Turn, in registers, from its first move to
+    its end (store_turn, end_turn), and the random word of each move is drawn during the
+    move before it."""
+    cdef bint shade = ShadeOption is ShadeBlocks, pdep = SelectMethod is PdepSelect
+    cdef Tally t
+    cdef Turn u
+    cdef uint64_t cells, r = rng[0], word
+    cdef int moves = 0, where, kind, sun, k
+    while g.phase == PHASE_SETUP:
+        cells = placeable(g, g.current)
+        place(g, pc_select_by(cells, rng_below(&r, pc_popcount(cells)), pdep))
+        moves += 1
+    if g.phase == PHASE_PLAY:
+        word = rng_next(&r)
+        while g.phase == PHASE_PLAY:
+            load_turn(g, &u)
+            sun = sun_of(g)
+            while True:
+                k = below(word, tally(&u, sun, shade, &t))
+                word = rng_next(&r)
+                moves += 1
+                # nth_move's tests of the kind, then at once these, in its order: the
+                # compiler jumps from each kind to its move. play_in_turn's dispatch in
+                # their place, or the end tested first, keeps a chain of tests (2.9 more
+                # branches and 0.1 more mispredicted a move, callgrind)
+                kind = nth_move(&t, k, &where, pdep)
+                if kind == KIND_BUY:
+                    buy(&u, where)
+                elif kind == KIND_PLANT:
+                    plant(&u, source_of(where), target_of(where))
+                elif kind == KIND_GROW:
+                    grow(&u, where)
+                elif kind == KIND_COLLECT:
+                    collect(&u, g, where)
+                else:
+                    break
+            store_turn(g, &u)
+            end_turn(g)
+        r -= GOLDEN_GAMMA           # the word drawn for a move after the last was not used
+    rng[0] = r
+    return moves
 
 cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil:
     """Plays uniformly random legal moves to the end, the moves random_action() would draw,
     in place; returns how many were played. The moves keep no key (a playout looks at no
     position's key): the end's is computed once, so it is apply_action's all the same."""
-    cdef Tally t
     cdef State g = s[0]                  # the game in this frame: its fields at fixed stack
-    cdef uint64_t cells, r = rng[0]      # offsets; the random stream in a register
-    cdef int moves = 0, where, kind, p
-    while g.phase == PHASE_SETUP:
-        cells = placeable(&g, g.current)
-        place(&g, pc_select(cells, rng_below(&r, pc_popcount(cells))))
-        moves += 1
-    while g.phase == PHASE_PLAY:
-        p = g.current
-        kind = nth_move(&t, rng_below(&r, tally(&g, p, &t)), &where)
-        play(&g, p, kind, where)
-        moves += 1
+    cdef int moves                       # offsets
+    if pc_pdep_fast():
+        if g.options & OPT_SHADE_BLOCKS:
+            moves = random_moves(&g, rng, <ShadeBlocks*>NULL, <PdepSelect*>NULL)
+        else:
+            moves = random_moves(&g, rng, <NoShadeBlocks*>NULL, <PdepSelect*>NULL)
+    elif g.options & OPT_SHADE_BLOCKS:
+        moves = random_moves(&g, rng, <ShadeBlocks*>NULL, <BroadwordSelect*>NULL)
+    else:
+        moves = random_moves(&g, rng, <NoShadeBlocks*>NULL, <BroadwordSelect*>NULL)
     s[0] = g
-    rng[0] = r
     s.key = state_key(s)                # once, at the end: the moves above keep no key
     return moves
 
@@ -1082,7 +1244,7 @@ cdef long long perft(const State* s, int depth) noexcept nogil:
     for i in range(n):
         child = s[0]
         kind = decode(actions[i], &where)
-        play(&child, child.current, kind, where)
+        play(&child, kind, where)
         total += perft(&child, depth - 1)
     return total
 
@@ -1210,16 +1372,16 @@ cdef void returns(const State* s, double* out) noexcept nogil:
 # ---- random playouts ----------------------------------------------------------------
 
 cdef uint64_t rng_next(uint64_t* rng) noexcept nogil:
-    """SplitMix64: one 64-bit output per call."""
-    cdef uint64_t z
-    rng[0] += <uint64_t>0x9E3779B97F4A7C15
-    z = rng[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
-    return z ^ (z >> 31)
+    """SplitMix64: one 64-bit output per call (mix64 of the stream's next state)."""
+    rng[0] += GOLDEN_GAMMA
+    return mix64(rng[0])
+
+cdef inline int below(uint64_t word, int n) noexcept nogil:
+    """A number from 0 to n - 1 from a random word (its top 32 bits)."""
+    return <int>(((word >> 32) * <uint64_t>n) >> 32)
 
 cdef int rng_below(uint64_t* rng, int n) noexcept nogil:
-    return <int>(((rng_next(rng) >> 32) * <uint64_t>n) >> 32)
+    return below(rng_next(rng), n)
 
 cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil:
     # each game's stream depends only on (seed, index): the same games in any split
