@@ -2,7 +2,6 @@ import pathlib
 import sys
 
 import pytest
-
 import support
 
 # the plain-Python reference implementation lives outside the package, in python/

@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from support import alive
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -57,7 +56,8 @@ def test_a_process_left_behind_fails_its_test_and_is_killed(tmp_path):
     tests = str(pathlib.Path(__file__).parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [tests, *filter(None, [os.environ.get("PYTHONPATH")])])}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_leaky.py"],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                           "test_leaky.py"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     out = done.stdout + done.stderr
     assert done.returncode == 1, out
