@@ -601,6 +601,7 @@ def test_serve_answers_out_of_order_as_queries_finish():
                                                                  "seed": 3})
 
 
+@pytest.mark.slow
 def test_analyze_on_ray_gives_the_analysis_of_local_workers(ray_instance, tmp_path):
     from photocore.run.selfplay import Series
     games = tmp_path / "g.jsonl"

@@ -158,6 +158,7 @@ def test_a_data_series_is_a_plan_of_the_driver_with_options(tmp_path):
         series(options="x")
 
 
+@pytest.mark.slow
 def test_shards_on_the_ray_backend_equal_the_local_ones(tmp_path, ray_instance):
     s = series(games=4, per_search=2)
     write_data(s, tmp_path / "local", workers=1)
