@@ -240,17 +240,22 @@ def become_subreaper():
 
 
 def _table():
-    """{pid: (parent pid, start time)} of every running process (zombies have ended)."""
+    """{pid: (parent pid, start time)} of every running process (zombies have ended); read
+    with os.open, a third of open()'s cost, as this runs twice a test."""
     table = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
+    for name in os.listdir("/proc"):
+        if name.isdigit():
             try:
-                with open(f"/proc/{entry.name}/stat") as f:
-                    fields = f.read().rsplit(") ", 1)[1].split()   # the name may hold ") "
-            except (FileNotFoundError, ProcessLookupError):
+                fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)
+                try:
+                    stat = os.read(fd, 1024)
+                finally:
+                    os.close(fd)
+            except (FileNotFoundError, ProcessLookupError):   # ended meanwhile
                 continue
-            if fields[0] != "Z":
-                table[int(entry.name)] = (int(fields[1]), int(fields[19]))
+            fields = stat[stat.rindex(b") ") + 2:].split()    # the name may hold ") "
+            if fields[0] != b"Z":
+                table[int(name)] = (int(fields[1]), int(fields[19]))
     return table
 
 
@@ -266,6 +271,10 @@ def descendants():
     """{(pid, start time): command line} of the running descendants of this process (Linux:
     {} elsewhere), but the helpers' and the kept ones, each with its own descendants."""
     if not sys.platform.startswith("linux"):
+        return {}
+    try:                # no child at all, none of them waited for: no descendant either
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
         return {}
     table = _table()
     children = {}
