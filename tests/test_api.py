@@ -738,6 +738,7 @@ def test_deprecation_warnings_point_at_the_caller():
     assert caught[0].filename == __file__
 
 
+@pytest.mark.slow
 def test_the_position_module_is_the_notation_now():
     from photocore.compat import message
     out = run_python("import warnings; warnings.simplefilter('error')\n"
@@ -767,6 +768,7 @@ def moved_modules():
     return moved
 
 
+@pytest.mark.slow
 def test_every_moved_module_warns_and_is_the_new_one():
     moved = moved_modules()
     assert "photocore.position" in moved and "photocore._agents" in moved

@@ -49,6 +49,7 @@ def test_a_module_fixture_runs_on(server):
 """
 
 
+@pytest.mark.slow
 def test_a_process_left_behind_fails_its_test_and_is_killed(tmp_path):
     seconds = 300 + os.getpid() % 1000      # apart from a run of this test beside it
     (tmp_path / "conftest.py").write_text(CONFTEST)

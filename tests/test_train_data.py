@@ -74,6 +74,7 @@ def read_folder(folder):
     return {p.name: dict(np.load(p)) for p in sorted(folder.glob("shard-*.npz"))}
 
 
+@pytest.mark.slow
 def test_shards_and_records_are_the_same_whatever_the_workers(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     s = series(records=True, players=3, evaluate=Uniform(3), games=5)
