@@ -272,7 +272,7 @@ def descendants():
     {} elsewhere), but the helpers' and the kept ones, each with its own descendants."""
     if not sys.platform.startswith("linux"):
         return {}
-    try:                # no child at all, none of them waited for: no descendant either
+    try:                # no child at all (an ended one counts): no descendant either
         os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
     except ChildProcessError:
         return {}
