@@ -1,17 +1,24 @@
 """What several test modules share, written once: positions whose answers are known, random
 games, networks for the searches, oracles written from the rules apart from the package
-(the hex distance, the exhaustive endgame) and the test support in Cython. A test module
-imports them from here, never from another test module."""
+(the hex distance, the exhaustive endgame), the test support in Cython and the check that no
+test leaves a process behind. A test module imports them from here, never from another test
+module."""
 
+import contextlib
+import ctypes
 import importlib.util
 import itertools
+import os
 import pathlib
 import random
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
+import pytest
 
 import photocore
 from photocore import Game, Move
@@ -209,3 +216,133 @@ def alive(pid):
             return f.read().rsplit(") ", 1)[1][0] != "Z"     # the name may hold ") "
     except (FileNotFoundError, ProcessLookupError):
         return False
+
+
+# ---- no process left behind --------------------------------------------------------------
+
+# Helpers that live as long as the interpreter that started them and end with it, matched
+# in their command lines: they, and their children, are no test's leftovers.
+HELPERS = ("from multiprocessing.resource_tracker import main",
+           "from multiprocessing.forkserver import main",
+           "loky.backend.resource_tracker")     # loky's, joblib's copy of it too
+# the pids of processes a session fixture keeps (conftest's Ray instance), theirs with them
+KEPT = set()
+GRACE = 5       # seconds for a test's processes to finish ending (a SIGTERM's handler)
+
+
+def become_subreaper():
+    """Makes this process the one that orphans of its descendants are reparented to
+    (Linux's PR_SET_CHILD_SUBREAPER), where they would go to init: a daemon's double
+    fork, a server a killed parent left behind are found among its descendants."""
+    if sys.platform.startswith("linux"):
+        if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "PR_SET_CHILD_SUBREAPER")
+
+
+def _table():
+    """{pid: (parent pid, start time)} of every running process (zombies have ended); read
+    with os.open, a third of open()'s cost, as this runs twice a test."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                fd = os.open(f"/proc/{name}/stat", os.O_RDONLY)
+                try:
+                    stat = os.read(fd, 1024)
+                finally:
+                    os.close(fd)
+            except (FileNotFoundError, ProcessLookupError):   # ended meanwhile
+                continue
+            fields = stat[stat.rindex(b") ") + 2:].split()    # the name may hold ") "
+            if fields[0] != b"Z":
+                table[int(name)] = (int(fields[1]), int(fields[19]))
+    return table
+
+
+def command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
+def descendants():
+    """{(pid, start time): command line} of the running descendants of this process (Linux:
+    {} elsewhere), but the helpers' and the kept ones, each with its own descendants."""
+    if not sys.platform.startswith("linux"):
+        return {}
+    try:                # no child at all (an ended one counts): no descendant either
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return {}
+    table = _table()
+    children = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = {}, list(children.get(os.getpid(), ()))
+    while todo:
+        pid = todo.pop()
+        line = command_line(pid)
+        if pid in KEPT or any(helper in line for helper in HELPERS):
+            continue
+        found[pid, table[pid][1]] = line
+        todo.extend(children.get(pid, ()))
+    return found
+
+
+def left_behind(before=()):
+    """The descendants of this process (descendants()) not in `before` that still run
+    GRACE seconds on, killed: {(pid, start time): command line}, {} when none."""
+    deadline = time.monotonic() + GRACE
+    while (left := {key: line for key, line in descendants().items() if key not in before}) \
+            and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid, _ in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for pid, _ in left:                 # reaped where they are this process's children
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+    return left
+
+
+def listed(left):
+    """The processes of left_behind(), in words: how many, then a line for each."""
+    return (f"{len(left)} process{'es' if len(left) > 1 else ''} running (killed now):\n"
+            + "\n".join(f"  {pid}: {line or '?'}" for (pid, _), line in sorted(left.items())))
+
+
+class NoProcessLeft:
+    """A pytest plugin: every process a test starts has ended when it ends (after its
+    fixtures' teardown and a grace), and every process started in the session when the
+    session ends (a module's or the session's fixtures'); a test that leaves one fails
+    naming it, and the session too, and what was left is killed so the run goes on.
+    Install with `install(config)` from pytest_configure."""
+
+    left = {}
+
+    @classmethod
+    def install(cls, config):
+        become_subreaper()
+        config.pluginmanager.register(cls(), "no-process-left")
+
+    @pytest.fixture(autouse=True)
+    def no_process_left(self):
+        # (autouse: set up before the test's other function-scoped fixtures, torn down
+        # after them; the wider-scoped ones, a module's server, run on)
+        before = descendants()
+        yield
+        if left := left_behind(before):
+            pytest.fail(f"the test left {listed(left)}", pytrace=False)
+
+    @pytest.hookimpl(trylast=True)      # after the session's fixtures' teardown
+    def pytest_sessionfinish(self, session):
+        self.left = left_behind()
+        if self.left:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.left:
+            terminalreporter.section("processes left behind", red=True)
+            terminalreporter.line(f"the session left {listed(self.left)}")

@@ -84,6 +84,7 @@ def test_greedy_beats_random():
     assert win_share(("greedy", 1), ("random", 1), 300) > 0.65
 
 
+@pytest.mark.slow
 def test_mcts_beats_greedy():
     assert win_share(("mcts", 100), ("greedy", 1), 40) > 0.7
 

@@ -17,6 +17,7 @@ import pytest
 import photocore
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.slow     # the example trains a network: minutes in all
 
 FOLDER = pathlib.Path(__file__).resolve().parent.parent / "examples" / "alphazero"
 

@@ -325,6 +325,7 @@ def test_from_json_refuses_what_check_record_refuses(analysed):
         analysis.GameAnalysis.from_json(data, 3, moves)
 
 
+@pytest.mark.slow
 def test_an_analysis_read_with_whole_floats_or_of_a_later_version(analysed, tmp_path):
     """Its players written 1.0 read as ints; a later version's passes as data, left out of
     the sums of stats and refused by replay, in words."""
@@ -358,6 +359,7 @@ def test_summarise_by_agent(games):
     assert 0 <= rows["random"]["accuracy"] <= 100
 
 
+@pytest.mark.slow
 def test_the_evaluation_plot(games, tmp_path):
     pytest.importorskip("matplotlib")
     from photocore import plots
@@ -372,6 +374,7 @@ def run(*args):
     return CliRunner().invoke(analyze, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_the_command_writes_records_with_their_analysis_and_resumes(games, tmp_path):
     out = tmp_path / "out.jsonl"
     result = run(games, "--agent", "mcts:30", "--workers", "1", "--seed", "4", "--out", out)
@@ -558,6 +561,7 @@ def test_serve_reads_past_a_query_line_too_long_to_keep():
     assert second["id"] == 2
 
 
+@pytest.mark.slow
 def test_serve_reads_no_further_than_4_queries_a_worker_ahead():
     # a client writing faster than the judge answers waits, rather than fill the memory
     sink, ahead = io.StringIO(), []
@@ -594,6 +598,7 @@ def test_serve_on_ctrl_c_stops_at_once_and_answers_nothing_more():
     assert serve({"id": "x", "visits": 10})[0]["id"] == "x"
 
 
+@pytest.mark.slow
 def test_serve_answers_out_of_order_as_queries_finish():
     answers = serve({"id": "slow", "visits": 400_000}, {"id": "quick", "visits": 10})
     assert [a["id"] for a in answers] == ["quick", "slow"]
@@ -601,6 +606,7 @@ def test_serve_answers_out_of_order_as_queries_finish():
                                                                  "seed": 3})
 
 
+@pytest.mark.slow
 def test_analyze_on_ray_gives_the_analysis_of_local_workers(ray_instance, tmp_path):
     from photocore.run.selfplay import Series
     games = tmp_path / "g.jsonl"

@@ -251,6 +251,7 @@ def test_the_note_of_an_exact_blunder():
 
 # ---- the command and --serve -------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_command_solves_unless_told_not_to(game_record, tmp_path):
     games = tmp_path / "games.jsonl"
     records.write_games(games, [game_record])

@@ -76,6 +76,7 @@ def test_the_shipped_workloads():
     assert "20,000 games" in next(iter(speed.workloads())).describe
 
 
+@pytest.mark.slow
 def test_every_workload_measured_and_checked(report):
     data, output = report
     assert data["format"] == "photocore-bench" and data["timer"] == "pyperf"
@@ -91,6 +92,7 @@ def test_every_workload_measured_and_checked(report):
     assert "replayed move by move through Game.play" in data["results"][0]["check"]["detail"]
 
 
+@pytest.mark.slow
 def test_report_names_the_machine(report):
     data, output = report
     machine = data["machine"]
@@ -142,6 +144,7 @@ def test_pyperf_times_each_call_and_keeps_its_values():
 
 # ---- benchmarks/bench.py: the reference and the floors -------------------------------------
 
+@pytest.mark.slow
 def test_every_speedup_measured_against_the_reference(reference_report):
     data, output = reference_report
     assert data["passed"] and data["reference"].endswith("photoref.py")
@@ -155,6 +158,7 @@ def test_every_speedup_measured_against_the_reference(reference_report):
             assert result["ratio"] is None
 
 
+@pytest.mark.slow
 def test_committed_floors_cover_every_speedup(reference_report):
     floors = json.loads(bench.BASELINE.read_text())["min_speedup"]
     assert set(floors) == WITH_REFERENCE

@@ -157,6 +157,7 @@ def test_every_command_takes_its_seed_by_the_one_rule():
 
 
 @pytest.mark.parametrize("command", ["selfplay", "match"])
+@pytest.mark.slow
 def test_a_negative_or_huge_seed_is_the_seed_modulo_2_to_the_64(tmp_path, command):
     def run(seed, name):
         out = tmp_path / name
@@ -228,6 +229,7 @@ BUDGETS = {
 
 
 @pytest.mark.parametrize("name", sorted(BUDGETS))
+@pytest.mark.slow
 def test_every_budget_of_every_command_is_refused_in_one_line(tmp_path, name):
     """In a process of its own, with a hang guard: a budget that overflowed would hang (the
     solver's table sizing looped for ever) or fail inside a worker."""
@@ -292,6 +294,7 @@ def test_a_table_the_system_refuses_is_one_line(monkeypatch):
         "Error: no memory for a table of 1,073,741,824 bytes (--memory 1,024): ask for less"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_solve_with_a_table_of_most_of_the_memory():
     if MACHINE_MEMORY is None:
         pytest.skip("the machine's memory is not known")
@@ -385,6 +388,7 @@ def _rss(pid):
 
 
 @pytest.mark.parametrize("command", ["selfplay", "match"])
+@pytest.mark.slow
 def test_a_huge_games_count_plays_at_once_in_flat_memory(tmp_path, command):
     """--games 10**12: the first games come out while the command's memory stays small
     (a list of every batch grew past 2 GB before any game). Stopped by Ctrl-C."""

@@ -70,6 +70,7 @@ def test_every_command_that_writes_says_in_one_line_why_it_cannot(tmp_path, comm
 
 
 @pytest.mark.parametrize("command", sorted(set(WRITERS) - RECORD_WRITERS))
+@pytest.mark.slow
 def test_a_write_that_fails_is_one_line_and_leaves_nothing(tmp_path, command, monkeypatch):
     if command == "stats --plot":
         pytest.importorskip("matplotlib")
@@ -103,6 +104,7 @@ def test_game_records_are_written_to_jsonl_or_jsonl_gz_only(tmp_path, command):
 
 # ---- the smaller things --------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_counts_have_thousands_separators(tmp_path):
     result = cli("selfplay", "--out", tmp_path / "g.jsonl", "--games", 12, *RUN)
     assert re.search(r"^12 games, \d,\d{3} moves in ", result.output, re.MULTILINE), result.output

@@ -7,6 +7,7 @@ import runpy
 import subprocess
 import sys
 
+import pytest
 from installed import ROOT, of_the_source
 
 PACKAGE = ROOT / "src" / "photocore"
@@ -27,6 +28,7 @@ def left_out():
 
 
 @of_the_source
+@pytest.mark.slow
 def test_pytest_collects_the_examples_of_every_file_that_has_some():
     listed = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",

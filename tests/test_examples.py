@@ -34,6 +34,7 @@ def flat_mc(tmp_path_factory):
     return module
 
 
+@pytest.mark.slow
 def test_flat_mc_chooses_legal_moves(flat_mc):
     rng = random.Random(4)
     game = photocore.Game(players=3, options="s")
@@ -48,6 +49,7 @@ def test_flat_mc_chooses_legal_moves(flat_mc):
         flat_mc.choose(photocore.Game(), 0)
 
 
+@pytest.mark.slow
 def test_flat_mc_is_deterministic_for_a_seed(flat_mc):
     game = photocore.Game(players=2)
     for text in ["place a4", "place g1", "place d1", "place d7"]:
@@ -55,6 +57,7 @@ def test_flat_mc_is_deterministic_for_a_seed(flat_mc):
     assert flat_mc.choose(game, 8, seed=1) == flat_mc.choose(game, 8, seed=1)
 
 
+@pytest.mark.slow
 def test_flat_mc_beats_random(flat_mc):
     rng = random.Random(0)
     share = 0.0
@@ -89,6 +92,7 @@ def user_cache(tmp_path_factory):
     return str(tmp_path_factory.mktemp("mypy") / "cache")
 
 
+@pytest.mark.slow
 def test_typed_usage_passes_mypy_strict(tmp_path, user_cache):
     pytest.importorskip("mypy")
     # as a user's project checks it: outside this project's mypy settings (whose mypy_path
@@ -98,6 +102,7 @@ def test_typed_usage_passes_mypy_strict(tmp_path, user_cache):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_stubs_are_used_by_mypy(tmp_path, user_cache):
     pytest.importorskip("mypy")
     wrong = tmp_path / "wrong.py"
@@ -111,6 +116,7 @@ def test_stubs_are_used_by_mypy(tmp_path, user_cache):
     assert "Incompatible types in assignment" in result.stdout
 
 
+@pytest.mark.slow
 def test_stubs_match_the_compiled_modules():
     pytest.importorskip("mypy")
     result = subprocess.run(
@@ -161,6 +167,7 @@ def test_own_uct_chooses_legal_moves_and_repeats_for_a_seed(own_search):
         own_search.UCT(0)
 
 
+@pytest.mark.slow
 def test_own_uct_finds_the_win_and_beats_random(own_search):
     # the solver's one winning move (photocore.solve's docstring), with either playout
     win = photocore.Game.from_position("2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "

@@ -134,6 +134,7 @@ def test_every_command_has_an_invocation():
         "give each command of photocore.cli a small invocation in INVOCATIONS")
 
 
+@pytest.mark.slow
 def test_every_extra_is_known():
     found = extras()
     assert found, "pyproject.toml names no extras"
@@ -176,6 +177,7 @@ def _run(command, inputs, folder, blocked=(), watch=()):
 
 
 @pytest.mark.parametrize("command", sorted(INVOCATIONS))
+@pytest.mark.slow
 def test_every_command_works_or_names_its_extra_before_any_work(command, inputs, tmp_path):
     found = extras()
     watch = set().union(*(modules for modules, _ in found.values()))
@@ -216,6 +218,7 @@ API = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.slow
 def test_the_package_imports_with_every_extra_missing(inputs):
     # every module imports, or fails for want of an extra's module alone (its name)
     found = extras()

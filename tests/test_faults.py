@@ -74,6 +74,7 @@ def uninterrupted(tmp_path_factory):
 
 # ---- a worker process killed mid-run ---------------------------------------------------
 
+@pytest.mark.slow
 def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path, monkeypatch,
                                                                        uninterrupted):
     out = tmp_path / "g.jsonl"
@@ -99,6 +100,7 @@ def test_a_killed_worker_stops_the_run_clearly_and_resume_completes_it(tmp_path,
     assert out.read_bytes() == uninterrupted(24).read_bytes()
 
 
+@pytest.mark.slow
 def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
         tmp_path, monkeypatch, uninterrupted):
     out = tmp_path / "g.jsonl"
@@ -119,6 +121,7 @@ def test_a_batch_raising_in_a_worker_stops_clearly_and_resume_completes_it(
 
 # ---- a Ray task that raises --------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_ray_task_failing_past_its_retries_stops_clearly_keeping_the_games_before(
         ray_instance, tmp_path, monkeypatch, uninterrupted):
     # (a task that fails once is retried and the run goes on: the next test)
@@ -165,6 +168,7 @@ print("stopped, threads left:", threading.active_count() - 1)
 
 
 @pytest.mark.parametrize("kind", ["huge", "kill-sending"])
+@pytest.mark.slow
 def test_a_stopped_run_with_half_a_batch_in_the_result_pipe_lets_the_pool_end(kind):
     """A worker stopped, or killed, while it sends its batch leaves half a message in the
     pool's result pipe: the pool must still end at once, and the interpreter exit (a
@@ -182,6 +186,7 @@ def test_a_stopped_run_with_half_a_batch_in_the_result_pipe_lets_the_pool_end(ki
     assert "Traceback" not in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_a_ray_task_failing_once_is_retried_giving_the_same_games(ray_instance, tmp_path):
     by_value_for_ray(ray_instance)
     series = FaultySeries("fail-once", 0, 60, 2, ["greedy", "mcts:10"], seed=6,
@@ -221,6 +226,7 @@ def test_an_unwritable_output_fails_before_any_game_is_played(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("name", ["g.jsonl", "g.jsonl.gz"])
+@pytest.mark.slow
 def test_a_full_disk_stops_clearly_with_whole_lines_and_resume_completes_it(
         tmp_path, monkeypatch, uninterrupted, name):
     out = tmp_path / name
@@ -273,6 +279,7 @@ def small_disk(tmp_path):
 @pytest.mark.parametrize("name, batch", [("g.jsonl.gz", ["--batch", "10"]),
                                          ("g.jsonl", ["--batch", "10"]),
                                          ("g.jsonl", [])])     # the first batch cannot fit
+@pytest.mark.slow
 def test_a_really_full_disk_leaves_a_whole_file_that_resume_completes(
         small_disk, uninterrupted, name, batch):
     out = small_disk / name
@@ -384,6 +391,7 @@ def cmdline(pid):
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the workers")
+@pytest.mark.slow
 def test_the_workers_and_their_helpers_end_when_the_run_is_killed(tmp_path):
     # kill -9 (or the out-of-memory killer) leaves the pool nobody to stop it: its workers
     # must see their parent die and end, and loky's resource trackers with them
@@ -420,6 +428,7 @@ def test_the_workers_and_their_helpers_end_when_the_run_is_killed(tmp_path):
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the workers")
 @pytest.mark.parametrize("target", ["process", "group"])
+@pytest.mark.slow
 def test_ctrl_c_stops_promptly_keeps_whole_games_and_resume_completes_it(tmp_path, target,
                                                                           uninterrupted):
     # "process": SIGINT to the command only; "group": to its whole process group, workers

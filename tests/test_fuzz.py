@@ -171,6 +171,7 @@ move_texts = st.one_of(
 
 @FUZZ
 @given(move_texts, games)
+@pytest.mark.slow
 def test_fuzz_move_text(text, game):
     checks.check_move_text(text, game)
 
@@ -230,6 +231,7 @@ def test_fuzz_position_text(text, seed):
 @FUZZ
 @given(st.lists(st.sampled_from(targets.GOLDEN), min_size=1, max_size=3),
        st.randoms(use_true_random=False), st.booleans(), st.booleans(), st.integers(0, 4))
+@pytest.mark.slow
 def test_fuzz_record_file(tmp_path_factory, recs, rng, compressed, cut, byte_mutations):
     content = b"".join(json_line(checks.mutate_record(r, rng) if rng.random() < 0.8 else r)
                        for r in recs)
@@ -261,6 +263,7 @@ def test_fuzz_pickle_bytes(game, protocol, rng, count):
 
 @FUZZ
 @given(games, st.data())
+@pytest.mark.slow
 def test_fuzz_pickle_reduce_arguments(game, data):
     _, (root, actions) = game.__reduce__()
     root = data.draw(st.one_of(st.just(root), st.text(max_size=40),
@@ -288,6 +291,7 @@ options = st.one_of(st.booleans(), st.sampled_from([0, 1, 2, -1, np.bool_(True),
        kind=st.one_of(st.sampled_from(["random", "greedy", "mcts", "MCTS", ""]), anything),
        simulations=st.one_of(st.integers(-1, 20), st.sampled_from([10_000_001]), anything),
        exploration=st.one_of(st.floats(), st.integers(-1, 3), st.just(10**400), anything))
+@pytest.mark.slow
 def test_fuzz_constructors(players, fourth, shade, n, games, seed, kind, simulations,
                            exploration):
     checks.check_constructors(players, fourth, shade, n, games, seed, kind, simulations,

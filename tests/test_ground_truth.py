@@ -40,6 +40,7 @@ def entry(text, source="test"):
                                  optimal, len(solution.moves), source)
 
 
+@pytest.mark.slow
 def test_the_committed_set_is_what_the_solver_says():
     positions = ground_truth.read(SET)
     assert len(positions) >= 2000

@@ -314,6 +314,7 @@ def test_vector_env_reset_seeds():
         vec.reset(seed=[1, 2])
 
 
+@pytest.mark.slow
 def test_maskable_ppo_short_run():
     pytest.importorskip("sb3_contrib")
     spec = importlib.util.spec_from_file_location("maskable_ppo",

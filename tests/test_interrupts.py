@@ -161,6 +161,7 @@ TIMES = {}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.slow
 def test_long_call_stops_at_ctrl_c(case):
     code = PRELUDE + textwrap.dedent(f"""
         print("started", flush=True)
@@ -192,6 +193,7 @@ CLI = {
 
 
 @pytest.mark.parametrize("name", sorted(CLI))
+@pytest.mark.slow
 def test_long_command_exits_130_at_ctrl_c(name, tmp_path):
     arguments, stdin = CLI[name]
     arguments = [a.format(tmp=tmp_path) for a in arguments]

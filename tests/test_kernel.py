@@ -51,6 +51,7 @@ def test_seeded_games_are_those_of_every_version(players, options, moves, scores
     assert seeded_games(players, options) == (moves, scores, wins, digest)
 
 
+@pytest.mark.slow
 def test_the_code_paths_play_the_same_games():
     """The baseline x86-64 code and the x86-64-v2/v3 copies chosen at import (where the CPU
     runs them) are the same C: they must play the same games."""

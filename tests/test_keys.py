@@ -149,6 +149,7 @@ def key_census(tmp_path_factory):
     return compiled("key_census", tmp_path_factory.mktemp("key_census")).key_census
 
 
+@pytest.mark.slow
 def test_the_census_counts_positions_and_finds_no_collision(key_census):
     r = key_census([(players, options.flags, 30, 7) for players in PLAYERS
                     for options in OPTIONS])
@@ -163,6 +164,7 @@ def test_the_census_counts_positions_and_finds_no_collision(key_census):
         key_census([(5, 0, 1, 0)])
 
 
+@pytest.mark.slow
 def test_no_two_of_ten_million_positions_share_a_key(key_census):
     # random games of 2, 3 and 4 players with every combination of options: every position
     # of every game, the repeated keys confirmed as the same position by the whole state

@@ -155,6 +155,7 @@ def reading_sites(root: pathlib.Path = SRC) -> set[tuple[str, str, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_reader_is_named():
     found = reading_sites()
     new = sorted(found - READERS.keys() - BOUNDED.keys())
@@ -227,6 +228,7 @@ CAP_WORDS = "a record line longer than 16 MiB"
 @pytest.mark.parametrize("surface", ["read_games", "read_games-raise", "read_game",
                                      "read_game-other", "verify", "stats", "repair",
                                      "export", "replay", "show", "analyze"])
+@pytest.mark.slow
 def test_records_refuse_a_long_line(tmp_path, name, surface):
     path = write_bomb(tmp_path / name)
     where = f"{path}:2: {CAP_WORDS}"
@@ -278,6 +280,7 @@ def limited(code: str, *args: str, seconds: float = 60) -> subprocess.CompletedP
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+@pytest.mark.slow
 def test_dev_zero_is_refused_quickly():
     code = """if 1:
         import resource, sys, time

@@ -94,6 +94,7 @@ def test_paired_scores_and_the_sprt_count_whole_openings():
     assert table.paired == {(0, 1): {0.5: 1}} and table.record[(0, 1)] == [1, 1, 0]
 
 
+@pytest.mark.slow
 def test_match_summary_records_and_determinism_whatever_the_workers(tmp_path):
     outs = []
     for workers in (1, 2):
@@ -109,6 +110,7 @@ def test_match_summary_records_and_determinism_whatever_the_workers(tmp_path):
     assert len(list(records.read_games(outs[0], verify=True))) == 12
 
 
+@pytest.mark.slow
 def test_the_sprt_stops_at_the_same_game_whatever_the_workers(tmp_path):
     counts = []
     for workers in (1, 2):
@@ -122,6 +124,7 @@ def test_the_sprt_stops_at_the_same_game_whatever_the_workers(tmp_path):
     assert f"after {counts[0]} games" in result.output
 
 
+@pytest.mark.slow
 def test_three_agents_and_a_tournament(tmp_path):
     result = run("match", "--agents", "mcts:10,greedy,random", "--games", 6, "--workers", 2,
                  "--no-progress")
@@ -150,6 +153,7 @@ QUITTER = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 def test_a_tournament_of_groups_anchored_with_times_in_its_summary(tmp_path):
     summary = tmp_path / "t.json"
     result = run("tournament", "--agents", "random,greedy,mcts:5,mcts:500", "--group", 3,
@@ -188,6 +192,7 @@ def test_a_tournament_refuses_a_bad_group_or_anchor(tmp_path):
     assert "the folder" in out.output and "does not exist" in out.output
 
 
+@pytest.mark.slow
 def test_a_match_without_wins_or_losses_gives_a_bound_not_infinity(tmp_path):
     (tmp_path / "quitter.py").write_text(QUITTER)
     quitter = f"py:{tmp_path / 'quitter.py'}:Quitter"
@@ -243,6 +248,7 @@ RAISER = textwrap.dedent('''
 ''')
 
 
+@pytest.mark.slow
 def test_forfeits_are_recorded_and_counted_and_the_match_goes_on(tmp_path):
     (tmp_path / "crasher.py").write_text(CRASHER)
     (tmp_path / "raiser.py").write_text(RAISER)
@@ -307,6 +313,7 @@ def test_an_agent_that_cannot_play_the_run_s_players_is_refused_before_the_first
     assert "Traceback" not in result.output and not out.exists()
 
 
+@pytest.mark.slow
 def test_an_engine_is_labelled_by_the_name_it_announces(tmp_path):
     # tables and records name an engine by its `ready name=...` (made unique), or by a short
     # form of its command when it announces none; the record keeps every seat's full spec
@@ -346,6 +353,7 @@ def mover(rec, ply):
     return records.from_record(rec, ply=ply - 1).current_player
 
 
+@pytest.mark.slow
 def test_selfplay_takes_every_kind_of_spec(tmp_path):
     (tmp_path / "raiser.py").write_text(RAISER)
     engine = f'cmd:"{shlex.join([sys.executable, str(ROOT / "examples" / "engines" / "simple_engine.py")])}"'
@@ -360,6 +368,7 @@ def test_selfplay_takes_every_kind_of_spec(tmp_path):
     assert all(r["metadata"]["forfeit"]["reason"].startswith("select() raised") for r in recs)
 
 
+@pytest.mark.slow
 def test_selfplay_of_builtin_agents_still_plays_in_c(tmp_path):
     from photocore.play._agents import play_games
     out = tmp_path / "c.jsonl"
@@ -377,6 +386,7 @@ def test_selfplay_of_builtin_agents_still_plays_in_c(tmp_path):
     assert out.read_bytes() == expected
 
 
+@pytest.mark.slow
 def test_resume_completes_the_same_file(tmp_path):
     whole = tmp_path / "whole.jsonl"
     args = ["match", "--agents", "mcts:5,greedy", "--games", 10, "--seed", 2, "--workers", 2,
@@ -434,6 +444,7 @@ def _processes_with(marker):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.slow
 def test_ctrl_c_leaves_no_process_and_whole_lines(tmp_path):
     engine = tmp_path / "slow_engine_marker_7f3a.py"
     engine.write_text(SLOW)
@@ -466,6 +477,7 @@ def test_ctrl_c_leaves_no_process_and_whole_lines(tmp_path):
     assert [r["metadata"]["game"] for r in kept] == list(range(len(kept)))
 
 
+@pytest.mark.slow
 def test_no_engine_left_after_a_run_ends(tmp_path):
     engine = tmp_path / "slow_engine_marker_9c1b.py"
     engine.write_text(SLOW.replace("time.sleep(0.05)", "pass"))
@@ -492,6 +504,7 @@ def test_openspiel_mcts_bot_as_a_python_agent():
     assert player.name == "openspiel-mcts"
 
 
+@pytest.mark.slow
 def test_the_python_agent_example_beats_random_the_same_whatever_the_workers(tmp_path):
     agent = f"py:{ROOT / 'examples' / 'agents' / 'noisy_greedy.py'}:NoisyGreedy?epsilon=0.2"
     outs = []
@@ -541,6 +554,7 @@ def test_an_interval_without_width_is_told_as_too_few_games():
     assert "not bounded" not in text and "LOS n/a" not in text
 
 
+@pytest.mark.slow
 def test_one_opening_is_one_opening(tmp_path):
     result = run("match", "--agents", "greedy,random", "--games", 2, "--workers", 1,
                  "--no-progress")
@@ -552,6 +566,7 @@ def test_one_opening_is_one_opening(tmp_path):
     assert "1 opening of 1 random ply each played" in result.output
 
 
+@pytest.mark.slow
 def test_max_forfeits_stops_a_match_of_a_broken_agent(tmp_path):
     (tmp_path / "quitter.py").write_text(QUITTER)
     quitter = f"py:{tmp_path / 'quitter.py'}:Quitter"
@@ -575,6 +590,7 @@ def test_max_forfeits_stops_a_match_of_a_broken_agent(tmp_path):
 
 # ---- on a Ray cluster ---------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_match_and_tournament_on_ray_give_the_games_of_local_workers(ray_instance, tmp_path):
     for command in (["match", "--agents", "mcts:5,greedy", "--games", 6],
                     ["tournament", "--agents", "greedy,random,mcts:5", "--games-per-group", 2]):

@@ -43,6 +43,7 @@ def random_states(game, seed, count=3):
 
 @pytest.mark.parametrize("params", CONFIGS, ids=str)
 @pytest.mark.parametrize("serialize", [False, True])
+@pytest.mark.slow
 def test_random_sim_test(params, serialize):
     pyspiel.random_sim_test(load(params), num_sims=3, serialize=serialize, verbose=False)
 
@@ -79,6 +80,7 @@ def test_parameters_are_the_player_count_and_a_bool_per_rule():
 
 
 @pytest.mark.parametrize("params", CONFIGS[:4], ids=str)
+@pytest.mark.slow
 def test_states_mirror_photocore(params):
     game = load(params)
     for state in random_states(game, seed=len(params) * 10 + params["players"]):
@@ -134,6 +136,7 @@ def power_of_two(n):
 
 
 @pytest.mark.parametrize("params", CONFIGS, ids=str)
+@pytest.mark.slow
 def test_random_sim_with_undo(params):
     """OpenSpiel's own undo check (RandomSimulation with undo, open_spiel/tests/basic_tests.cc),
     which pyspiel does not expose, written out: after each of the first 10 moves and every
@@ -235,6 +238,7 @@ def test_max_game_length_bounds_move_hungry_games(players, fourth):
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.slow
 def test_mcts_bot_plays_complete_games(players):
     game = load({"players": players})
     rng = np.random.RandomState(players)

@@ -281,6 +281,7 @@ def runnable(monkeypatch, tmp_path, games):
 
 @pytest.mark.parametrize("option", [o for o, words in OUTPUTS.items() if words])
 @pytest.mark.parametrize("what", ["a link", "a 0600 file", "a character device", "a FIFO"])
+@pytest.mark.slow
 def test_every_output_respects_what_stands_at_its_path(option, what, runnable, tmp_path):
     out = tmp_path / "out.jsonl"
     target = tmp_path / "target.jsonl"

@@ -44,6 +44,7 @@ def in_checkout(path):
 
 
 @pytest.mark.parametrize("platform", sorted(PLATFORMS))
+@pytest.mark.slow
 def test_cibuildwheel_builds_each_python_on_each_platform(platform):
     pytest.importorskip("cibuildwheel")
     environment = {name: value for name, value in os.environ.items()

@@ -80,6 +80,7 @@ def test_kernel_perft(players, options, moves, counts):
 
 
 @pytest.mark.parametrize("players,options,moves,counts", list(load()))
+@pytest.mark.slow
 def test_reference_perft(players, options, moves, counts):
     ref = replay(photoref.ReferenceGame, players, options, moves)
     checked = 0

@@ -40,6 +40,7 @@ def say(child, line):
     return prompt(child)
 
 
+@pytest.mark.slow
 def test_moves_commands_completion_and_history(tmp_path):
     child = spawn("--agents", "random", "--seed", "1")
     text = prompt(child)
@@ -78,6 +79,7 @@ def test_moves_commands_completion_and_history(tmp_path):
     assert records.from_record(rec).position() == game.position()
 
 
+@pytest.mark.slow
 def test_a_whole_game_then_continue_its_record(tmp_path):
     child = spawn("--agents", "greedy", "--seat", "1", "--seed", "2")
     text = prompt(child)
@@ -115,6 +117,7 @@ def test_a_whole_game_then_continue_its_record(tmp_path):
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_cleanly():
     child = spawn("--agents", "random")
     prompt(child)
@@ -125,6 +128,7 @@ def test_ctrl_c_leaves_cleanly():
     assert child.exitstatus == 130 and "Traceback" not in child.before
 
 
+@pytest.mark.slow
 def test_from_a_position():
     game = photocore.Game()
     for text in ("place a4", "place g1", "place d1", "place d7"):
@@ -137,6 +141,7 @@ def test_from_a_position():
     child.expect(pexpect.EOF)
 
 
+@pytest.mark.slow
 def test_a_failing_agent_forfeits(tmp_path):
     path = tmp_path / "crash.py"
     path.write_text(textwrap.dedent("""

@@ -28,6 +28,7 @@ def test_light_by_round_is_taken_when_each_round_begins():
     assert plots.light_by_round(dict(rec, players=float(rec["players"]))) == light
 
 
+@pytest.mark.slow
 def test_stats_plot_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib", reason="matplotlib is not installed")
     out = tmp_path / "golden.png"
@@ -51,6 +52,7 @@ def test_stats_plot_without_matplotlib(tmp_path, monkeypatch):
     assert not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.slow
 def test_stats_plot_skips_games_with_an_illegal_move(tmp_path):
     pytest.importorskip("matplotlib", reason="matplotlib is not installed")
     rec = records.read_game(GOLDEN, 1)

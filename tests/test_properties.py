@@ -233,6 +233,7 @@ def in_play(game):
 
 @SETTINGS
 @given(plans)
+@pytest.mark.slow
 def test_undo_restores_everything_after_every_move(plan):
     game = photocore.Game(**plan.config)
     start = observe(game)
@@ -257,6 +258,7 @@ def test_undo_restores_everything_after_every_move(plan):
 
 @SETTINGS
 @given(plans, st.data())
+@pytest.mark.slow
 def test_chain_of_undos_passes_back_through_every_position(plan, data):
     game = photocore.Game(**plan.config)
     seen = [observe(game)]
@@ -281,6 +283,7 @@ def test_chain_of_undos_passes_back_through_every_position(plan, data):
 
 @SETTINGS
 @given(plans, choices)
+@pytest.mark.slow
 def test_copies_are_independent(plan, more):
     game = reach(plan)
     original = observe(game)
@@ -308,6 +311,7 @@ def test_copies_are_independent(plan, more):
 
 @SETTINGS
 @given(plans, choices)
+@pytest.mark.slow
 def test_copy_without_history(plan, more):
     game = reach(plan)
     original = observe(game)
@@ -342,6 +346,7 @@ def test_copy_without_history(plan, more):
 
 @SETTINGS
 @given(plans, st.integers(0, pickle.HIGHEST_PROTOCOL))
+@pytest.mark.slow
 def test_deepcopy_and_pickle_keep_position_and_history(plan, protocol):
     game = reach(plan)
     for dup in (copy.deepcopy(game), pickle.loads(pickle.dumps(game, protocol))):
@@ -456,6 +461,7 @@ def mangle(text, data):
 
 @SETTINGS
 @given(plans, st.data())
+@pytest.mark.slow
 def test_illegal_ids_and_texts_are_refused_without_change(plan, data):
     game = reach(plan)
     listed = set(game.legal_moves().ids())
@@ -555,6 +561,7 @@ ALL_TEXTS = {str(photocore.Move(a)) for a in range(photocore.NUM_ACTIONS)}
 @SETTINGS
 @given(st.from_regex(r"\A\s*(place|buy|plant|grow|collect|end|PLANT|Grow)"
                      r"(\s+[a-hA-H][0-9]|\s+(seed|small|medium|large|seeds)){0,3}\s*\Z"))
+@pytest.mark.slow
 def test_near_miss_texts_parse_or_raise_invalid(text):
     normal = " ".join(text.lower().split())
     try:
@@ -569,6 +576,7 @@ def test_near_miss_texts_parse_or_raise_invalid(text):
 
 @SETTINGS
 @given(plans)
+@pytest.mark.slow
 def test_invariants_hold_along_every_game(plan):
     game = photocore.Game(**plan.config)
     check_invariants(game)
@@ -717,6 +725,7 @@ def test_from_position_on_mutated_positions(text):
 
 @FEW
 @given(plans, st.data())
+@pytest.mark.slow
 def test_every_single_digit_change_is_checked(plan, data):
     """Every one-digit change of a reached position is rejected or gives a consistent game."""
     text = reach(plan).position()

@@ -234,6 +234,7 @@ def test_an_engine_that_writes_past_its_time_forfeits_at_its_deadline(tmp_path, 
         engine.close()
 
 
+@pytest.mark.slow
 def test_a_match_against_an_engine_that_floods_info_ends_with_its_forfeits(tmp_path):
     script = tmp_path / "flood.py"
     script.write_text(textwrap.dedent('''
@@ -290,6 +291,7 @@ def test_an_engine_that_floods_its_error_output_does_not_fill_the_disk(tmp_path)
         engine.close()
 
 
+@pytest.mark.slow
 def test_what_an_engine_says_reaches_the_terminal_escaped(tmp_path):
     # its name, its reason and its error output: no escape sequence, bell, bidirectional
     # override or undecodable byte of the engine's (or of its spec) is written raw
@@ -415,6 +417,7 @@ def test_close_ends_the_engine_and_everything_it_started(tmp_path, how):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.slow
 def test_an_engine_started_by_a_thread_lives_with_its_harness_and_dies_with_it(tmp_path):
     # a server starts engines from worker threads: the engine outlives the thread, and
     # dies with the harness, even by kill -9, with everything it started
@@ -442,6 +445,7 @@ def test_an_engine_started_by_a_thread_lives_with_its_harness_and_dies_with_it(t
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.slow
 def test_a_child_forked_by_the_harness_does_not_keep_its_engines_alive(tmp_path, c_engine):
     script = tmp_path / "harness.py"
     script.write_text(textwrap.dedent(f'''
@@ -488,6 +492,7 @@ def test_a_sigterm_to_the_harness_kills_its_engines(tmp_path, c_engine):
     assert not alive(engine_pid)
 
 
+@pytest.mark.slow
 def test_a_harness_that_exits_with_an_engine_running_says_nothing(tmp_path):
     # an engine still running at exit (a match's worker ends so) is killed quietly: no
     # "Exception ignored in Engine.__del__" on stderr after the summary

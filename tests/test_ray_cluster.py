@@ -22,6 +22,7 @@ import time
 import pytest
 
 pytest.importorskip("ray")
+pytestmark = pytest.mark.slow     # a cluster started and stopped: about 40 s
 RAY = pathlib.Path(sys.executable).with_name("ray")     # the ray command beside this Python
 RUN = ["--games", "30", "--agents", "greedy,random", "--seed", "3", "--no-progress"]
 

@@ -628,6 +628,7 @@ def test_record_writer_refuses_to_append_to_a_cut_gzip(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["selfplay.jsonl", "selfplay.jsonl.gz"])
+@pytest.mark.slow
 def test_a_killed_writer_leaves_at_most_one_bad_last_line(tmp_path, name):
     path = tmp_path / name
     script = (

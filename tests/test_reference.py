@@ -30,6 +30,7 @@ def choose(rng, moves):
 
 
 @pytest.mark.parametrize("players,options", CONFIGS, ids=str)
+@pytest.mark.slow
 def test_random_games_match_reference(players, options):
     for seed in range(GAMES_PER_CONFIG):
         rng = random.Random(seed)
@@ -57,6 +58,7 @@ def test_invariant_checks_are_on_in_these_games():
     assert photocore.check_invariants(True) is False
 
 
+@pytest.mark.slow
 def test_the_environment_switch_turns_invariant_checks_on():
     import os
     import subprocess

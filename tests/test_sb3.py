@@ -159,6 +159,7 @@ def test_per_game_attributes_and_methods():
         env.step(np.full(4, NUM_ACTIONS))
 
 
+@pytest.mark.slow
 def test_maskable_ppo_trains_then_evaluates():
     """A few thousand MaskablePPO steps on the vector env, then SB3's evaluations and
     photocore's."""
@@ -180,6 +181,7 @@ def test_maskable_ppo_trains_then_evaluates():
     assert result.wins + result.ties + result.losses == 16
 
 
+@pytest.mark.slow
 def test_deadline_stops_learning():
     env = VecEnv(16, opponents="random")
     model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=128, n_epochs=1,
@@ -250,6 +252,7 @@ def test_step_before_reset_is_refused():
         VecEnv(2, opponents="random").step(np.zeros(2, np.int64))
 
 
+@pytest.mark.slow
 def test_ppo_torch_example_short_run():
     path = ROOT / "examples" / "rl" / "ppo_torch.py"
     spec = importlib.util.spec_from_file_location("ppo_torch", path)
@@ -263,6 +266,7 @@ def test_ppo_torch_example_short_run():
     assert result.games == 4 and result.illegal == 0
 
 
+@pytest.mark.slow
 def test_the_ppo_examples_refuse_bad_options_before_training(capsys):
     import doctest
     import subprocess

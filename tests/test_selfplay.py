@@ -27,6 +27,7 @@ def selfplay(tmp_path, name, *args):
     return result, out
 
 
+@pytest.mark.slow
 def test_selfplay_writes_verified_records_with_a_summary(tmp_path):
     result, out = selfplay(tmp_path, "g.jsonl", "--games", "12", "--players", "3",
                            "--agents", "greedy,random,mcts:20", "--seed", "4", "--shade-blocks")
@@ -40,6 +41,7 @@ def test_selfplay_writes_verified_records_with_a_summary(tmp_path):
     assert records[1]["metadata"]["agents"] == ["mcts:20", "greedy", "random"]
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_whatever_the_workers_and_batches(tmp_path):
     args = ["--games", "40", "--agents", "greedy,random", "--seed", "9"]
     _, one = selfplay(tmp_path, "one.jsonl", *args, "--workers", "1")
@@ -50,6 +52,7 @@ def test_same_seed_same_bytes_whatever_the_workers_and_batches(tmp_path):
     assert one.read_bytes() != other.read_bytes()
 
 
+@pytest.mark.slow
 def test_resume_finishes_an_interrupted_run_to_the_same_file(tmp_path):
     args = ["--games", "25", "--agents", "random", "--seed", "2"]
     _, whole = selfplay(tmp_path, "whole.jsonl", *args)
@@ -63,6 +66,7 @@ def test_resume_finishes_an_interrupted_run_to_the_same_file(tmp_path):
     assert cut.read_bytes() == whole.read_bytes()
 
 
+@pytest.mark.slow
 def test_resume_refuses_another_run_and_plain_runs_refuse_to_overwrite(tmp_path):
     _, out = selfplay(tmp_path, "g.jsonl", "--games", "5", "--seed", "1")
     result, _ = selfplay(tmp_path, "g.jsonl", "--games", "5", "--seed", "2", "--resume")
@@ -96,6 +100,7 @@ def one_line_error(output):
     return lines[0]
 
 
+@pytest.mark.slow
 def test_the_rules_are_options_of_a_series_and_of_the_command(tmp_path):
     series = Series(4, agents=["greedy"], seed=2, options="fs")
     recs = [json.loads(line) for batch in batches(series, workers=0) for line in batch.result.lines]
@@ -208,6 +213,7 @@ def decompressed(path):
     return gzip.decompress(data) if path.name.endswith(".gz") else data
 
 
+@pytest.mark.slow
 def test_resume_of_a_killed_gzip_run_cuts_its_unfinished_write_and_finishes_it(
         tmp_path, whole_run):
     whole = whole_run["jsonl.gz"]
@@ -249,6 +255,7 @@ def test_repair_cuts_a_half_written_last_line_and_leaves_a_sound_file_alone(tmp_
     assert out.stat().st_mtime_ns == before
 
 
+@pytest.mark.slow
 def test_repair_leaves_a_file_without_a_whole_game_alone_and_resume_starts_it_over(tmp_path):
     out = tmp_path / "g.jsonl.gz"
     out.write_bytes(gzip.compress(b"")[:10])         # killed before its first game
@@ -281,6 +288,7 @@ def closed_port():
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "g.jsonl"
@@ -293,6 +301,7 @@ def test_a_ray_address_where_nothing_listens_is_one_line_at_once(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_ray_address_that_never_answers_gives_up_at_the_connect_timeout(tmp_path):
     pytest.importorskip("ray")
     out = tmp_path / "g.jsonl"
@@ -308,6 +317,7 @@ def test_a_ray_address_that_never_answers_gives_up_at_the_connect_timeout(tmp_pa
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_resumed_file_is_kept_when_ray_cannot_connect(tmp_path, started):
     pytest.importorskip("ray")
     _, head = started
@@ -344,6 +354,7 @@ def test_an_option_of_the_other_backend_is_refused_not_ignored(tmp_path, option,
 
 # ---- one definition of ties -----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_selfplay_and_stats_count_a_tie_alike(tmp_path):
     out = tmp_path / "g.jsonl"
     result = cli("selfplay", "--out", out, "--games", 19, "--agents", "random", "--seed", 1,

@@ -361,6 +361,7 @@ def test_resign(client):
     assert rec["result"] is None and records.from_record(rec).history == []
 
 
+@pytest.mark.slow
 def test_a_whole_game_record_and_replay(client, tmp_path):
     rng = random.Random(3)
     game_id = new(client, seats=["person", "random"])["id"]
@@ -519,6 +520,7 @@ def _gone(pid, seconds=10):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("end", ["resigned", "finished"])
+@pytest.mark.slow
 def test_an_engine_ends_with_its_game(end):
     # a served cmd: agent's program ends when its game does, not when it is deleted or
     # expires: else a client keeps --max-games programs running
@@ -661,6 +663,7 @@ def test_the_page_and_the_schema(client):
     refused(client.get("/docs"), 404)              # Swagger UI would fetch from a CDN
 
 
+@pytest.mark.slow
 def test_concurrent_clients_keep_their_games_apart(client):
     """Threads playing their own games at once: each game holds its own moves."""
     errors = []
@@ -701,6 +704,7 @@ def serve_process(*args, setup="", data=None):
                                  "XDG_DATA_HOME": str(data)})
 
 
+@pytest.mark.slow
 def test_the_serve_command(served):
     import httpx
     process = serve_process("--agents", "greedy,random")
@@ -719,6 +723,7 @@ def test_the_serve_command(served):
     assert "Traceback" not in process.stderr.read()
 
 
+@pytest.mark.slow
 def test_the_serve_command_warns_off_loopback():
     import httpx
     process = serve_process("--host", "0.0.0.0", "--agents", "random")
@@ -734,6 +739,7 @@ def test_the_serve_command_warns_off_loopback():
         assert process.wait(10) == 0
 
 
+@pytest.mark.slow
 def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
     import httpx
     process = serve_process("--host", "127.0.0.2", "--agents", "random")
@@ -751,6 +757,7 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
         assert process.wait(10) == 0
 
 
+@pytest.mark.slow
 def test_a_client_has_a_while_to_send_its_request_then_is_cut_off():
     # uvicorn waits for a request's headers for ever: connections sending nothing, or a
     # byte now and then, held the server's sockets (here the deadline is 0.5 s, not 10)
@@ -786,6 +793,7 @@ def test_a_client_has_a_while_to_send_its_request_then_is_cut_off():
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.slow
 def test_no_engine_outlives_the_serve_command(tmp_path):
     # a served engine that ignores the end of its input and SIGTERM, started by a game's
     # worker thread, dies with the server even by kill -9
@@ -824,6 +832,7 @@ def test_no_engine_outlives_the_serve_command(tmp_path):
 
 
 @pytest.mark.parametrize("host", ["127.1", "0x7f000001", "::ffff:127.0.0.1"])
+@pytest.mark.slow
 def test_loopback_however_written_keeps_the_rebinding_guard(host):
     import httpx
     process = serve_process("--host", host, "--agents", "random")

@@ -267,8 +267,10 @@ def test_two_people_play_online_through_a_kill_and_restart(tmp_path):
     database, both carry on the same game to its end, and its record verifies."""
     args = ["--port", str(free_port()), "--db", str(tmp_path / "games.sqlite3"),
             "--agents", "random"]
-    process, url = serve_command(*args)
+    # the browsers first: without Chromium the test skips before a server is started (one
+    # started first was left running)
     alice, bob = chromium(width=1100, height=900), chromium(width=1100, height=900)
+    process, url = serve_command(*args)
     folder = pathlib.Path(os.environ.get("PHOTOCORE_ARTIFACTS", ROOT / "artifacts"))
     folder.mkdir(parents=True, exist_ok=True)
     try:

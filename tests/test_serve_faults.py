@@ -487,6 +487,7 @@ ON_THEIR_OWN = {"forfeit", "restore", "close"}      # they make their own server
 
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+@pytest.mark.slow
 def test_a_failed_write_never_stops_a_served_game(scenario, served, no_thread_dies, tmp_path,
                                                   monkeypatch):
     """The class: each write of the serve package (found in its source by
@@ -536,6 +537,7 @@ def fill(folder):
     return filler
 
 
+@pytest.mark.slow
 def test_an_agents_move_on_a_really_full_disk_waits_and_goes_on(small_disk, served,
                                                                  no_thread_dies):
     app = create_app(served["agents"], db=small_disk / "games.sqlite3")
@@ -611,6 +613,7 @@ async def _open_streams(base, paths):
     return most, [s for s in statuses if s != 200]
 
 
+@pytest.mark.slow
 def test_event_streams_are_counted_at_once_and_capped_per_client(served):
     app = create_app(served["agents"])
     with serving(app) as base, httpx.Client(base_url=base, timeout=30) as client:
@@ -658,6 +661,7 @@ def test_the_servers_streams_leave_room_for_moves_and_emfile_is_told_once(monkey
 
 # ---- item 8: damaged rows -----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_damaged_game_is_set_aside_and_the_others_served(tmp_path, served):
     path = tmp_path / "games.sqlite3"
     with TestClient(create_app(served["agents"], db=path)) as client:
@@ -688,6 +692,7 @@ def test_a_damaged_game_is_set_aside_and_the_others_served(tmp_path, served):
         to_the_end(client, good, seats)
 
 
+@pytest.mark.slow
 def test_the_serve_command_starts_beside_a_damaged_game(tmp_path):
     from served import free_port, serve_command
     path = tmp_path / "games.sqlite3"

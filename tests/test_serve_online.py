@@ -319,6 +319,7 @@ def test_each_seat_acts_only_for_itself(client):
     assert ended["forfeit"] == {"seat": 1, "reason": "resigned"} and ended["winners"] == [0]
 
 
+@pytest.mark.slow
 def test_100_racing_moves_from_both_seats_give_one_legal_history(tmp_path):
     path = tmp_path / "games.sqlite3"
     with TestClient(create_app(["random"], db=path)) as client:
@@ -424,6 +425,7 @@ def comparable(state):
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.slow
 def test_a_restart_changes_nothing(tmp_path, stop):
     (tmp_path / "agents.py").write_text(SLOW)
     gate = tmp_path / "gate"
@@ -501,6 +503,7 @@ def test_an_agent_no_longer_served_forfeits_after_a_restart(tmp_path):
 
 # ---- the command's new options -----------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_database_by_default_and_in_memory(tmp_path):
     process, url = serve_command("--port", "0", "--agents", "random", data=tmp_path)
     try:
@@ -519,6 +522,7 @@ def test_the_database_by_default_and_in_memory(tmp_path):
         assert process.wait(10) == 0
 
 
+@pytest.mark.slow
 def test_allowed_hosts_off_loopback(tmp_path):
     process, url = serve_command("--host", "0.0.0.0", "--port", "0", "--db", ":memory:",
                                  "--allowed-hosts", "play.example.org")
@@ -587,6 +591,7 @@ def third_move(url, state):
                       headers=bearer(state, 0)).status_code
 
 
+@pytest.mark.slow
 def test_a_backup_onto_the_live_database_or_its_files_is_refused(tmp_path):
     path = tmp_path / "db.sqlite3"
     process, url, state = playing(path)
@@ -617,6 +622,7 @@ def test_a_backup_onto_the_live_database_or_its_files_is_refused(tmp_path):
     db.close()
 
 
+@pytest.mark.slow
 def test_a_second_server_through_a_link_or_a_hard_link_is_refused(tmp_path):
     path = tmp_path / "db.sqlite3"
     process, url, state = playing(path)
@@ -737,6 +743,7 @@ def database_openers():
     return found
 
 
+@pytest.mark.slow
 def test_every_place_that_opens_a_database_is_tested():
     found = database_openers()
     print("opens a Database:", sorted(found))
@@ -753,6 +760,7 @@ def state_of(folder):
 
 @pytest.mark.parametrize("opener", [name for name, how in OPENERS.items() if how])
 @pytest.mark.parametrize("kind", list(OTHERS))
+@pytest.mark.slow
 def test_a_file_that_is_not_photocores_is_refused_untouched(tmp_path, opener, kind):
     path = tmp_path / "theirs.sqlite3"
     make_other(path, kind)
@@ -765,6 +773,7 @@ def test_a_file_that_is_not_photocores_is_refused_untouched(tmp_path, opener, ki
 
 @pytest.mark.parametrize("opener", [name for name, how in OPENERS.items() if how])
 @pytest.mark.parametrize("how", ["a link", "a hard link"])
+@pytest.mark.slow
 def test_a_live_database_through_a_link_is_the_database(tmp_path, opener, how):
     path = tmp_path / "db.sqlite3"
     live = Database(path)
@@ -788,6 +797,7 @@ def test_a_live_database_through_a_link_is_the_database(tmp_path, opener, how):
 
 @pytest.mark.parametrize("opener", [name for name, how in OPENERS.items() if how])
 @pytest.mark.parametrize("kind", ["a folder", "a character device", "a FIFO"])
+@pytest.mark.slow
 def test_a_database_that_is_no_file_is_refused(tmp_path, opener, kind):
     path = tmp_path / "db.sqlite3"
     if kind == "a folder":

@@ -37,6 +37,7 @@ def end_positions(count, seed, budget=4000, players=2):
 
 
 @pytest.mark.parametrize("seed", range(3))
+@pytest.mark.slow
 def test_the_solver_agrees_with_exhaustive_minimax(seed):
     for game, answer in end_positions(50, seed):
         mover = game.current_player
@@ -56,6 +57,7 @@ def test_the_solver_agrees_with_exhaustive_minimax(seed):
 
 
 @pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.slow
 def test_three_and_four_players_agree_with_exhaustive_maxn(players):
     for game, answer in end_positions(50, players, budget=3000, players=players):
         mover = game.current_player
@@ -161,6 +163,7 @@ def test_bad_input():
 
 # ---- photocore solve -----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_command_solves_a_position_or_a_records_position():
     from click.testing import CliRunner
 
@@ -205,6 +208,7 @@ def test_the_command_solves_a_position_or_a_records_position():
     assert done.exit_code == 2
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_search_at_once(tmp_path):
     import signal
     import subprocess
@@ -293,6 +297,7 @@ def test_a_search_agent_with_prove_plays_a_proven_win():
 
 
 @pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.slow
 def test_the_searches_proofs_agree_with_the_solver(players):
     """What ?prove=1 plays is one of solve()'s best moves, given exactly where the mover
     wins or shares the win under best play."""

@@ -10,6 +10,7 @@ import random
 import threading
 
 import numpy as np
+import pytest
 
 import photocore
 from photocore.facts import OPTIONS, PLAYERS
@@ -74,6 +75,7 @@ def jobs():
     return [(fn, k) for k in range(16) for fn in WORK]
 
 
+@pytest.mark.slow
 def test_threads_sharing_nothing_give_the_single_thread_results():
     todo = jobs()
     alone = [fn(k) for fn, k in todo]

@@ -74,6 +74,7 @@ def read_folder(folder):
     return {p.name: dict(np.load(p)) for p in sorted(folder.glob("shard-*.npz"))}
 
 
+@pytest.mark.slow
 def test_shards_and_records_are_the_same_whatever_the_workers(tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
     s = series(records=True, players=3, evaluate=Uniform(3), games=5)
@@ -158,6 +159,7 @@ def test_a_data_series_is_a_plan_of_the_driver_with_options(tmp_path):
         series(options="x")
 
 
+@pytest.mark.slow
 def test_shards_on_the_ray_backend_equal_the_local_ones(tmp_path, ray_instance):
     s = series(games=4, per_search=2)
     write_data(s, tmp_path / "local", workers=1)

@@ -76,6 +76,7 @@ def test_page_embeds_every_position(html_file):
         assert board == photocore.svg.board(game, size=viewer.BOARD_PX)
 
 
+@pytest.mark.slow
 def test_replay_command(tmp_path):
     out = tmp_path / "g.html"
     result = CliRunner().invoke(main, ["replay", str(GOLDEN), "--game", str(LINE),

@@ -43,6 +43,7 @@ def html_file(tmp_path_factory, analysed):
 
 # ---- the page, without a browser -------------------------------------------------------
 
+@pytest.mark.slow
 def test_only_an_analysed_record_gets_the_chart(analysed, judged):
     plain = {**analysed, "metadata": {k: v for k, v in analysed["metadata"].items()
                                       if k != "analysis"}}
