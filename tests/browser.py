@@ -1,10 +1,13 @@
 """Headless Chromium for the browser tests (the replay viewer, the analysis chart, the play
 page)."""
 
+import contextlib
 import os
 import shutil
+import signal
 
 import pytest
+from support import _table
 
 
 def chromium(width=1280, height=860, downloads=None):
@@ -39,4 +42,31 @@ def chromium(width=1280, height=860, downloads=None):
     if downloads is not None:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior",
                                {"behavior": "allow", "downloadPath": str(downloads)})
+    quit = driver.quit
+
+    def quit_and_end_its_processes():
+        # the browser's renderers and zygotes may outlive quit() by seconds on a loaded
+        # machine, reparented to the test run: its processes end with it
+        tree = _descendants(driver.service.process.pid)
+        quit()
+        running = _table()
+        for pid, start in tree:
+            if pid in running and running[pid][1] == start:     # not a pid used again
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+    driver.quit = quit_and_end_its_processes
     return driver
+
+
+def _descendants(root):
+    """(pid, start time) of each running descendant of process `root`."""
+    table, children = _table(), {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = [], list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        found.append((pid, table[pid][1]))
+        todo.extend(children.get(pid, ()))
+    return found

@@ -267,9 +267,11 @@ def command_line(pid):
         return ""
 
 
-def descendants():
+def descendants(spared=()):
     """{(pid, start time): command line} of the running descendants of this process (Linux:
-    {} elsewhere), but the helpers' and the kept ones, each with its own descendants."""
+    {} elsewhere), but the helpers' and the kept ones, each with its own descendants, and
+    the descendants of those in `spared` (keys of an earlier call: a module's browser
+    starts its renderers during the tests, and ends them with it)."""
     if not sys.platform.startswith("linux"):
         return {}
     try:                # no child at all (an ended one counts): no descendant either
@@ -287,15 +289,18 @@ def descendants():
         if pid in KEPT or any(helper in line for helper in HELPERS):
             continue
         found[pid, table[pid][1]] = line
-        todo.extend(children.get(pid, ()))
+        if (pid, table[pid][1]) not in spared:
+            todo.extend(children.get(pid, ()))
     return found
 
 
 def left_behind(before=()):
-    """The descendants of this process (descendants()) not in `before` that still run
+    """The descendants of this process (descendants()) not in `before` nor beneath one of
+    them that still run
     GRACE seconds on, killed: {(pid, start time): command line}, {} when none."""
     deadline = time.monotonic() + GRACE
-    while (left := {key: line for key, line in descendants().items() if key not in before}) \
+    while (left := {key: line for key, line in descendants(before).items()
+                    if key not in before}) \
             and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid, _ in left:
