@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 R = 27
-"""A hex's radius, centre to corner, in viewBox units: the unit every other size here follows."""
+"""A hex's radius, centre to corner, in viewBox units."""
 SUN = 7.1 * R
 """The sun's distance from the board's centre, in viewBox units: just off the board."""
 HEADER = 50
@@ -66,7 +66,7 @@ PLAYER_COLOURS = ("#d62728", "#1f5fd6", "#e8b400", "#2ca02c")
 HIGHLIGHT = "#e6007e"
 """The colour that marks the last move."""
 INK = "#222"
-"""The colour of text and lines."""
+"""The colour of text and of the lines drawn over the pieces."""
 
 
 class SVG(str):

@@ -81,7 +81,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (game, version)
     ) WITHOUT ROWID;
     """,
-
+    # 2: the hints asked for, by position
     """
     CREATE TABLE hints (
         game TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
@@ -96,8 +96,7 @@ MIGRATIONS: list[str] = [
 """The SQL scripts of the schema's versions: each takes the schema from the version before it to
 its own; never edit one that was released: add the next."""
 SCHEMA_VERSION = len(MIGRATIONS)
-"""The schema version of a database this code writes: the count of
-MIGRATIONS."""
+"""The schema version of a database this code writes: the count of MIGRATIONS."""
 
 
 class DatabaseError(RuntimeError):
