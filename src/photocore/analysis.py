@@ -69,21 +69,24 @@ __all__ = [
     "with_analysis", "of_record", "AgentSummary", "summarise"
 ]
 
-# of the `analysis` field of a record (metadata.analysis) written; all ANALYSIS_VERSIONS read
 ANALYSIS_VERSION = ANALYSIS_VERSIONS[-1]
-# the judge when none is named: an analysis looks deeper than an agent plays (`mcts`
-# alone is mcts:DEFAULT_SIMULATIONS, as everywhere)
+"""The version of the `analysis` field of a record (metadata.analysis) this module writes: the last
+of records.ANALYSIS_VERSIONS, all of which are read."""
 DEFAULT_JUDGE = "mcts:1000"
-# a move with fewer visits is valued by the position it leads to, not by its own mean
+"""The judge's agent spec when none is named: an analysis looks deeper than an agent plays (`mcts`
+alone is mcts:DEFAULT_SIMULATIONS, as everywhere)."""
 MIN_VISITS = 50
+"""Visits of a root move below which it is valued by the position it leads to rather than by its
+own mean."""
 LABELS = ("inaccuracy", "mistake", "blunder")
-# the positions the solver may visit in a position (`solve_nodes=`). Measured
-# (docs/analysis.md, "Exact moves"): 0.02 to 0.11 s more a 2-player game than mcts:1000's
-# 0.3 s, for 7 exact moves a game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at most 0.4
-# more for 2 to 4 times the cost
+"""The classes of a move that loses win chance, mildest first, as Thresholds.label() names them."""
 DEFAULT_SOLVE_NODES = 1_000_000
-# the last rounds where the solver is tried: before them it seldom finishes
+"""The positions the solver may visit in a position (`solve_nodes=`). Measured (docs/analysis.md,
+"Exact moves"): 0.02 to 0.11 s more a 2-player game than mcts:1000's 0.3 s, for 7 exact moves a
+game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at most 0.4 more for 2 to 4 times the cost."""
 SOLVE_ROUNDS = 2
+"""The last rounds of the game (a count of rounds) where the solver is tried: before them it seldom
+finishes within DEFAULT_SOLVE_NODES."""
 # the solver's clock, never reached: its positions alone stop a solve here, so that an
 # analysis is the same on any machine (photocore.solve wants a finite time: a day)
 _SOLVE_SECONDS = 86_400.0
@@ -125,6 +128,8 @@ class Thresholds:
 
 
 THRESHOLDS = Thresholds()
+"""The default Thresholds, measured as its own text says: what an analysis labels moves by unless
+given others."""
 
 
 def win_chance(value: float, players: int) -> float:

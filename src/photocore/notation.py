@@ -58,8 +58,10 @@ def _move_texts() -> tuple[str, ...]:
     return tuple(texts[a] for a in range(NUM_ACTIONS))
 
 
-MOVE_TEXTS = _move_texts()          # the notation of each action id
-ACTION_OF_TEXT = {text: a for a, text in enumerate(MOVE_TEXTS)}   # the texts written here
+MOVE_TEXTS = _move_texts()
+"""The notation of each action id, indexed by it (NUM_ACTIONS texts)."""
+ACTION_OF_TEXT = {text: a for a, text in enumerate(MOVE_TEXTS)}
+"""The action id of each text of MOVE_TEXTS (the texts written here)."""
 _ECHOED = 40     # characters of a malformed move's text its error repeats (a request's is long)
 
 

@@ -33,11 +33,12 @@ from photocore.records import (
 __all__ = ["Arrays", "ARRAYS", "write", "load", "read_records"]
 
 _FLAGS = {options.flags for options in OPTIONS}
-# the arrays of an export by name, all of ARRAYS and "agent_names", "rules_version"
 Arrays: TypeAlias = dict[str, npt.NDArray[Any]]
+"""The arrays of an export by name: all of ARRAYS, and "agent_names" and "rules_version"."""
 ARRAYS: dict[str, type[np.generic]] = {
     "moves": np.uint16, "offsets": np.int64, "players": np.uint8, "options": np.uint8,
     "scores": np.int16, "winners": np.uint8, "agents": np.int16}
+"""The numeric arrays of an export and the dtype each is stored as."""
 
 
 def write(path: FilePath, records: Iterable[Record]) -> int:

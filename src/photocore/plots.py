@@ -29,7 +29,9 @@ __all__ = [
     "evaluations"
 ]
 
-LINE_STYLES = {2: "-", 3: "--", 4: ":"}          # by player count
+LINE_STYLES = {2: "-", 3: "--", 4: ":"}
+"""The matplotlib line style of a curve by its games' player count, so that curves of different
+counts stay apart."""
 
 
 def light_by_round(rec: Record) -> list[tuple[int, ...]]:
@@ -123,7 +125,10 @@ def _finish(axes: Axes, title: str, ylabel: str) -> None:
 
 
 MARK_COLOURS = {"inaccuracy": "#d4a000", "mistake": "#f07000", "blunder": "#d00000"}
+"""The colour of a move's mark on a plot by its class (analysis.LABELS), the same as the
+viewer's."""
 EXACT_COLOUR = "#2060c0"
+"""The colour of a move the solver valued, on a plot."""
 
 
 def exact_spans(result: "analysis.GameAnalysis") -> list[tuple[int, int]]:

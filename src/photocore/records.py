@@ -41,10 +41,13 @@ __all__ = [
 ]
 
 FORMAT = "photocore-game"
+"""The `format` of every record (docs/records.md): what tells a photocore game record from other
+JSON."""
 RECORD_VERSION = 1
+"""The `version` of the records written (docs/records.md)."""
 
-# a record as a dict, the JSON object of docs/records.md
 Record: TypeAlias = dict[str, Any]
+"""A record as a dict, the JSON object of docs/records.md."""
 # a file's path, as every function here takes it
 
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
@@ -153,7 +156,9 @@ def _by_players(whole: dict[str, Any]) -> dict[int, _Validator]:
 _validate: _Validator = fastjsonschema.compile(schema())
 _BY_PLAYERS = _by_players(schema())
 FIELDS = tuple(schema()["properties"])
+"""The top-level fields of a record, in the schema's order (docs/records.md)."""
 RESULT_FIELDS = tuple(schema()["properties"]["result"]["properties"])
+"""The fields of a record's `result`, in the schema's order."""
 
 
 def _integer_paths(node: dict[str, Any], whole: dict[str, Any],
@@ -217,9 +222,9 @@ def _int(value: Any) -> Any:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
-# the versions of metadata.analysis (docs/analysis.md) photocore checks and reads: 2 added
-# the solver's exact plies; photocore.analysis writes the last
 ANALYSIS_VERSIONS = (1, 2)
+"""The versions of metadata.analysis (docs/analysis.md) photocore checks and reads: 2 added the
+solver's exact plies; photocore.analysis writes the last."""
 # their arrays of one entry per move
 _ANALYSIS_PER_MOVE: dict[int, tuple[str, ...]] = {
     1: ("player", "best", "best_value", "played_value", "loss", "labels", "forced")}
@@ -533,6 +538,8 @@ def _rules_note(rec: Record) -> str:
 # ---- files -----------------------------------------------------------------------------
 
 OnError: TypeAlias = Literal["raise", "skip"]
+"""What a reader does with a bad record: "raise" its error, or "skip" it (counted and passed
+over)."""
 _Readable: TypeAlias = io.BufferedIOBase | IO[bytes]   # a file of bytes, gzip or plain
 
 

@@ -32,13 +32,19 @@ __all__ = ["SIZES", "PLAYER_COLOURS", "CELL_WIDTH", "MARGIN", "LEGEND", "text", 
 # a piece of text with an ANSI colour code, or as it is
 _Paint = Callable[[str, str], str]
 
-SIZES = "oSML"                      # seed, small, medium, large
-PLAYER_COLOURS = ("31", "34", "33", "32")   # red, blue, yellow, green
-CELL_WIDTH = 6                      # a cell: activated mark, owner, size, shaded mark, 2 spaces
-MARGIN = 5                          # room for the sun on the W side
+SIZES = "oSML"
+"""The letter of each piece size, indexed by it: seed, small, medium, large."""
+PLAYER_COLOURS = ("31", "34", "33", "32")
+"""The ANSI foreground colour codes of the players, in seat order: red, blue, yellow, green (as in
+svg.py)."""
+CELL_WIDTH = 6
+"""Characters of one cell: activated mark, owner, size, shaded mark, 2 spaces."""
+MARGIN = 5
+"""Characters left of the board: room for the sun on the W side."""
 LEGEND = ("cells: owner and size (0M = player 0's medium tree; o seed, S small, M medium, "
           "L large),\n~ shaded piece, . empty, : empty in a shadow, * activated this turn, "
           "SUN the sun's corner")
+"""The legend printed under the board, explaining its marks."""
 
 
 def text(game: Game, color: bool = False) -> str:

@@ -27,11 +27,11 @@ __all__ = [
     "llr", "SPRT", "Ratings", "bradley_terry", "wilson"
 ]
 
-# Elo points per natural-log unit of the odds: a rating difference d gives the odds 10**(d/400)
 ELO_PER_LOGIT = 400 / math.log(10)
+"""Elo points per natural-log unit of the odds: a rating difference d gives the odds 10**(d/400)."""
 
-# results from one agent's side, counted by score: {1.0: wins, 0.5: ties, 0.0: losses}
 Counts: TypeAlias = Mapping[float, int]
+"""Results from one agent's side, counted by score: {1.0: wins, 0.5: ties, 0.0: losses}."""
 
 
 def elo(score: float) -> float:

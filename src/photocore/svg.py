@@ -41,19 +41,32 @@ __all__ = [
     "PLAYER_COLOURS", "HIGHLIGHT", "INK", "SVG", "board", "cells", "suns"
 ]
 
-R = 27                              # hex radius, centre to corner, in viewBox units
-SUN = 7.1 * R                       # the sun's distance from the centre: just off the board
-HEADER = 50                         # two status lines above everything
+R = 27
+"""A hex's radius, centre to corner, in viewBox units."""
+SUN = 7.1 * R
+"""The sun's distance from the board's centre, in viewBox units: just off the board."""
+HEADER = 50
+"""The height above everything, in viewBox units: two status lines."""
 BOARD_W, BOARD_H = round(2 * SUN + 44), round(2 * SUN * math.sqrt(3) / 2 + 44)
+"""The board's width and height, in viewBox units: the sun's circle and a margin of 22 each
+side."""
 LEGEND_H = 44
+"""The legend's height under the board, in viewBox units."""
 PANEL_W = 230
-PLAYER_H = 108                      # a player's block in the panel
+"""The width of the players' panel right of the board, in viewBox units."""
+PLAYER_H = 108
+"""The height of a player's block in the panel, in viewBox units."""
 FONT = 'font-family="DejaVu Sans, Verdana, Arial, sans-serif"'
+"""The font attribute of every text, a list of fonts most systems have one of."""
 
-SOIL = {1: "#f6efd9", 2: "#ecdcae", 3: "#dfc47f", 4: "#cfa85a"}   # by leaves (richness)
-PLAYER_COLOURS = ("#d62728", "#1f5fd6", "#e8b400", "#2ca02c")   # as in render.py
-HIGHLIGHT = "#e6007e"               # the last move
+SOIL = {1: "#f6efd9", 2: "#ecdcae", 3: "#dfc47f", 4: "#cfa85a"}
+"""The fill of a cell by its leaves (richness)."""
+PLAYER_COLOURS = ("#d62728", "#1f5fd6", "#e8b400", "#2ca02c")
+"""The colour of each player, in seat order: red, blue, yellow, green, as in render.py."""
+HIGHLIGHT = "#e6007e"
+"""The colour that marks the last move."""
 INK = "#222"
+"""The colour of text and of the lines drawn over the pieces."""
 
 
 class SVG(str):

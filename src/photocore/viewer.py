@@ -33,15 +33,23 @@ __all__ = [
 ]
 
 BOARD_PX = 560
+"""The width of the board on the page and of the evaluation chart under it, in CSS pixels."""
 CHART_W, CHART_H, CHART_PAD = 360, 120, 26
+"""The width and height of a per-player chart over the plies (one polyline per player), and
+the padding inside every chart, in CSS pixels."""
 EVAL_H = 150
-# the classes of moves (analysis.LABELS): colour on the chart and the board, mark in the list
+"""The height of the evaluation chart under the board (each player's win chance by ply), in
+CSS pixels."""
 MARKS = {"inaccuracy": ("#d4a000", "?!"), "mistake": ("#f07000", "?"),
          "blunder": ("#d00000", "??")}
-BETTER = "#00995c"          # the judge's better move, outlined on the board
-EXACT = "#2a6fdb"           # a move the solver valued: its mark in the list and on the chart
-# a result of two players in words (Game.returns() for the mover)
+"""The classes of moves (analysis.LABELS): colour on the chart and the board, mark in the move
+list."""
+BETTER = "#00995c"
+"""The colour of the judge's better move, outlined on the board."""
+EXACT = "#2a6fdb"
+"""The colour of a move the solver valued: its mark in the list and on the chart."""
 OUTCOMES = {1.0: "wins", 0.0: "shares the win", -1.0: "loses"}
+"""A result of two players in words, by Game.returns() for the mover."""
 
 # the page, its style (the classes' colours left to fill in) and its script: package files
 # (photocore/pages/), as the served page's are (photocore/serve/static/), embedded whole in
@@ -49,7 +57,10 @@ OUTCOMES = {1.0: "wins", 0.0: "shares the win", -1.0: "loses"}
 _PAGES = importlib.resources.files("photocore").joinpath("pages")
 PAGE, STYLE = (string.Template(_PAGES.joinpath(f"replay.{kind}").read_text(encoding="utf-8"))
                for kind in ("html", "css"))
+"""The page and its style, templates of the package files photocore/pages/replay.html and .css (the
+classes' colours left to fill in), embedded whole in every page written."""
 SCRIPT = _PAGES.joinpath("replay.js").read_text(encoding="utf-8")
+"""The page's script, photocore/pages/replay.js, embedded whole in every page written."""
 
 
 class _Frame(TypedDict):

@@ -46,13 +46,17 @@ __all__ = [
 ]
 
 ENV_ID = "photocore/Photosynthesis-v0"
+"""The id this module registers the environment under with gymnasium (`gymnasium.make(ENV_ID)`)."""
 
-# the reward of an illegal action, which ends the episode: worse than any loss
 FORFEIT_REWARD = -1.0
+"""The reward of an illegal action, which ends the episode: worse than any loss."""
 
 OBSERVATION_SPACE = spaces.Box(0.0, np.array(OBSERVATION_HIGH, np.float32), dtype=np.float32)
+"""The environment's observation space: a float32 Box of OBSERVATION_SIZE entries, each from 0 to
+its bound in OBSERVATION_HIGH (docs/engine.md, Observation tensor)."""
 
 Observation = npt.NDArray[np.float32]
+"""An observation, as reset() and step() give it: a float32 array of OBSERVATION_SPACE's shape."""
 
 
 def opponent_seed(seed: int, k: int) -> int:

@@ -47,9 +47,12 @@ __all__ = [
 ]
 
 SHORT_NAME = "python_photosynthesis"
-# OpenSpiel's parameters are plain values: the player count, and a bool per advanced rule
+"""The name the game is registered under with pyspiel (`pyspiel.load_game(SHORT_NAME)`); `python_`
+as OpenSpiel names games written in Python."""
 DEFAULT_PARAMS: dict[str, int | bool] = {
     "players": MIN_PLAYERS, **{rule.name: False for rule in OPTION_RULES}}
+"""The game's parameters and their defaults: the player count (MIN_PLAYERS) and a bool per
+advanced rule (all off): OpenSpiel's parameters are plain values, not an Options."""
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -67,6 +70,8 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=DEFAULT_PARAMS,
 )
+"""The game's pyspiel.GameType: sequential, deterministic, perfect information, zero-sum, rewarded
+at the end, 2 to 4 players, with DEFAULT_PARAMS."""
 
 
 class PhotosynthesisGame(pyspiel.Game):  # type: ignore[misc]   # pyspiel has no types

@@ -35,6 +35,8 @@ __all__ = ["RenderMode", "env", "raw_env"]
 _OBS_HIGH = np.array(OBSERVATION_HIGH, np.float32)
 
 RenderMode = Literal["human", "ansi"]
+"""The render modes the environment takes: "human" prints the position, "ansi" returns it as
+text."""
 
 
 def env(players: int = 2, options: Options | str | None = None,

@@ -37,6 +37,7 @@ from photocore.stats import wilson
 __all__ = ["FIELDS", "SolvedPosition", "read", "write", "Score", "score"]
 
 FIELDS = ("position", "result", "margin", "best", "optimal", "legal", "source")
+"""The fields of a line of a ground-truth file (docs/solving.md), in the order they are written."""
 
 
 @dataclass(frozen=True)

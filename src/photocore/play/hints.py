@@ -26,9 +26,13 @@ from photocore.play._agents import Agent
 __all__ = ["DEFAULT_SIMULATIONS", "MAX_SIMULATIONS", "DEFAULT_TOP", "ROLLOUT", "Hint", "hint"]
 
 DEFAULT_SIMULATIONS = 1000
+"""The simulations (playouts, all moves together) of a hint whose limit names none."""
 MAX_SIMULATIONS = 100_000
+"""The most simulations a hint may be asked for: a bound on the work one request can cost."""
 DEFAULT_TOP = 3
-ROLLOUT = "random"          # the agent that finishes the games
+"""The moves a hint gives when not told how many."""
+ROLLOUT = "random"
+"""The built-in agent that finishes the games of a hint, playing every seat."""
 
 
 class Hint(NamedTuple):

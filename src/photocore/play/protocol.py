@@ -44,13 +44,22 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-MAX_LINE = ENGINE_LINE_CAP  # bytes in one line from an engine, newline excluded (limits)
-MAX_INFO = 100              # info lines kept per move
-DEFAULT_MOVETIME = 1000     # ms an engine is told it may think where its limit has no seconds
-DEFAULT_GRACE = 1000        # ms on top of it before a silent engine forfeits
-DEFAULT_STARTUP = 10.0      # seconds an engine may take to answer the greeting
-MAX_MILLISECONDS = 86_400_000   # a day: the most a move time and grace may each be
-MAX_STARTUP = 86_400.0      # seconds: a day
+"""The version of the engine protocol (docs/engines.md) this side speaks, sent in its greeting."""
+MAX_LINE = ENGINE_LINE_CAP
+"""The most bytes of one line from an engine, newline excluded (photocore.limits): a longer one
+is a protocol error."""
+MAX_INFO = 100
+"""The info lines kept per move (Engine.info): an engine may send any number."""
+DEFAULT_MOVETIME = 1000
+"""Milliseconds an engine is told it may think where its limit has no seconds."""
+DEFAULT_GRACE = 1000
+"""Milliseconds on top of the move time before a silent engine forfeits."""
+DEFAULT_STARTUP = 10.0
+"""Seconds an engine may take to answer the greeting."""
+MAX_MILLISECONDS = 86_400_000
+"""The most a move time and a grace may each be, in milliseconds: a day."""
+MAX_STARTUP = 86_400.0
+"""The most seconds a start-up may be given: a day."""
 _QUIT_WAIT = 0.2            # seconds a closing engine gets to leave on its own
 
 # engines of this process with a program running

@@ -26,16 +26,16 @@ from photocore.play.settings import Network, SearchSettings
 
 __all__ = ["AGENT_SETTINGS", "MIN_SIMULATIONS", "choosing", "SearchAgent"]
 
-# an agent's settings unless told otherwise: the defaults without root noise (it plays its
-# best; self-play's data adds the noise)
 AGENT_SETTINGS = SearchSettings(dirichlet_fraction=0.0)
+"""An agent's settings unless told otherwise: the defaults without root noise (it plays its best;
+self-play's data adds the noise)."""
 
 # the options an agent's name shows where they differ from these (as mcts:N?graph=1)
 _NAMED = (("graph", SearchSettings.graph), ("prove", DEFAULT_PROVE))
 
-# the fewest simulations a move can be chosen from: the first only evaluates the position,
-# the moves get visits from the second on (2: the move of the highest prior)
 MIN_SIMULATIONS = 2
+"""The fewest simulations a move can be chosen from: the first only evaluates the position, the
+moves get visits from the second on (2: the move of the highest prior)."""
 
 
 def choosing(simulations: int) -> int:

@@ -42,11 +42,15 @@ __all__ = [
     "forfeit_metadata", "Session"
 ]
 
-PERSON = "person"           # a person's seat, in requests and records
-RESIGNED = "resigned"       # the reason of a person's forfeit
-MAX_REASON = 300            # characters of an agent's failure kept as its forfeit's reason
+PERSON = "person"
+"""A person's seat, in requests and records."""
+RESIGNED = "resigned"
+"""The reason of a person's forfeit."""
+MAX_REASON = 300
+"""Characters of an agent's failure kept as its forfeit's reason."""
 
-By = Literal["person", "agent", "given"]   # who played a move: "given" when the game began
+By = Literal["person", "agent", "given"]
+"""Who played a move: a person, an agent, or "given" for the moves the game began with."""
 
 
 class BadRequest(ValueError):

@@ -23,10 +23,10 @@ import numpy.typing as npt
 
 __all__ = ["Network", "SearchSettings"]
 
-# the network: evaluate(obs, mask) -> (logits, values), as Search.run() calls it
-# (docs/searching.md)
 Network: TypeAlias = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]],
                               tuple[npt.ArrayLike, npt.ArrayLike]]
+"""A network, as Search.run() calls it (docs/searching.md): evaluate(obs, mask) -> (logits,
+values), for a batch of observations and their legal-move masks."""
 
 
 @dataclasses.dataclass(frozen=True)

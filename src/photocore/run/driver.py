@@ -39,8 +39,11 @@ __all__ = [
 ]
 
 BACKENDS = ("local", "ray")
-MAX_WORKERS = 1024      # worker processes of one machine's run
-MAX_BATCH = 100_000     # games a batch: a batch's games are held in memory till written
+"""The backends a run may use: local worker processes, or a ray cluster."""
+MAX_WORKERS = 1024
+"""The most worker processes of one machine's run."""
+MAX_BATCH = 100_000
+"""The most games of a batch: a batch's games are held in memory until written."""
 
 
 class Span(NamedTuple, Generic[P]):
@@ -214,7 +217,9 @@ class _DeferredInterrupt:
 
 # ---- resuming ---------------------------------------------------------------------------
 
-RECORD_FIELDS = ("rules_version", "players", "options")   # the rest is in the metadata
+RECORD_FIELDS = ("rules_version", "players", "options")
+"""The fields a resumed run compares at the top level of a record; the others it compares in the
+record's metadata."""
 
 
 def resumed(path: str, plan: Resumable[P], set_by: Mapping[str, str],

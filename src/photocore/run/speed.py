@@ -34,11 +34,17 @@ __all__ = [
 
 #: What a Workload's run gives back, for its check.
 T = TypeVar("T")
+#: The result of one workload, as measure() gives it (JSON-ready).
 Report = dict[str, Any]
-Amounts = dict[str, int]   # {unit: count} done by one call, the headline unit first
+#: {unit: count} done by one call, the headline unit first.
+Amounts = dict[str, int]
+#: timer(name, call) -> (seconds of one call, first value, last value), as pyperf_timer()
+#: makes one.
 Timer = Callable[[str, Callable[[], Any]], tuple[float, Any, Any]]
-Totals = tuple[int, tuple[int, ...], tuple[int, ...]]   # moves, score sums, wins
-PerftCase = tuple[str, Game, int]   # a name, a position, a depth
+#: What a Playouts run gives back for its check: moves, score sums, wins.
+Totals = tuple[int, tuple[int, ...], tuple[int, ...]]
+#: A perft case: a name, a position, a depth.
+PerftCase = tuple[str, Game, int]
 
 
 class CheckFailed(Exception):

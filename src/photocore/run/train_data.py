@@ -56,8 +56,10 @@ __all__ = [
 
 FIELDS = ("obs", "mask", "policy", "returns", "scores", "value", "to_move", "game", "ply",
           "searched")
+"""The arrays of a shard, one row per move, as the module's text describes them."""
 
 Shard: TypeAlias = dict[str, npt.NDArray[np.generic]]
+"""A shard of training data: FIELDS' arrays by name."""
 
 
 def value_targets(returns: npt.ArrayLike, to_move: npt.ArrayLike) -> npt.NDArray[Any]:

@@ -69,18 +69,29 @@ __all__ = [
     "stream_cap", "Streams", "client_of", "Guard"
 ]
 
-MAX_BODY = HTTP_BODY_CAP            # bytes of a request's body (photocore.limits)
-MAX_WAIT = 30.0                     # seconds a GET may wait for an agent's move
-MAX_LISTENERS = 64                  # event streams of one game at once
-MAX_CLIENT_STREAMS = 64             # event streams of one client at once, all games together
-FILES_KEPT_FREE = 64                # file descriptors no event stream may take (moves, db)
-LOG_EVERY = 10.0                    # seconds between two lines on a lack of file descriptors
-PING = 15.0                         # seconds between two comments on a quiet event stream
-RETRY_MS = 1000                     # a browser's wait before it reconnects a dropped stream
+MAX_BODY = HTTP_BODY_CAP
+"""Bytes of a request's body at most (photocore.limits)."""
+MAX_WAIT = 30.0
+"""Seconds a GET may wait for an agent's move."""
+MAX_LISTENERS = 64
+"""Event streams of one game at once."""
+MAX_CLIENT_STREAMS = 64
+"""Event streams of one client at once, all games together."""
+FILES_KEPT_FREE = 64
+"""File descriptors no event stream may take: kept for moves and the database."""
+LOG_EVERY = 10.0
+"""Seconds between two log lines on a lack of file descriptors."""
+PING = 15.0
+"""Seconds between two comments on a quiet event stream, a keep-alive."""
+RETRY_MS = 1000
+"""Milliseconds a browser waits before it reconnects a dropped stream (the event stream's
+`retry`)."""
 STATIC = importlib.resources.files("photocore.serve").joinpath("static")
-# the page runs only its own script, talks only to this server, and no site may frame it
+"""The folder of the served page's files (photocore/serve/static/), a package resource."""
 PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
                "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+"""The Content-Security-Policy of the served page: it runs only its own script, talks only to this
+server, and no site may frame it."""
 
 _STATUS = {BadRequest: 400, Forbidden: 403, UnknownGame: 404, NotNow: 409, TooManyGames: 429,
            Unavailable: 503, DatabaseError: 503, Damaged: 500}
@@ -95,6 +106,8 @@ _SEATED: dict[int | str, dict[str, Any]] = {
 _bearer = HTTPBearer(auto_error=False, description="a seat's token, as creating the game "
                      "answered it (its invite link holds it too)")
 Token = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+"""A route's parameter for a seat's bearer token: the credentials, or None where the request has
+none."""
 
 
 def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX_GAMES,

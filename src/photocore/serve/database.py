@@ -45,11 +45,14 @@ __all__ = [
 ]
 
 MEMORY = ":memory:"
-APPLICATION_ID = 0x50484F54     # "PHOT": SQLite's header field naming the program's files
-COMPANIONS = ("-wal", "-shm", "-journal", "-lock")   # the files beside a database
+"""The path of a database held in memory (SQLite's name): a server given it saves nothing."""
+APPLICATION_ID = 0x50484F54
+"""SQLite's header field naming the program's files (application_id), "PHOT" in ASCII: how a
+file is known as a photocore database."""
+COMPANIONS = ("-wal", "-shm", "-journal", "-lock")
+"""The suffixes of the files SQLite keeps beside a database (a backup may overwrite none of
+them)."""
 
-# each script takes the schema from the version before it to its own; never edit one that
-# was released: add the next
 MIGRATIONS: list[str] = [
     # 1: the games, their seats' tokens and their changes
     """
@@ -90,7 +93,10 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     """,
 ]
+"""The SQL scripts of the schema's versions: each takes the schema from the version before it to
+its own; never edit one that was released: add the next."""
 SCHEMA_VERSION = len(MIGRATIONS)
+"""The schema version of a database this code writes: the count of MIGRATIONS."""
 
 
 class DatabaseError(RuntimeError):

@@ -19,8 +19,10 @@ from photocore.records import loads
 
 __all__ = ["MAX_QUERY_VISITS", "MAX_QUERY", "QueryError", "answer", "serve_queries", "query_lines"]
 
-MAX_QUERY_VISITS = 1_000_000   # a query's visits at most, unless the server says otherwise
-MAX_QUERY = QUERY_LINE_CAP     # bytes in one query line (photocore.limits)
+MAX_QUERY_VISITS = 1_000_000
+"""A query's visits at most, unless the server says otherwise."""
+MAX_QUERY = QUERY_LINE_CAP
+"""Bytes in one query line at most (photocore.limits)."""
 
 
 class QueryError(ValueError):
