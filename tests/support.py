@@ -296,8 +296,7 @@ def descendants(spared=()):
 
 def left_behind(before=()):
     """The descendants of this process (descendants()) not in `before` nor beneath one of
-    them that still run
-    GRACE seconds on, killed: {(pid, start time): command line}, {} when none."""
+    them that still run GRACE seconds on, killed: {(pid, start time): command line}, {} when none."""
     deadline = time.monotonic() + GRACE
     while (left := {key: line for key, line in descendants(before).items()
                     if key not in before}) \
