@@ -184,8 +184,10 @@ def test_flags_and_the_text_form_give_the_same_rules():
 
 COMMANDS = sorted(main.commands)
 # what no visible option may be called any more: agents are --agents or --agent, and a file
-# of JSON a command writes is --summary (--json is a flag: JSON on stdout)
-OLD_WORDS = {"--opponents", "--engine", "--score"}
+# of JSON a command writes is --summary FILE
+OLD_WORDS = {"--opponents", "--engine", "--score", "--json"}
+# what a command reads, as its usage line names it: a record file, or a position
+ARGUMENTS = {"FILE", "FILES...", "POSITION|FILE"}
 AGENT_OPTIONS = {"--agents": "SPEC,...", "--agent": "SPEC"}
 # the one option that takes agents and is no command's agents: those an analysis query may
 # choose besides --agent
@@ -221,6 +223,9 @@ def test_every_command_speaks_the_one_vocabulary(name):
     # no agents as arguments (an old spelling, left out of the usage line)
     assert not [p for p in command.params if isinstance(p, click.Argument)
                 and "agents" in p.name and p.get_usage_pieces(ctx)]
+    # what it reads is FILE (or FILES): --games is a count
+    assert {piece for p in command.params if isinstance(p, click.Argument)
+            for piece in p.get_usage_pieces(ctx)} <= ARGUMENTS, name
     for flag, option in shown.items():
         metavar = option.metavar or ""
         if flag in AGENT_OPTIONS:       # agents: --agents SPEC,... (one syntax) or --agent SPEC
@@ -230,10 +235,10 @@ def test_every_command_speaks_the_one_vocabulary(name):
             assert (name, flag) == AGENTS_A_QUERY_MAY_CHOOSE and metavar == "SPEC,...", flag
         if "seed" in option.name:       # every seed is the one SEED type
             assert option.type is SEED and flag == "--seed", (name, flag)
-        if flag == "--json":            # a flag: JSON on stdout
-            assert option.is_flag, name
-        if flag == "--summary":         # a file of JSON the command writes
-            assert isinstance(option.type, click.Path) and not option.is_flag, name
+        if flag == "--summary":         # a file of JSON the command writes: one option
+            assert isinstance(option.type, click.Path) and option.metavar == "FILE", name
+            assert option.help.startswith("Also write ") and option.help.endswith(
+                " as JSON to this file."), name
         if flag == "--game":            # a game as people number them: from 1, as lines
             assert option.type.min == 1, name
         if flag == "--games":           # a total, in every command
@@ -256,6 +261,8 @@ def test_the_vocabulary_reaches_the_commands_it_names():
     assert {name for name in COMMANDS if "--agents" in names_of(name)} == {
         "selfplay", "match", "tournament", "play", "serve"}
     assert {name for name in COMMANDS if "--agent" in names_of(name)} == {"analyze", "solve"}
+    assert {name for name in COMMANDS if "--summary" in names_of(name)} == {
+        "match", "tournament", "bench", "solve"}
     assert {name for name in COMMANDS if "--players" in names_of(name)} >= {
         "selfplay", "match", "tournament", "playouts", "play"}
     assert "--group" not in help_of("match")

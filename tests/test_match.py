@@ -180,6 +180,26 @@ def test_a_tournament_of_groups_anchored_with_times_in_its_summary(tmp_path):
     assert row.count("-") >= 3
 
 
+def test_a_match_of_two_writes_its_elo_as_its_summary_says(tmp_path):
+    summary = tmp_path / "m.json"
+    result = run("match", "--agents", "mcts:50,random", "--games", 8, "--workers", 1,
+                 "--summary", summary, "--no-progress")
+    assert result.exit_code == 0, result.output
+    data = json.loads(summary.read_text())
+    assert (data["format"], data["players"], data["games"]) == ("photocore-match", 2, 8)
+    first, second = data["agents"]
+    assert (first["name"], second["name"], first["games"]) == ("mcts:50", "random", 8)
+    assert first["points"] + second["points"] == pytest.approx(8)
+    # the first agent's Elo against the second, as the summary's line; the second's negated
+    told = next(line for line in result.output.splitlines() if line.startswith("score "))
+    if first["elo"] is not None:
+        assert f"Elo {round(first['elo'], 1) + 0.0:+.1f}" in told
+        assert (second["elo"], second["low"], second["high"]) == tuple(
+            None if v is None else -v for v in (first["elo"], first["high"], first["low"]))
+    else:          # every game won: the line gives a bound, the summary null
+        assert "no losses or ties" in told and first["points"] == 8
+
+
 def test_a_tournament_refuses_a_bad_group_or_anchor(tmp_path):
     three = ["--agents", "random,greedy,mcts:5"]
     assert "needs 4 agents" in run("tournament", *three, "--group", 3).output

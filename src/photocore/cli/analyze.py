@@ -34,8 +34,8 @@ from photocore.run.driver import drive
 from photocore.serve.queries import MAX_QUERY_VISITS, query_lines, serve_queries
 
 # the option that sets each field a resumed game must match
-SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
-          "agents": "GAMES", "moves": "GAMES", "engine": "--agent", "seed": "--seed",
+SET_BY = {"rules_version": "FILE", "players": "FILE", "options": "FILE",
+          "agents": "FILE", "moves": "FILE", "engine": "--agent", "seed": "--seed",
           "solve": "--solve"}
 
 
@@ -44,7 +44,8 @@ def __getattr__(name: str) -> object:
 
 
 @click.command()
-@click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("games", metavar="FILE", required=False,
+                type=click.Path(exists=True, dir_okay=False))
 @agent_option("The agent that judges every position: mcts:N (UCT, N simulations a "
               "position), or a py: agent whose class is a SearchAgent (the AlphaZero "
               "checkpoint: py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) "
@@ -52,7 +53,7 @@ def __getattr__(name: str) -> object:
 @old_spelling("photocore analyze --engine", "agent",
               click.option("--engine", "old_engine", default=None, hidden=True), "old_engine")
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
-              help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
+              help="The analysed records: .jsonl or .jsonl.gz  [default: FILE with "
                    ".analysed before its suffix]")
 @workers_option("Processes (with --serve: threads) analysing  [default: this machine's "
                 "cores]")
@@ -83,7 +84,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             solve: int | None, no_solve: bool, resume: bool, backend: str,
             address: str | None, connect_timeout: float, progress: bool | None, serve: bool,
             allow: str | None, max_visits: int) -> None:
-    """Evaluate every move of the games in GAMES and write them, with their analysis, to
+    """Evaluate every move of the games in FILE and write them, with their analysis, to
     OUT: each position's value for every player, the agent's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
     (docs/analysis.md); exactly, by the solver, where it finishes (--solve). `photocore
@@ -102,7 +103,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
         raise click.UsageError("--allow names the agents queries may choose: only with --serve")
     if serve:
         if games is not None or out is not None or resume or backend != "local":
-            raise click.UsageError("--serve reads queries on standard input: no GAMES, "
+            raise click.UsageError("--serve reads queries on standard input: no FILE, "
                                    "--out, --resume or --backend ray")
         try:
             analysis.judge(agent)
@@ -121,7 +122,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             raise SystemExit(130) from None
         return
     if games is None:
-        raise click.UsageError("Missing argument 'GAMES' (or --serve).")
+        raise click.UsageError("Missing argument 'FILE' (or --serve).")
     out = out or _analysed_name(games)
     try:
         inputs = [games, *parse_spec(agent).files]

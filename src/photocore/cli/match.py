@@ -10,7 +10,6 @@ from typing import Any
 import click
 from tqdm import tqdm
 
-from photocore import records
 from photocore.cli.options import (
     MAX_GAMES,
     RULE_FLAGS,
@@ -25,6 +24,7 @@ from photocore.cli.options import (
     connect_backend,
     old_spelling,
     rule_options,
+    summary_option,
     workers_option,
 )
 from photocore.cli.output import (
@@ -33,10 +33,9 @@ from photocore.cli.output import (
     record_file,
     resume_from,
     run_output,
-    writing,
+    write_summary,
 )
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
-from photocore.files import atomic
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS
 from photocore.records import Record
 from photocore.run.driver import drive
@@ -93,6 +92,8 @@ def _common(command_name: str) -> Callable[[Command], Command]:
         backend_options,
         click.option("--progress/--no-progress", default=None,
                      help="Live line  [default: when stderr is a terminal]"),
+        summary_option("the standings: each agent's games, points, rating with its 95% "
+                       "interval and time per move"),
     ]
 
     def decorate(command: Command) -> Command:
@@ -157,12 +158,9 @@ def match(agents: tuple[str, ...] | None, games: int | None, sprt: str | None,
 @click.option("--anchor", default=None, metavar="AGENT",
               help="Rate this agent (as written in --agents) 0, the others from it  "
                    "[default: ratings centred on 0]")
-@click.option("--summary", type=click.Path(dir_okay=False), default=None,
-              help="Write the standings as JSON to this file: each agent's games, points, "
-                   "rating with its 95% interval and time per move.")
 @_common("tournament")
 def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
-               anchor: str | None, summary: str | None, **settings: Any) -> None:
+               anchor: str | None, **settings: Any) -> None:
     """A round robin: every pair (or --group of 3 or 4) of the agents plays a match (the
     same openings for all), then a cross table of scores and Bradley-Terry ratings from
     all the games, with each agent's time per move. An agent that forfeits every game it
@@ -178,8 +176,7 @@ def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
     if anchor is not None and anchor not in agents:
         raise click.BadParameter(f"{anchor!r} is not one of --agents", param_hint="--anchor")
     _play(agents, games_per_group, list(itertools.combinations(range(len(agents)), group)),
-          None, **settings, anchor=None if anchor is None else agents.index(anchor),
-          summary=summary)
+          None, **settings, anchor=None if anchor is None else agents.index(anchor))
 
 
 def _given(agents: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -196,7 +193,7 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
           seed: int, movetime: int, grace: int, openings: int | None,
           max_forfeits: int | None, out: str | None, resume: bool, backend: str,
           address: str | None, connect_timeout: float, progress: bool | None,
-          anchor: int | None = None, summary: str | None = None) -> None:
+          summary: str | None, anchor: int | None = None) -> None:
     check_backend(backend)
     try:
         plan = Match(agents, games, players, seed, openings, movetime, grace,
@@ -415,31 +412,37 @@ def _versus(standings: Standings, i: int, j: int) -> list[int]:
 
 
 def _write_summary(path: str, plan: Match, standings: Standings, anchor: int | None) -> None:
-    """The standings as JSON, written to a temporary file and renamed: never half written."""
-    fit = standings.bradley_terry(anchor)
+    """The standings as JSON (--summary): each agent's rating is the summary's, Bradley-Terry
+    or, in a match of two agents, the Elo of the first against the second (the second's the
+    same, negated)."""
+    if rated(plan):
+        fit = standings.bradley_terry(anchor)
+        ratings = [(fit.elo[k], fit.error[k], *fit.interval(k)) for k in range(len(plan.labels))]
+    else:
+        e = standings.estimate()
+        ratings = [(e.elo, e.error, e.low, e.high), (-e.elo, e.error, -e.high, -e.low)]
     agents = []
     for k, label in enumerate(plan.labels):
-        low, high = fit.interval(k)
+        elo, error, low, high = ratings[k]
         seconds = standings.time_per_move(k)
         agents.append({"name": label, "spec": plan.specs[k].text,
                        "games": standings.played[k], "points": standings.points[k],
-                       "elo": _finite(fit.elo[k]), "error": _finite(fit.error[k]),
+                       "elo": _finite(elo), "error": _finite(error),
                        "low": _finite(low), "high": _finite(high),
                        "seconds_per_move": _finite(seconds),
                        "moves_timed": standings.choices[k]})
-    data = {"format": "photocore-tournament", "players": plan.players,
+    data = {"format": f"photocore-{command_of(plan)}", "players": plan.players,
             "group": len(plan.pairings[0]), "options": str(plan.options), "seed": plan.seed,
             "openings": plan.openings, "games": standings.games,
             "games_per_group": plan.per_pairing, "forfeits": sum(standings.forfeits),
             "anchor": None if anchor is None else plan.labels[anchor],
             "confidence": 0.95, "agents": agents}
-    with writing(path), atomic(path) as f:
-        f.write((records.dumps(data, indent=1) + "\n").encode())
+    write_summary(path, data)
 
 
 def _finite(value: float) -> float | None:
     """A figure as the summary holds it: null where it is not finite (JSON has no inf)."""
-    return value if math.isfinite(value) else None
+    return value + 0.0 if math.isfinite(value) else None      # + 0.0: no -0.0
 
 
 def _forfeits(plan: Match, standings: Standings) -> str:

@@ -56,6 +56,14 @@ SEED_HELP = "any integer, taken modulo 2**64"
 MAX_GAMES = (1 << 63) - 1
 
 
+def summary_option(what: str) -> Callable[[Command], Command]:
+    """--summary FILE, the one way a command writes JSON (`what` it holds): handed to the
+    command as `summary` (None when not given), to check with check_writable before any
+    work and to write with output.write_summary."""
+    return click.option("--summary", type=click.Path(dir_okay=False), default=None,
+                        metavar="FILE", help=f"Also write {what} as JSON to this file.")
+
+
 def workers_option(help: str) -> Callable[[Command], Command]:
     """--workers, 1 to MAX_WORKERS: processes (or threads) of one machine."""
     return click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=None,

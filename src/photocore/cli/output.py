@@ -12,8 +12,8 @@ from types import ModuleType
 import click
 
 from photocore.errors import RecordError, needs_extra
-from photocore.files import input_among
-from photocore.records import Record, RecordWriter
+from photocore.files import atomic, input_among
+from photocore.records import Record, RecordWriter, dumps
 from photocore.run.driver import ResumeError, resumed
 from photocore.run.plan import Batch, Resumable, RunError
 
@@ -43,6 +43,12 @@ def check_writable(path: str, append: bool = False, inputs: Iterable[str] = ()) 
                   "reads: choose another")
     if reason:
         raise click.ClickException(f"cannot write {path}: {reason}")
+
+
+def write_summary(path: str, data: Mapping[str, object]) -> None:
+    """The JSON of --summary, written to a temporary file and renamed: never half written."""
+    with writing(path), atomic(path) as f:
+        f.write((dumps(data, indent=1) + "\n").encode())
 
 
 def _why_not_writable(path: str, append: bool) -> str | None:
