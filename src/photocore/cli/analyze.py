@@ -15,6 +15,7 @@ from photocore import analysis, compat
 from photocore.cli.options import (
     SEED,
     SEED_HELP,
+    Count,
     agent_option,
     backend_options,
     check_backend,
@@ -60,7 +61,7 @@ def __getattr__(name: str) -> object:
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="The same seed gives the same analysis, whatever --workers and --backend "
                    f"({SEED_HELP}).")
-@click.option("--solve", type=click.IntRange(1, MAX_NODES), default=None, metavar="NODES",
+@click.option("--solve", type=Count(MAX_NODES), default=None, metavar="NODES",
               help="Where the solver finishes a position within NODES positions (two "
                    "players, the last two rounds, from the end back), its exact values "
                    "stand for the agent's.  [default: "

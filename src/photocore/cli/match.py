@@ -16,6 +16,7 @@ from photocore.cli.options import (
     SEED,
     SEED_HELP,
     Command,
+    Count,
     HiddenArgument,
     agents_option,
     backend_options,
@@ -78,7 +79,7 @@ def _common(command_name: str) -> Callable[[Command], Command]:
         click.option("--openings", type=click.IntRange(min=0), default=None,
                      help="Random plies from the start that open each game, every opening "
                           "played from every seat  [default: one per player]"),
-        click.option("--max-forfeits", type=click.IntRange(1, MAX_GAMES), default=None,
+        click.option("--max-forfeits", type=Count(MAX_GAMES), default=None,
                      metavar="N",
                      help="Stop once an agent has forfeited N games (exit status 1): a "
                           "broken agent's games measure nothing.  [default: no limit; an "
@@ -117,7 +118,7 @@ def _common(command_name: str) -> Callable[[Command], Command]:
     Example:  photocore match --agents mcts:200,greedy --games 400
     """)
 @agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=None,
+@click.option("--games", type=Count(MAX_GAMES), default=None,
               help="Games to play, rounded up to whole openings  [default: 100; with "
                    "--sprt 100,000, a cap]")
 @click.option("--sprt", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
@@ -145,11 +146,11 @@ def match(agents: tuple[str, ...] | None, games: int | None, sprt: str | None,
 
 @click.command()
 @agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
-@click.option("--games-per-group", type=click.IntRange(1, MAX_GAMES), default=20,
+@click.option("--games-per-group", type=Count(MAX_GAMES), default=20,
               show_default=True, metavar="N",
               help="Games each pairing (or group) plays, rounded up to whole openings.")
 @old_spelling("photocore tournament --games N (games per group)", "games_per_group",
-              click.option("--games", "old_games", type=click.IntRange(1, MAX_GAMES),
+              click.option("--games", "old_games", type=Count(MAX_GAMES),
                            default=None, hidden=True), "old_games")
 @click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
               show_default=True,

@@ -8,14 +8,14 @@ from typing import TypeVar
 import click
 
 from photocore._game import random_playouts
-from photocore.cli.options import MAX_GAMES, SEED, SEED_HELP, players_and_rules
+from photocore.cli.options import MAX_GAMES, SEED, SEED_HELP, Count, players_and_rules
 from photocore.facts import Options
 
 T = TypeVar("T")
 
 
 @click.command()
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100_000, show_default=True,
+@click.option("--games", type=Count(MAX_GAMES), default=100_000, show_default=True,
               help="Games to play.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help=f"The same seed plays the same games ({SEED_HELP}).")

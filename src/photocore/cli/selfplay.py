@@ -9,6 +9,7 @@ from photocore.cli.options import (
     RULE_FLAGS,
     SEED,
     SEED_HELP,
+    Count,
     agents_option,
     backend_options,
     batch_option,
@@ -30,7 +31,7 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
 
 
 @click.command()
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1000, show_default=True,
+@click.option("--games", type=Count(MAX_GAMES), default=1000, show_default=True,
               help="Games to play (with --resume: in all, those in OUT included).")
 @players_and_rules
 @agents_option(f"Comma-separated agents, one for every seat or one per seat: "

@@ -9,6 +9,7 @@ from photocore._game import Game
 from photocore.cli.options import (
     SEED,
     SEED_HELP,
+    Count,
     FiniteRange,
     agent_option,
     old_spelling,
@@ -38,7 +39,7 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 # the solver's own range (photocore.solve: 1e-9 at least): a usage error here, its range in --help
 @click.option("--seconds", type=FiniteRange(min=1e-9), default=DEFAULT_SECONDS,
               show_default=True, help="Wall-clock time the search may take.")
-@click.option("--nodes", type=click.IntRange(1, MAX_NODES), default=None,
+@click.option("--nodes", type=Count(MAX_NODES), default=None,
               help="Positions the search may visit.  [default: no limit]")
 @click.option("--memory", type=click.IntRange(min=1), default=DEFAULT_MEMORY >> 20,
               show_default=True, callback=lambda ctx, param, mib: _memory(mib),
