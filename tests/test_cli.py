@@ -54,6 +54,13 @@ WRITERS = {
 }
 # the commands that write game records: OUT must be named .jsonl or .jsonl.gz
 RECORD_WRITERS = {"selfplay --out", "match --out", "tournament --out"}
+# the others whose file must be named by what it holds
+SUFFIXES = {"export --npz": ".npz", "stats --plot": ".png", "replay --html": ".html"}
+
+
+def named(command):
+    """A name the file `command` writes may have."""
+    return "out" + (".jsonl" if command in RECORD_WRITERS else SUFFIXES.get(command, ""))
 
 
 @pytest.mark.parametrize("command", sorted(WRITERS))
@@ -61,7 +68,7 @@ def test_every_command_that_writes_says_in_one_line_why_it_cannot(tmp_path, comm
     if command == "stats --plot":
         pytest.importorskip("matplotlib")
     (tmp_path / "file").write_text("a file")
-    name = "out.jsonl" if command in RECORD_WRITERS else "out"
+    name = named(command)
     for out, why in [(tmp_path / "missing" / name, f"the folder {tmp_path / 'missing'} "
                                                    "does not exist"),
                      (tmp_path / "file" / name, f"{tmp_path / 'file'} is not a folder")]:
@@ -80,7 +87,7 @@ def test_a_write_that_fails_is_one_line_and_leaves_nothing(tmp_path, command, mo
         raise PermissionError(13, "Permission denied", source)   # the hidden temporary file
 
     monkeypatch.setattr(os, "replace", refused)
-    out = tmp_path / "out"
+    out = tmp_path / named(command)
     result = cli(*WRITERS[command](out))
     assert result.exit_code == 1, result.output
     error = f"Error: cannot write {out}: Permission denied"
@@ -101,6 +108,42 @@ def test_game_records_are_written_to_jsonl_or_jsonl_gz_only(tmp_path, command):
                 "file (or .jsonl.gz, compressed)") in result.output
         assert result.output.startswith("Usage: ") and "Traceback" not in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command, suffix, told", [
+    ("export --npz", ".npz", "the arrays are written to a .npz file"),
+    ("stats --plot", ".png", "the charts are drawn into a .png file"),
+    ("replay --html", ".html", "the page is written to a .html file"),
+])
+def test_every_file_written_is_named_by_what_it_holds(tmp_path, command, suffix, told):
+    # as game records are .jsonl: export --npz out.txt wrote a zip named .txt
+    option = command.split()[1]
+    for name in ["out.txt", f"out{suffix}.txt", "out"]:
+        out = tmp_path / name
+        result = cli(*WRITERS[command](out))
+        assert result.exit_code == 2, result.output
+        assert f"Invalid value for '{option}': {out}: {told}" in result.output
+    assert list(tmp_path.iterdir()) == []
+    assert cli(*WRITERS[command](tmp_path / f"out{suffix}")).exit_code == 0
+    assert [p.name for p in tmp_path.iterdir()] == [f"out{suffix}"]
+
+
+@pytest.mark.parametrize("command", [
+    ["verify"], ["stats"], ["stats", "--plot", "{tmp}/p.png"], ["export", "--npz", "{tmp}/e.npz"],
+    ["analyze", "--out", "{tmp}/a.jsonl", "--no-progress"], ["repair"]])
+def test_an_empty_file_is_0_games_to_every_command_reading_records(tmp_path, command):
+    if "--plot" in command:
+        pytest.importorskip("matplotlib")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    result = cli(command[0], empty, *[a.format(tmp=tmp_path) for a in command[1:]])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\b0 games\b", result.output), result.output
+    assert empty.read_bytes() == b"" and not (tmp_path / "a.jsonl").exists()
+    # a file of bad lines only is no record file at all: an error, as before
+    (tmp_path / "bad.jsonl").write_text("not a record\n")
+    if command[0] in ("stats", "repair"):
+        assert cli(command[0], tmp_path / "bad.jsonl").exit_code == 1
 
 
 # ---- the smaller things --------------------------------------------------------------------

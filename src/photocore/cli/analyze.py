@@ -141,6 +141,9 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             from None
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agent") from None
+    if not run.games:        # an empty file: 0 games, as to every command
+        click.echo(f"{games}: 0 games, nothing to analyse")
+        return
     skip = resume_from(out, resume, run, SET_BY,
                        functools.partial(run.check_resumed, set_by=SET_BY), inputs)
     if skip == run.games:
