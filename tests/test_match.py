@@ -376,7 +376,9 @@ def test_selfplay_takes_every_kind_of_spec(tmp_path):
                  "--out", out, "--no-progress")
     assert result.exit_code == 0, result.output
     recs = list(records.read_games(out, verify=True))
-    assert [r["metadata"]["agents"][0] for r in recs] == [engine, "greedy",
+    # the engine by the name it announces, as in a match; a py agent without a name by its
+    # spec
+    assert [r["metadata"]["agents"][0] for r in recs] == ["simple-python", "greedy",
                                                            f"py:{tmp_path / 'raiser.py'}:Raiser"]
     assert all(r["metadata"]["forfeit"]["reason"].startswith("select() raised") for r in recs)
 

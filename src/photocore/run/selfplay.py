@@ -65,6 +65,9 @@ class Series:
         self.specs = seat_agents(agents, players)
         self.seed = check_seed(seed)
         self.options = game_options(options, (), flags, "Series")
+        # what records and summaries call the agents: the names py agents declare and
+        # engines announce once check() has made them, the specs' labels till then
+        self.labels = [spec.label for spec in self.specs]
 
     @property
     def searches(self) -> bool:
@@ -73,10 +76,11 @@ class Series:
 
     def check(self) -> None:
         """Fails early (ValueError) on an agent that would fail in every game (one that
-        cannot play this run's players or options among them)."""
+        cannot play this run's players or options among them), and labels each agent by
+        the name it declares or announces."""
         game = Game(self.players, options=self.options)
-        for spec in dict.fromkeys(self.specs):
-            spec.check(game)
+        names = {spec: spec.check(game) for spec in dict.fromkeys(self.specs)}
+        self.labels = [names[spec] or spec.label for spec in self.specs]
 
     def play(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
                                                     npt.NDArray[np.int64]]:
@@ -108,8 +112,7 @@ class Series:
     def seats(self, index: int) -> list[str]:
         """The agents' names by seat in game `index`, as its record's metadata holds them:
         the agents rotate one seat per game, so each plays every seat."""
-        names = [spec.label for spec in self.specs]
-        return [names[(seat - index) % self.players] for seat in range(self.players)]
+        return [self.labels[(seat - index) % self.players] for seat in range(self.players)]
 
     def defining(self, index: int) -> dict[str, object]:
         """What game `index` of this run is defined by, as its record holds it: each field
