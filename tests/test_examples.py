@@ -256,7 +256,7 @@ def test_own_search_steps_runs():
         "random games, Python loop", "random games, Game.playout",
         "UCT in Python, Python playouts", "UCT in Python, Game.playout",
         "Search, playouts as values", "Search, ScoreLead", "Search, ScoreLead, in_flight=8",
-        "Search, ScoreLead, every game at once", "mcts:10, all in C"]
+        "Search, ScoreLead, every game at once", "mcts:N, all in C"]
 
 
 def python_blocks(path):
