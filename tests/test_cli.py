@@ -16,7 +16,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from photocore import compat
+from photocore import compat, random_playouts
 from photocore.cli import main
 from photocore.cli.options import SEED, parse_agents
 from photocore.facts import OPTION_RULES
@@ -144,6 +144,17 @@ def test_an_empty_file_is_0_games_to_every_command_reading_records(tmp_path, com
     (tmp_path / "bad.jsonl").write_text("not a record\n")
     if command[0] in ("stats", "repair"):
         assert cli(command[0], tmp_path / "bad.jsonl").exit_code == 1
+
+
+def test_playouts_shares_a_ties_win_as_selfplay_and_stats_do():
+    # 2,000 random 2-player games from seed 3 hold ties: each counted a whole win for each
+    # winner, the seats' rates added up to more than 100%
+    result = cli("playouts", "--games", 2000, "--seed", 3)
+    assert result.exit_code == 0, result.output
+    rates = [float(rate) for rate in re.findall(r"wins ([\d.]+)%", result.output)]
+    assert len(rates) == 2 and sum(rates) == pytest.approx(100, abs=0.11)
+    totals = random_playouts(2000, seed=3)
+    assert sum(totals["wins"]) > 2000       # the ties are there
 
 
 # ---- the smaller things --------------------------------------------------------------------

@@ -15,6 +15,7 @@ class PlayoutTotals(TypedDict):
     moves: int
     score_sums: tuple[int, ...]
     wins: tuple[int, ...]
+    win_shares: tuple[float, ...]
 
 @overload
 def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,

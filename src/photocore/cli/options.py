@@ -60,7 +60,7 @@ class Count(click.IntRange):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
-        number = click.types.IntParamType.convert(self, value, param, ctx)
+        number = click.INT.convert(value, param, ctx)
         if self.max is not None and number > self.max:
             self.fail(f"{number} is more than {self.max:,}, the most it can be", param, ctx)
         return super().convert(number, param, ctx)

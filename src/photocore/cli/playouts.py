@@ -23,8 +23,8 @@ T = TypeVar("T")
 def playouts(games: int, seed: int, players: int, options: Options) -> None:
     """Play whole games of uniformly random legal moves in C (one thread).
 
-    Prints the moves, the speed, and per seat the mean score and the share of games won,
-    where every winner of a tie counts a win (selfplay and stats split a tie instead).
+    Prints the moves, the speed, and per seat the mean score and its win rate, tied winners
+    sharing the win (facts.win_share), as in selfplay and stats.
     """
     start = time.perf_counter()
     result = _interruptible(lambda: random_playouts(games, players=players, seed=seed,
@@ -36,7 +36,7 @@ def playouts(games: int, seed: int, players: int, options: Options) -> None:
                f"{seconds:.2f} s ({games / seconds:,.0f} games/s, {moves / seconds:,.0f} moves/s)")
     for seat in range(players):
         click.echo(f"  seat {seat}: mean score {result['score_sums'][seat] / games:.2f}, "
-                   f"wins {result['wins'][seat] / games:.1%}")
+                   f"wins {result['win_shares'][seat] / games:.1%}")
 
 
 def _interruptible(function: Callable[[], T]) -> T:

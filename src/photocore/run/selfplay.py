@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from photocore._game import Game
 from photocore.compat import game_options
-from photocore.facts import RULES_VERSION, Options, check_count, check_seed
+from photocore.facts import RULES_VERSION, Options, check_count, check_seed, win_share
 from photocore.play import harness
 from photocore.play import specs as agent_specs
 from photocore.play._agents import play_games
@@ -161,8 +161,8 @@ class Tally:
     scores, win rates by seat and by agent. `photocore selfplay` and `photocore stats` both
     count with it.
 
-    Ties: the winners of a game share its win, 1 / (number of winners) each, so the win
-    rates of the seats of a game add up to 1 (as the zero-sum returns share the pot).
+    Ties: the winners of a game share its win (facts.win_share), so the win rates of the
+    seats of a game add up to 1.
     An agent's win rate is its share of wins over the seats it played.
 
     >>> t = Tally(2)
@@ -188,12 +188,13 @@ class Tally:
         self.moves += moves
         for seat, score in enumerate(scores):
             self.scores[seat] += score
+        share = win_share(len(winners))
         for seat in winners:
-            self.seat_wins[seat] += 1 / len(winners)
+            self.seat_wins[seat] += share
         for seat, name in enumerate(agents):
             self.agent_games[name] = self.agent_games.get(name, 0) + 1
             if seat in winners:
-                self.agent_wins[name] = self.agent_wins.get(name, 0) + 1 / len(winners)
+                self.agent_wins[name] = self.agent_wins.get(name, 0) + share
 
     def merge(self, other: "Tally") -> None:
         """Adds the counts of another Tally of the same number of players."""
