@@ -93,8 +93,8 @@ def _common(command_name: str) -> Callable[[Command], Command]:
         backend_options,
         click.option("--progress/--no-progress", default=None,
                      help="Live line  [default: when stderr is a terminal]"),
-        summary_option("the standings: each agent's games, points, rating with its 95% "
-                       "interval and time per move"),
+        summary_option("the standings (each agent's games, points, rating with its 95% "
+                       "interval, time per move)"),
     ]
 
     def decorate(command: Command) -> Command:
