@@ -524,7 +524,7 @@ def test_the_python_agent_example_beats_random_the_same_whatever_the_workers(tmp
                      workers, "--out", outs[-1], "--no-progress")
         assert result.exit_code == 0, result.output
     assert outs[0].read_bytes() == outs[1].read_bytes()      # seeded through reset(seed=)
-    wins = sum(rec["metadata"]["agents"].index(agent) in rec["result"]["winners"]
+    wins = sum(rec["metadata"]["agents"].index("noisy-greedy") in rec["result"]["winners"]
                for rec in games_of(outs[0]))
     assert wins >= 8, result.output
 
