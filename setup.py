@@ -12,8 +12,8 @@ docs/hardening.md for running Python under them).
 The flags above are gcc's and clang's; MSVC (Windows) gets /O2 (/Od /Zi for PHOTOCORE_DEBUG=1)
 and has no native or sanitized build.
 
-Cython and the C compiler run on every core (pip install included: it passes no -j);
-PHOTOCORE_BUILD_JOBS=N sets how many.
+Cython translates every module at once and the C compiler compiles every extension at once
+(pip install included: it passes no -j); PHOTOCORE_BUILD_JOBS=N runs N at a time instead.
 """
 import os
 import platform
@@ -26,10 +26,13 @@ from setuptools.command.build_ext import build_ext
 native = os.environ.get("PHOTOCORE_NATIVE") == "1"
 debug = os.environ.get("PHOTOCORE_DEBUG") == "1"
 sanitize = os.environ.get("PHOTOCORE_SANITIZE") == "1"
-jobs = int(os.environ.get("PHOTOCORE_BUILD_JOBS") or os.cpu_count() or 1)
+# None: one job per module. A pool of one job per core left the last extensions compiling one
+# after another on 2 cores, the slowest last; all at once, the OS shares the cores among them
+jobs = int(os.environ.get("PHOTOCORE_BUILD_JOBS") or 0) or None
+MODULES = ("_kernel", "_game", "play._agents", "play._search", "play._solver", "env._vec")
 # Cython's own processes are forked: where they would be spawned (macOS, Windows) they would
 # run this file again, so Cython runs in this process there
-cython_jobs = jobs if sys.platform.startswith("linux") else 0
+cython_jobs = (jobs or len(MODULES)) if sys.platform.startswith("linux") else 0
 
 # a sanitized build at -O1, as AddressSanitizer advises: half the compile time of -O3
 compile_args = ["-O0", "-g"] if debug else ["-O1"] if sanitize else ["-O3"]
@@ -58,7 +61,7 @@ extensions = [
         extra_link_args=link_args,
         define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
     )
-    for name in ("_kernel", "_game", "play._agents", "play._search", "play._solver", "env._vec")
+    for name in MODULES
 ]
 
 extensions = cythonize(extensions, compiler_directives=directives,
@@ -92,4 +95,4 @@ class BuildExt(build_ext):
 
 
 setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt},
-      options={"build_ext": {"parallel": jobs}})
+      options={"build_ext": {"parallel": jobs or len(extensions)}})

@@ -534,7 +534,7 @@ def test_illegal_when_shaded():
 def test_random_playouts_totals(players, options):
     games = 40
     result = photocore.random_playouts(games, players=players, seed=7, options=options)
-    assert set(result) == {"games", "moves", "score_sums", "wins"}
+    assert set(result) == {"games", "moves", "score_sums", "wins", "win_shares"}
     assert result["games"] == games
     rounds = Options.parse(options).rounds
     # every game has its 2 placements and one `end` per player per round, at least
@@ -543,6 +543,9 @@ def test_random_playouts_totals(players, options):
     assert all(type(s) is int and s >= 0 for s in result["score_sums"])
     assert all(type(w) is int and 0 <= w <= games for w in result["wins"])
     assert games <= sum(result["wins"]) <= games * players
+    # a tie's winners share its win: the shares add up to the games
+    assert sum(result["win_shares"]) == pytest.approx(games)
+    assert all(s <= w for s, w in zip(result["win_shares"], result["wins"]))
     assert sum(result["score_sums"]) > 0
 
 
@@ -558,7 +561,8 @@ def test_random_playouts_deterministic():
 
 def test_random_playouts_of_zero_games():
     result = photocore.random_playouts(0, players=4)
-    assert result == {"games": 0, "moves": 0, "score_sums": (0, 0, 0, 0), "wins": (0, 0, 0, 0)}
+    assert result == {"games": 0, "moves": 0, "score_sums": (0, 0, 0, 0), "wins": (0, 0, 0, 0),
+                      "win_shares": (0, 0, 0, 0)}
 
 
 def test_random_playouts_of_one_game():

@@ -254,7 +254,11 @@ def test_the_budgets_are_said_in_the_help():
                             ("match", "--simulations"), ("analyze", "--nodes")):
         text = cli(command, "--help").output
         said = text[text.index(f"  {option} "):]
-        assert "<=x<=" in said[:said.index("\n  --")], (command, option)
+        said = said[:said.index("\n  --")]
+        # a count up to a long long's 2**63 - 1 says no upper bound, which no one reaches
+        assert ("[x>=1]" if option == "--solve" else "<=x<=") in said, (command, option)
+    huge = cli("analyze", "--solve", 2**63, "--serve").output
+    assert f"{2**63} is more than {2**63 - 1:,}" in huge
 
 
 def test_the_solver_refuses_a_budget_out_of_range_at_once():

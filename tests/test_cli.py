@@ -15,6 +15,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from photocore import random_playouts
 from photocore.cli import main
 from photocore.cli.options import SEED, parse_agents
 from photocore.facts import OPTION_RULES
@@ -52,6 +53,13 @@ WRITERS = {
 }
 # the commands that write game records: OUT must be named .jsonl or .jsonl.gz
 RECORD_WRITERS = {"selfplay --out", "match --out", "tournament --out"}
+# the others whose file must be named by what it holds
+SUFFIXES = {"export --npz": ".npz", "stats --plot": ".png", "replay --html": ".html"}
+
+
+def named(command):
+    """A name the file `command` writes may have."""
+    return "out" + (".jsonl" if command in RECORD_WRITERS else SUFFIXES.get(command, ""))
 
 
 @pytest.mark.parametrize("command", sorted(WRITERS))
@@ -59,7 +67,7 @@ def test_every_command_that_writes_says_in_one_line_why_it_cannot(tmp_path, comm
     if command == "stats --plot":
         pytest.importorskip("matplotlib")
     (tmp_path / "file").write_text("a file")
-    name = "out.jsonl" if command in RECORD_WRITERS else "out"
+    name = named(command)
     for out, why in [(tmp_path / "missing" / name, f"the folder {tmp_path / 'missing'} "
                                                    "does not exist"),
                      (tmp_path / "file" / name, f"{tmp_path / 'file'} is not a folder")]:
@@ -79,7 +87,7 @@ def test_a_write_that_fails_is_one_line_and_leaves_nothing(tmp_path, command, mo
         raise PermissionError(13, "Permission denied", source)   # the hidden temporary file
 
     monkeypatch.setattr(os, "replace", refused)
-    out = tmp_path / "out"
+    out = tmp_path / named(command)
     result = cli(*WRITERS[command](out))
     assert result.exit_code == 1, result.output
     error = f"Error: cannot write {out}: Permission denied"
@@ -102,6 +110,53 @@ def test_game_records_are_written_to_jsonl_or_jsonl_gz_only(tmp_path, command):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command, suffix, told", [
+    ("export --npz", ".npz", "the arrays are written to a .npz file"),
+    ("stats --plot", ".png", "the charts are drawn into a .png file"),
+    ("replay --html", ".html", "the page is written to a .html file"),
+])
+def test_every_file_written_is_named_by_what_it_holds(tmp_path, command, suffix, told):
+    # as game records are .jsonl: export --npz out.txt wrote a zip named .txt
+    option = command.split()[1]
+    for name in ["out.txt", f"out{suffix}.txt", "out"]:
+        out = tmp_path / name
+        result = cli(*WRITERS[command](out))
+        assert result.exit_code == 2, result.output
+        assert f"Invalid value for '{option}': {out}: {told}" in result.output
+    assert list(tmp_path.iterdir()) == []
+    assert cli(*WRITERS[command](tmp_path / f"out{suffix}")).exit_code == 0
+    assert [p.name for p in tmp_path.iterdir()] == [f"out{suffix}"]
+
+
+@pytest.mark.parametrize("command", [
+    ["verify"], ["stats"], ["stats", "--plot", "{tmp}/p.png"], ["export", "--npz", "{tmp}/e.npz"],
+    ["analyze", "--out", "{tmp}/a.jsonl", "--no-progress"], ["repair"]])
+def test_an_empty_file_is_0_games_to_every_command_reading_records(tmp_path, command):
+    if "--plot" in command:
+        pytest.importorskip("matplotlib")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    result = cli(command[0], empty, *[a.format(tmp=tmp_path) for a in command[1:]])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\b0 games\b", result.output), result.output
+    assert empty.read_bytes() == b"" and not (tmp_path / "a.jsonl").exists()
+    # a file of bad lines only is no record file at all: an error, as before
+    (tmp_path / "bad.jsonl").write_text("not a record\n")
+    if command[0] in ("stats", "repair"):
+        assert cli(command[0], tmp_path / "bad.jsonl").exit_code == 1
+
+
+def test_playouts_shares_a_ties_win_as_selfplay_and_stats_do():
+    # 2,000 random 2-player games from seed 3 hold ties: each counted a whole win for each
+    # winner, the seats' rates added up to more than 100%
+    result = cli("playouts", "--games", 2000, "--seed", 3)
+    assert result.exit_code == 0, result.output
+    rates = [float(rate) for rate in re.findall(r"wins ([\d.]+)%", result.output)]
+    assert len(rates) == 2 and sum(rates) == pytest.approx(100, abs=0.11)
+    totals = random_playouts(2000, seed=3)
+    assert sum(totals["wins"]) > 2000       # the ties are there
+
+
 # ---- the smaller things --------------------------------------------------------------------
 
 @pytest.mark.slow
@@ -117,8 +172,7 @@ def test_zero_games_are_refused(tmp_path, command):
     out = tmp_path / "never.jsonl"
     result = cli(command, "--games", 0, *(["--out", out] if command == "selfplay" else []))
     assert result.exit_code == 2
-    assert ("Invalid value for '--games': 0 is not in the range "
-            "1<=x<=9223372036854775807.") in result.output
+    assert "Invalid value for '--games': 0 is not in the range x>=1." in result.output
     assert not out.exists()
 
 
@@ -139,8 +193,9 @@ def test_the_readme_says_how_long_the_set_up_takes_and_selfplay_how_to_stop_ray(
     readme = (ROOT / "README.md").read_text()
     setup = readme[readme.index("## Set-up"):readme.index("## A short tour")]
     install, tests = setup.split("Run the tests")
-    assert re.search(r"`pip install \.` takes about \d+ (seconds|minutes)", install), \
-        "install time"
+    # a measured time, with the machine it was measured on
+    assert re.search(r"`pip install \.`.*? took (\d+ min )?\d+ s .*?on a [\w ,-]*2-core \w+",
+                     " ".join(install.split())), "install time"
     assert re.search(r"about \d+(-\d+)? minutes on 2 cores", tests), "test time"
     assert "docs/selfplay.md" in readme
     selfplay = (ROOT / "docs" / "selfplay.md").read_text()
@@ -184,8 +239,10 @@ def test_flags_and_the_text_form_give_the_same_rules():
 
 COMMANDS = sorted(main.commands)
 # what no visible option may be called any more: agents are --agents or --agent, and a file
-# of JSON a command writes is --summary (--json is a flag: JSON on stdout)
-OLD_WORDS = {"--opponents", "--engine", "--score"}
+# of JSON a command writes is --summary FILE
+OLD_WORDS = {"--opponents", "--engine", "--score", "--json"}
+# what a command reads, as its usage line names it: a record file, or a position
+ARGUMENTS = {"FILE", "FILES...", "POSITION|FILE"}
 AGENT_OPTIONS = {"--agents": "SPEC,...", "--agent": "SPEC"}
 # the one option that takes agents and is no command's agents: those an analysis query may
 # choose besides --agent
@@ -215,11 +272,15 @@ def runs_a_plan(name):
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_command_speaks_the_one_vocabulary(name):
     command = main.commands[name]
+    ctx = click.Context(command, info_name=name)
     shown = {flag: option for option in options_of(name) for flag in names(option)}
     assert not OLD_WORDS & set(shown), name
     # no agents as arguments: --agents
     assert not [p for p in command.params if isinstance(p, click.Argument)
                 and "agents" in p.name]
+    # what it reads is FILE (or FILES): --games is a count
+    assert {piece for p in command.params if isinstance(p, click.Argument)
+            for piece in p.get_usage_pieces(ctx)} <= ARGUMENTS, name
     for flag, option in shown.items():
         metavar = option.metavar or ""
         if flag in AGENT_OPTIONS:       # agents: --agents SPEC,... (one syntax) or --agent SPEC
@@ -229,16 +290,18 @@ def test_every_command_speaks_the_one_vocabulary(name):
             assert (name, flag) == AGENTS_A_QUERY_MAY_CHOOSE and metavar == "SPEC,...", flag
         if "seed" in option.name:       # every seed is the one SEED type
             assert option.type is SEED and flag == "--seed", (name, flag)
-        if flag == "--json":            # a flag: JSON on stdout
-            assert option.is_flag, name
-        if flag == "--summary":         # a file of JSON the command writes
-            assert isinstance(option.type, click.Path) and not option.is_flag, name
+        if flag == "--summary":         # a file of JSON the command writes: one option
+            assert isinstance(option.type, click.Path) and option.metavar == "FILE", name
+            assert option.help.startswith("Also write ") and option.help.endswith(
+                " as JSON to this file."), name
         if flag == "--game":            # a game as people number them: from 1, as lines
             assert option.type.min == 1, name
         if flag == "--games":           # a total, in every command
             assert not re.search(r"\b(per|each) (pairing|group)", option.help or ""), name
     # a search's budget is simulations in every help text
     assert not re.search(r"\bN playouts|playouts (a|per) (position|move)", help_of(name))
+    # no range reads as a limit that is none: a long long's 9223372036854775807
+    assert not re.search(r"\d{16}", help_of(name)), name
     # every command that runs a plan runs it on this machine or on a Ray cluster
     ray = {"--backend", "--address", "--connect-timeout"}
     assert (ray <= set(shown)) == runs_a_plan(name) == bool(ray & set(shown)), name
@@ -255,6 +318,8 @@ def test_the_vocabulary_reaches_the_commands_it_names():
     assert {name for name in COMMANDS if "--agents" in names_of(name)} == {
         "selfplay", "match", "tournament", "play", "serve"}
     assert {name for name in COMMANDS if "--agent" in names_of(name)} == {"analyze", "solve"}
+    assert {name for name in COMMANDS if "--summary" in names_of(name)} == {
+        "match", "tournament", "bench", "solve"}
     assert {name for name in COMMANDS if "--players" in names_of(name)} >= {
         "selfplay", "match", "tournament", "playouts", "play"}
     assert "--group" not in help_of("match")

@@ -5,6 +5,7 @@ import importlib.util
 import math
 import pathlib
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -262,4 +263,48 @@ def test_own_search_steps_runs():
         "random games, Python loop", "random games, Game.playout",
         "UCT in Python, Python playouts", "UCT in Python, Game.playout",
         "Search, playouts as values", "Search, ScoreLead", "Search, ScoreLead, in_flight=8",
-        "Search, ScoreLead, every game at once", "mcts:10, all in C"]
+        "Search, ScoreLead, every game at once", "mcts:N, all in C"]
+
+
+def python_blocks(path):
+    """The ```python blocks of a Markdown file that are code to run as written (doctests,
+    `>>>`, run under pytest)."""
+    return [block for block in re.findall(r"^```python\n(.*?)^```",
+                                          path.read_text(encoding="utf-8"), re.M | re.S)
+            if not block.startswith(">>>")]
+
+
+@pytest.mark.parametrize("page, block", [("examples/own_search/README.md", 0),
+                                         ("docs/own-search.md", 0)])
+def test_the_own_search_snippets_run_as_written_from_the_root(page, block):
+    code = python_blocks(ROOT / page)[block]
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_own_search_page_runs_the_match_its_claim_is_about():
+    page = (ROOT / "docs" / "own-search.md").read_text(encoding="utf-8")
+    claim = re.search(r"`PUCT\(evaluator=\"(\w+)\"\)` scored ([\d.]+)% against `(mcts:\d+)`",
+                      page)
+    (command,) = [line for line in page.splitlines()
+                  if line.startswith("photocore match") and "puct.py" in line]
+    assert f"evaluator={claim[1]},{claim[3]}" in command
+
+
+def test_steps_prints_the_ratios_of_the_pages_table():
+    spec = importlib.util.spec_from_file_location("steps", EXAMPLES / "own_search" / "steps.py")
+    steps = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(steps)
+    names = list(steps.steps(300, 50))
+    page = (ROOT / "docs" / "own-search.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (.+?) \| [\d,]+ \w+/s \|(?: [\d.]+ x (.+?))? \|$", page, re.M)
+    assert len(rows) == len(names)
+    # the table's words for the step a ratio is against
+    against = {"the Python loop": "random games, Python loop",
+               "the Python playouts": "UCT in Python, Python playouts",
+               "UCT in Python": "UCT in Python, Game.playout",
+               "a leaf a call": "Search, ScoreLead",
+               "8 leaves a call": "Search, ScoreLead, in_flight=8"}
+    for name, (_, base) in zip(names, rows):
+        assert steps.BASES.get(name) == (against[base] if base else None), name

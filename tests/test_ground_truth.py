@@ -73,9 +73,10 @@ def test_the_command_scores_an_agent(tmp_path):
     path = tmp_path / "set.jsonl"
     ground_truth.write(path, [entry(COLLECT_THEN_END), entry(END_WINS)])
     run = CliRunner().invoke
-    done = run(main, ["solve", str(path), "--agent", "py:test_ground_truth:Perfect", "--json"])
+    done = run(main, ["solve", str(path), "--agent", "py:test_ground_truth:Perfect",
+                      "--summary", tmp_path / "score.json"])
     assert done.exit_code == 0, done.output
-    answer = json.loads(done.output)
+    answer = json.loads((tmp_path / "score.json").read_text())
     assert (answer["positions"], answer["contested"], answer["kept"], answer["accuracy"]) == \
         (2, 2, 2, 1.0)
     done = run(main, ["solve", str(path), "--agent", "py:test_ground_truth:Worst",

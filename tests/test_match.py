@@ -183,6 +183,26 @@ def test_a_tournament_of_groups_anchored_with_times_in_its_summary(tmp_path):
     assert row.count("-") >= 3
 
 
+def test_a_match_of_two_writes_its_elo_as_its_summary_says(tmp_path):
+    summary = tmp_path / "m.json"
+    result = run("match", "--agents", "mcts:50,random", "--games", 8, "--workers", 1,
+                 "--summary", summary, "--no-progress")
+    assert result.exit_code == 0, result.output
+    data = json.loads(summary.read_text())
+    assert (data["format"], data["players"], data["games"]) == ("photocore-match", 2, 8)
+    first, second = data["agents"]
+    assert (first["name"], second["name"], first["games"]) == ("mcts:50", "random", 8)
+    assert first["points"] + second["points"] == pytest.approx(8)
+    # the first agent's Elo against the second, as the summary's line; the second's negated
+    told = next(line for line in result.output.splitlines() if line.startswith("score "))
+    if first["elo"] is not None:
+        assert f"Elo {round(first['elo'], 1) + 0.0:+.1f}" in told
+        assert (second["elo"], second["low"], second["high"]) == tuple(
+            None if v is None else -v for v in (first["elo"], first["high"], first["low"]))
+    else:          # every game won: the line gives a bound, the summary null
+        assert "no losses or ties" in told and first["points"] == 8
+
+
 def test_a_tournament_refuses_a_bad_group_or_anchor(tmp_path):
     three = ["--agents", "random,greedy,mcts:5"]
     assert "needs 4 agents" in run("tournament", *three, "--group", 3).output
@@ -363,7 +383,9 @@ def test_selfplay_takes_every_kind_of_spec(tmp_path):
                  "--out", out, "--no-progress")
     assert result.exit_code == 0, result.output
     recs = list(records.read_games(out, verify=True))
-    assert [r["metadata"]["agents"][0] for r in recs] == [engine, "greedy",
+    # the engine by the name it announces, as in a match; a py agent without a name by its
+    # spec
+    assert [r["metadata"]["agents"][0] for r in recs] == ["simple-python", "greedy",
                                                            f"py:{tmp_path / 'raiser.py'}:Raiser"]
     assert all(r["metadata"]["forfeit"]["reason"].startswith("select() raised") for r in recs)
 
@@ -514,7 +536,7 @@ def test_the_python_agent_example_beats_random_the_same_whatever_the_workers(tmp
                      workers, "--out", outs[-1], "--no-progress")
         assert result.exit_code == 0, result.output
     assert outs[0].read_bytes() == outs[1].read_bytes()      # seeded through reset(seed=)
-    wins = sum(rec["metadata"]["agents"].index(agent) in rec["result"]["winners"]
+    wins = sum(rec["metadata"]["agents"].index("noisy-greedy") in rec["result"]["winners"]
                for rec in games_of(outs[0]))
     assert wins >= 8, result.output
 

@@ -145,14 +145,19 @@ def test_repair_keeps_a_link_and_the_mode_of_its_target(games, tmp_path):
 ])
 @pytest.mark.parametrize("how", ["itself", "a link", "a hard link"])
 def test_no_command_writes_over_its_input(games, tmp_path, command, how):
-    out = {"itself": games, "a link": tmp_path / "soft.jsonl",
-           "a hard link": tmp_path / "hard.jsonl"}[how]
+    suffix = suffix_of(f"{command[0]} {command[-3 if command[-1] == '--resume' else -2]}")
+    out = {"itself": games, "a link": tmp_path / f"soft{suffix}",
+           "a hard link": tmp_path / f"hard{suffix}"}[how]
     if how == "a link":
         out.symlink_to(games)
     elif how == "a hard link":
         os.link(games, out)
     before = games.read_bytes()
     result = cli(*[str(a).format(**{"in": games, "out": out}) for a in command])
+    if how == "itself" and suffix != ".jsonl":      # refused by its name first
+        assert result.exit_code == 2 and f"{out}: the " in result.output, result.output
+        assert games.read_bytes() == before
+        return
     assert result.exit_code == 1, result.output
     assert "one of the files this command reads: choose another" in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
@@ -205,6 +210,16 @@ def test_a_terminal_game_is_not_saved_over_its_record(games):
 
 # ---- every output option, found in the commands themselves --------------------------------
 
+def suffix_of(option):
+    """What the file of "COMMAND --option" must be named (its OutputFile callback's first
+    suffix), or .jsonl where any name will do."""
+    from photocore.cli import main
+    from photocore.cli.output import OutputFile
+    command, flag = option.split()
+    param = next(p for p in main.commands[command].params if flag in p.opts)
+    return param.callback.suffixes[0] if isinstance(param.callback, OutputFile) else ".jsonl"
+
+
 def output_options():
     """Every option or argument of photocore's commands that names a file to write, read
     from the click commands: a click.Path that need not exist (exists=False) and may be a
@@ -236,6 +251,10 @@ OUTPUTS = {
                          "--games-per-group", 2, *RUN, "--out", "{out}"],
     "tournament --summary": ["tournament", "--agents", "random,greedy,random",
                              "--games-per-group", 2, *RUN, "--summary", "{out}"],
+    "match --summary": ["match", "--agents", "random,greedy", "--games", 2, *RUN,
+                        "--summary", "{out}"],
+    "solve --summary": ["solve", "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- "
+                        "0/2200/4432/- 0579", "--summary", "{out}"],
     "bench --summary": ["bench", "--summary", "{out}"],
     "stats --plot": ["stats", "{in}", "--plot", "{out}"],
     "export --npz": ["export", "{in}", "--npz", "{out}"],
@@ -283,7 +302,7 @@ def runnable(monkeypatch, tmp_path, games):
 @pytest.mark.parametrize("what", ["a link", "a 0600 file", "a character device", "a FIFO"])
 @pytest.mark.slow
 def test_every_output_respects_what_stands_at_its_path(option, what, runnable, tmp_path):
-    out = tmp_path / "out.jsonl"
+    out = tmp_path / f"out{suffix_of(option)}"
     target = tmp_path / "target.jsonl"
     got = []
     if what == "a link":

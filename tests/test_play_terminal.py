@@ -210,3 +210,15 @@ def test_the_rule_flags_of_every_command_choose_the_rules_here_too():
     game = photocore.Game(options="f")
     result = CliRunner().invoke(play, ["--position", game.position(), "--shade-blocks"])
     assert result.exit_code == 2 and "--options" in result.output, result.output
+
+
+def test_help_lists_the_cells_a_bad_cell_is_pointed_to():
+    result = CliRunner().invoke(play, ["--agents", "random", "--seed", "1"],
+                                input="grow z9\nhelp\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "'z9' is not a cell of the board (help lists them)" in result.output
+    cells = re.search(r"^Cells, row by row: (.+)$", result.output, re.M)[1].split(", ")
+    assert cells == ["a4-a7", "b3-b7", "c2-c7", "d1-d7", "e1-e6", "f1-f5", "g1-g4"]
+    named = {f"{span[0]}{n}" for span in cells
+             for n in range(int(span[1:span.index("-")]), int(span.split("-")[1][1:]) + 1)}
+    assert named == set(photocore.facts.CELLS)

@@ -66,9 +66,11 @@ def test_every_seat_gets_the_return_of_the_game_played_out(players, options):
 def test_playouts_from_the_start_are_the_games_of_random_playouts(players):
     rows = Game(players).playouts(300, seed=5)
     totals = photocore.random_playouts(300, players, seed=5)
-    # the winners (co-winners too) are the seats of the best return
-    assert tuple(np.sum(rows == rows.max(axis=1, keepdims=True), axis=0).tolist()) \
-        == totals["wins"]
+    # the winners (co-winners too) are the seats of the best return, sharing a tie's win
+    best = rows == rows.max(axis=1, keepdims=True)
+    assert tuple(np.sum(best, axis=0).tolist()) == totals["wins"]
+    shares = np.sum(best / best.sum(axis=1, keepdims=True), axis=0)
+    assert np.allclose(shares, totals["win_shares"])
     assert rows.dtype == np.float32 and np.allclose(rows.sum(axis=1), 0, atol=1e-6)
 
 

@@ -62,3 +62,24 @@ def test_stats_plot_skips_games_with_an_illegal_move(tmp_path):
     result = CliRunner().invoke(main, ["stats", str(games), "--plot", str(tmp_path / "p.png")])
     assert result.exit_code == 0, result.output
     assert "1 game (1 finished, 0 unfinished), 1 bad line skipped" in result.output
+
+
+def test_the_speed_chart_of_the_docs_shows_every_text_whole():
+    # docs/_ext/figures.py draws docs/speed.md's chart at each build of the site; its axis
+    # label was centred past the figure's right edge, cut at "(time"
+    pytest.importorskip("matplotlib")
+    import importlib.util
+    docs = GOLDEN.parent.parent / "docs"
+    spec = importlib.util.spec_from_file_location("figures", docs / "_ext" / "figures.py")
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    figure = figures.speed_figure(figures.speed_ups(docs / "speed.md"))
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    (axes,) = figure.axes
+    texts = [axes.xaxis.label, *axes.get_yticklabels(), *axes.texts]
+    assert axes.xaxis.label.get_text().endswith("(times, log scale)") and len(texts) > 10
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        assert figure.bbox.x0 <= box.x0 and box.x1 <= figure.bbox.x1, text.get_text()
+        assert figure.bbox.y0 <= box.y0 and box.y1 <= figure.bbox.y1, text.get_text()

@@ -14,8 +14,8 @@ import photocore
 
 SRC = pathlib.Path(photocore.__file__).parent
 ROOT = SRC.parent.parent
-# the old names' module, going in the same release (issue 47); __main__ runs the command
-NOT_API = {"photocore.compat", "photocore.__main__"}
+# __main__ runs the command
+NOT_API = {"photocore.__main__"}
 # modules whose framework is an extra: checked where it is installed
 EXTRAS = {"photocore.env.gym": "gymnasium", "photocore.env.openspiel": "pyspiel",
           "photocore.env.pettingzoo": "pettingzoo", "photocore.env.sb3": "stable_baselines3",
@@ -118,7 +118,6 @@ def definitions(name: str, root: pathlib.Path = SRC) -> list[str]:
                          re.MULTILINE)
     return [f"{path.relative_to(root)}:{text[:m.start()].count(chr(10)) + 1}"
             for path in sorted([*root.rglob("*.py"), *root.rglob("*.pyx")])
-            if path.name != "compat.py"
             for text in [path.read_text(encoding="utf-8")]
             for m in pattern.finditer(text)]
 

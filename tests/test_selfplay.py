@@ -369,3 +369,52 @@ def test_selfplay_and_stats_count_a_tie_alike(tmp_path):
     wins = [sum(1 / len(g["result"]["winners"]) for g in games if seat in g["result"]["winners"])
             for seat in (0, 1)]
     assert summary == ", ".join(f"{w / 19:.1%}" for w in wins)   # the tie split in two
+
+
+def test_a_resumed_run_summarises_the_whole_file_as_an_uninterrupted_one(tmp_path):
+    def rates(output):
+        return [line for line in output.splitlines()
+                if line.startswith(("mean score by seat", "win rate by"))]
+
+    whole = cli("selfplay", "--games", 40, "--out", tmp_path / "whole.jsonl", *RUN)
+    cli("selfplay", "--games", 25, "--out", tmp_path / "part.jsonl", *RUN)
+    resumed = cli("selfplay", "--games", 40, "--out", tmp_path / "part.jsonl", *RUN, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert (tmp_path / "part.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
+    assert "15 games (after 25 already in the file)" in resumed.output
+    assert "the whole file, 40 games:" in resumed.output
+    assert len(rates(whole.output)) == 3 and rates(resumed.output) == rates(whole.output)
+
+
+NAMED = '''
+class Named:
+    name = "Firsty"
+
+    def select(self, game):
+        return game.legal_moves()[0]
+
+
+class NamedLater:
+    def __init__(self, tag="x"):
+        self.name = f"Later-{tag}"
+
+    def select(self, game):
+        return game.legal_moves()[-1]
+'''
+
+
+def test_python_agents_are_labelled_by_the_name_they_declare(tmp_path):
+    (tmp_path / "named.py").write_text(NAMED)
+    module = tmp_path / "named.py"
+    first, later = f"py:{module}:Named", f"py:{module}:NamedLater?tag=b"
+    out = tmp_path / "g.jsonl"
+    result = cli("selfplay", "--games", 4, "--agents", f"{first},{later}", "--workers", 1,
+                 "--out", out, "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"win rate by agent:  Firsty [\d.]+%, Later-b [\d.]+%", result.output)
+    seats = [json.loads(line)["metadata"]["agents"] for line in out.read_text().splitlines()]
+    assert seats == [["Firsty", "Later-b"], ["Later-b", "Firsty"]] * 2
+    result = cli("match", "--agents", f"{first},random", "--games", 2, "--workers", 1,
+                 "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Firsty vs random: 2 games")

@@ -869,3 +869,21 @@ def test_the_serve_command_refuses_bad_options(args, words):
     assert result.exit_code == 2
     for word in words:
         assert word in result.output
+
+
+def test_a_refused_click_is_told_until_the_game_moves_on():
+    # the page kept "Not your turn: player 1 ..." in red while its status said player 0 (its
+    # own seat) was to move. Run in node (tests/play_page.js); the browser tests need
+    # Chromium
+    import shutil
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: tests/test_serve_browser.py checks the page")
+    here = pathlib.Path(__file__).resolve().parent
+    page = here.parent / "src" / "photocore" / "serve" / "static" / "play.js"
+    done = subprocess.run([node, str(here / "play_page.js"), str(page)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    refused, kept, after, status = json.loads(done.stdout)
+    assert refused == kept == "Not your turn: player 1 to move"
+    assert (after, status) == ("", "player 0 to move")

@@ -182,6 +182,17 @@ def test_one_server_to_a_database(tmp_path):
     Database(tmp_path / "games.sqlite3").close()
 
 
+def test_a_missing_folder_is_refused_as_by_every_command_that_writes(tmp_path):
+    from photocore.cli import main
+    db = tmp_path / "no" / "games.sqlite3"
+    result = CliRunner().invoke(serve, ["--db", str(db)])
+    assert result.exit_code == 1 and not (tmp_path / "no").exists()
+    told = f"Error: cannot write {db}: the folder {tmp_path / 'no'} does not exist"
+    assert result.output.strip() == told
+    selfplay = CliRunner().invoke(main, ["selfplay", "--out", str(tmp_path / "no" / "g.jsonl")])
+    assert selfplay.output.strip() == told.replace("games.sqlite3", "g.jsonl")
+
+
 def test_a_backup_while_the_server_writes(tmp_path):
     path = tmp_path / "games.sqlite3"
     app = create_app(["random"], db=path)

@@ -164,7 +164,7 @@ def test_bad_input():
 # ---- photocore solve -----------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_the_command_solves_a_position_or_a_records_position():
+def test_the_command_solves_a_position_or_a_records_position(tmp_path):
     from click.testing import CliRunner
 
     from photocore import records
@@ -175,8 +175,10 @@ def test_the_command_solves_a_position_or_a_records_position():
     assert done.exit_code == 0, done.output
     assert done.output.startswith("player 0 to move: win by +13 points under best play")
     assert "best: collect d4\nline: [collect d4] [end]\n" in done.output
-    done = run(main, ["solve", COLLECT_THEN_END, "--json"])
-    answer = json.loads(done.output)
+    summary = tmp_path / "solution.json"
+    done = run(main, ["solve", COLLECT_THEN_END, "--summary", summary])
+    assert done.output.startswith("player 0 to move: win by +13 points")  # the text too
+    answer = json.loads(summary.read_text())
     assert answer["result"] == 1 and answer["margin"] == 13 and answer["best"] == ["collect d4"]
     assert answer["moves"]["end"] == [-1, -5] and answer["returns"] == [1.0, -1.0]
     # a record's position: a golden game's, a few moves before its end
@@ -184,15 +186,16 @@ def test_the_command_solves_a_position_or_a_records_position():
     line = next(n for n in range(1, 50) if records.read_game(golden, n)["players"] == 2)
     ply = len(records.read_game(golden, line)["moves"]) - 4
     expected = photocore.solve(records.from_record(records.read_game(golden, line), ply))
-    done = run(main, ["solve", str(golden), "--game", line, "--ply", ply, "--json"])
+    done = run(main, ["solve", str(golden), "--game", line, "--ply", ply, "--summary", summary])
     assert done.exit_code == 0, done.output
-    assert json.loads(done.output)["best"] == [str(m) for m in expected.best]
+    assert json.loads(summary.read_text())["best"] == [str(m) for m in expected.best]
     # three players: every seat's return
     done = run(main, ["solve", SHARED.format(light=4)])
     assert done.exit_code == 0, done.output
     assert done.output.startswith("player 0 to move: return +0.25 (returns +0.25, -0.5, "
                                   "+0.25) by +0 points")
-    answer = json.loads(run(main, ["solve", SHARED.format(light=4), "--json"]).output)
+    run(main, ["solve", SHARED.format(light=4), "--summary", summary])
+    answer = json.loads(summary.read_text())
     assert answer["returns"] == [0.25, -0.5, 0.25] and answer["moves"]["end"] == [-0.5, -12]
     # a budget that runs out: unsolved, exit status 3
     far = Game(2)

@@ -65,19 +65,21 @@ def tournament(players, specs, games, seed, workers, folder, play=True):
 
 
 def accuracy(specs, folder, play=True, positions=None):
-    """Each agent scored on SOLVED (`photocore solve SOLVED --agent SPEC --json`, in a
+    """Each agent scored on SOLVED (`photocore solve SOLVED --agent SPEC --summary FILE`, in a
     subprocess; the first `positions` only, if given) unless `play` is false, kept in
     `folder`/solved.json; the scores."""
     path = os.path.join(ROOT, folder, "solved.json")
     if play:
         scores = []
         for spec in specs:
-            command = (["photocore", "solve", SOLVED, "--agent", spec, "--json"]
+            score = os.path.join(ROOT, folder, "score.json")
+            command = (["photocore", "solve", SOLVED, "--agent", spec, "--summary", score]
                        + (["--positions", str(positions)] if positions else []))
             print("$", shlex.join(command), flush=True)
-            done = subprocess.run([sys.executable, "-m", "photocore", *command[1:]],
-                                  check=True, cwd=ROOT, capture_output=True, text=True)
-            scores.append({"spec": spec, **json.loads(done.stdout)})
+            subprocess.run([sys.executable, "-m", "photocore", *command[1:]], check=True,
+                           cwd=ROOT, capture_output=True, text=True)
+            with open(score) as f:
+                scores.append({"spec": spec, **json.load(f)})
         with open(path + ".tmp", "w") as f:
             json.dump(scores, f, indent=1)
         os.replace(path + ".tmp", path)
@@ -111,7 +113,7 @@ def accuracy_section(scores):
             "share of all the positions where its move was one of the best in result and "
             "final score margin. Intervals are 95% Wilson intervals.", "",
             *accuracy_table(scores), "",
-            "```", f"photocore solve {SOLVED} --agent SPEC --json", "```", ""]
+            "```", f"photocore solve {SOLVED} --agent SPEC --summary FILE", "```", ""]
 
 
 def label(agent):

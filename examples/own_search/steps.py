@@ -53,6 +53,18 @@ def batched(games, seed, simulations):
     return len(games) * simulations
 
 
+# the step each step's speed is a ratio to, as the page's table has it ("against")
+BASES = {
+    "random games, Game.playout": "random games, Python loop",
+    "UCT in Python, Game.playout": "UCT in Python, Python playouts",
+    "Search, playouts as values": "UCT in Python, Game.playout",
+    "Search, ScoreLead": "UCT in Python, Game.playout",
+    "Search, ScoreLead, in_flight=8": "Search, ScoreLead",
+    "Search, ScoreLead, every game at once": "Search, ScoreLead, in_flight=8",
+    "mcts:N, all in C": "UCT in Python, Game.playout",
+}
+
+
 def steps(simulations, each):
     """{step: (unit, work(games, seed) -> count of that unit)}, in the page's order."""
     def search(make):
@@ -70,8 +82,7 @@ def steps(simulations, each):
             lambda: puct.PUCT(simulations, "score", in_flight=8)),
         "Search, ScoreLead, every game at once": (
             "simulations", lambda games, seed: batched(games, seed, simulations)),
-        f"mcts:{simulations}, all in C": search(
-            lambda: photocore.Agent("mcts", simulations=simulations)),
+        "mcts:N, all in C": search(lambda: photocore.Agent("mcts", simulations=simulations)),
     }
 
 
@@ -100,11 +111,10 @@ def main():
           f"games from each, {args.simulations} simulations a move, best of {args.rounds} "
           "rounds, CPU time")
     rates = measure(args.positions, args.simulations, args.games, args.rounds, args.seed)
-    before = None
     for step, (unit, rate) in rates.items():
-        ratio = f"{rate / before[1]:6.2f} x the step before" if before and before[0] == unit else ""
+        base = BASES.get(step)
+        ratio = f"{rate / rates[base][1]:6.2f} x {base}" if base else ""
         print(f"{step:<38} {rate:>10,.0f} {unit}/s  {ratio}")
-        before = unit, rate
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ class PlayoutTotals(TypedDict):
     moves: int
     score_sums: tuple[int, ...]
     wins: tuple[int, ...]
+    win_shares: tuple[float, ...]
 
 def random_playouts(games: SupportsIndex, players: SupportsIndex = 2, seed: SupportsIndex = 0,
                     *, options: Options | str | None = None) -> PlayoutTotals: ...

@@ -20,7 +20,8 @@ from photocore import notation
 from photocore._kernel import check_count, check_players, check_seed, check_threads
 from photocore.errors import (IllegalMoveError, InvalidMoveError, InvalidPositionError,
                               InvariantError)
-from photocore.facts import CELLS, MOVE_KINDS, OPTIONS, SIZE_NAMES, SIZES, STACK_LEAVES, Options
+from photocore.facts import (CELLS, MOVE_KINDS, OPTIONS, SIZE_NAMES, SIZES, STACK_LEAVES, Options,
+                             win_share)
 from photocore.notation import MOVE_TEXTS, parse_move_text
 
 cdef tuple _PHASES = ("setup", "play", "over")
@@ -78,19 +79,20 @@ def random_playouts(games, players=2, seed=0, *, options=None):
     included) in C, without the GIL, with `options` (an Options or its text,
     docs/engine.md); `seed` is any integer, taken modulo 2**64 (facts.check_seed).
 
-    Returns a dict: games, moves, score_sums (per seat), wins (per seat; every co-winner of
-    a tie counts a win).
+    Returns a dict: games, moves, score_sums (per seat), wins (per seat, the games it won or
+    shared) and win_shares (per seat, its wins with a tie's shared, facts.win_share: the
+    seats' shares add up to the games).
 
     >>> r = random_playouts(10, players=3, seed=1, options="s")
-    >>> r["games"], len(r["wins"])
-    (10, 3)
+    >>> r["games"], len(r["wins"]), round(sum(r["win_shares"]), 9)
+    (10, 3, 10.0)
     """
     games, players = check_count(games, "games"), check_players(players)
     cdef uint64_t base = check_seed(seed)
     cdef int flags_on = Options.coerce(options).flags
     cdef long long count = games, moves = 0
     cdef long long score_sums[MAX_PLAYERS]
-    cdef long long wins[MAX_PLAYERS]
+    cdef long long wins[MAX_PLAYERS * MAX_PLAYERS]     # by seat, then by number of winners
     cdef int nplayers = players
     cdef long long first = 0, run
     memset(score_sums, 0, sizeof(score_sums))
@@ -105,11 +107,15 @@ def random_playouts(games, players=2, seed=0, *, options=None):
             stopped = pc_signalled()
     if stopped:
         pc_raise_interrupt()
+    # by_winners[p][n - 1]: the games seat p won with n winners in all
+    by_winners = [[wins[p * MAX_PLAYERS + k] for k in range(MAX_PLAYERS)] for p in range(players)]
     return {
         "games": games,
         "moves": moves,
         "score_sums": tuple(score_sums[p] for p in range(players)),
-        "wins": tuple(wins[p] for p in range(players)),
+        "wins": tuple([sum(counts) for counts in by_winners]),
+        "win_shares": tuple([sum([n * win_share(k + 1) for k, n in enumerate(counts)])
+                             for counts in by_winners]),
     }
 
 

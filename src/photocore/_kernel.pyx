@@ -1494,21 +1494,25 @@ cdef void playout_totals(long long first, long long count, int players, uint64_t
                          int flags, long long* moves, long long* score_sums,
                          long long* wins) noexcept nogil:
     """Plays games first .. first + count - 1 of uniformly random legal moves, game g from
-    game_seed(seed, g) (so a run cut in chunks plays the games of one call); adds up their moves and, per seat, scores and wins (every co-winner
-    of a tie counts a win) into the zeroed `moves`, `score_sums` and `wins`."""
+    game_seed(seed, g) (so a run cut in chunks plays the games of one call); adds up their
+    moves and, per seat, scores and wins into the zeroed `moves`, `score_sums` and `wins`,
+    MAX_PLAYERS x MAX_PLAYERS: wins[p * MAX_PLAYERS + n - 1]
+    counts the games seat p won with n winners in all (what a win is worth to each of them
+    is facts.win_share's to say, not the kernel's)."""
     cdef State s
     cdef uint64_t rng
     cdef long long g
-    cdef int p, winners
+    cdef int p, winners, n
     for g in range(first, first + count):
         rng = game_seed(seed, <uint64_t>g)
         state_init(&s, players, flags)
         moves[0] += play_random_game(&s, &rng)
         winners = winners_mask(&s)
+        n = pc_popcount(<uint64_t>winners)
         for p in range(players):
             score_sums[p] += score(&s, p)
             if winners >> p & 1:
-                wins[p] += 1
+                wins[p * MAX_PLAYERS + n - 1] += 1
 
 def commutes(x, y, options=0):
     """Whether action ids x then y, played in one turn of a game with these option bits,

@@ -128,6 +128,17 @@ SETUP_TREES: int = _KERNEL["setup_trees"]   # small trees each player places bef
 MAX_GAME_MOVES: int = _KERNEL["max_game_moves"]   # no game is longer (docs/engine.md)
 MAX_LEGAL: int = _KERNEL["max_legal"]   # no position has more legal moves
 
+
+def win_share(winners: int) -> float:
+    """What a game's win is worth to each of its `winners` (tied on score and light): they
+    share it, so a game's shares add up to 1, as its zero-sum returns share the pot. The
+    rule of every win rate: photocore playouts, selfplay and stats.
+
+    >>> win_share(1), win_share(2), win_share(3)
+    (1.0, 0.5, 0.3333333333333333)
+    """
+    return 1 / winners
+
 # ---- action ids and the observation (docs/engine.md) --------------------------------------
 
 # first id of each kind: place, buy, plant, grow, collect, end

@@ -15,6 +15,7 @@ from photocore import analysis
 from photocore.cli.options import (
     SEED,
     SEED_HELP,
+    Count,
     agent_option,
     backend_options,
     check_backend,
@@ -35,26 +36,27 @@ from photocore.serve.queries import MAX_QUERY_VISITS, query_lines, serve_queries
 __all__ = ["SET_BY", "analyze"]
 
 # the option that sets each field a resumed game must match
-SET_BY = {"rules_version": "GAMES", "players": "GAMES", "options": "GAMES",
-          "agents": "GAMES", "moves": "GAMES", "judge": "--agent", "seed": "--seed",
+SET_BY = {"rules_version": "FILE", "players": "FILE", "options": "FILE",
+          "agents": "FILE", "moves": "FILE", "judge": "--agent", "seed": "--seed",
           "solve_nodes": "--nodes"}
 
 
 @click.command()
-@click.argument("games", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.argument("games", metavar="FILE", required=False,
+                type=click.Path(exists=True, dir_okay=False))
 @agent_option("The judge: the agent that values every position, mcts:N (UCT, N simulations a "
               "position), or a py: agent whose class is a SearchAgent (the AlphaZero "
               "checkpoint: py:examples/alphazero/agent.py:AlphaZeroAgent?simulations=200) "
               "or has analyze(game).", default=analysis.DEFAULT_JUDGE)
 @click.option("--out", type=click.Path(dir_okay=False), callback=record_file, default=None,
-              help="The analysed records: .jsonl or .jsonl.gz  [default: GAMES with "
+              help="The analysed records: .jsonl or .jsonl.gz  [default: FILE with "
                    ".analysed before its suffix]")
 @workers_option("Processes (with --serve: threads) analysing  [default: this machine's "
                 "cores]")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="The same seed gives the same analysis, whatever --workers and --backend "
                    f"({SEED_HELP}).")
-@click.option("--nodes", type=click.IntRange(1, MAX_NODES), default=None, metavar="N",
+@click.option("--nodes", type=Count(MAX_NODES), default=None, metavar="N",
               help="Where the solver finishes a position within N positions (two "
                    "players, the last two rounds, from the end back), its exact values "
                    "stand for the agent's.  [default: "
@@ -78,7 +80,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             nodes: int | None, no_solve: bool, resume: bool, backend: str,
             address: str | None, connect_timeout: float, progress: bool | None, serve: bool,
             allow: str | None, max_visits: int) -> None:
-    """Evaluate every move of the games in GAMES and write them, with their analysis, to
+    """Evaluate every move of the games in FILE and write them, with their analysis, to
     OUT: each position's value for every player, the judge's best move, the loss of the
     move played, inaccuracies, mistakes and blunders, and each player's accuracy
     (docs/analysis.md); exactly, by the solver, where it finishes (--nodes). `photocore
@@ -97,7 +99,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
         raise click.UsageError("--allow names the agents queries may choose: only with --serve")
     if serve:
         if games is not None or out is not None or resume or backend != "local":
-            raise click.UsageError("--serve reads queries on standard input: no GAMES, "
+            raise click.UsageError("--serve reads queries on standard input: no FILE, "
                                    "--out, --resume or --backend ray")
         try:
             analysis.judge(agent)
@@ -116,7 +118,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             raise SystemExit(130) from None
         return
     if games is None:
-        raise click.UsageError("Missing argument 'GAMES' (or --serve).")
+        raise click.UsageError("Missing argument 'FILE' (or --serve).")
     out = out or _analysed_name(games)
     try:
         inputs = [games, *parse_spec(agent).files]
@@ -134,6 +136,9 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             from None
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agent") from None
+    if not run.games:        # an empty file: 0 games, as to every command
+        click.echo(f"{games}: 0 games, nothing to analyse")
+        return
     skip = resume_from(out, resume, run, SET_BY,
                        functools.partial(run.check_resumed, set_by=SET_BY), inputs)
     if skip == run.games:

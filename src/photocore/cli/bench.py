@@ -4,9 +4,8 @@ from typing import Any
 
 import click
 
-from photocore.cli.output import check_writable, needs, writing
-from photocore.files import atomic
-from photocore.records import dumps
+from photocore.cli.options import summary_option
+from photocore.cli.output import check_writable, needs, write_summary
 from photocore.run import speed
 
 __all__ = ["bench"]
@@ -14,9 +13,8 @@ __all__ = ["bench"]
 
 @click.command()
 @click.option("--quick", is_flag=True, help="Small workloads (seconds); each still checked.")
-@click.option("--summary", "out", type=click.Path(dir_okay=False),
-              help="Also write the report as JSON to this file (replaced once complete).")
-def bench(quick: bool, out: str | None) -> None:
+@summary_option("the report (once complete)")
+def bench(quick: bool, summary: str | None) -> None:
     """Measure photocore and print a table: each figure names its workload and machine.
 
     pyperf times each workload; each checks its result with photocore alone, so this runs
@@ -24,8 +22,8 @@ def bench(quick: bool, out: str | None) -> None:
     plain-Python reference and CI's floors are the source tree's: benchmarks/bench.py.
     """
     needs("pyperf", "photocore bench", "bench")
-    if out is not None:
-        check_writable(out)
+    if summary is not None:
+        check_writable(summary)
     m = speed.machine()
     report: dict[str, Any] = {"format": "photocore-bench", "version": 3, "machine": m,
                               "timer": "pyperf", "results": []}
@@ -37,10 +35,9 @@ def bench(quick: bool, out: str | None) -> None:
         report["results"].append(speed.measure(workload, timer))
         click.echo("\n".join(speed.row(report["results"][-1])))
     report["passed"] = all(r["check"]["passed"] for r in report["results"])
-    if out is not None:
-        with writing(out), atomic(out) as f:
-            f.write((dumps(report, indent=1) + "\n").encode())
-        click.echo(f"report written to {out}")
+    if summary is not None:
+        write_summary(summary, report)
+        click.echo(f"report written to {summary}")
     for r in report["results"]:
         if not r["check"]["passed"]:
             click.echo(f"FAILED {r['name']}: wrong result: {r['check']['detail']}", err=True)

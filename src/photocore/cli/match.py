@@ -10,7 +10,6 @@ from typing import Any
 import click
 from tqdm import tqdm
 
-from photocore import records
 from photocore.budget import Limit
 from photocore.cli.options import (
     MAX_GAMES,
@@ -18,12 +17,14 @@ from photocore.cli.options import (
     SEED,
     SEED_HELP,
     Command,
+    Count,
     agents_option,
     backend_options,
     builtin_agents,
     check_backend,
     connect_backend,
     rule_options,
+    summary_option,
     workers_option,
 )
 from photocore.cli.output import (
@@ -32,10 +33,9 @@ from photocore.cli.output import (
     record_file,
     resume_from,
     run_output,
-    writing,
+    write_summary,
 )
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options
-from photocore.files import atomic
 from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play.protocol import DEFAULT_GRACE, DEFAULT_MOVETIME, MAX_MILLISECONDS
 from photocore.records import Record
@@ -87,7 +87,7 @@ def _common(command_name: str) -> Callable[[Command], Command]:
         click.option("--openings", type=click.IntRange(min=0), default=None,
                      help="Random plies from the start that open each game, every opening "
                           "played from every seat  [default: one per player]"),
-        click.option("--max-forfeits", type=click.IntRange(1, MAX_GAMES), default=None,
+        click.option("--max-forfeits", type=Count(MAX_GAMES), default=None,
                      metavar="N",
                      help="Stop once an agent has forfeited N games (exit status 1): a "
                           "broken agent's games measure nothing.  [default: no limit; an "
@@ -101,6 +101,8 @@ def _common(command_name: str) -> Callable[[Command], Command]:
         backend_options,
         click.option("--progress/--no-progress", default=None,
                      help="Live line  [default: when stderr is a terminal]"),
+        summary_option("the standings (each agent's games, points, rating with its 95% "
+                       "interval, time per move)"),
     ]
 
     def decorate(command: Command) -> Command:
@@ -124,7 +126,7 @@ def _common(command_name: str) -> Callable[[Command], Command]:
     Example:  photocore match --agents mcts:200,greedy --games 400
     """)
 @agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=None,
+@click.option("--games", type=Count(MAX_GAMES), default=None,
               help="Games to play, rounded up to whole openings  [default: 100; with "
                    "--sprt 100,000, a cap]")
 @click.option("--sprt", default=None, metavar="elo0=E0,elo1=E1[,alpha=A,beta=B]",
@@ -152,7 +154,7 @@ def match(agents: tuple[str, ...] | None, games: int | None, sprt: str | None,
 
 @click.command()
 @agents_option(f"The agents, comma-separated: {AGENTS_HELP}.")
-@click.option("--games-per-group", type=click.IntRange(1, MAX_GAMES), default=20,
+@click.option("--games-per-group", type=Count(MAX_GAMES), default=20,
               show_default=True, metavar="N",
               help="Games each pairing (or group) plays, rounded up to whole openings.")
 @click.option("--group", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS), default=2,
@@ -162,12 +164,9 @@ def match(agents: tuple[str, ...] | None, games: int | None, sprt: str | None,
 @click.option("--anchor", default=None, metavar="AGENT",
               help="Rate this agent (as written in --agents) 0, the others from it  "
                    "[default: ratings centred on 0]")
-@click.option("--summary", type=click.Path(dir_okay=False), default=None,
-              help="Write the standings as JSON to this file: each agent's games, points, "
-                   "rating with its 95% interval and time per move.")
 @_common("tournament")
 def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
-               anchor: str | None, summary: str | None, **settings: Any) -> None:
+               anchor: str | None, **settings: Any) -> None:
     """A round robin: every pair (or --group of 3 or 4) of the agents plays a match (the
     same openings for all), then a cross table of scores and Bradley-Terry ratings from
     all the games, with each agent's time per move. An agent that forfeits every game it
@@ -183,8 +182,7 @@ def tournament(agents: tuple[str, ...] | None, games_per_group: int, group: int,
     if anchor is not None and anchor not in agents:
         raise click.BadParameter(f"{anchor!r} is not one of --agents", param_hint="--anchor")
     _play(agents, games_per_group, list(itertools.combinations(range(len(agents)), group)),
-          None, **settings, anchor=None if anchor is None else agents.index(anchor),
-          summary=summary)
+          None, **settings, anchor=None if anchor is None else agents.index(anchor))
 
 
 def _given(agents: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -422,31 +420,37 @@ def _versus(standings: Standings, i: int, j: int) -> list[int]:
 
 
 def _write_summary(path: str, plan: Match, standings: Standings, anchor: int | None) -> None:
-    """The standings as JSON, written to a temporary file and renamed: never half written."""
-    fit = standings.bradley_terry(anchor)
+    """The standings as JSON (--summary): each agent's rating is the summary's, Bradley-Terry
+    or, in a match of two agents, the Elo of the first against the second (the second's the
+    same, negated)."""
+    if rated(plan):
+        fit = standings.bradley_terry(anchor)
+        ratings = [(fit.elo[k], fit.error[k], *fit.interval(k)) for k in range(len(plan.labels))]
+    else:
+        e = standings.estimate()
+        ratings = [(e.elo, e.error, e.low, e.high), (-e.elo, e.error, -e.high, -e.low)]
     agents = []
     for k, label in enumerate(plan.labels):
-        low, high = fit.interval(k)
+        elo, error, low, high = ratings[k]
         seconds = standings.time_per_move(k)
         agents.append({"name": label, "spec": plan.specs[k].text,
                        "games": standings.played[k], "points": standings.points[k],
-                       "elo": _finite(fit.elo[k]), "error": _finite(fit.error[k]),
+                       "elo": _finite(elo), "error": _finite(error),
                        "low": _finite(low), "high": _finite(high),
                        "seconds_per_move": _finite(seconds),
                        "moves_timed": standings.choices[k]})
-    data = {"format": "photocore-tournament", "players": plan.players,
+    data = {"format": f"photocore-{command_of(plan)}", "players": plan.players,
             "group": len(plan.pairings[0]), "options": str(plan.options), "seed": plan.seed,
             "openings": plan.openings, "games": standings.games,
             "games_per_group": plan.per_pairing, "forfeits": sum(standings.forfeits),
             "anchor": None if anchor is None else plan.labels[anchor],
             "confidence": 0.95, "agents": agents}
-    with writing(path), atomic(path) as f:
-        f.write((records.dumps(data, indent=1) + "\n").encode())
+    write_summary(path, data)
 
 
 def _finite(value: float) -> float | None:
     """A figure as the summary holds it: null where it is not finite (JSON has no inf)."""
-    return value if math.isfinite(value) else None
+    return value + 0.0 if math.isfinite(value) else None      # + 0.0: no -0.0
 
 
 def _forfeits(plan: Match, standings: Standings) -> str:

@@ -55,10 +55,37 @@ class SeedType(click.types.IntParamType):
         return check_seed(super().convert(value, param, ctx))
 
 
+class Count(click.IntRange):
+    """A count from 1 up to `max`, a long long's 2**63 - 1 (games, positions): the range is
+    enforced, but its help says x>=1, as no one reaches the upper bound and its 19 digits
+    read as a limit."""
+
+    def __init__(self, max: int) -> None:
+        super().__init__(1, max)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        number = click.INT.convert(value, param, ctx)
+        if self.max is not None and number > self.max:
+            self.fail(f"{number} is more than {self.max:,}, the most it can be", param, ctx)
+        return super().convert(number, param, ctx)
+
+    def _describe_range(self) -> str:
+        return "x>=1"
+
+
 SEED = SeedType()
 SEED_HELP = "any integer, taken modulo 2**64"
 # the most games of a command: game numbers are the kernel's long longs
 MAX_GAMES = (1 << 63) - 1
+
+
+def summary_option(what: str) -> Callable[[Command], Command]:
+    """--summary FILE, the one way a command writes JSON (`what` it holds): handed to the
+    command as `summary` (None when not given), to check with check_writable before any
+    work and to write with output.write_summary."""
+    return click.option("--summary", type=click.Path(dir_okay=False), default=None,
+                        metavar="FILE", help=f"Also write {what} as JSON to this file.")
 
 
 def workers_option(help: str) -> Callable[[Command], Command]:

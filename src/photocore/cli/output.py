@@ -12,8 +12,8 @@ from types import ModuleType
 import click
 
 from photocore.errors import RecordError, needs_extra
-from photocore.files import input_among
-from photocore.records import Record, RecordWriter
+from photocore.files import atomic, input_among
+from photocore.records import Record, RecordWriter, dumps
 from photocore.run.driver import ResumeError, resumed
 from photocore.run.plan import Batch, Resumable, RunError
 
@@ -26,14 +26,32 @@ __all__ = [
 RECORD_SUFFIXES = (".jsonl", ".jsonl.gz")
 
 
-def record_file(ctx: click.Context, param: click.Parameter, path: str | None) -> str | None:
-    """The click callback of an option naming a game-record file to write: refuses any
-    name but .jsonl or .jsonl.gz, which the help of every record command promises (the
-    name alone decides compression: a.gz would be gzip, a.txt plain JSON lines)."""
-    if path is not None and not path.endswith(RECORD_SUFFIXES):
-        raise click.BadParameter(f"{path}: game records are written to a .jsonl file (or "
-                                 ".jsonl.gz, compressed)", ctx, param)
-    return path
+class OutputFile:
+    """The click callback of an option naming a file to write: refuses any name without
+    one of `suffixes`, which the option's help promises and which says what the file holds
+    (a.txt holding a zip or gzip would be misread); `what` says where it goes. A device or
+    a FIFO that exists is no file to be read back by its name: let through."""
+
+    def __init__(self, suffixes: tuple[str, ...], what: str) -> None:
+        self.suffixes, self.what = suffixes, what
+
+    def __call__(self, ctx: click.Context, param: click.Parameter,
+                 path: str | None) -> str | None:
+        if (path is not None and not path.endswith(self.suffixes)
+                and not (os.path.exists(path) and not os.path.isfile(path)
+                         and not os.path.isdir(path))):
+            raise click.BadParameter(f"{path}: {self.what}", ctx, param)
+        return path
+
+
+# game records, compressed by the name alone (a.gz would be gzip, a.txt plain JSON lines)
+record_file = OutputFile(RECORD_SUFFIXES, "game records are written to a .jsonl file (or "
+                                          ".jsonl.gz, compressed)")
+# export's arrays, a zip numpy.load opens by its name
+npz_file = OutputFile((".npz",), "the arrays are written to a .npz file (a zip of numpy "
+                                 "arrays)")
+png_file = OutputFile((".png",), "the charts are drawn into a .png file")
+html_file = OutputFile((".html",), "the page is written to a .html file")
 
 
 def check_writable(path: str, append: bool = False, inputs: Iterable[str] = ()) -> None:
@@ -48,6 +66,12 @@ def check_writable(path: str, append: bool = False, inputs: Iterable[str] = ()) 
                   "reads: choose another")
     if reason:
         raise click.ClickException(f"cannot write {path}: {reason}")
+
+
+def write_summary(path: str, data: Mapping[str, object]) -> None:
+    """The JSON of --summary, written to a temporary file and renamed: never half written."""
+    with writing(path), atomic(path) as f:
+        f.write((dumps(data, indent=1) + "\n").encode())
 
 
 def _why_not_writable(path: str, append: bool) -> str | None:

@@ -21,7 +21,7 @@ from photocore.cli.options import (
 )
 from photocore.cli.output import check_writable, reason, writing
 from photocore.errors import IllegalMoveError, InvalidMoveError, RecordError
-from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, Options, check_seed
+from photocore.facts import CELLS, MAX_PLAYERS, MIN_PLAYERS, Options, check_seed
 from photocore.limits import TERMINAL_LINE_CAP, cap_text
 from photocore.play import hints, session, specs
 from photocore.play.player import Player
@@ -30,7 +30,18 @@ from photocore.play.session import BadRequest, NotNow, Session
 __all__ = ["SITE", "HELP", "COMMANDS", "play", "read_command", "Terminal"]
 
 SITE = "photocore play"             # the site of its records
-HELP = """\
+
+
+def _cell_ranges() -> str:
+    """The board's cells, row by row, as facts.CELLS names them: "a4-a7, b3-b7, ..."."""
+    rows: dict[str, list[int]] = {}
+    for cell in CELLS:
+        rows.setdefault(cell[0], []).append(int(cell[1:]))
+    return ", ".join(f"{row}{min(numbers)}-{row}{max(numbers)}"
+                     for row, numbers in sorted(rows.items()))
+
+
+HELP = f"""\
 Type a move in notation (tab completes, arrows recall earlier lines), or a command:
   moves        the legal moves
   undo         take back your last move and the agents' moves after it
@@ -40,7 +51,8 @@ Type a move in notation (tab completes, arrows recall earlier lines), or a comma
   board        draw the board again
   help         this text
   quit         leave (Ctrl-D and Ctrl-C too)
-Moves: place CELL, buy seed|small|medium|large, plant FROM TO, grow CELL, collect CELL, end"""
+Moves: place CELL, buy seed|small|medium|large, plant FROM TO, grow CELL, collect CELL, end
+Cells, row by row: {_cell_ranges()}"""
 COMMANDS = ("moves", "undo", "hint", "save ", "position", "board", "help", "quit")
 
 

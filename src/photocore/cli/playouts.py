@@ -8,7 +8,7 @@ from typing import TypeVar
 import click
 
 from photocore._game import random_playouts
-from photocore.cli.options import MAX_GAMES, SEED, SEED_HELP, players_and_rules
+from photocore.cli.options import MAX_GAMES, SEED, SEED_HELP, Count, players_and_rules
 from photocore.facts import Options
 
 __all__ = ["T", "playouts"]
@@ -17,7 +17,7 @@ T = TypeVar("T")
 
 
 @click.command()
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100_000, show_default=True,
+@click.option("--games", type=Count(MAX_GAMES), default=100_000, show_default=True,
               help="Games to play.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help=f"The same seed plays the same games ({SEED_HELP}).")
@@ -25,8 +25,8 @@ T = TypeVar("T")
 def playouts(games: int, seed: int, players: int, options: Options) -> None:
     """Play whole games of uniformly random legal moves in C (one thread).
 
-    Prints the moves, the speed, and per seat the mean score and the share of games won,
-    where every winner of a tie counts a win (selfplay and stats split a tie instead).
+    Prints the moves, the speed, and per seat the mean score and its win rate, tied winners
+    sharing the win (facts.win_share), as in selfplay and stats.
     """
     start = time.perf_counter()
     result = _interruptible(lambda: random_playouts(games, players=players, seed=seed,
@@ -38,7 +38,7 @@ def playouts(games: int, seed: int, players: int, options: Options) -> None:
                f"{seconds:.2f} s ({games / seconds:,.0f} games/s, {moves / seconds:,.0f} moves/s)")
     for seat in range(players):
         click.echo(f"  seat {seat}: mean score {result['score_sums'][seat] / games:.2f}, "
-                   f"wins {result['wins'][seat] / games:.1%}")
+                   f"wins {result['win_shares'][seat] / games:.1%}")
 
 
 def _interruptible(function: Callable[[], T]) -> T:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from photocore import npz, records, render
-from photocore.cli.output import check_writable, needs, writing
+from photocore.cli.output import check_writable, needs, npz_file, png_file, writing
 from photocore.errors import RecordError
 from photocore.facts import MAX_PLAYERS, OPTION_RULES, Options
 from photocore.records import OnError, Record
@@ -93,7 +93,7 @@ def show(file: str, line: int, ply: int | None, color: bool | None) -> None:
 
 @click.command(epilog=FILES_HELP)
 @click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
-@click.option("--plot", type=click.Path(dir_okay=False),
+@click.option("--plot", type=click.Path(dir_okay=False), callback=png_file,
               help="Also draw score distributions by seat and by agent, and mean light by "
                    "round, into this PNG file (needs matplotlib: pip install "
                    "'photocore[plot]').")
@@ -101,11 +101,11 @@ def stats(files: tuple[str, ...], plot: str | None) -> None:
     """Summarise the games of FILES: lengths, scores and wins by seat and by agent, and,
     for analysed games (`photocore analyze`), each agent's accuracy and mistakes.
 
-    Bad lines are skipped and counted (run `photocore verify` to see why); a file without
-    a single game is an error. Scores and wins count finished games only; tied winners
-    share the win (two winners: half a win each), as in `photocore selfplay`'s summary.
-    With --plot every game is replayed (for its light), so games with an illegal move are
-    skipped too.
+    Bad lines are skipped and counted (run `photocore verify` to see why); an empty file
+    is 0 games, but a file of bad lines only, no game record at all, is an error. Scores
+    and wins count finished games only; tied winners share the win (two winners: half a
+    win each), as in `photocore selfplay`'s summary. With --plot every game is replayed
+    (for its light), so games with an illegal move are skipped too.
 
     \b
     Example:  photocore stats seeds/golden.jsonl --plot golden.png
@@ -125,8 +125,10 @@ def stats(files: tuple[str, ...], plot: str | None) -> None:
                 analysed.append(rec)
             if charts:
                 charts.add(rec)
-        if not reader.games:
-            raise click.ClickException(_no_games(path, reader.skipped))
+        if not reader.games and reader.skipped:
+            raise click.ClickException(f"{path} holds no game: "
+                                       f"{_count(reader.skipped, 'bad line')}, none a game "
+                                       f"record (`photocore verify {path}` says why)")
         skipped += reader.skipped
     click.echo("\n".join(tally.lines(len(files), skipped)))
     if analysed:
@@ -215,6 +217,7 @@ EXPORT_HELP = f"""Write the games of FILES as numpy arrays for training.
 @click.command(epilog=FILES_HELP, help=EXPORT_HELP)
 @click.argument("files", nargs=-1, required=True, type=RECORD_FILES)
 @click.option("--npz", "out", required=True, type=click.Path(dir_okay=False),
+              callback=npz_file,
               help="The .npz file to write (replaced only once it is complete).")
 @click.option("--skip-bad", is_flag=True,
               help="Leave bad games out (and count them) instead of stopping at the first.")
@@ -236,14 +239,6 @@ def export(files: tuple[str, ...], out: str, skip_bad: bool) -> None:
                + per_move)
     for error in itertools.chain.from_iterable(r.errors for r in readers):
         click.echo(f"skipped {error}")
-
-
-def _no_games(path: str, bad: int) -> str:
-    """Why a file that gave stats no game is not summed up: not game records at all."""
-    if not bad:
-        return f"{path} holds no game: it is empty"
-    return (f"{path} holds no game: {_count(bad, 'bad line')}, none a game record "
-            f"(`photocore verify {path}` says why)")
 
 
 def _count(n: int, noun: str) -> str:

@@ -21,9 +21,9 @@ def repair(file: str, out: str | None) -> None:
     repair keeps every record that is whole and well formed (its fields checked; the moves
     are not replayed: `photocore verify` does that), drops the rest, and writes the kept
     ones to a temporary file renamed over FILE (or to --out) only once complete (through a
-    link, keeping FILE's permissions). A file
-    with nothing to drop, or with no whole game at all, is left as it is. Then `photocore
-    selfplay ... --resume` finishes the run.
+    link, keeping FILE's permissions). A file with nothing to drop (an empty one too), or
+    with no whole game at all, is left as it is. Then `photocore selfplay ... --resume`
+    finishes the run.
 
     \b
     Example:  photocore repair games.jsonl.gz
@@ -32,6 +32,10 @@ def repair(file: str, out: str | None) -> None:
     check_writable(target)
     reader = records.read_games(file, on_error="skip")
     kept = sum(1 for _ in reader)
+    # an empty file: 0 games, as to verify
+    if not kept and not reader.errors and not reader.damaged and out is None:
+        click.echo(f"{file}: 0 games, nothing to repair")
+        return
     if not kept:       # not a record file at all, most likely: leave it be
         first = f": {reader.errors[0]}" if reader.errors else ""
         raise click.ClickException(f"{file} holds no whole game{first}: nothing to keep, "

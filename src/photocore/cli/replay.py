@@ -5,7 +5,7 @@ import os
 import click
 
 from photocore import records, viewer
-from photocore.cli.output import check_writable, writing
+from photocore.cli.output import check_writable, html_file, writing
 from photocore.errors import RecordError
 
 __all__ = ["replay"]
@@ -16,6 +16,7 @@ __all__ = ["replay"]
 @click.option("--game", "line", type=click.IntRange(min=1), default=1, show_default=True,
               help="The game on line N of FILE (games are numbered by their line, from 1).")
 @click.option("--html", "out", required=True, type=click.Path(dir_okay=False),
+              callback=html_file,
               help="The .html file to write (replaced only once it is complete).")
 def replay(file: str, line: int, out: str) -> None:
     """Write one game of FILE as a self-contained HTML page to step through.

@@ -9,6 +9,7 @@ from photocore.cli.options import (
     RULE_FLAGS,
     SEED,
     SEED_HELP,
+    Count,
     agents_option,
     backend_options,
     batch_option,
@@ -20,6 +21,7 @@ from photocore.cli.options import (
 )
 from photocore.cli.output import record_file, resume_from, run_output
 from photocore.facts import Options
+from photocore.records import Record
 from photocore.run.driver import drive
 from photocore.run.selfplay import SelfPlayBatch, Series, Summary, Tally
 
@@ -32,7 +34,7 @@ SET_BY = {"rules_version": "the photocore rules version", "players": "--players"
 
 
 @click.command()
-@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=1000, show_default=True,
+@click.option("--games", type=Count(MAX_GAMES), default=1000, show_default=True,
               help="Games to play (with --resume: in all, those in OUT included).")
 @players_and_rules
 @agents_option(f"Comma-separated agents, one for every seat or one per seat: "
@@ -76,17 +78,27 @@ def selfplay(games: int, players: int, options: Options, agents: tuple[str, ...]
         series.check()      # a py class that does not import, an engine that does not start
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
-    skip = resume_from(out, resume, series, SET_BY,
+    # the whole file's games: those a resumed run keeps, then this run's, so that the
+    # summary is the file's, as an uninterrupted run's would be
+    whole = Tally(players)
+
+    def kept(index: int, rec: Record) -> None:
+        if rec["result"] is not None:
+            whole.add(len(rec["moves"]), rec["result"]["scores"], rec["result"]["winners"],
+                      rec["metadata"]["agents"])
+
+    skip = resume_from(out, resume, series, SET_BY, kept,
                        inputs=[f for spec in series.specs for f in spec.files])
     if skip == games:
         click.echo(f"{out} already holds all {games:,} games of this run: nothing to play")
         return
     connect_backend("selfplay", backend, address, connect_timeout)
-    tally = Tally(players)
+    tally = Tally(players)          # this run's, for its speed
     start = time.perf_counter()
 
     def take(first: int, played: SelfPlayBatch) -> None:
         tally.merge(played.tally)
+        whole.merge(played.tally)
 
     def speed() -> str:
         return f"{tally.moves / max(time.perf_counter() - start, 1e-9):,.0f} moves/s"
@@ -94,14 +106,18 @@ def selfplay(games: int, players: int, options: Options, agents: tuple[str, ...]
     with run_output("selfplay", out, resume, skip) as writer:
         drive(series, take, writer, skip=skip, workers=workers, batch=batch, backend=backend,
               address=address, progress=progress, status=speed)
-    _print_summary(tally.summary(), time.perf_counter() - start, out, skip)
+    _print_summary(tally.summary(), whole.summary(), time.perf_counter() - start, out, skip)
 
 
-def _print_summary(summary: Summary, seconds: float, out: str, skip: int) -> None:
-    games, moves = summary["games"], summary["moves"]
+def _print_summary(run: Summary, summary: Summary, seconds: float, out: str,
+                   skip: int) -> None:
+    """This run's speed (`run`), then the scores and win rates of the whole file."""
+    games, moves = run["games"], run["moves"]
     click.echo(f"{games:,} games{f' (after {skip:,} already in the file)' if skip else ''}, "
                f"{moves:,} moves in {seconds:.2f} s: {games / max(seconds, 1e-9):,.1f} games/s, "
                f"{moves / max(seconds, 1e-9):,.0f} moves/s -> {out}")
+    if skip:
+        click.echo(f"the whole file, {summary['games']:,} games:")
     click.echo("mean score by seat: " + ", ".join(f"{s:.2f}" for s in summary["mean_scores"]))
     click.echo("win rate by seat:   " + ", ".join(f"{w:.1%}" for w in summary["seat_win_rate"]))
     click.echo("win rate by agent:  " + ", ".join(

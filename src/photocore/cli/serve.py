@@ -11,7 +11,7 @@ import click
 
 from photocore import files
 from photocore.cli.options import FiniteRange, parse_agents
-from photocore.cli.output import missing
+from photocore.cli.output import check_writable, missing
 from photocore.play import hints, specs
 from photocore.serve.database import MEMORY, Database, DatabaseError
 from photocore.serve.games import (
@@ -91,6 +91,13 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
     if backup is not None:
         _backup(path, backup)
         return
+    if db is not None and db != MEMORY:
+        # the rule of every file a command writes: a folder that is not there is refused,
+        # not made (a mistyped path); the default's, the user's data folder, is made
+        try:
+            check_writable(files.expanded(db), append=True)
+        except ValueError as e:
+            raise click.BadParameter(f"{db!r}: {e}", param_hint="--db") from None
     hosts = [] if allowed_hosts is None else [h.strip() for h in allowed_hosts.split(",")]
     if allowed_hosts is not None and not all(hosts):
         raise click.BadParameter(f"{allowed_hosts!r}: give host names, separated by commas",

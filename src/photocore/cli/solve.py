@@ -1,6 +1,5 @@
 """`photocore solve`: the exact value of a position under best play."""
 
-import json
 import sys
 
 import click
@@ -8,7 +7,15 @@ import click
 from photocore import records
 from photocore._game import Game
 from photocore.budget import Limit
-from photocore.cli.options import SEED, SEED_HELP, FiniteRange, agent_option
+from photocore.cli.options import (
+    SEED,
+    SEED_HELP,
+    Count,
+    FiniteRange,
+    agent_option,
+    summary_option,
+)
+from photocore.cli.output import check_writable, write_summary
 from photocore.errors import InvalidPositionError, RecordError
 from photocore.play import _solver, ground_truth, specs
 from photocore.play._solver import (
@@ -33,13 +40,13 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
 # the solver's own range (photocore.solve: 1e-9 at least): a usage error here, its range in --help
 @click.option("--seconds", type=FiniteRange(min=1e-9), default=DEFAULT_SECONDS,
               show_default=True, help="Wall-clock time the search may take.")
-@click.option("--nodes", type=click.IntRange(1, MAX_NODES), default=None,
+@click.option("--nodes", type=Count(MAX_NODES), default=None,
               help="Positions the search may visit.  [default: no limit]")
 @click.option("--memory", type=click.IntRange(min=1), default=DEFAULT_MEMORY >> 20,
               show_default=True, callback=lambda ctx, param, mib: _memory(mib),
               help="MiB of transposition table, at most this machine's memory"
                    + (f" ({MACHINE_MEMORY >> 20:,} MiB here)." if MACHINE_MEMORY else "."))
-@click.option("--json", "as_json", is_flag=True, help="Print the solution as one JSON object.")
+@summary_option("the solution (with --agent, the score)")
 @agent_option("With a FILE of solved positions (seeds/solved.jsonl): score this agent, how "
               "often it keeps their result, instead of solving.")
 @click.option("--positions", type=click.IntRange(min=1), default=None,
@@ -48,7 +55,7 @@ RESULTS = {1: "win", 0: "shared win", -1: "loss"}
               help="With --agent: the agent's seed at the first position (+1 each next; "
                    f"{SEED_HELP}).")
 def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | None,
-          memory: int, as_json: bool, agent: str | None, positions: int | None,
+          memory: int, summary: str | None, agent: str | None, positions: int | None,
           seed: int) -> None:
     """Solve a position: its result under best play (two players: win, shared win or
     loss for the player to move; three and four: every player's return, each maximising
@@ -72,8 +79,10 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     photocore solve "2 - 18 5 1 0 - a4:1:1,a5:1:1,b4:0:1 3/1110/2220/- 0/2200/4432/- 0579"
     photocore solve seeds/solved.jsonl --agent mcts:1000
     """
+    if summary is not None:
+        check_writable(summary, inputs=[source])
     if agent is not None:
-        _score(source, agent, positions, seed, as_json)
+        _score(source, agent, positions, seed, summary)
         return
     game = _position(source, line, ply)
     try:
@@ -85,7 +94,9 @@ def solve(source: str, line: int, ply: int | None, seconds: float, nodes: int | 
     except KeyboardInterrupt:
         click.echo("\nphotocore solve: interrupted; no answer", err=True)
         raise click.exceptions.Exit(130) from None
-    click.echo(json.dumps(as_dict(solution)) if as_json else describe(solution))
+    click.echo(describe(solution))
+    if summary is not None:
+        write_summary(summary, as_dict(solution))
     sys.exit(0 if solution.solved else 3)
 
 
@@ -98,7 +109,7 @@ def _memory(mib: int) -> int:
     return mib
 
 
-def _score(source: str, spec: str, count: int | None, seed: int, as_json: bool) -> None:
+def _score(source: str, spec: str, count: int | None, seed: int, summary: str | None) -> None:
     try:
         parsed = specs.parse(spec)
         chosen = ground_truth.read(source)[:count]
@@ -112,12 +123,14 @@ def _score(source: str, spec: str, count: int | None, seed: int, as_json: bool) 
         raise click.exceptions.Exit(130) from None
     share, low, high = result.accuracy()
     optimal, optimal_low, optimal_high = result.optimal_accuracy()
-    click.echo(json.dumps({
-        "player": result.player, "positions": result.positions,
-        "contested": result.contested, "kept": result.kept, "accuracy": share,
-        "interval": [low, high], "optimal": result.optimal, "optimal_accuracy": optimal,
-        "optimal_interval": [optimal_low, optimal_high],
-        "ms_a_move": 1000 * result.seconds / result.positions}) if as_json else str(result))
+    click.echo(str(result))
+    if summary is not None:
+        write_summary(summary, {
+            "player": result.player, "positions": result.positions,
+            "contested": result.contested, "kept": result.kept, "accuracy": share,
+            "interval": [low, high], "optimal": result.optimal, "optimal_accuracy": optimal,
+            "optimal_interval": [optimal_low, optimal_high],
+            "ms_a_move": 1000 * result.seconds / result.positions})
 
 
 def _position(source: str, line: int, ply: int | None) -> Game:

@@ -215,7 +215,8 @@ class Spec:
         not start or does not answer the greeting; given `game` (a new game of the run's
         players and options), a py agent whose `check(game)` refuses to play such games
         (the agent is made for it, so its constructor's errors show here too). Returns
-        the name a cmd program announced (`ready name=...`), else None."""
+        the name a cmd program announced (`ready name=...`) or a py agent declares (its
+        `name`, of the class or of an agent made to read it), else None."""
         if self.kind == "py":
             cls = self.python_class()
             try:
@@ -225,12 +226,18 @@ class Spec:
                                  f"options ({e})") from None
             except ValueError:
                 pass   # no signature to check (a builtin class): the first game will tell
-            if game is not None and callable(getattr(cls, "check", None)):
+            name = getattr(cls, "name", None)
+            checks = game is not None and callable(getattr(cls, "check", None))
+            if checks or not isinstance(name, str):    # a property, or set by __init__
                 try:
                     agent = cast(_Checking, cls(**dict(self.options)))
-                    agent.check(game.copy())
+                    if checks:
+                        assert game is not None
+                        agent.check(game.copy())
+                    name = getattr(agent, "name", None)
                 except Exception as e:  # noqa: BLE001 (any error of the user's class)
                     raise ValueError(f"agent {self.text!r}: {one_line(e)}") from None
+            return printable(name) if isinstance(name, str) and name.strip() else None
         elif self.kind == "cmd":
             engine = self._engine()
             try:

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game
-from photocore.facts import RULES_VERSION, Options, check_count, check_seed
+from photocore.facts import RULES_VERSION, Options, check_count, check_seed, win_share
 from photocore.play import harness
 from photocore.play import specs as agent_specs
 from photocore.play._agents import play_games
@@ -65,6 +65,9 @@ class Series:
         self.specs = seat_agents(agents, players)
         self.seed = check_seed(seed)
         self.options = Options.coerce(options)
+        # what records and summaries call the agents: the names py agents declare and
+        # engines announce once check() has made them, the specs' labels till then
+        self.labels = [spec.label for spec in self.specs]
 
     @property
     def searches(self) -> bool:
@@ -73,10 +76,11 @@ class Series:
 
     def check(self) -> None:
         """Fails early (ValueError) on an agent that would fail in every game (one that
-        cannot play this run's players or options among them)."""
+        cannot play this run's players or options among them), and labels each agent by
+        the name it declares or announces."""
         game = Game(self.players, options=self.options)
-        for spec in dict.fromkeys(self.specs):
-            spec.check(game)
+        names = {spec: spec.check(game) for spec in dict.fromkeys(self.specs)}
+        self.labels = [names[spec] or spec.label for spec in self.specs]
 
     def games_as_arrays(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
                                                                npt.NDArray[np.int64]]:
@@ -108,8 +112,7 @@ class Series:
     def seats(self, index: int) -> list[str]:
         """The agents' names by seat in game `index`, as its record's metadata holds them:
         the agents rotate one seat per game, so each plays every seat."""
-        names = [spec.label for spec in self.specs]
-        return [names[(seat - index) % self.players] for seat in range(self.players)]
+        return [self.labels[(seat - index) % self.players] for seat in range(self.players)]
 
     def defining(self, index: int) -> dict[str, object]:
         """What game `index` of this run is defined by, as its record holds it: each field
@@ -163,8 +166,8 @@ class Tally:
     scores, win rates by seat and by agent. `photocore selfplay` and `photocore stats` both
     count with it.
 
-    Ties: the winners of a game share its win, 1 / (number of winners) each, so the win
-    rates of the seats of a game add up to 1 (as the zero-sum returns share the pot).
+    Ties: the winners of a game share its win (facts.win_share), so the win rates of the
+    seats of a game add up to 1.
     An agent's win rate is its share of wins over the seats it played.
 
     >>> t = Tally(2)
@@ -192,12 +195,13 @@ class Tally:
         self.moves += moves
         for seat, score in enumerate(scores):
             self.scores[seat] += score
+        share = win_share(len(winners))
         for seat in winners:
-            self.seat_wins[seat] += 1 / len(winners)
+            self.seat_wins[seat] += share
         for seat, name in enumerate(agents):
             self.agent_games[name] = self.agent_games.get(name, 0) + 1
             if seat in winners:
-                self.agent_wins[name] = self.agent_wins.get(name, 0) + 1 / len(winners)
+                self.agent_wins[name] = self.agent_wins.get(name, 0) + share
 
     def merge(self, other: "Tally") -> None:
         """Adds the counts of another Tally of the same number of players."""

@@ -21,6 +21,7 @@ let game = null;          // the last state shown
 let events = null;        // the game's EventSource
 let source = null;        // the tree chosen to plant from
 let busy = false;         // a request that changes the game is under way
+let saidOf = null;        // the state the message is about ("ID:VERSION"), or null
 
 class Away extends Error {}     // the server did not answer at all
 
@@ -241,6 +242,9 @@ function lastPerson(state) {
 function show(state) {
   if (game && game.id === state.id && state.version < game.version) return;  // came late
   game = state;
+  // a message is about the state it was said in ("Not your turn: player 1 ..."): gone
+  // with it, not left beside a status that says otherwise
+  if (saidOf !== null && saidOf !== `${state.id}:${state.version}`) say("", false);
   const mine = !state.over && state.to_move === "person" && tokens.has(state.current_player);
   const status = $("status");
   status.textContent = state.status;
@@ -471,6 +475,7 @@ function hintCells(move) {
 function say(text, refused) {
   const message = $("message");
   message.textContent = text;
+  saidOf = text && game ? `${game.id}:${game.version}` : null;
   message.classList.toggle("refused", refused);
   if (refused) {            // restart the shake
     message.style.animation = "none";
