@@ -2,10 +2,12 @@
 mode, a device or a FIFO stays what it is) and no command writes over one of its inputs
 (docs/hardening.md, *Outputs*)."""
 
+import errno
 import os
 import socket
 import stat
 import threading
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -48,6 +50,21 @@ def read_fifo(path, into):
     thread = threading.Thread(target=read, daemon=True)
     thread.start()
     return thread
+
+
+def end_fifo(path):
+    """Opens the FIFO `path` for writing and closes it, so that its reader (read_fifo) reads
+    its end: again while the reader's thread has not opened it yet (ENXIO, a loaded
+    machine's race)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            return
+        except OSError as e:
+            if e.errno != errno.ENXIO or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 # ---- files.atomic -------------------------------------------------------------------------
@@ -321,8 +338,7 @@ def test_every_output_respects_what_stands_at_its_path(option, what, runnable, t
     result = runnable(option, out)
     if option in RECORDS:       # a record file that exists is resumed or refused, by design
         if what == "a FIFO":
-            with open(os.open(out, os.O_WRONLY | os.O_NONBLOCK), "wb"):
-                pass
+            end_fifo(out)
             reader.join(30)
         assert result.exit_code == 2 and "exists: choose another --out" in result.output
         assert what not in ("a link", "a 0600 file") or (target if what == "a link"
@@ -330,8 +346,7 @@ def test_every_output_respects_what_stands_at_its_path(option, what, runnable, t
         return
     if what == "a FIFO":
         if result.exit_code != 0:
-            with open(os.open(out, os.O_WRONLY | os.O_NONBLOCK), "wb"):
-                pass            # the reader waits no more
+            end_fifo(out)       # the reader waits no more
         reader.join(30)
     assert result.exit_code == 0, result.output
     if what == "a link":
