@@ -256,8 +256,9 @@ def test_the_budgets_are_said_in_the_help():
         said = text[text.index(f"  {option} "):]
         said = said[:said.index("\n  --")]
         # a count up to a long long's 2**63 - 1 says no upper bound, which no one reaches
-        assert ("[x>=1]" if option == "--solve" else "<=x<=") in said, (command, option)
-    huge = cli("analyze", "--solve", 2**63, "--serve").output
+        assert ("[x>=1]" if (command, option) == ("analyze", "--nodes") else "<=x<=") in said, \
+            (command, option)
+    huge = cli("analyze", "--nodes", 2**63, "--serve").output
     assert f"{2**63} is more than {2**63 - 1:,}" in huge
 
 
