@@ -66,13 +66,13 @@ def test_search_root_is_the_agents_search():
 
 def test_the_one_winning_collect_is_best_and_the_rest_are_mistakes():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate_position(game, "mcts:2000", seed=1, solve_nodes=None)
+    evaluation = analysis.evaluate_position(game, "mcts:2000", seed=1, exact=False)
     assert evaluation.best == "collect a4" and evaluation.player == 0
     assert evaluation.moves["collect a4"] > 0.9 and evaluation.values[0] > 0
     for move in game.legal_moves():
         played = game.copy()
         played.play(move)
-        (ply,) = analysis.analyze(played, "mcts:2000", seed=1, solve_nodes=None).plies
+        (ply,) = analysis.analyze(played, "mcts:2000", seed=1, exact=False).plies
         assert ply.best == "collect a4"
         if str(move) == "collect a4":
             assert ply.loss == 0 and ply.label is None
@@ -135,7 +135,7 @@ class Collector:
 
 def test_an_agent_with_analyze_is_an_engine():
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    evaluation = analysis.evaluate_position(game, Collector(), solve_nodes=None)
+    evaluation = analysis.evaluate_position(game, Collector(), exact=False)
     assert evaluation.best == "collect a4" and evaluation.values == (1.0, -1.0)
     assert evaluation.visits == {}
 
@@ -150,7 +150,7 @@ def test_an_agent_with_analyze_is_an_engine():
                            ({"collect g4": 1.0}, "not a legal move"),
                            ({"grow nowhere": 1.0}, "malformed")):
         with pytest.raises(ValueError, match=reason):
-            analysis.evaluate_position(game, Bad(answer), solve_nodes=None)
+            analysis.evaluate_position(game, Bad(answer), exact=False)
     with pytest.raises(ValueError, match="cannot evaluate"):
         analysis.judge("greedy")
     with pytest.raises(ValueError, match="cannot evaluate"):
@@ -459,7 +459,7 @@ def test_mcts_has_one_default_budget_and_a_query_gets_what_it_names():
     assert analysis.judge("mcts").name == specs.parse("mcts").label == "mcts:200"
     assert analysis.DEFAULT_JUDGE == "mcts:1000"
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    assert analysis.evaluate_position(game, solve_nodes=None).visits["collect a4"] > 200
+    assert analysis.evaluate_position(game, exact=False).visits["collect a4"] > 200
     answers = serve({"id": 1, "judge": "mcts:300"}, {"id": 2}, {"id": 3, "judge": "mcts"},
                     judge="mcts:1000")
     by_id = {a["id"]: a for a in answers}
@@ -591,7 +591,7 @@ def test_serve_on_ctrl_c_stops_at_once_and_answers_nothing_more():
     sink = io.StringIO()
     start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        serve_queries(source(), sink, "mcts:50", 1, seed=0, solve_nodes=None)
+        serve_queries(source(), sink, "mcts:50", 1, seed=0, exact=False)
     assert time.monotonic() - start < 3
     assert sink.getvalue() == ""
     assert not searches_interrupted()       # the next search runs

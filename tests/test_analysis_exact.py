@@ -1,4 +1,4 @@
-"""The solver in an analysis (photocore.analysis.exact_evaluation, `solve_nodes=`, `--nodes`):
+"""The solver in an analysis (photocore.analysis.exact_evaluation, a Limit's nodes, `--nodes`):
 exact moves with exact losses where it finishes, the judge elsewhere; the record field (version 2,
 version 1 still read), the viewer's mark and the exact answers of `photocore analyze
 --serve`."""
@@ -65,7 +65,7 @@ def test_a_losing_move_of_the_last_round_is_an_exact_blunder():
     (ply,) = analysis.analyze(best, "mcts:20", seed=0).plies
     assert ply.exact and ply.loss == 0 and ply.label is None and ply.played_margin == 7
     # without the solver the same ply is the judge's, not exact
-    (ply,) = analysis.analyze(game, "mcts:20", seed=0, solve_nodes=None).plies
+    (ply,) = analysis.analyze(game, "mcts:20", seed=0, exact=False).plies
     assert not ply.exact and ply.best_margin is None and ply.played_margin is None
 
 
@@ -114,8 +114,8 @@ def test_the_solver_values_the_last_rounds_from_the_end_back(game_record, exact_
 
 
 def test_a_budget_too_small_leaves_every_ply_to_the_engine(game_record, exact_analysis):
-    tiny = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=1)
-    judge_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
+    tiny = analysis.analyze(game_record, "mcts:20", photocore.Limit(nodes=1), seed=0)
+    judge_only = analysis.analyze(game_record, "mcts:20", seed=0, exact=False)
     assert not any(p.exact for p in tiny.plies)
     assert tiny.plies == judge_only.plies and tiny.values == judge_only.values
     assert tiny.solve_nodes == 1 and judge_only.solve_nodes is None
@@ -140,12 +140,16 @@ def test_three_players_are_solved_at_the_end():
 @pytest.mark.parametrize("budget", [0, -5, math.nan, 1.5, True, "1000"])
 def test_a_bad_budget_is_one_error_naming_the_option(budget):
     game = photocore.Game.from_position(ONE_WINNING_COLLECT)
-    for call in (lambda: analysis.analyze(game, "mcts:10", solve_nodes=budget),
-                 lambda: analysis.evaluate_position(game, "mcts:10", solve_nodes=budget),
-                 lambda: analysis.exact_evaluation(game, budget)):
-        with pytest.raises(ValueError, match=r"^solve_nodes: the positions the solver may "
-                                             r"visit must be a whole number from 1 to "
-                                             r"2\*\*63 - 1"):
+    with pytest.raises(ValueError, match=r"^Limit nodes must be a whole number >= 1"):
+        photocore.Limit(nodes=budget)
+    with pytest.raises(ValueError, match=r"^nodes: the positions the solver may visit must "
+                                         r"be a whole number from 1 to 2\*\*63 - 1"):
+        analysis.exact_evaluation(game, budget)
+    # past the solver's most, which a Limit does not know
+    for call in (lambda: analysis.analyze(game, "mcts:10", photocore.Limit(nodes=2**63)),
+                 lambda: analysis.evaluate_position(game, "mcts:10",
+                                                    photocore.Limit(nodes=2**63))):
+        with pytest.raises(ValueError, match=r"^nodes: the positions the solver may visit"):
             call()
 
 
@@ -237,7 +241,7 @@ def test_the_evaluation_chart_shades_the_exact_plies(game_record, exact_analysis
     assert shaded == [first - 0.5 for first, _ in spans]
     labels = figure.axes[0].get_legend_handles_labels()[1]
     assert f"exact ({len(exact)})" in labels
-    judge_only = analysis.analyze(game_record, "mcts:20", seed=0, solve_nodes=None)
+    judge_only = analysis.analyze(game_record, "mcts:20", seed=0, exact=False)
     assert not plots.evaluations(judge_only).axes[0].patches
 
 
@@ -287,10 +291,10 @@ def test_the_command_refuses_a_bad_budget(game_record, tmp_path, options, messag
     assert not (tmp_path / "o.jsonl").exists()
 
 
-def serve(*queries, solve=analysis.DEFAULT_SOLVE_NODES):
+def serve(*queries, exact=True):
     source = io.StringIO("".join(json.dumps(q) + "\n" for q in queries))
     sink = io.StringIO()
-    serve_queries(source, sink, "mcts:50", 1, seed=0, solve_nodes=solve)
+    serve_queries(source, sink, "mcts:50", 1, seed=0, exact=exact)
     return {a["id"]: a for a in map(json.loads, sink.getvalue().splitlines())}
 
 
@@ -305,7 +309,7 @@ def test_serve_answers_exact_where_the_solver_finishes():
     start = answers["start"]
     assert start["exact"] is False and start["margins"] == {} and start["visits"]
     # --no-solve: the judge's answer
-    (judge,) = serve({"id": 1, "position": ONE_WINNING_COLLECT}, solve=None).values()
+    (judge,) = serve({"id": 1, "position": ONE_WINNING_COLLECT}, exact=False).values()
     assert judge["exact"] is False and sum(judge["visits"].values()) == 49
     result = CliRunner().invoke(analyze, ["--serve", "--agent", "mcts:50", "--workers", "1",
                                           "--no-solve"], input=json.dumps(

@@ -88,8 +88,8 @@ def _play_games(seed):
 
 def _analysis(seed):
     game = Game.from_position(END_WINS)
-    return analysis.evaluate_position(game, "mcts:20", seed=seed, solve_nodes=None), \
-        analysis.analyze(Game(), "mcts:5", seed=seed, solve_nodes=None).seed
+    return analysis.evaluate_position(game, "mcts:20", seed=seed, exact=False), \
+        analysis.analyze(Game(), "mcts:5", seed=seed, exact=False).seed
 
 
 def _gym(seed):
@@ -286,8 +286,8 @@ def test_the_solver_refuses_a_budget_out_of_range_at_once():
     assert photocore.solve(game, photocore.Limit(nodes=MAX_NODES)).solved
     with pytest.raises(ValueError, match="nodes"):
         proven_move(game, MAX_NODES + 1)
-    with pytest.raises(ValueError, match="solve_nodes: the positions"):
-        photocore.analyze(game, "mcts:5", solve_nodes=MAX_NODES + 1)
+    with pytest.raises(ValueError, match="nodes: the positions"):
+        photocore.analyze(game, "mcts:5", photocore.Limit(nodes=MAX_NODES + 1))
 
 
 def test_a_table_the_system_refuses_is_one_line(monkeypatch):

@@ -164,7 +164,7 @@ def test_the_solver_and_the_analysis_take_a_limit():
     assert not solution.solved and solution.nodes == 51
     assert analysis.judge("mcts:300", Limit(simulations=40)).name == "mcts:40"
     done = photocore.analyze(positions(1)[0], "mcts:300", Limit(simulations=30),
-                             solve_nodes=None)
+                             exact=False)
     assert done.judge == "mcts:30"
     found = photocore.play.hints.hint(Game(), top=1, limit=Limit(simulations=50))
     assert sum(h.playouts for h in found) <= 50

@@ -336,7 +336,7 @@ def test_analysis_offsets_refuse_a_long_line(tmp_path):
         bounded(lambda: _line_starts(str(path)))
     good = tmp_path / "good.jsonl"
     good.write_bytes(GOOD)
-    run = AnalysisRun(str(good), "mcts:2", solve_nodes=None)
+    run = AnalysisRun(str(good), "mcts:2", exact=False)
     good.write_bytes(b"x" * LONG)            # changed since it was read
     with pytest.raises(RecordError, match=CAP_WORDS):
         bounded(lambda: list(run._read(0, 1)))

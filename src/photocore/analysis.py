@@ -27,7 +27,8 @@ over their unforced moves of lichess's curve 103.1668 e^(-0.04354 d) - 3.1669 (d
 chance lost, in percent), clipped to 0..100.
 
 Where it is cheap (the last SOLVE_ROUNDS rounds, from the end back) and it finishes within
-a budget of positions (`solve_nodes=`, DEFAULT_SOLVE_NODES), the solver (photocore.solve)
+a budget of positions (the Limit's `nodes`, DEFAULT_SOLVE_NODES without one; `exact=False`:
+no solver), the solver (photocore.solve)
 replaces the judge: the position's values and every move's are then exact, the mover's
 return under best play, and the ply is marked `exact`, its loss exact (`exact_evaluation`;
 `solvable` says which games the solver takes).
@@ -65,7 +66,8 @@ __all__ = [
     "ANALYSIS_VERSION", "DEFAULT_JUDGE", "MIN_VISITS", "LABELS", "DEFAULT_SOLVE_NODES",
     "SOLVE_ROUNDS", "Thresholds", "THRESHOLDS", "win_chance", "move_accuracy", "Evaluation",
     "Judge", "MctsJudge", "SearchJudge", "AgentJudge", "judge", "position_seed", "solvable",
-    "exact_evaluation", "PlyAnalysis", "GameAnalysis", "analyze", "judged", "evaluate_position",
+    "exact_evaluation", "solver_nodes", "PlyAnalysis", "GameAnalysis", "analyze", "judged",
+    "evaluate_position",
     "with_analysis", "of_record", "AgentSummary", "summarise"
 ]
 
@@ -81,9 +83,10 @@ own mean."""
 LABELS = ("inaccuracy", "mistake", "blunder")
 """The classes of a move that loses win chance, mildest first, as Thresholds.label() names them."""
 DEFAULT_SOLVE_NODES = 1_000_000
-"""The positions the solver may visit in a position (`solve_nodes=`). Measured (docs/analysis.md,
-"Exact moves"): 0.02 to 0.11 s more a 2-player game than mcts:1000's 0.3 s, for 7 exact moves a
-game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at most 0.4 more for 2 to 4 times the cost."""
+"""The positions the solver may visit in a position (a Limit's `nodes` in an analysis).
+Measured (docs/analysis.md, "Exact moves"): 0.02 to 0.11 s more a 2-player game than
+mcts:1000's 0.3 s, for 7 exact moves a game; 100,000 gives 0.3 to 0.9 fewer, 3,000,000 at
+most 0.4 more for 2 to 4 times the cost."""
 SOLVE_ROUNDS = 2
 """The last rounds of the game (a count of rounds) where the solver is tried: before them it seldom
 finishes within DEFAULT_SOLVE_NODES."""
@@ -429,13 +432,27 @@ def exact_evaluation(game: Game, nodes: int | None = DEFAULT_SOLVE_NODES) -> Eva
 
 
 def _solve_budget(nodes: object) -> int | None:
-    """`solve_nodes=` checked: None (no solver) or the positions a solve may visit."""
+    """`nodes` checked: None (no solver) or the positions a solve may visit."""
     if nodes is None:
         return None
     if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
-        raise ValueError(f"solve_nodes: the positions the solver may visit must be a whole "
+        raise ValueError(f"nodes: the positions the solver may visit must be a whole "
                          f"number from 1 to 2**63 - 1 (None: no solver), got {nodes!r}")
     return nodes
+
+
+def solver_nodes(limit: Limit | None = None, exact: bool = True) -> int | None:
+    """The positions the solver may visit in a position of an analysis: `limit`'s nodes,
+    DEFAULT_SOLVE_NODES where it gives none; None (no solver) where `exact` is False.
+
+    >>> solver_nodes(), solver_nodes(Limit(nodes=5000)), solver_nodes(exact=False)
+    (1000000, 5000, None)
+    """
+    checked = check_limit(limit)
+    if not exact:
+        return None
+    nodes = DEFAULT_SOLVE_NODES if checked is None or checked.nodes is None else checked.nodes
+    return _solve_budget(nodes)
 
 
 def _to_move(game: Game) -> int:
@@ -568,14 +585,15 @@ class GameAnalysis:
 def analyze(game: Game | Record, judge: "str | Judge | object" = DEFAULT_JUDGE,
             limit: Limit | None = None, seed: int = 0,
             thresholds: Thresholds = THRESHOLDS, index: int = 0,
-            solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> GameAnalysis:
+            exact: bool = True) -> GameAnalysis:
     """Every move of `game` (a Game, from its first move on, or a record dict) evaluated
-    by `judge` within `limit` (see judge()), as a GameAnalysis; by the solver instead
-    where it finishes within `solve_nodes` positions (see exact_evaluation(); None:
-    never). The same seed (any integer, taken modulo 2**64: photocore.facts.check_seed;
-    and `index`, the game's number in a run) gives the same analysis.
+    by `judge` within `limit`'s simulations (see judge()), as a GameAnalysis; by the
+    solver instead where it finishes within `limit`'s nodes (solver_nodes(); not at all
+    where `exact` is False; see exact_evaluation()). The same seed (any integer, taken
+    modulo 2**64: photocore.facts.check_seed; and `index`, the game's number in a run)
+    gives the same analysis.
     """
-    nodes = _solve_budget(solve_nodes)
+    nodes = solver_nodes(limit, exact)
     seed = check_seed(seed)
     if isinstance(game, dict):
         game = from_record(game)
@@ -592,17 +610,17 @@ def analyze(game: Game | Record, judge: "str | Judge | object" = DEFAULT_JUDGE,
     every = [*games, position]
     # the solver from the end backward, up to the first position it does not finish: those
     # before it, further from the end, are dearer still
-    exact: dict[int, Evaluation] = {}
+    solved: dict[int, Evaluation] = {}
     for k in reversed(range(len(every))):
         if every[k].is_over or len(every[k].legal_moves()) == 1:
             continue        # no move, or a forced one: worth what the next position is
         found = exact_evaluation(every[k], nodes)
         if found is None:
             break
-        exact[k] = found
+        solved[k] = found
 
     def look(k: int) -> Evaluation:
-        return exact.get(k) or judge.evaluation(every[k], position_seed(seed, index, k))
+        return solved.get(k) or judge.evaluation(every[k], position_seed(seed, index, k))
 
     # after the last move: the result, or (an unfinished game) the judge's view
     final = position.returns() if position.is_over else look(len(history)).values
@@ -657,13 +675,14 @@ def _accuracy(losses: Sequence[float]) -> float | None:
 
 def evaluate_position(game: Game, judge: "str | Judge | object" = DEFAULT_JUDGE,
                       limit: Limit | None = None, seed: int = 0,
-                      solve_nodes: int | None = DEFAULT_SOLVE_NODES) -> Evaluation:
-    """One position evaluated by `judge` within `limit` (see judge()), as an Evaluation;
-    by the solver instead where it finishes within `solve_nodes` positions (see
-    exact_evaluation(); None: never); `seed` as analyze's."""
+                      exact: bool = True) -> Evaluation:
+    """One position evaluated by `judge` within `limit`'s simulations (see judge()), as an
+    Evaluation; by the solver instead where it finishes within `limit`'s nodes (as
+    analyze()'s, `exact` too); `seed` as analyze's."""
+    nodes = solver_nodes(limit, exact)
     judge = _as_judge(judge, limit)
     seed = check_seed(seed)
-    return exact_evaluation(game, solve_nodes) or judge.evaluation(game, seed)
+    return exact_evaluation(game, nodes) or judge.evaluation(game, seed)
 
 
 def _as_judge(spec: "str | Judge | object", limit: Limit | None) -> Judge:

@@ -12,6 +12,7 @@ import time
 import click
 
 from photocore import analysis
+from photocore.budget import Limit
 from photocore.cli.options import (
     SEED,
     SEED_HELP,
@@ -94,7 +95,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
     check_backend(backend)
     if no_solve and nodes is not None:
         raise click.UsageError("--nodes N or --no-solve: not both")
-    nodes = None if no_solve else nodes or analysis.DEFAULT_SOLVE_NODES
+    limit = None if nodes is None else Limit(nodes=nodes)
     if not serve and allow is not None:
         raise click.UsageError("--allow names the agents queries may choose: only with --serve")
     if serve:
@@ -113,7 +114,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
             raise click.BadParameter(str(e), param_hint="--allow") from None
         try:
             serve_queries(query_lines(sys.stdin.buffer), sys.stdout, agent,
-                          workers or os.cpu_count() or 1, seed, judges, nodes)
+                          workers or os.cpu_count() or 1, seed, judges, limit, not no_solve)
         except KeyboardInterrupt:
             raise SystemExit(130) from None
         return
@@ -126,7 +127,7 @@ def analyze(games: str | None, agent: str, out: str | None, workers: int | None,
         inputs = [games]        # (a bad --agent is told below)
     check_writable(out, append=resume, inputs=inputs)
     try:
-        run = AnalysisRun(games, agent, seed=seed, solve_nodes=nodes)
+        run = AnalysisRun(games, agent, limit, seed, exact=not no_solve)
     except RecordError as e:   # told now, not by a worker: --resume would not get past it
         fix = (f"`photocore repair {games}` keeps its whole games and drops the rest"
                if e.ply is None else      # a damaged line, which repair drops

@@ -41,18 +41,20 @@ AnalysisBatch.positions.__doc__ = "The positions valued."
 
 class AnalysisRun:
     """The games of the record file `path` analysed by `judge` (a spec, see
-    photocore.analysis.judge; `limit` a photocore.Limit of its simulations) and the solver
-    within `solve_nodes` positions a position (None: not used), seeded `seed`: a Plan of
-    photocore.run.driver.
+    photocore.analysis.judge) within `limit` (a photocore.Limit: the judge's simulations
+    and the solver's nodes in a position, analysis.solver_nodes; `exact` False: no solver),
+    seeded `seed`: a Plan of photocore.run.driver.
     Game i's analysis depends only on the game, the judge, the solver's budget and
     (seed, i). The file is read first as `photocore verify` reads it, every game replayed:
     a bad game stops the run before it starts (RecordError naming its line and ply)."""
 
     def __init__(self, path: str, judge: str, limit: Limit | None = None, seed: int = 0,
                  thresholds: analysis.Thresholds = analysis.THRESHOLDS,
-                 solve_nodes: int | None = analysis.DEFAULT_SOLVE_NODES) -> None:
+                 exact: bool = True) -> None:
         self.path, self.spec, self.limit, self.seed = path, judge, limit, seed
-        self.thresholds, self.solve_nodes = thresholds, solve_nodes
+        self.thresholds, self.exact = thresholds, exact
+        # as the analyses hold it (their field solve_nodes), for resuming
+        self.solve_nodes = analysis.solver_nodes(limit, exact)
         self.judge_name = analysis.judge(judge, limit).name     # fails early
         self._defining: list[dict[str, object]] = []
         lines = []
@@ -83,8 +85,8 @@ class AnalysisRun:
         judge = analysis.judge(self.spec, self.limit)
         lines, positions = [], 0
         for index, rec in enumerate(self._read(start, count), start):
-            result = analysis.analyze(rec, judge, seed=self.seed, thresholds=self.thresholds,
-                                      index=index, solve_nodes=self.solve_nodes)
+            result = analysis.analyze(rec, judge, self.limit, self.seed, self.thresholds,
+                                      index, self.exact)
             positions += len(result.plies)
             lines.append(record_line(analysis.with_analysis(rec, result)))
         return AnalysisBatch(lines, positions)

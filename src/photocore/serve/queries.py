@@ -30,11 +30,12 @@ class QueryError(ValueError):
 
 
 def answer(query: object, judges: Allowed, judge: str, seed: int,
-           solve_nodes: int | None = analysis.DEFAULT_SOLVE_NODES) -> dict[str, Any]:
+           limit: Limit | None = None, exact: bool = True) -> dict[str, Any]:
     """The answer to one query (a parsed JSON object, see docs/analysis.md): by `judge`
     (an agent spec, the query's "judge" field) unless it names another of `judges`, the
-    only ones a query may choose; exact, by the solver, where it finishes within
-    `solve_nodes` positions (analysis.exact_evaluation; None: no solver)."""
+    only ones a query may choose, with the query's visits; exact, by the solver, where it
+    finishes within `limit`'s nodes (analysis.solver_nodes: `exact` False, no solver)."""
+    nodes = analysis.solver_nodes(limit, exact)
     if not isinstance(query, dict):
         raise QueryError(f"a query is a JSON object, not {type(query).__name__}")
     unknown = set(query) - {"id", "position", "moves", "judge", "visits", "seed"}
@@ -45,9 +46,9 @@ def answer(query: object, judges: Allowed, judge: str, seed: int,
     if not isinstance(spec, str):
         raise QueryError(f"judge must be a string, got {spec!r}")
     chosen = judges.find(spec)      # before anything is loaded
-    limit = judges.max_simulations or MAX_SIMULATIONS
-    if visits is not None and (type(visits) is not int or not 1 <= visits <= limit):
-        raise QueryError(f"visits must be an integer from 1 to {limit:,}, got {visits!r}")
+    most = judges.max_simulations or MAX_SIMULATIONS
+    if visits is not None and (type(visits) is not int or not 1 <= visits <= most):
+        raise QueryError(f"visits must be an integer from 1 to {most:,}, got {visits!r}")
     query_seed = query.get("seed", seed)
     if type(query_seed) is not int:
         raise QueryError(f"seed must be an integer, got {query_seed!r}")
@@ -56,7 +57,7 @@ def answer(query: object, judges: Allowed, judge: str, seed: int,
         raise QueryError("the game is over: there is no move to evaluate")
     chosen_judge = analysis.judge(chosen.text,
                                   None if visits is None else Limit(simulations=visits))
-    evaluation = (analysis.exact_evaluation(game, solve_nodes)
+    evaluation = (analysis.exact_evaluation(game, nodes)
                   or chosen_judge.evaluation(game, query_seed))
     return {"id": query.get("id"), "judge": chosen_judge.name, **evaluation.to_json()}
 
@@ -80,18 +81,19 @@ def _game(query: dict[str, Any]) -> Game:
 
 
 def serve_queries(source: Iterable[str | bytes | None], sink: Any, judge: str, workers: int,
-                  seed: int, judges: Allowed | None = None,
-                  solve_nodes: int | None = analysis.DEFAULT_SOLVE_NODES) -> None:
+                  seed: int, judges: Allowed | None = None, limit: Limit | None = None,
+                  exact: bool = True) -> None:
     """Answers the JSON-line queries of `source` on `sink`, each as soon as it is ready
     (out of order), `workers` at a time, by `judge` or another of `judges` (default:
     `judge` alone, built-ins up to MAX_QUERY_VISITS), or exactly by the solver where it
-    finishes within `solve_nodes` positions. `source` gives lines (text, or bytes of UTF-8; None
-    for a line too long to read, as query_lines gives them). Every line but a blank one gets
-    exactly one answer: a bad query, {"id", "error"}, and the rest go on. Returns at the end
-    of `source`, once every query is answered; on Ctrl-C at once: the searches under way
-    stop (interrupt_searches), their queries and the waiting ones get no answer, and the
-    KeyboardInterrupt goes on. At most 4 x `workers` queries wait: a client that
-    writes faster than they are answered waits too."""
+    finishes within `limit`'s nodes (as answer()'s, `exact` too). `source` gives lines
+    (text, or bytes of UTF-8; None for a line too long to read, as query_lines gives
+    them). Every line but a blank one gets exactly one answer: a bad query, {"id",
+    "error"}, and the rest go on. Returns at the end of `source`, once every query is
+    answered; on Ctrl-C at once: the searches under way stop (interrupt_searches), their
+    queries and the waiting ones get no answer, and the KeyboardInterrupt goes on. At most
+    4 x `workers` queries wait: a client that writes faster than they are answered waits
+    too."""
     judges = judges or Allowed([judge], MAX_QUERY_VISITS)
     lock = threading.Lock()
     room = threading.BoundedSemaphore(4 * workers)
@@ -112,7 +114,7 @@ def serve_queries(source: Iterable[str | bytes | None], sink: Any, judge: str, w
     def run(query: Any) -> None:
         ident = query.get("id") if isinstance(query, dict) else None
         try:
-            send(answer(query, judges, judge, seed, solve_nodes))
+            send(answer(query, judges, judge, seed, limit, exact))
         except KeyboardInterrupt:
             pass                # stopped by the main thread's Ctrl-C: no answer
         except Exception as e:  # noqa: BLE001 (a bad query, or the judge's error: said, not fatal)
