@@ -880,7 +880,8 @@ def test_a_refused_click_is_told_until_the_game_moves_on():
     if node is None:
         pytest.skip("node is not installed: tests/test_serve_browser.py checks the page")
     here = pathlib.Path(__file__).resolve().parent
-    page = here.parent / "src" / "photocore" / "serve" / "static" / "play.js"
+    # the installed package's page (a wheel's run has no src/)
+    page = pathlib.Path(photocore.__file__).parent / "serve" / "static" / "play.js"
     done = subprocess.run([node, str(here / "play_page.js"), str(page)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
