@@ -7,7 +7,7 @@ import shutil
 import signal
 
 import pytest
-from support import _table
+from support import _table, children_of
 
 
 def chromium(width=1280, height=860, downloads=None):
@@ -61,9 +61,8 @@ def chromium(width=1280, height=860, downloads=None):
 
 def _descendants(root):
     """(pid, start time) of each running descendant of process `root`."""
-    table, children = _table(), {}
-    for pid, (parent, _) in table.items():
-        children.setdefault(parent, []).append(pid)
+    table = _table()
+    children = children_of(table)
     found, todo = [], list(children.get(root, ()))
     while todo:
         pid = todo.pop()

@@ -259,6 +259,14 @@ def _table():
     return table
 
 
+def children_of(table):
+    """{parent pid: [child pid, ...]} of a _table()."""
+    children = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    return children
+
+
 def command_line(pid):
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -279,9 +287,7 @@ def descendants(spared=()):
     except ChildProcessError:
         return {}
     table = _table()
-    children = {}
-    for pid, (parent, _) in table.items():
-        children.setdefault(parent, []).append(pid)
+    children = children_of(table)
     found, todo = {}, list(children.get(os.getpid(), ()))
     while todo:
         pid = todo.pop()
@@ -296,7 +302,8 @@ def descendants(spared=()):
 
 def left_behind(before=()):
     """The descendants of this process (descendants()) not in `before` nor beneath one of
-    them that still run GRACE seconds on, killed: {(pid, start time): command line}, {} when none."""
+    them that still run GRACE seconds on, killed: {(pid, start time): command line}, {}
+    when none."""
     deadline = time.monotonic() + GRACE
     while (left := {key: line for key, line in descendants(before).items()
                     if key not in before}) \
