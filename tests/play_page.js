@@ -34,7 +34,7 @@ const context = vm.createContext({
 vm.runInContext(fs.readFileSync(process.argv[2], "utf8"), context);
 const state = (player, version) => JSON.stringify({
   id: "g1", version, over: false, to_move: "person", current_player: player,
-  status: `player ${player} to move`, history: [], legal_moves: [], seats: ["person", "person"],
+  status: `player ${player} to move`, history: [], legal_moves: [], seats: ["person", "person"], names: ["person", "person"],
   can_undo: false, thinking: false, stopped: false, recordable: false,
 });
 const click = "{ target: { closest: () => ({ getAttribute: (name) => "

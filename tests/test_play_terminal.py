@@ -165,6 +165,20 @@ def test_a_failing_agent_forfeits(tmp_path):
     assert records.from_record(rec).history == [photocore.Move.parse("place a4")]
 
 
+def test_an_agent_is_called_by_the_name_it_declares(tmp_path):
+    path = tmp_path / "named.py"
+    path.write_text("class Named:\n    name = 'Ada'\n"
+                    "    def select(self, game):\n        return game.legal_moves()[0]\n")
+    child = spawn("--agents", f"py:{path}:Named")
+    prompt(child)
+    assert "player 1 (Ada)" in say(child, "place a4")
+    assert "saved 2 moves" in say(child, f"save {tmp_path / 'named.jsonl'}")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    assert records.read_game(tmp_path / "named.jsonl", 1)["metadata"]["agents"] == ["person",
+                                                                                   "Ada"]
+
+
 def test_an_agent_that_cannot_play_the_game_is_refused_before_it(tmp_path):
     path = tmp_path / "two.py"
     path.write_text(textwrap.dedent("""

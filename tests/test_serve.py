@@ -542,6 +542,27 @@ def test_an_engine_ends_with_its_game(end):
         assert client.get(f"/api/games/{game_id}/record").status_code == 200
 
 
+def test_a_py_agent_is_shown_and_recorded_by_its_name_and_requested_by_its_label(tmp_path):
+    # the name a py: class declares (or a cmd: engine announces) is what the page shows and
+    # the record keeps, as in match tables; requests and the database keep the label
+    path = tmp_path / "named.py"
+    path.write_text("class Named:\n    name = 'Ada'\n"
+                    "    def select(self, game):\n        return game.legal_moves()[0]\n")
+    label, db = f"py:{path}:Named", tmp_path / "games.db"
+    with TestClient(create_app([label], db=db)) as client:
+        state = new(client, seats=["person", label])
+        assert state["seats"] == ["person", label] and state["names"] == ["person", "Ada"]
+        state = settled(client, move(client, state["id"], "place a4").json()["id"])
+        assert state["history"][1]["by"] == "agent"
+        act(client, state["id"], "resign")
+        rec = json.loads(client.get(f"/api/games/{state['id']}/record").text)
+        assert rec["metadata"]["agents"] == ["person", "Ada"]
+    with TestClient(create_app([label], db=db)) as client:     # served again from the file
+        again = client.get(f"/api/games/{state['id']}").json()
+        assert again["seats"] == ["person", label] and again["names"] == ["person", "Ada"]
+        assert "player 0 (person) resigned" in again["status"]
+
+
 # ---- the store: bounded, expiring --------------------------------------------------------
 
 def test_games_expire(served):

@@ -237,3 +237,14 @@ def test_a_copy_changes_apart():
     session.undo()
     assert copy.game.history == moves("place a4") and copy.by == ["person"]
     assert session.game.history == [] and session.by == []
+
+
+def test_an_agent_is_shown_and_recorded_by_the_name_it_announced_and_requested_by_label():
+    named = specs.parse("py:random:Random")     # any spec: the label is what a request names
+    session = Session(start(players=3), [None, named, GREEDY], "test",
+                      announced={named.label: "Ada"})
+    assert session.labels() == [PERSON, named.label, "greedy"]
+    assert session.names() == [PERSON, "Ada", "greedy"]
+    session.resign()
+    assert session.metadata()["agents"] == [PERSON, "Ada", "greedy"]
+    assert Session(start(players=2), [None, named], "test").names() == [PERSON, named.label]

@@ -108,12 +108,15 @@ def play(agents: tuple[str, ...], players: int | None, seat: int, options: Optio
     for k, p in enumerate(p for p in range(game.players) if p != seat):
         seats[p] = chosen[k % len(chosen)]
     try:
+        announced = {}
         for spec in dict.fromkeys(chosen):
-            spec.check(game)        # one that cannot play this game is refused now
+            name = spec.check(game)     # one that cannot play this game is refused now
+            if name is not None:
+                announced[spec.label] = name
         loaded = {p: spec.load() for p, spec in enumerate(seats) if spec is not None}
     except (ValueError, TypeError, OSError) as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
-    table = Terminal(Session(game, seats, SITE), loaded, seed, hint_simulations,
+    table = Terminal(Session(game, seats, SITE, announced), loaded, seed, hint_simulations,
                      sys.stdout.isatty() if color is None else color,
                      inputs=[*([record_file] if record_file else []),
                              *(f for spec in chosen for f in spec.files)])

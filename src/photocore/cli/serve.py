@@ -19,6 +19,7 @@ from photocore.serve.games import (
     DEFAULT_KEEP,
     DEFAULT_MAX_GAMES,
     DEFAULT_MAX_GAMES_PER_CLIENT,
+    Agents,
 )
 
 __all__ = ["DEFAULT_AGENTS", "LOOPBACK_NAMES", "MAX_EXPIRE", "MAX_KEEP", "serve", "default_db"]
@@ -103,9 +104,8 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
         raise click.BadParameter(f"{allowed_hosts!r}: give host names, separated by commas",
                                  param_hint="--allowed-hosts")
     try:
-        loaded = [specs.parse(text) for text in agent_specs]
-        for spec in loaded:
-            spec.check()
+        agents = Agents([specs.parse(text) for text in agent_specs])
+        agents.check()
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--agents") from None
     family, address = _resolve(host, port)
@@ -113,7 +113,7 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
     # on loopback the Host header must name this server (against DNS rebinding): the
     # address it was told to listen on, as given or as resolved, or a loopback name
     try:
-        app = create_app([spec.text for spec in loaded], max_games=max_games,
+        app = create_app(agents, max_games=max_games,
                          expire=expire * 60, hint_simulations=hint_simulations,
                          allowed_hosts=(*hosts, *LOOPBACK_NAMES, host, address[0]) if loopback
                          else hosts or None,
@@ -142,7 +142,7 @@ def serve(host: str, port: int, agent_specs: tuple[str, ...], max_games: int,
         # Ctrl-C: uvicorn stops gracefully, then raises it again (or it comes before)
         with contextlib.suppress(KeyboardInterrupt):
             click.echo(f"photocore serve: open http://{shown}:{bound}/ to play "
-                       f"(agents: {', '.join(spec.label for spec in loaded)}); Ctrl-C stops")
+                       f"(agents: {', '.join(agents.labels)}); Ctrl-C stops")
             click.echo(f"photocore serve: games kept in {store.db.file}" if path != MEMORY else
                        "photocore serve: games kept in memory only (--db :memory:): a "
                        "restart loses them")

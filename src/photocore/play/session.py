@@ -27,7 +27,7 @@ photocore.play.session.NotNow: cannot undo: the game is over: player 0 resigned
 """
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from photocore import records
@@ -140,9 +140,12 @@ class Session:
 
     `seats` holds None for a person's seat and the agent's Spec for the others (at least
     one person); the moves `game` already has count as given; `site` goes in its record.
+    `announced` maps an agent's label to the name it announced (Spec.check), which the
+    session shows and records instead of the label (a request still names the label).
     """
 
-    def __init__(self, game: Game, seats: Sequence[Spec | None], site: str) -> None:
+    def __init__(self, game: Game, seats: Sequence[Spec | None], site: str,
+                 announced: Mapping[str, str] | None = None) -> None:
         if len(seats) != game.players:
             raise BadRequest(f"seats must name {game.players} players, one per seat, got "
                              f"{len(seats)}", "seats")
@@ -151,6 +154,7 @@ class Session:
         self.game = game
         self.seats = tuple(seats)
         self.site = site
+        self.announced = dict(announced or {})
         self.by: list[By] = ["given"] * len(game.history)
         """Who played each move of game.history: a person, an agent, or "given" (the
         moves the session started from)."""
@@ -168,9 +172,14 @@ class Session:
 
     # ---- what the session is at ----
 
-    def names(self) -> list[str]:
-        """Each seat's name: "person" or the agent's label."""
+    def labels(self) -> list[str]:
+        """Each seat as a request names it: "person" or the agent's label."""
         return [PERSON if spec is None else spec.label for spec in self.seats]
+
+    def names(self) -> list[str]:
+        """Each seat's name, as shown and recorded: "person", or the name the agent
+        announced, else its label."""
+        return [self.announced.get(label, label) for label in self.labels()]
 
     def people(self) -> list[int]:
         """The people's seats."""

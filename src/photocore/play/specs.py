@@ -360,6 +360,8 @@ class Allowed:
         self.by_label = by_label
         self.labels = tuple(by_label)
         self.max_simulations = max_simulations
+        self.announced: dict[str, str] = {}
+        """The names the agents announced (label -> name), once `check` has run."""
         self._budgeted = {spec.kind for spec in by_label.values()
                           if spec.agent_kind is not None and spec.agent_kind.budget}
 
@@ -382,6 +384,14 @@ class Allowed:
             why += ("; py: and cmd: agents run code on this machine: only the operator's "
                     "command line can name them")
         raise NotAllowed(why)
+
+    def check(self) -> None:
+        """Each agent checked (Spec.check: ValueError on one that cannot play), and the
+        name it announces kept in `announced`."""
+        for label, spec in self.by_label.items():
+            name = spec.check()
+            if name is not None:
+                self.announced[label] = name
 
     def describe(self) -> str:
         """What may be asked for, in words."""

@@ -110,12 +110,13 @@ Token = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 none."""
 
 
-def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX_GAMES,
+def create_app(agents: Sequence[str] | Agents = ("random",), max_games: int = DEFAULT_MAX_GAMES,
                expire: float = DEFAULT_EXPIRE, hint_simulations: int = hints.DEFAULT_SIMULATIONS,
                allowed_hosts: Sequence[str] | None = None,
                max_games_per_client: int = DEFAULT_MAX_GAMES_PER_CLIENT,
                db: "str | os.PathLike[str]" = MEMORY, keep: float = DEFAULT_KEEP) -> FastAPI:
-    """The application: the API over a Store seating `agents` (specs; the first is the
+    """The application: the API over a Store seating `agents` (specs, checked here with
+    ValueError on one that cannot play, or Agents already checked; the first is the
     default opponent) whose games are kept in the SQLite database `db` (":memory:": none
     outlives the process), finished ones `keep` seconds; the page at / and the lobby at
     /games. Opened on a database that holds games, it serves them again (DatabaseError when
@@ -127,9 +128,12 @@ def create_app(agents: Sequence[str] = ("random",), max_games: int = DEFAULT_MAX
     A client (an IPv4 address, an IPv6 /64 network) plays at most `max_games_per_client`
     unfinished games at once.
     """
+    if not isinstance(agents, Agents):
+        agents = Agents(agents)
+        agents.check()
     database = Database(db)
     try:
-        store = Store(Agents(agents), max_games=max_games, expire=expire,
+        store = Store(agents, max_games=max_games, expire=expire,
                       hint_simulations=hint_simulations, max_games_per_client=max_games_per_client,
                       db=database, keep=keep)
     except BaseException:

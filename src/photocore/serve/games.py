@@ -209,7 +209,8 @@ class Table:
             "version": version,
             "players": game.players,
             "options": str(game.options),
-            "seats": session.names(),
+            "seats": session.labels(),
+            "names": session.names(),
             "position": game.position(),
             "phase": game.phase,
             "round": game.round,
@@ -684,7 +685,7 @@ class Store:
         `moves` moves to play first (a record's, to continue it).
         """
         game = start(players, options, position, moves or ())
-        session = Session(game, self._seats(game.players, seats), SITE)
+        session = Session(game, self._seats(game.players, seats), SITE, self.agents.announced)
         if seed is None:
             seed = secrets.randbits(32)
         tokens = {seat: secrets.token_urlsafe(TOKEN_BYTES) for seat in session.people()}
@@ -703,7 +704,7 @@ class Store:
             if len(self.tables) >= self.max_games:
                 self._make_room()
             table.touched = self.clock()
-            self.db.add_game(GameRow(table.id, begun, session.names(), seed, client,
+            self.db.add_game(GameRow(table.id, begun, session.labels(), seed, client,
                                      table.touched), table.tokens)
             self.tables[table.id] = table
         with table.lock:
@@ -866,8 +867,8 @@ class Store:
                 except BadRequest:
                     seats.append(Spec(name, "unserved"))    # named, never loaded
                     gone.append(seat)
-            table = Table(row.id, Session(game, seats, SITE), row.seed, self.hint_simulations,
-                          row.client, saved.tokens, self.db, self.clock)
+            table = Table(row.id, Session(game, seats, SITE, self.agents.announced), row.seed,
+                          self.hint_simulations, row.client, saved.tokens, self.db, self.clock)
             for change in saved.changes:
                 table.apply(change)
         except (ValueError, KeyError, TypeError, AttributeError, AssertionError) as e:

@@ -110,6 +110,9 @@ class GameState(BaseModel):
     players: int
     options: str
     seats: list[str] = Field(description="'person' or the agent's label, per seat")
+    names: list[str] = Field(description="'person' or the name the agent announced (its "
+                             "label if none), per seat: what the page shows and the record "
+                             "keeps")
     position: str = Field(description="the position notation")
     phase: str
     round: int

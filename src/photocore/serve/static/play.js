@@ -345,7 +345,7 @@ function showHistory(state) {
   const replies = new Set(replyOf(state));
   $("history").replaceChildren(...state.history.map((item, ply) => {
     const li = document.createElement("li");
-    li.textContent = `${item.move} (player ${item.player}${item.by === "agent" ? `, ${state.seats[item.player]}` : ""})`;
+    li.textContent = `${item.move} (player ${item.player}${item.by === "agent" ? `, ${state.names[item.player]}` : ""})`;
     li.className = item.by + (replies.has(ply) ? " reply" : "");
     return li;
   }));
@@ -380,7 +380,7 @@ function showReply(state) {
   }
   $("reply").textContent = byPlayer.map((turn) => {
     const who = state.seats[turn.player] === "person" ? `player ${turn.player}`
-      : `${state.seats[turn.player]} (player ${turn.player})`;
+      : `${state.names[turn.player]} (player ${turn.player})`;
     return `${who} played ${turn.moves.join(", ")}`;
   }).join("; ");
 }
