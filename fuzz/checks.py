@@ -4,7 +4,7 @@ correct result. Never a crash, a hang or a corrupted state.
 Each `check_*` function takes one structured input, runs it through photocore and raises
 `FuzzFailure` when photocore's answer is wrong (an undocumented exception, a result that
 disagrees with another way of computing it, a state that breaks its invariants). The
-atheris targets (targets.py) decode fuzzer bytes into these inputs; tests/test_fuzz.py
+atheris targets (targets.py) decode fuzzer bytes into these inputs; tests/engine/test_fuzz.py
 draws them with hypothesis.
 """
 

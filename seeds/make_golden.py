@@ -6,7 +6,7 @@ when there is anything else, so the games reach crowded boards, bought-out colum
 collected trees. Each record's metadata holds the seed, the agents ("random") and
 `checksums`: checksums[k] = zlib.crc32 of Game.position() in UTF-8 after move k + 1.
 
-tests/test_golden.py replays every game, checking each checksum and the result, and plays
+tests/engine/test_golden.py replays every game, checking each checksum and the result, and plays
 it again in python/photoref.py comparing the legal moves. Rerun only when the rules change,
 and then bump photocore.RULES_VERSION:  python seeds/make_golden.py
 """

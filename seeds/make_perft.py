@@ -1,6 +1,6 @@
 """Writes seeds/perft.txt: perft counts of start and mid-game positions.
 
-The counts come from the kernels; tests/test_perft.py checks every count against the kernels
+The counts come from the kernels; tests/engine/test_perft.py checks every count against the kernels
 and the shallow ones against python/photoref.py too. Rerun only when the rules change (and
 bump photocore.RULES_VERSION): python seeds/make_perft.py > seeds/perft.txt
 """

@@ -1,4 +1,4 @@
-"""A self-play Series that fails on purpose, for tests/test_faults.py.
+"""A self-play Series that fails on purpose, for tests/runs/test_faults.py.
 
 The fault travels inside the Series to wherever its batches are played: pool workers
 unpickle this class by reference (tests/ is on the sys.path their forkserver inherits),

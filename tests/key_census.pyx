@@ -1,5 +1,5 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The position keys' collision census (tests/test_keys.py, docs/engine.md "Position keys"):
+"""The position keys' collision census (tests/engine/test_keys.py, docs/engine.md "Position keys"):
 test support, compiled against the package's _kernel.pxd when a test asks for it
 (tests/support.py, compiled), so the kernel that users load does not carry it."""
 

@@ -2,7 +2,7 @@
 // script runs in node against stand-in elements (any property an element is asked for is
 // another stand-in; what the script sets is kept), then the steps below. Prints, as JSON,
 // the message after a click refused for another player's turn, after the same state shown
-// again, after the next state, and the status then. tests/test_serve.py runs it.
+// again, after the next state, and the status then. tests/server/test_serve.py runs it.
 "use strict";
 const fs = require("fs");
 const vm = require("vm");

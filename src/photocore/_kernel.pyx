@@ -1426,7 +1426,7 @@ def check_count(count, name):
     """`count` as an int, or ValueError/TypeError unless it is a whole number from 0 to
     2**63 - 1 (what a C long long holds); TypeError for a bool (a flag passed where the
     count goes), as check_seed and check_threads refuse one. Every count and index a call
-    takes goes through here or refuses a bool itself (tests/test_api.py, the bool cases)."""
+    takes goes through here or refuses a bool itself (tests/engine/test_api.py, the bool cases)."""
     if isinstance(count, bool):     # numpy's bool has no __index__: refused below
         raise TypeError(f"{name} must be an int, not a bool ({count!r})")
     try:

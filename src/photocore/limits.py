@@ -3,7 +3,7 @@ file, a pipe, a socket or a terminal has one here (docs/hardening.md, "Every lin
 outside has a cap"). A reader reads at most its cap (and a chunk) into memory: a longer
 line is refused or read past in bounded chunks, never held.
 
-tests/test_limits.py finds every place in the package that reads lines or text and
+tests/contracts/test_limits.py finds every place in the package that reads lines or text and
 checks that each is named there with its cap and a test that feeds it a line past it.
 
 >>> RECORD_LINE_CAP // 2**20, QUERY_LINE_CAP // 2**10, ENGINE_LINE_CAP, HTTP_BODY_CAP // 2**10

@@ -466,7 +466,7 @@ def _lock_out_others(file: str, path: str) -> list[Any]:
     the same file, so the same lock.
 
     flock() locks, on Linux independent of the POSIX (fcntl) locks SQLite takes on the
-    database (tests/test_serve_online.py checks it); but closing any descriptor of the file
+    database (tests/server/test_serve_online.py checks it); but closing any descriptor of the file
     drops this process's POSIX locks on it, so the descriptor is closed only after SQLite's
     connection, and one whose lock was refused is kept open (the refused Database may share
     its process with the one holding the file)."""
