@@ -13,9 +13,9 @@ from tqdm import tqdm
 from photocore.budget import Limit
 from photocore.cli.options import (
     MAX_GAMES,
-    RULE_FLAGS,
     SEED,
     SEED_HELP,
+    SET_BY,
     Command,
     Count,
     agents_option,
@@ -43,13 +43,10 @@ from photocore.run.driver import drive
 from photocore.run.match import Match, MatchBatch, Outcome, Standings, counted, outcome_of
 from photocore.stats import SPRT, Estimate
 
-__all__ = ["SET_BY", "AGENTS_HELP", "match", "tournament", "command_of", "rated"]
+__all__ = ["AGENTS_HELP", "match", "tournament", "command_of", "rated"]
 
-# the option that sets each field a resumed game must match
-SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
-          "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",
-          "game": "the order of the games", "agents": "--agents and --games",
-          "limit": "--seconds and --simulations"}
+# a match's seats come from its pairings, which the number of games places too
+MATCH_SET_BY = {**SET_BY, "agents": "--agents and --games"}
 AGENTS_HELP = (f"{builtin_agents()}, py:module:Class, py:file.py:Class[?key=value&...] or "
                'cmd:"PROGRAM ARGS" (an engine speaking docs/protocol.md)')
 
@@ -222,7 +219,7 @@ def _play(agents: Sequence[str], games: int, pairings: list[tuple[int, ...]] | N
     def kept(index: int, rec: Record) -> None:
         standings.add(index, outcome_of(rec, plan.labels))
 
-    skip = resume_from(out, resume, plan, SET_BY, kept, inputs) if out is not None else 0
+    skip = resume_from(out, resume, plan, MATCH_SET_BY, kept, inputs) if out is not None else 0
     click.echo(plan.describe() + (" (at most: the SPRT stops it)" if sprt else ""))
     if skip == plan.games or standings.decision or _too_many(standings, max_forfeits):
         click.echo(f"{out} already holds the whole match ({skip} games)"

@@ -19,7 +19,7 @@ from photocore.run.driver import BACKENDS, MAX_BATCH, MAX_WORKERS
 from photocore.run.ray_backend import CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT
 
 __all__ = [
-    "Command", "RULE_FLAGS", "FiniteRange", "SeedType", "SEED", "SEED_HELP", "MAX_GAMES",
+    "Command", "RULE_FLAGS", "SET_BY", "FiniteRange", "SeedType", "SEED", "SEED_HELP", "MAX_GAMES",
     "workers_option", "batch_option", "parse_agents", "agents_option", "agent_option",
     "builtin_agents", "RULE_LETTERS", "parse_options",
     "rule_options", "players_and_rules", "backend_options", "check_backend", "connect_backend"
@@ -29,6 +29,13 @@ Command = Callable[..., Any]
 
 # the rule flags, as a message names them: "--fourth-revolution / --shade-blocks"
 RULE_FLAGS = " / ".join(f"--{rule.name.replace('_', '-')}" for rule in OPTION_RULES)
+
+SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
+          "options": RULE_FLAGS, "seed": "--seed", "opening": "--openings",
+          "game": "the order of the games", "agents": "--agents",
+          "limit": "--seconds and --simulations"}
+"""The option that sets each field a resumed run's games must match (the Resumable plans'
+`defining`: selfplay's, match's and tournament's --resume), as the refusal names it."""
 
 
 class FiniteRange(click.FloatRange):

@@ -6,9 +6,9 @@ import click
 
 from photocore.cli.options import (
     MAX_GAMES,
-    RULE_FLAGS,
     SEED,
     SEED_HELP,
+    SET_BY,
     Count,
     agents_option,
     backend_options,
@@ -25,12 +25,7 @@ from photocore.records import Record
 from photocore.run.driver import drive
 from photocore.run.selfplay import SelfPlayBatch, Series, Summary, Tally
 
-__all__ = ["SET_BY", "selfplay"]
-
-# the option that sets each field a resumed game must match
-SET_BY = {"rules_version": "the photocore rules version", "players": "--players",
-          "options": RULE_FLAGS, "seed": "--seed", "agents": "--agents",
-          "game": "the order of the games"}
+__all__ = ["selfplay"]
 
 
 @click.command()

@@ -26,7 +26,7 @@ from typing import Generic, NamedTuple, overload
 from tqdm import tqdm
 
 from photocore.errors import RecordError
-from photocore.facts import Options
+from photocore.facts import RULES_VERSION, Options
 from photocore.records import Record, RecordWriter, is_compressed, kept_lines, read_games
 from photocore.run import ray_backend
 from photocore.run.local_backend import run_local
@@ -35,7 +35,7 @@ from photocore.run.plan import RunError as RunError  # its name here before run/
 
 __all__ = [
     "RunError", "BACKENDS", "MAX_WORKERS", "MAX_BATCH", "Span", "ResumeError", "default_batch",
-    "Schedule", "check_run", "batches", "drive", "RECORD_FIELDS", "resumed"
+    "Schedule", "check_run", "batches", "drive", "RECORD_FIELDS", "defined_by", "resumed"
 ]
 
 BACKENDS = ("local", "ray")
@@ -220,6 +220,22 @@ class _DeferredInterrupt:
 RECORD_FIELDS = ("rules_version", "players", "options")
 """The fields a resumed run compares at the top level of a record; the others it compares in the
 record's metadata."""
+
+
+def defined_by(players: int, options: Options, metadata: Mapping[str, object],
+               fields: Sequence[str]) -> dict[str, object]:
+    """What a game is defined by, as Resumable.defining gives it: the RECORD_FIELDS of a
+    record of `players` and `options`, then the `fields` of its `metadata` (the plan's, so
+    that what is checked is what is written; None for a field it leaves out, as a record
+    without it reads), in the order a mismatch is told.
+
+    >>> fields = defined_by(2, Options(), {"agents": ["greedy", "random"], "seed": 7},
+    ...                     ["seed", "limit"])
+    >>> list(fields), fields["seed"], fields["limit"]
+    (['rules_version', 'players', 'options', 'seed', 'limit'], 7, None)
+    """
+    return {"rules_version": RULES_VERSION, "players": players, "options": options._asdict(),
+            **{field: metadata.get(field) for field in fields}}
 
 
 def resumed(path: str, plan: Resumable[P], set_by: Mapping[str, str],

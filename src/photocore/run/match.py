@@ -13,7 +13,7 @@ import itertools
 import math
 import random
 from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from photocore import stats
 from photocore._game import Game
@@ -22,7 +22,6 @@ from photocore.facts import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     PLAYERS,
-    RULES_VERSION,
     Options,
     check_count,
     check_seed,
@@ -32,6 +31,7 @@ from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play.player import Player
 from photocore.play.protocol import DEFAULT_GRACE, Engine, check_grace, movetime
 from photocore.records import Record, record_line, to_record
+from photocore.run.driver import defined_by
 
 __all__ = ["MatchBatch", "Match", "counted", "Outcome", "outcome_of", "Standings"]
 
@@ -141,11 +141,7 @@ class Match:
             played = harness.play_game(game, players, [harness.seed_for(self.seed, index, s)
                                                        for s in range(self.players)],
                                        self.limit)
-            rec = to_record(game, {"agents": [self.labels[a] for a in seats],
-                                  "specs": [self.specs[a].text for a in seats],
-                                  "seed": self.seed, "game": index, "opening": self.openings,
-                                  **({"limit": self.limit_fields} if self.limit else {}),
-                                  **played.metadata()})
+            rec = to_record(game, self.metadata(index, played))
             lines.append(record_line(rec))
             outcome = outcome_of(rec, self.labels)
             if played.forfeit is not None:
@@ -154,18 +150,28 @@ class Match:
             outcomes.append(outcome)
         return MatchBatch(lines, outcomes)
 
+    def metadata(self, index: int, played: harness.Played | None = None) -> dict[str, Any]:
+        """The metadata of game `index`'s record (docs/records.md): its agents by seat (by
+        label) and their full specs, the seed, the index, the opening's random plies, the
+        limit where one bounds every move, then what `played` adds (a forfeit, engines'
+        info lines).
+
+        >>> meta = Match(["greedy", "random"], seed=3).metadata(1)
+        >>> list(meta), meta["agents"]
+        (['agents', 'specs', 'seed', 'game', 'opening'], ['random', 'greedy'])
+        """
+        seats, _ = self.seating(index)
+        return {"agents": [self.labels[a] for a in seats],
+                "specs": [self.specs[a].text for a in seats],
+                "seed": self.seed, "game": index, "opening": self.openings,
+                **({} if self.limit_fields is None else {"limit": self.limit_fields}),
+                **({} if played is None else played.metadata())}
+
     def defining(self, index: int) -> dict[str, object]:
         """What game `index` of this match is defined by, as its record holds it (the
         order is the one a mismatch is told in)."""
-        seats, _ = self.seating(index)
-        return {"rules_version": RULES_VERSION,
-                "players": self.players,
-                "options": self.options._asdict(),
-                "seed": self.seed,
-                "opening": self.openings,
-                "game": index,
-                "agents": [self.labels[a] for a in seats],
-                "limit": self.limit_fields}
+        return defined_by(self.players, self.options, self.metadata(index),
+                          ("seed", "opening", "game", "agents", "limit"))
 
     def check(self) -> None:
         """Fails early (ValueError) on an agent that would fail in every game (one that

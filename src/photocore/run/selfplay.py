@@ -15,17 +15,18 @@ processes let it scale with the cores along with the (GIL-free) play.
 
 import sys
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
 from photocore._game import Game
-from photocore.facts import RULES_VERSION, Options, check_count, check_seed, win_share
+from photocore.facts import Options, check_count, check_seed, win_share
 from photocore.play import harness
 from photocore.play import specs as agent_specs
 from photocore.play._agents import play_games
 from photocore.records import record_line
+from photocore.run.driver import defined_by
 
 __all__ = ["seat_agents", "SelfPlayBatch", "Series", "Summary", "Tally"]
 
@@ -103,16 +104,26 @@ class Series:
             game = Game(self.players, options=self.options)
             for action in moves[offsets[k]:offsets[k + 1]].tolist():
                 game.play(action)
-            seats = self.seats(index)
-            lines.append(record_line(
-                game, {"agents": seats, "seed": self.seed, "game": index}))
-            tally.add(len(game.history), game.scores(), game.winners(), seats)
+            meta = self.metadata(index)
+            lines.append(record_line(game, meta))
+            tally.add(len(game.history), game.scores(), game.winners(), meta["agents"])
         return SelfPlayBatch(lines, tally)
 
     def seats(self, index: int) -> list[str]:
         """The agents' names by seat in game `index`, as its record's metadata holds them:
         the agents rotate one seat per game, so each plays every seat."""
         return [self.labels[(seat - index) % self.players] for seat in range(self.players)]
+
+    def metadata(self, index: int, played: harness.Played | None = None) -> dict[str, Any]:
+        """The metadata of game `index`'s record (docs/records.md): its agents by seat, the
+        run's seed, the index, then what `played` adds where it was played move by move
+        (a forfeit, engines' info lines).
+
+        >>> Series(10, agents=["greedy", "mcts:50"], seed=7).metadata(1)
+        {'agents': ['mcts:50', 'greedy'], 'seed': 7, 'game': 1}
+        """
+        return {"agents": self.seats(index), "seed": self.seed, "game": index,
+                **({} if played is None else played.metadata())}
 
     def defining(self, index: int) -> dict[str, object]:
         """What game `index` of this run is defined by, as its record holds it: each field
@@ -121,12 +132,8 @@ class Series:
         >>> Series(10, agents=["greedy", "mcts:50"], seed=7).defining(1)["agents"]
         ['mcts:50', 'greedy']
         """
-        return {"rules_version": RULES_VERSION,
-                "players": self.players,
-                "options": self.options._asdict(),
-                "seed": self.seed,
-                "game": index,
-                "agents": self.seats(index)}
+        return defined_by(self.players, self.options, self.metadata(index),
+                          ("seed", "game", "agents"))
 
     def _batch_in_python(self, start: int, count: int) -> SelfPlayBatch:
         lines, tally = [], Tally(self.players)
@@ -136,12 +143,12 @@ class Series:
             game = Game(self.players, options=self.options)
             played = harness.play_game(game, players, [harness.seed_for(self.seed, index, a)
                                                        for a in agents])
-            seats = self.seats(index)
+            meta = self.metadata(index, played)
+            seats = meta["agents"]
             if played.forfeit is not None and played.forfeit[2]:
                 print(f"game {index + 1}: {seats[played.forfeit[0]]} forfeits: "
                       f"{played.forfeit[1]}\n{played.forfeit[2]}", file=sys.stderr)
-            lines.append(record_line(game, {
-                "agents": seats, "seed": self.seed, "game": index, **played.metadata()}))
+            lines.append(record_line(game, meta))
             tally.add(len(game.history), game.scores(), played.winners(game), seats)
         return SelfPlayBatch(lines, tally)
 

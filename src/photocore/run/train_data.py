@@ -173,6 +173,13 @@ class DataSeries:
         blocks of `per_search` games (write_data)."""
         return play_block(self, start, count)
 
+    def metadata(self, index: int, visits: list[dict[str, int]]) -> dict[str, Any]:
+        """The metadata of game `index`'s record (docs/records.md): the agent's name in
+        every seat, the run's seed, the index, the simulations a move and each move's
+        `visits` (the root's visits by move, {} for a forced move)."""
+        return {"agents": [self.name] * self.players, "seed": self.seed, "game": index,
+                "simulations": self.simulations, "visits": visits}
+
 
 def play_block(series: DataSeries, start: int, count: int) -> TrainingBatch:
     """Plays games start .. start + count - 1 together in one Search, to the end."""
@@ -261,9 +268,7 @@ def play_block(series: DataSeries, start: int, count: int) -> TrainingBatch:
     for i, game in enumerate(games):
         tally.add(len(game.history), game.scores(), game.winners(), names)
         if series.records:
-            lines.append(record_line(game, {
-                "agents": names, "seed": series.seed, "game": start + i,
-                "simulations": series.simulations, "visits": visits_log[i]}))
+            lines.append(record_line(game, series.metadata(start + i, visits_log[i])))
     return TrainingBatch(shard, lines, tally)
 
 
