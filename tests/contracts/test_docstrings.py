@@ -167,7 +167,7 @@ def module_gaps(module_name):
 def test_the_pages_document_modules():
     # the walk below reads the pages' directives: they were found
     assert {"photocore", "photocore.records", "photocore.play.search"} <= set(MODULES)
-    assert MODULES["photocore.records"] == {"read_games", "write_games", "RecordWriter"}
+    assert {"read_games", "write_games", "RecordWriter"} <= MODULES["photocore.records"]
 
 
 @pytest.mark.parametrize("module_name", sorted(MODULES))

@@ -262,7 +262,7 @@ def forfeited(moves, **forfeit):
                    metadata={"agents": ["a", "b"], "forfeit": forfeit})
 
 
-# the bad lines that are not JSON as photocore reads it (records.loads): no schema sees them
+# the bad lines that are not JSON as photocore reads it (strictjson.loads): no schema sees them
 JSON_TEXT = ("malformed JSON", "NaN", "1e400 in an analysis", "-1e999 in metadata",
              "a 400-digit float", "a key twice", "a key twice deeper")
 # (bad line, does it need a replay (verify=True) to be found, message after "FILE:2: ")

@@ -231,7 +231,7 @@ def test_a_full_disk_stops_clearly_with_whole_lines_and_resume_completes_it(
         tmp_path, monkeypatch, uninterrupted, name):
     out = tmp_path / name
     args = ["--games", "20", *RUN, "--workers", "1", "--batch", "2"]
-    real_write_all, real_write_lines = records._write_all, records.RecordWriter.write_lines
+    real_write_all, real_write_lines = records.writer._write_all, records.RecordWriter.write_lines
     full = []
 
     def write_lines(self, lines):              # the third batch finds the disk full
@@ -247,7 +247,7 @@ def test_a_full_disk_stops_clearly_with_whole_lines_and_resume_completes_it(
         return real_write_all(fd, data, at)
 
     monkeypatch.setattr(records.RecordWriter, "write_lines", write_lines)
-    monkeypatch.setattr(records, "_write_all", write_all)
+    monkeypatch.setattr(records.writer, "_write_all", write_all)
     result = selfplay(out, *args)
     assert result.exit_code == 1
     assert f"cannot write {out}: No space left on device" in result.output
@@ -318,7 +318,7 @@ def test_an_exception_in_the_middle_of_a_write_leaves_whole_lines(tmp_path, monk
     path = tmp_path / name
     game = photocore.Game()
     calls = []
-    real = records._write_all
+    real = records.writer._write_all
 
     def interrupted(fd, data, at=None):
         calls.append(1)
@@ -327,7 +327,7 @@ def test_an_exception_in_the_middle_of_a_write_leaves_whole_lines(tmp_path, monk
             raise KeyboardInterrupt
         return real(fd, data, at)
 
-    monkeypatch.setattr(records, "_write_all", interrupted)
+    monkeypatch.setattr(records.writer, "_write_all", interrupted)
     with records.RecordWriter(path, append=False) as writer:
         writer.write(game)
         with pytest.raises(KeyboardInterrupt):

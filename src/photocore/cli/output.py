@@ -13,9 +13,10 @@ import click
 
 from photocore.errors import RecordError, needs_extra
 from photocore.files import atomic, input_among
-from photocore.records import Record, RecordWriter, dumps
+from photocore.records import Record, RecordWriter
 from photocore.run.driver import ResumeError, resumed
 from photocore.run.plan import Batch, Resumable, RunError
+from photocore.strictjson import dumps
 
 __all__ = [
     "RECORD_SUFFIXES", "record_file", "check_writable", "writing", "reason", "needs", "missing",

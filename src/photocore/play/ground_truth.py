@@ -31,8 +31,9 @@ from photocore.files import atomic
 from photocore.limits import SOLVED_LINE_CAP
 from photocore.play import specs
 from photocore.play.player import Forfeit
-from photocore.records import capped_lines, dumps, loads, too_long
+from photocore.records import capped_lines, too_long
 from photocore.stats import wilson
+from photocore.strictjson import dumps, loads
 
 __all__ = ["FIELDS", "SolvedPosition", "read", "write", "Score", "score"]
 

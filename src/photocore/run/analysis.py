@@ -18,12 +18,12 @@ from photocore.records import (
     capped_lines,
     check_record,
     is_compressed,
-    loads,
     read_games,
     record_line,
     too_long,
 )
 from photocore.run.driver import ResumeError
+from photocore.strictjson import loads
 
 __all__ = ["AnalysisBatch", "AnalysisRun"]
 

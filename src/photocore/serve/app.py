@@ -42,7 +42,6 @@ from photocore.errors import RecordError
 from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION
 from photocore.limits import HTTP_BODY_CAP
 from photocore.play import hints
-from photocore.records import loads
 from photocore.serve import models
 from photocore.serve.database import MEMORY, Database
 from photocore.serve.games import (
@@ -62,6 +61,7 @@ from photocore.serve.games import (
     Unavailable,
     UnknownGame,
 )
+from photocore.strictjson import loads
 
 __all__ = [
     "MAX_BODY", "MAX_WAIT", "MAX_LISTENERS", "MAX_CLIENT_STREAMS", "FILES_KEPT_FREE", "LOG_EVERY",
@@ -172,7 +172,7 @@ class _Body(Request):
 
 
 def _parse_body(body: bytes) -> Any:
-    """The body's JSON, read as every record and message is (records.loads: NaN, 1e400, a
+    """The body's JSON, read as every record and message is (strictjson.loads: NaN, 1e400, a
     key written twice, nesting too deep are refused); each failure a JSONDecodeError that
     says what is wrong."""
     try:

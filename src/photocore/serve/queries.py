@@ -15,7 +15,7 @@ from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.limits import QUERY_LINE_CAP, READ_CHUNK
 from photocore.play._agents import MAX_SIMULATIONS, interrupt_searches
 from photocore.play.specs import Allowed
-from photocore.records import loads
+from photocore.strictjson import loads
 
 __all__ = ["MAX_QUERY_VISITS", "MAX_QUERY", "QueryError", "answer", "serve_queries", "query_lines"]
 
