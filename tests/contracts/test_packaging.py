@@ -157,3 +157,15 @@ def test_the_wheel_installs_the_photocore_command(wheel):
     entry_points = configparser.ConfigParser()
     entry_points.read_string(info["entry_points.txt"])
     assert dict(entry_points["console_scripts"]) == {"photocore": "photocore.cli:main"}
+
+
+def test_every_package_of_the_source_is_one_the_build_ships():
+    # setuptools' package list is written out (src/ holds the .pyx beside the modules): a
+    # subpackage missing from it would leave its modules out of every wheel
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "setuptools"]["packages"]
+    source = in_checkout(ROOT / "src" / "photocore")
+    folders = [source, *(p for p in sorted(source.rglob("*"))
+                         if p.is_dir() and p.name != "__pycache__")]
+    assert sorted(listed) == sorted(".".join(("photocore", *f.relative_to(source).parts))
+                                    for f in folders)
