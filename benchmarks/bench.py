@@ -6,14 +6,16 @@ the same run, and CI's regression check.
 
 The registry (workloads() here) is photocore.run.speed's workloads (`photocore bench`, what
 an installed package measures: playouts, perft, verify, VecGame, MCTS, self-play) with their
-plain-Python side, then those of the source tree: single calls from Python and
-examples/own_search's UCT (engine.py), record files (record_files.py), the match harness and
-the Cython example searcher (players.py), the adapters, Gymnasium environments, masked
-sampling and photocore.Search (frameworks.py). Each workload checks its result, pyperf times
-it as `photocore bench` does, and its baseline runs the same work in the same run: the
-plain-Python reference (python/photoref.py) for the engine's, else the native loop, plain
-VecGame.step, torch's sampling, OpenSpiel's MCTSBot, a bare loop. A speed-up is that ratio,
-measured side by side, which holds on a noisy machine where an absolute figure does not.
+plain-Python side, then those of the source tree: single calls from Python (engine.py),
+examples/own_search's UCT and playouts (own_search.py), record files (record_files.py), the
+match harness and the Cython example searcher (players.py), the adapters, Gymnasium
+environments, masked sampling and photocore.Search (frameworks.py), the AlphaZero example's
+forward pass (networks.py). Each workload checks its result, pyperf times it as `photocore
+bench` does, and its baseline runs the same work in the same run: the plain-Python
+reference (python/photoref.py) for the engine's, else the native loop, plain VecGame.step,
+torch's sampling, OpenSpiel's MCTSBot, an untrained network, a bare loop. A speed-up is
+that ratio, measured side by side, which holds on a noisy machine where an absolute figure
+does not.
 
 --quick runs the engine's workloads, small (CI's set: `.ci/run`); a full run, or --workload
 (shell patterns over the names: --workload 'gym_*'), runs the others too, a workload whose
@@ -30,6 +32,7 @@ import subprocess
 import click
 import engine
 import frameworks
+import networks
 import own_search
 import players
 import record_files
@@ -74,11 +77,13 @@ QUICK = Sizes(playout_games=1_000, loop_moves=20_000, positions=50, perft_depth=
 
 
 def workloads(sizes, everything=True):
-    """The registry at these sizes, in the order it runs: the engine's (CI's floors), then,
-    if `everything`, the record files', the players' and the frameworks'."""
-    works = engine.workloads(sizes) + own_search.workloads(sizes, everything)
+    """The registry at these sizes, in the order it runs: the engine's (CI's floors), own
+    search's and self-play (no baseline), then, if `everything`, the record files', the
+    players', the frameworks' and the example network's."""
+    works = [*engine.workloads(sizes), *own_search.workloads(sizes, everything),
+             *(speed.SelfPlay(sizes.selfplay_games, workers) for workers in (1, 2))]
     if everything:
-        for group in (record_files, players, frameworks):
+        for group in (record_files, players, frameworks, networks):
             works += group.workloads(sizes.quick)
     return works
 

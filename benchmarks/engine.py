@@ -495,8 +495,8 @@ MORE_PLAYOUT_OPTIONS = ((3, "f"), (3, "s"), (3, "fs"), (4, "f"), (4, "s"), (4, "
 
 
 def workloads(sizes):
-    """The engine's workloads at these sizes (benchmarks/bench.py's Sizes), each with its
-    reference but the self-play ones and, in a full run, perft of every seed."""
+    """The engine's workloads at these sizes (benchmarks/bench.py's Sizes) but self-play,
+    each with its reference but, in a full run, perft of every seed."""
     cases = perft_cases(sizes.perft_depth)
     shared = ReferencePerft(cases)
     options = PLAYOUT_OPTIONS + (() if sizes.quick else MORE_PLAYOUT_OPTIONS)
@@ -518,6 +518,4 @@ def workloads(sizes):
         Verify(sizes.verify_games, sizes.verify_reference_games),
         VecStep(sizes.vec_steps),
         Mcts(sizes.mcts_positions, sizes.mcts_simulations),
-        speed.SelfPlay(sizes.selfplay_games, workers=1),
-        speed.SelfPlay(sizes.selfplay_games, workers=2),
     ]
