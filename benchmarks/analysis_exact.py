@@ -7,6 +7,10 @@
 one core by --judge, once without the solver and once with it at each budget of --budgets
 (positions a solved position may visit): seconds a game, exact moves a game, the solver's
 share of the time, and the exact moves whose class the judge had wrong.
+
+A study beside the registry of benchmarks/bench.py (docs/speed.md): what the solver adds to
+an analysis: exact moves and seconds a game: figures of its own, not one figure beside a
+baseline as a workload of the registry gives.
 """
 
 import argparse

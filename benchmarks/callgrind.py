@@ -3,11 +3,15 @@
     python benchmarks/callgrind.py                 # 2 players, 2,000 games, the installed build
     python benchmarks/callgrind.py --players 3 --games 500 --fourth-revolution
 
-Runs `photocore.random_playouts(GAMES)` and `random_playouts(0)` under
-`valgrind --tool=callgrind --branch-sim=yes`, subtracts the second run's totals from the
-first's (the interpreter's start, the imports) and divides by the moves played. The counts
-are those of valgrind's simulated CPU, not of this machine's: they do not depend on the
-machine or its load, which is why CI and the docs can quote them. Instructions are callgrind's
+A tool of its own kind beside the registry of benchmarks/bench.py: it counts, it does not
+time. It runs the call of the registry's playouts/2p (`photocore.random_playouts(GAMES)`)
+and `random_playouts(0)` under `valgrind --tool=callgrind --branch-sim=yes`, the call alone
+rather than the registry's workload: importing the registry (photocore.run.speed, with the
+run driver's process pools) adds instructions that vary from run to run, and the
+subtraction would no longer leave the playouts' alone. It subtracts the second run's
+totals from the first's (the interpreter's start, the imports) and divides by the moves
+played. The counts are those of valgrind's simulated CPU, not of this machine's: they do not
+depend on the machine or its load, which is why CI and the docs can quote them. Instructions are callgrind's
 Ir, branches Bc + Bi (conditional and indirect), mispredictions Bcm + Bim (its predictor is a
 table of 2-bit counters, a fair stand-in for a real one).
 

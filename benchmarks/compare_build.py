@@ -3,6 +3,13 @@
     python benchmarks/compare_build.py      # against 5ae7a7d (the kernel before issue 11)
     python benchmarks/compare_build.py --against main --rounds 9 --json out.json
 
+A tool of its own kind beside the registry of benchmarks/bench.py: it interleaves two
+builds in subprocesses, where the registry times one build in its own process. Its
+workloads are the registry's playouts/2p, 3p, 4p, mcts and legal_moves, by those names,
+written again against the public API every build has had (and `legal_actions` from C,
+kernel_calls.pyx): the other build may predate the registry (photocore.run.speed), and an
+old commit's build cannot import this tree's.
+
 Builds the other commit (`git archive` of it, `setup.py build_ext --inplace`, in
 build/compare/COMMIT, kept for the next run) with this environment's compiler, Cython and
 numpy, then times both builds in alternating subprocesses, the same work each round:

@@ -18,6 +18,10 @@
    the run checks.
 
 Strength is measured by matches, not here: docs/searching.md gives the commands and results.
+
+A study beside the registry of benchmarks/bench.py (docs/speed.md): distributions over
+positions of the graph's cost, nodes and memory: figures of its own, not one figure beside a
+baseline as a workload of the registry gives.
 """
 
 import argparse

@@ -1,112 +1,127 @@
-"""The parts of a search of one's own (docs/searching.md, "Your own search"), timed side by side
-in one process, in rounds that take turns, each side's best round counting (a busy machine
-slows a round, never speeds one up):
+"""The parts of a search of one's own (docs/searching.md, "Your own search"): workloads of
+the registry (benchmarks/bench.py), each beside its baseline in the same run.
 
-    python benchmarks/own_search.py [--games 20000] [--positions 64] [--playouts 200]
-                                    [--simulations 300] [--rounds 5]
-
-1. Playouts from a position against random_playouts: Game(2).playouts(games) from the
-   start and random_playouts(games) play the same seeded games (checked: the same
-   winners), so their games a second compare the call from a position with the bulk one.
-2. photocore.playouts over `positions` mid-game positions (2 players, 40-80 random moves
-   in), `playouts` from each, on 1 thread and on 2: the throughput of 2 over 1's (the same
-   returns, checked). The machine's load is printed with it: on shared cores the second
-   thread may find no core free.
-3. The plain-Python UCT of examples/own_search at `simulations` a move with Game.playout
-   and with its playouts in Python, at 20 mid-game positions (examples/own_search/compare.py;
-   benchmarks/bench.py's row own_uct).
+- own_uct: the plain-Python UCT of examples/own_search with Game.playout; its baseline is
+  the same search with its playouts in Python (random.choice and Game.play to the end), as
+  a search had to play them without Game.playout, so the speed-up is what Game.playout
+  gives a search written in Python (examples/own_search/compare.py compares the same).
+- playouts/from_start: Game(2).playouts(games) from the start; its baseline
+  random_playouts(games), which plays the same seeded games (checked: the same winners),
+  so the ratio compares the call from a position with the bulk one.
+- playouts/2_threads: photocore.playouts over mid-game positions (2 players, 40-80 random
+  moves in) on 2 threads; its baseline the same on 1 thread (the same returns, checked).
+  On shared cores the second thread may find no core free.
 """
 
-import argparse
-import os
 import pathlib
 import sys
-import time
 
 import numpy as np
+from engine import best, once
 
 import photocore
+from photocore.run import speed
+from photocore.run.speed import expect
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "examples"
                        / "own_search"))
-import compare as own_search  # noqa: E402  (found through the path above)
+import compare as example  # noqa: E402  (examples/own_search, found through the path above)
 
 
-def best_of(rounds, calls, clock=time.process_time):
-    """{name: the least seconds of its call over `rounds` rounds}, the calls in turn (the
-    first one first in even rounds, last in odd ones), and the last value of each. The
-    clock is this process's CPU time, which other processes on the cores do not inflate,
-    unless it is given (threads are timed by the wall clock)."""
-    best, values = dict.fromkeys(calls, float("inf")), {}
-    for k in range(rounds):
-        for name in (list(calls) if k % 2 == 0 else list(calls)[::-1]):
-            start = clock()
-            values[name] = calls[name]()
-            best[name] = min(best[name], clock() - start)
-    return best, values
+class OwnUCT(speed.Workload):
+    name = "own_uct"
+
+    def __init__(self, positions, simulations, seed=39):
+        self.count, self.simulations, self.seed = positions, simulations, seed
+        self.describe = (f"examples/own_search: UCT in plain Python, {simulations} "
+                         f"simulations a move with Game.playout, at {positions} mid-game "
+                         "2-player positions")
+
+    def prepare(self):
+        self.games = example.positions(self.count, self.seed)
+
+    def search(self, playout):
+        agent = example.UCT(self.simulations, playout=playout)
+        agent.reset(self.seed)
+        return [agent.select(game).id for game in self.games]
+
+    def run(self):
+        return self.search("engine")
+
+    def check(self, value):
+        expect(all(map(photocore.Game.is_legal, self.games, value)), "an illegal move chosen")
+        return ({"simulations": len(value) * self.simulations, "moves": len(value)},
+                "every move chosen is legal; the same seed chooses the same moves every run")
+
+    def reference(self):
+        seconds, moves = once(lambda: self.search("python"))
+        expect(all(map(photocore.Game.is_legal, self.games, moves)),
+               "the Python playouts' search chose an illegal move")
+        return ({"simulations": len(moves) * self.simulations}, seconds,
+                "not photoref: the same UCT with its playouts in Python (random.choice and "
+                "Game.play to the end) at the same positions")
 
 
-def load():
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+def winners(rows):
+    """Wins per seat of playouts' returns (tied winners each counted)."""
+    return tuple(np.sum(rows == rows.max(axis=1, keepdims=True), axis=0).tolist())
 
 
-def from_the_start(games, rounds):
-    seconds, values = best_of(rounds, {
-        "Game.playouts": lambda: photocore.Game(2).playouts(games, seed=1),
-        "random_playouts": lambda: photocore.random_playouts(games, 2, seed=1)})
-    rows = values["Game.playouts"]
-    wins = tuple(np.sum(rows == rows.max(axis=1, keepdims=True), axis=0).tolist())
-    assert wins == values["random_playouts"]["wins"], "other games than random_playouts'"
-    rate = {name: games / s for name, s in seconds.items()}
-    print(f"1. from the start, {games:,} 2-player games (best of {rounds}; {load()})")
-    for name, r in rate.items():
-        print(f"   {name:<16} {r:>12,.0f} games/s")
-    print(f"   ratio {rate['Game.playouts'] / rate['random_playouts']:.3f} (the same games)")
+class FromStart(speed.Workload):
+    name = "playouts/from_start"
+
+    def __init__(self, games):
+        self.games = games
+        self.describe = (f"Game(2).playouts({games:,}) from the start, uniform random policy, "
+                         "1 thread")
+
+    def run(self):
+        return winners(photocore.Game(2).playouts(self.games, seed=1))
+
+    def check(self, value):
+        expect(value == tuple(photocore.random_playouts(self.games, 2, seed=1)["wins"]),
+               "other games than random_playouts' of the same seed")
+        return {"games": self.games}, "the same games (wins by seat) as random_playouts'"
+
+    def reference(self):
+        seconds, _ = best(lambda: photocore.random_playouts(self.games, 2, seed=1))
+        return ({"games": self.games}, seconds, "baseline: random_playouts of the same "
+                "games, the bulk call")
 
 
-def on_threads(positions, playouts, rounds):
-    games = own_search.positions(positions, seed=64)
-    print(f"2. photocore.playouts, {positions} positions x {playouts} playouts "
-          f"({os.cpu_count()} cores; before: {load()})")
-    seconds, values = best_of(rounds, {
-        threads: (lambda t=threads: photocore.playouts(games, playouts, seed=2, threads=t))
-        for threads in (1, 2)}, clock=time.perf_counter)
-    assert np.array_equal(values[1], values[2]), "other returns on 2 threads"
-    total = positions * playouts
-    for threads, s in seconds.items():
-        print(f"   {threads} thread{'s' * (threads > 1)}: {total / s:>12,.0f} playouts/s")
-    print(f"   2 threads / 1: {seconds[1] / seconds[2]:.2f} x (best of {rounds}; after: "
-          f"{load()})")
-    # the CPU time a 2-thread call takes per second of wall clock: 2 when both threads
-    # always had a core, 1 when they had one between them (the other programs' share)
-    wall, cpu = time.perf_counter(), time.process_time()
-    photocore.playouts(games, playouts, seed=2, threads=2)
-    print(f"   CPU seconds per wall second of a 2-thread call: "
-          f"{(time.process_time() - cpu) / (time.perf_counter() - wall):.2f}")
+class Threads(speed.Workload):
+    name = "playouts/2_threads"
+
+    def __init__(self, positions, playouts):
+        self.count, self.playouts = positions, playouts
+        self.describe = (f"photocore.playouts, {positions} mid-game 2-player positions x "
+                         f"{playouts} playouts, 2 threads")
+
+    def prepare(self):
+        self.games = example.positions(self.count, seed=64)
+
+    def play(self, threads):
+        return photocore.playouts(self.games, self.playouts, seed=2, threads=threads)
+
+    def run(self):
+        self.returns = self.play(2)   # for check(); their sum compared run to run
+        return float(self.returns.sum())
+
+    def check(self, value):
+        expect(np.array_equal(self.returns, self.play(1)), "other returns on 2 threads")
+        return ({"playouts": self.count * self.playouts},
+                "the same returns as on 1 thread")
+
+    def reference(self):
+        seconds, _ = best(lambda: self.play(1))
+        return ({"playouts": self.count * self.playouts}, seconds,
+                "baseline: the same playouts on 1 thread")
 
 
-def own_uct(simulations, rounds):
-    best = own_search.compare(20, simulations, rounds)
-    print(f"3. examples/own_search's UCT, 20 positions x {simulations} simulations "
-          f"(best of {rounds}; {load()})")
-    for playout, rate in best.items():
-        print(f"   {playout + ' playouts':<16} {rate:>12,.0f} simulations/s")
-    print(f"   Game.playout / Python playouts: {best['engine'] / best['python']:.2f} x")
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=20_000)
-    parser.add_argument("--positions", type=int, default=64)
-    parser.add_argument("--playouts", type=int, default=200)
-    parser.add_argument("--simulations", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    print(f"photocore {photocore.__version__}, {photocore._kernel.CODE_PATH} kernel")
-    from_the_start(args.games, args.rounds)
-    on_threads(args.positions, args.playouts, args.rounds)
-    own_uct(args.simulations, max(1, args.rounds // 2))
-
-
-if __name__ == "__main__":
-    main()
+def workloads(sizes, everything):
+    """own_uct (CI's floor), then, if `everything`, the playouts' parts."""
+    works = [OwnUCT(sizes.uct_positions, sizes.uct_simulations)]
+    if everything:
+        works += [FromStart(2_000 if sizes.quick else 20_000),
+                  Threads(16 if sizes.quick else 64, 50 if sizes.quick else 200)]
+    return works

@@ -24,6 +24,10 @@ The sides alternate within each round, so that a machine busy for a while slows 
 each figure is the median over rounds of wall-clock steps/s, with CPU-time steps/s beside it
 (this process's CPU seconds: what other jobs take from a shared machine is not counted). The
 ratios are taken round by round against `dummy`.
+
+A study beside the registry of benchmarks/bench.py (docs/speed.md): MaskablePPO's training,
+rollouts and updates, side by side: figures of its own, not one figure beside a baseline as
+a workload of the registry gives.
 """
 
 import argparse

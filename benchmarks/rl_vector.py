@@ -21,6 +21,10 @@ The sides alternate within each round, so that a machine busy for a while slows 
 each figure is the median over rounds of wall-clock steps/s, with CPU-time steps/s beside it
 (this process's CPU seconds inside step(): what other jobs take from a shared machine is not
 counted), and each side's ratio to `random_actions`, taken round by round.
+
+A study beside the registry of benchmarks/bench.py (docs/speed.md): the time inside step()
+alone, the actions picked outside it: figures of its own, not one figure beside a baseline
+as a workload of the registry gives.
 """
 
 import argparse

@@ -29,6 +29,10 @@ in a database on disk (a temporary file), and measures:
    request must succeed, and each record replay to the server's final position.
 
 Everything is bounded: the games end by the rules, and --timeout stops the run.
+
+A study beside the registry of benchmarks/bench.py (docs/speed.md): a server's latencies and
+memory under load: figures of its own, not one figure beside a baseline as a workload of the
+registry gives.
 """
 
 import asyncio

@@ -18,6 +18,10 @@ drawn for each seat, seeds from --seed):
    (SOLVE_NODES): how many the proof finishes, what `mcts:N?prove=1` can play from.
 
     python benchmarks/solver.py --players 2 3 4 --parts proofs --positions 200
+
+A study beside the registry of benchmarks/bench.py (docs/speed.md): how far the solver
+reaches: counts of solved positions and times: figures of its own, not one figure beside a
+baseline as a workload of the registry gives.
 """
 
 import argparse

@@ -6,7 +6,7 @@ evaluate quickly on a CPU.
 Subnormal floats (nonzero, below 1.2e-38 in float32) are kept out of it: on Intel's x86
 CPUs a multiply with one takes a slow microcode path, and a checkpoint trained by Adam with
 coupled weight decay had a quarter of its weights subnormal, which made a forward pass 6.7x
-slower on an Intel Xeon (nothing measurable on AMD Zen 4: benchmarks/alphazero_forward.py).
+slower on an Intel Xeon (nothing measurable on AMD Zen 4: benchmarks/networks.py).
 Loading flushes them to zero (an old checkpoint is as fast as a new one), and the network
 runs with subnormal results flushed to zero (denormals_flushed).
 """

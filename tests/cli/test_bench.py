@@ -1,6 +1,6 @@
-"""`photocore bench` (photocore.run.speed, timed by pyperf) and the reference comparison of
-benchmarks/bench.py: their reports, their checks and the regression check, on tiny
-workloads."""
+"""`photocore bench` (photocore.run.speed, timed by pyperf) and the registry of
+benchmarks/bench.py: their reports, their checks, the baselines and the regression check,
+on tiny workloads."""
 
 import json
 import pathlib
@@ -16,6 +16,9 @@ from photocore.run import speed
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench  # noqa: E402  (benchmarks/bench.py, found through the path above)
+import engine  # noqa: E402  (benchmarks/engine.py)
+import players  # noqa: E402  (benchmarks/players.py)
+import record_files  # noqa: E402  (benchmarks/record_files.py)
 
 SHIPPED = ["playouts/2p", "playouts/3p", "playouts/4p", "playouts/2p-fs", "perft_bulk",
            "verify", "vec_step", "mcts", "selfplay/1_worker", "selfplay/2_workers"]
@@ -24,7 +27,7 @@ TINY_WITH_REFERENCE = bench.Sizes(
     vec_steps=5, mcts_positions=2, mcts_simulations=20, uct_positions=2,
     uct_simulations=20, selfplay_games=20,
     playout_reference_games=1, loop_reference_moves=100, verify_reference_games=1,
-    values=1, min_time=0.001)
+    values=1, min_time=0.001, quick=True)
 WITH_REFERENCE = {"playouts/2p", "playouts/2p-f", "playouts/2p-s", "playouts/2p-fs",
                   "playouts/3p", "playouts/4p", "python_loop/2p", "legal_moves", "copy",
                   "play_undo", "light", "perft_bulk", "perft_full_python", "verify",
@@ -168,27 +171,92 @@ def test_committed_floors_cover_every_speedup(reference_report):
 def test_check_fails_under_an_impossible_floor(monkeypatch, tmp_path):
     baseline = tmp_path / "baseline.json"
     baseline.write_text(json.dumps({"min_speedup": {"perft_bulk": 1e12}}))
-    cases = bench.perft_cases(3)
-    monkeypatch.setattr(bench, "workloads", lambda sizes: [
-        bench.Perft(cases, bulk=True, reference_perft=bench.ReferencePerft(cases))])
+    cases = engine.perft_cases(3)
+    monkeypatch.setattr(bench, "workloads", lambda sizes, everything: [
+        engine.Perft(cases, bulk=True, reference_perft=engine.ReferencePerft(cases))])
     result = invoke_reference(monkeypatch, "--check", baseline)
     assert result.exit_code == 1
     assert "perft_bulk: speed-up" in result.output and "under its floor" in result.output
 
 
 def test_perft_counts_are_those_of_seeds(monkeypatch):
-    cases = bench.perft_cases(3)
-    assert [name for name, *_ in cases] == list(bench.PERFT_POSITIONS)
+    cases = engine.perft_cases(3)
+    assert [name for name, *_ in cases] == list(engine.PERFT_POSITIONS)
     wrong = [case[:3] + (case[3] + 1,) for case in cases]
-    monkeypatch.setattr(bench, "workloads", lambda sizes: [bench.Perft(wrong, bulk=True)])
+    monkeypatch.setattr(bench, "workloads",
+                        lambda sizes, everything: [engine.Perft(wrong, bulk=True)])
     result = invoke_reference(monkeypatch)
     assert result.exit_code == 1 and "seeds/perft.txt has" in result.output
 
 
 def test_a_wrong_reference_result_fails(monkeypatch):
     # photoref at the start of each game, photocore mid-game: they list other moves
-    monkeypatch.setattr(bench, "reference_game",
-                        lambda game: bench.photoref.ReferenceGame(game.players))
-    monkeypatch.setattr(bench, "workloads", lambda sizes: [bench.LegalMoves(4)])
+    monkeypatch.setattr(engine, "reference_game",
+                        lambda game: engine.photoref.ReferenceGame(game.players))
+    monkeypatch.setattr(bench, "workloads", lambda sizes, everything: [engine.LegalMoves(4)])
     result = invoke_reference(monkeypatch)
     assert result.exit_code == 1 and "photoref lists other moves" in result.output
+
+
+# ---- the registry: names, --workload, the other workloads' baselines --------------------
+
+def test_every_workload_named_once():
+    for sizes in (bench.QUICK, bench.FULL):
+        names = [w.name for w in bench.workloads(sizes)]
+        assert len(names) == len(set(names)), names
+        quick = [w.name for w in bench.workloads(sizes, everything=False)]
+        assert set(quick) >= WITH_REFERENCE and set(quick) <= set(names)
+    # photocore bench's workloads are the registry's first ones, by the same names
+    assert set(SHIPPED) <= {w.name for w in bench.workloads(bench.QUICK, everything=False)}
+
+
+def test_workload_patterns_choose_by_name():
+    works = speed.workloads(quick=True)
+    assert [w.name for w in speed.chosen(works, ["playouts/*", "mcts"])] == [
+        "playouts/2p", "playouts/3p", "playouts/4p", "playouts/2p-fs", "mcts"]
+    assert speed.chosen(works, []) == list(works)
+    with pytest.raises(ValueError, match="no workload matches 'nope'"):
+        speed.chosen(works, ["nope"])
+
+
+def test_photocore_bench_runs_the_chosen_workloads(monkeypatch):
+    result = invoke(monkeypatch, "--workload", "perft_*")
+    assert result.exit_code == 0, result.output
+    assert "perft_bulk" in result.output and "playouts/2p" not in result.output
+    result = invoke(monkeypatch, "--workload", "nope")
+    assert result.exit_code == 2 and "no workload matches 'nope'" in result.output
+
+
+def test_list_names_the_registry(monkeypatch):
+    monkeypatch.setattr(bench, "QUICK", TINY_WITH_REFERENCE)
+    result = CliRunner().invoke(bench.main, ["--quick", "--list"])
+    assert result.exit_code == 0 and "own_uct" in result.output
+    assert "gym_vector" not in result.output     # --quick: CI's set alone
+    result = CliRunner().invoke(bench.main, ["--quick", "--list", "--workload", "gym_*"])
+    assert result.exit_code == 0 and "gym_vector/256" in result.output
+
+
+def test_a_missing_framework_is_skipped(monkeypatch):
+    class Missing(speed.Perft):
+        def missing(self):
+            return "needs nothing-such"
+
+    monkeypatch.setattr(bench, "workloads", lambda sizes, everything: [
+        Missing(speed.perft_cases(3))])
+    result = invoke_reference(monkeypatch)
+    assert result.exit_code == 0 and "skipped: needs nothing-such" in result.output
+
+
+@pytest.mark.slow
+def test_other_workloads_beside_their_baselines(monkeypatch, tmp_path):
+    corpus = record_files.Corpus(6)
+    works = [record_files.Write(corpus, ".jsonl.gz"), record_files.Verify(corpus, ".jsonl"),
+             players.PythonAgentMatch(2)]
+    monkeypatch.setattr(bench, "workloads", lambda sizes, everything: works)
+    result = invoke_reference(monkeypatch, "--json", tmp_path / "out.json")
+    assert result.exit_code == 0, result.output
+    data = {r["name"]: r for r in json.loads((tmp_path / "out.json").read_text())["results"]}
+    assert set(data) == {"write/jsonl.gz", "verify/jsonl", "match/python_agent"}
+    assert all(r["check"]["passed"] and r["figures"] for r in data.values())
+    assert data["match/python_agent"]["ratio"] > 0
+    assert "bytes per move" in data["write/jsonl.gz"]["check"]["detail"]

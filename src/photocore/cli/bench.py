@@ -13,17 +13,25 @@ __all__ = ["bench"]
 
 @click.command()
 @click.option("--quick", is_flag=True, help="Small workloads (seconds); each still checked.")
+@click.option("--workload", "patterns", multiple=True, metavar="PATTERN",
+              help="Only the workloads whose names match (shell-style: 'playouts/*'); "
+                   "repeatable.")
 @summary_option("the report (once complete)")
-def bench(quick: bool, summary: str | None) -> None:
+def bench(quick: bool, patterns: tuple[str, ...], summary: str | None) -> None:
     """Measure photocore and print a table: each figure names its workload and machine.
 
     pyperf times each workload; each checks its result with photocore alone, so this runs
-    from an installed package; exits 1 when a result is wrong. The speed-ups over the
-    plain-Python reference and CI's floors are the source tree's: benchmarks/bench.py.
+    from an installed package; exits 1 when a result is wrong. The source tree's
+    benchmarks/bench.py times these workloads beside the plain-Python reference, with the
+    rest of its registry, and holds CI's floors.
     """
     needs("pyperf", "photocore bench", "bench")
     if summary is not None:
         check_writable(summary)
+    try:
+        works = speed.chosen(speed.workloads(quick), patterns)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
     m = speed.machine()
     report: dict[str, Any] = {"format": "photocore-bench", "version": 3, "machine": m,
                               "timer": "pyperf", "results": []}
@@ -31,7 +39,7 @@ def bench(quick: bool, summary: str | None) -> None:
                f"build), timed by pyperf\nmachine: {m['cpu']}, {m['cores']} cores, "
                f"{m['system']}, {m['python']}\n\n{'workload':<19} {'figure':<34} check")
     timer = speed.pyperf_timer(min_time=0.02 if quick else 0.2)
-    for workload in speed.workloads(quick):
+    for workload in works:
         report["results"].append(speed.measure(workload, timer))
         click.echo("\n".join(speed.row(report["results"][-1])))
     report["passed"] = all(r["check"]["passed"] for r in report["results"])

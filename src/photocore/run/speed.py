@@ -1,18 +1,20 @@
 """The figures of `photocore bench`: workloads that pyperf times and that check their results.
 
 A check uses photocore alone (another path through the kernels, a replay through Game.play),
-so a fast wrong answer fails and the figures come out of an installed package. The source
-tree's benchmarks/bench.py times these and more beside the plain-Python reference.
+so a fast wrong answer fails and the figures come out of an installed package. These are the
+first workloads of the one registry: the source tree's benchmarks/bench.py (CI's speed
+report) times them, each beside the plain-Python reference, with the rest of its workloads.
 """
 
 import contextlib
+import fnmatch
 import io
 import os
 import platform
 import random
 import tempfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -29,7 +31,7 @@ from photocore.run.selfplay import Series
 __all__ = [
     "T", "Report", "Amounts", "Timer", "Totals", "PerftCase", "CheckFailed", "expect", "positions",
     "Workload", "Playouts", "perft_cases", "Perft", "Verify", "VecStep", "Mcts", "SelfPlay",
-    "workloads", "pyperf_timer", "measure", "machine", "figure_text", "row"
+    "workloads", "chosen", "pyperf_timer", "measure", "machine", "figure_text", "row"
 ]
 
 #: What a Workload's run gives back, for its check.
@@ -329,6 +331,22 @@ def workloads(quick: bool = False) -> Iterator[Workload[Any]]:
         yield SelfPlay(2_000 if quick else 100_000, workers)
 
 
+def chosen(works: Iterable[Workload[Any]], patterns: Sequence[str]) -> list[Workload[Any]]:
+    """The workloads whose names match one of `patterns` (shell-style: "playouts/*"), all
+    of them when there are none: the --workload of `photocore bench` and benchmarks/bench.py.
+
+    Raises:
+        ValueError: a pattern matches no workload.
+    """
+    works = list(works)
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(w.name, pattern) for w in works):
+            raise ValueError(f"no workload matches {pattern!r}: "
+                             + ", ".join(w.name for w in works))
+    return [w for w in works
+            if not patterns or any(fnmatch.fnmatchcase(w.name, p) for p in patterns)]
+
+
 def pyperf_timer(values: int = 3, min_time: float = 0.2, loops: int = 0) -> Timer:
     """timer(name, call) -> (seconds of one call, first value, last value), timed by pyperf
     in this process: `loops` calls a value (0: as many as make a value last min_time, found
@@ -353,8 +371,11 @@ def pyperf_timer(values: int = 3, min_time: float = 0.2, loops: int = 0) -> Time
     return timer
 
 
-def measure(workload: Workload[Any], timer: Timer) -> Report:
-    """The result of one workload (JSON-ready); a wrong result is reported in it, not raised."""
+def measure(workload: Workload[Any], timer: Timer,
+            beside: Callable[[Report], None] | None = None) -> Report:
+    """The result of one workload (JSON-ready); a wrong result is reported in it, not raised.
+    beside(result), if given, runs after a right result, before close(): benchmarks/bench.py
+    times the workload's baseline there, on its prepared inputs; it may raise CheckFailed."""
     result: Report = {"name": workload.name, "describe": workload.describe, "figures": {},
                       "seconds": None}
     try:
@@ -365,6 +386,8 @@ def measure(workload: Workload[Any], timer: Timer) -> Report:
         result["seconds"] = seconds
         result["figures"] = {f"{unit}/s": count / seconds for unit, count in amounts.items()}
         result["check"] = {"passed": True, "detail": checked}
+        if beside is not None:
+            beside(result)
     except CheckFailed as e:
         result["check"] = {"passed": False, "detail": str(e)}
     finally:
