@@ -13,8 +13,9 @@ _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py", "docs/rl.md"],
            "stable_baselines3": ["src/photocore/env/sb3.py", "docs/rl.md"],
            "matplotlib": ["src/photocore/plots.py"],
            "scipy": ["src/photocore/stats.py"],
-           "fastapi": ["src/photocore/serve/app.py", "src/photocore/serve/models.py"],
-           "sse_starlette": ["src/photocore/serve/app.py"]}
+           "fastapi": ["src/photocore/serve/app.py", "src/photocore/serve/models.py",
+                       "src/photocore/serve/view.py"],
+           "sse_starlette": ["src/photocore/serve/app.py", "src/photocore/serve/events.py"]}
 
 collect_ignore = [path for module, paths in _EXTRAS.items()
                   if importlib.util.find_spec(module) is None for path in paths]

@@ -108,11 +108,11 @@ BOUNDED = {
     ("play/ground_truth.py", "score", "load"): "specs.load: an agent",
     ("play/harness.py", "player", "load"): "Spec.load: an agent",
     ("play/specs.py", "load", "load"): "Spec.load: an agent",
-    ("serve/games.py", "Store._restore", "load"):
+    ("serve/store.py", "Store._restore", "load"):
         "the server's own database, written from capped bodies",
-    ("serve/games.py", "Store.get", "load"):
+    ("serve/store.py", "Store.get", "load"):
         "the server's own database, written from capped bodies",
-    ("serve/games.py", "Table._player", "load"): "Spec.load: an agent",
+    ("serve/worker.py", "Worker._player", "load"): "Spec.load: an agent",
 }
 
 _NAMES = {"open", "input", "fdopen"}

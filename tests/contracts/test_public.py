@@ -20,7 +20,8 @@ NOT_API = {"photocore.__main__"}
 EXTRAS = {"photocore.env.gym": "gymnasium", "photocore.env.openspiel": "pyspiel",
           "photocore.env.pettingzoo": "pettingzoo", "photocore.env.sb3": "stable_baselines3",
           "photocore.run.ray_backend": "ray", "photocore.serve.app": "fastapi",
-          "photocore.serve.models": "pydantic", "photocore.serve.http": "uvicorn",
+          "photocore.serve.models": "pydantic", "photocore.serve.view": "pydantic",
+          "photocore.serve.events": "sse_starlette", "photocore.serve.http": "uvicorn",
           "photocore.cli.serve": "fastapi", "photocore.plots": "matplotlib"}
 
 

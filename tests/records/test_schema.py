@@ -17,7 +17,8 @@ from photocore.run.driver import RECORD_FIELDS
 from photocore.run.match import Match
 from photocore.run.selfplay import Series
 from photocore.run.train_data import DataSeries, Uniform
-from photocore.serve.games import Agents, Store
+from photocore.serve.auth import seat_of
+from photocore.serve.store import Agents, Store
 
 SCHEMA = records.schema()
 RESULT = SCHEMA["properties"]["result"]["properties"]
@@ -108,7 +109,7 @@ def serve_lines():
     store = Store(Agents(["random"]))
     try:
         table, tokens = store.create(seats=[PERSON, "random"])
-        table.resign(seat=table.seat_of(tokens[0]))
+        table.resign(seat=seat_of(table.tokens, table.id, tokens[0]))
         return [records.record_line(table.record())]
     finally:
         store.close()

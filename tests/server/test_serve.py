@@ -430,7 +430,7 @@ def test_a_slow_agent_thinks_can_be_stopped_and_blocks_nobody(client, served, ga
 def test_a_game_resigned_while_an_agent_thinks_never_changes(client, served, gate, tmp_path):
     game_id = new(client, seats=["person", spec(served, "Slow")])["id"]
     move(client, game_id, "place a4")              # Slow thinks until the gate opens
-    worker = client.app.state.store.get(game_id).worker
+    worker = client.app.state.store.get(game_id).worker.thread
     resigned = act(client, game_id, "resign").json()
     assert resigned["over"] and not resigned["thinking"] and not resigned["can_undo"]
     assert settled(client, game_id)["version"] == resigned["version"]   # ?wait: at once
@@ -530,7 +530,7 @@ def test_an_engine_ends_with_its_game(end):
         rng = random.Random(5)
         game_id = new(client)["id"]
         state = settled(client, move(client, game_id, "place a4").json()["id"])
-        pid = app.state.store.get(game_id).players[1].pid
+        pid = app.state.store.get(game_id).worker.players[1].pid
         assert alive(pid)
         if end == "resigned":
             act(client, game_id, "resign")

@@ -25,6 +25,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 from served import serving  # noqa: E402
 
 from photocore.serve import app as served_app  # noqa: E402
+from photocore.serve import events as served_events  # noqa: E402
+from photocore.serve import view  # noqa: E402
 from photocore.serve.app import create_app  # noqa: E402
 from photocore.serve.database import Database, DatabaseError, GameRow  # noqa: E402
 
@@ -98,30 +100,31 @@ def database_writes():
 
 
 def changes_saved():
-    """The functions of games.py that save a change (`self._changed(CHANGE)`)."""
+    """The functions of the serve package that save a change (`….changed(CHANGE)`)."""
     def saves(call):
         func = call.func
-        return ("change" if isinstance(func, ast.Attribute) and func.attr == "_changed"
+        return ("change" if isinstance(func, ast.Attribute) and func.attr == "changed"
                 and call.args else None)
 
-    return {where for where, _ in _calls(SERVE / "games.py", saves)}
+    return {where for path in (SERVE / "table.py", SERVE / "worker.py")
+            for where, _ in _calls(path, saves)}
 
 
 # what the class test drives for each: a write surface -> its scenario below
 SURFACES = {
-    ("games", "Store.create", "add_game"): "create",
-    ("games", "Store.delete", "delete"): "delete",
-    ("games", "Store.close", "touch"): "close",
-    ("games", "Store._sweep", "delete"): "expire",
-    ("games", "Store._sweep", "purge"): "purge",
-    ("games", "Store._restore", "purge"): "restore",
-    ("games", "Table.hint", "add_hint"): "hint",
-    ("games", "Table._changed", "add_change"): "changes",
+    ("store", "Store.create", "add_game"): "create",
+    ("store", "Store.delete", "delete"): "delete",
+    ("store", "Store.close", "touch"): "close",
+    ("store", "Store._sweep", "delete"): "expire",
+    ("store", "Store._sweep", "purge"): "purge",
+    ("store", "Store._restore", "purge"): "restore",
+    ("table", "Table.hint", "add_hint"): "hint",
+    ("table", "Table.changed", "add_change"): "changes",
 }
 CHANGES = {
     "Table.play": "play", "Table.undo": "undo", "Table.resign": "resign",
     "Table.stop": "stop", "Table.resume": "resume", "Table.forfeit": "forfeit",
-    "Table._agent_moves_once": "agent",     # the agent's move and its forfeit
+    "Worker._move_once": "agent",           # the agent's move and its forfeit
 }
 
 
@@ -321,7 +324,7 @@ def agent_fails_to_save(client, store, fault, served, name, kind):
     deadline = time.monotonic() + 10
     while state["thinking"] and time.monotonic() < deadline:
         time.sleep(0.02)
-        state = store.tables[game_id].state()
+        state = view.state(store.tables[game_id]).model_dump()
     assert not state["thinking"] and state["unsaved"] and "could not be saved" in state["status"]
     assert state["version"] == 1 and not state["over"]
     held_as_saved(store, game_id)
@@ -552,9 +555,9 @@ def test_an_agents_move_on_a_really_full_disk_waits_and_goes_on(small_disk, serv
         answered(client.get(f"/api/games/{game_id}", params={"wait": 10}), 503,
                  "could not be saved")
         table = store.tables[game_id]
-        while table.worker is not None:
+        while table.worker.thread is not None:
             time.sleep(0.02)
-        state = table.state()
+        state = view.state(table).model_dump()
         assert state["unsaved"] and not state["thinking"] and state["version"] == 1
         refused_move = client.post(f"/api/games/{game_id}/moves", json={"move": "place d1"},
                                    headers=seats[0])
@@ -622,7 +625,7 @@ def test_event_streams_are_counted_at_once_and_capped_per_client(served):
         # 150 at once on one game: its 64, no more
         opened, refused = asyncio.run(_open_streams(
             base, [f"/api/games/{first}/events"] * 150))
-        most = getattr(served_app, "MAX_LISTENERS", 64)
+        most = served_events.MAX_LISTENERS
         assert (opened, refused.count(429)) == (most, 150 - most)
         deadline = time.monotonic() + 10
         while app.state.streams.open and time.monotonic() < deadline:
@@ -631,7 +634,7 @@ def test_event_streams_are_counted_at_once_and_capped_per_client(served):
         # 3 games x 40 from one client: its 64 in all
         opened, refused = asyncio.run(_open_streams(
             base, [f"/api/games/{g}/events" for g in games for _ in range(40)]))
-        most = getattr(served_app, "MAX_CLIENT_STREAMS", 64)
+        most = served_events.MAX_CLIENT_STREAMS
         assert (opened, refused.count(429)) == (most, 120 - most)
         answered(client.get(f"/api/games/{first}"), 200)
 
@@ -640,7 +643,7 @@ def test_the_servers_streams_leave_room_for_moves_and_emfile_is_told_once(monkey
                                                                           caplog):
     import resource
     monkeypatch.setattr(resource, "getrlimit", lambda what: (1024, 4096))
-    assert served_app.stream_cap() == (1024 - served_app.FILES_KEPT_FREE) // 2
+    assert served_events.stream_cap() == (1024 - served_events.FILES_KEPT_FREE) // 2
     quiet = served_app._Quiet()
     loop = asyncio.new_event_loop()
     try:

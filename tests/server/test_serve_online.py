@@ -30,7 +30,8 @@ import photocore  # noqa: E402
 from photocore import records  # noqa: E402
 from photocore.cli.records import verify  # noqa: E402
 from photocore.cli.serve import serve  # noqa: E402
-from photocore.serve import games as served_games  # noqa: E402
+from photocore.serve import auth as served_auth  # noqa: E402
+from photocore.serve import table as served_table  # noqa: E402
 from photocore.serve.app import create_app  # noqa: E402
 from photocore.serve.database import (  # noqa: E402
     APPLICATION_ID,
@@ -248,7 +249,7 @@ def test_a_hint_is_kept_and_asked_again_costs_nothing(monkeypatch):
         state = new(client)
         first = client.post(f"/api/games/{state['id']}/hint", json={"top": 2},
                             headers=bearer(state, 0)).json()
-        monkeypatch.setattr(served_games.hints, "hint", lambda *a, **k: 1 / 0)
+        monkeypatch.setattr(served_table.hints, "hint", lambda *a, **k: 1 / 0)
         again = client.post(f"/api/games/{state['id']}/hint", json={"top": 2},
                             headers=bearer(state, 0))
         assert again.status_code == 200 and again.json() == first
@@ -301,14 +302,15 @@ def test_tokens_are_random_kept_hashed_and_all_compared(client, monkeypatch):
     store = client.app.state.store
     kept = dict(store.db._db.execute("SELECT seat, hash FROM tokens WHERE game = ?",
                                      (states[0]["id"],)))
-    assert kept == {0: served_games.token_hash(tokens[0]), 2: served_games.token_hash(tokens[1])}
+    assert kept == {0: served_auth.token_hash(tokens[0]), 2: served_auth.token_hash(tokens[1])}
     dump = "\n".join(store.db._db.iterdump())
     assert not any(token in dump for token in tokens)
     compared = []
-    real = served_games.hmac.compare_digest
-    monkeypatch.setattr(served_games.hmac, "compare_digest",
+    real = served_auth.hmac.compare_digest
+    monkeypatch.setattr(served_auth.hmac, "compare_digest",
                         lambda a, b: compared.append(1) or real(a, b))
-    assert store.get(states[0]["id"]).seat_of(tokens[0]) == 0
+    table = store.get(states[0]["id"])
+    assert served_auth.seat_of(table.tokens, table.id, tokens[0]) == 0
     assert len(compared) == 2           # every seat, though the first one matched
 
 
@@ -727,7 +729,7 @@ OPENERS = {
     "photocore.serve.app.create_app": open_the_app,
     "photocore.cli.serve.serve": open_by_the_command,        # through create_app
     "photocore.cli.serve._backup": back_it_up,
-    "photocore.serve.games.Store.__init__": None,             # Database(MEMORY) only
+    "photocore.serve.store.Store.__init__": None,             # Database(MEMORY) only
 }
 
 

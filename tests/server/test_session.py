@@ -11,7 +11,8 @@ from photocore.errors import IllegalMoveError, RecordError
 from photocore.play import specs
 from photocore.play.player import Forfeit
 from photocore.play.session import PERSON, BadRequest, NotNow, Session, start
-from photocore.serve.games import Agents, Store
+from photocore.serve.auth import seat_of
+from photocore.serve.store import Agents, Store
 
 RANDOM, GREEDY = specs.parse("random"), specs.parse("greedy")
 
@@ -176,7 +177,7 @@ def test_both_front_ends_refuse_undo_after_the_natural_end():
     store = Store(Agents(["random"]))
     table, tokens = store.create(position=position, seats=[PERSON if p == seat else "random"
                                                            for p in range(2)])
-    table.play(str(last), seat=table.seat_of(tokens[seat]))
+    table.play(str(last), seat=seat_of(table.tokens, table.id, tokens[seat]))
     with pytest.raises(NotNow, match="cannot undo: the game is over"):
         table.undo(seat=seat)
     store.close()

@@ -14,7 +14,7 @@ from photocore.cli.options import FiniteRange, parse_agents
 from photocore.cli.output import check_writable, missing
 from photocore.play import hints, specs
 from photocore.serve.database import MEMORY, Database, DatabaseError
-from photocore.serve.games import (
+from photocore.serve.store import (
     DEFAULT_EXPIRE,
     DEFAULT_KEEP,
     DEFAULT_MAX_GAMES,

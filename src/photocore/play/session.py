@@ -1,4 +1,4 @@
-"""A game between people and agents, as the served page (serve/games.py) and the terminal
+"""A game between people and agents, as the served page (serve/table.py) and the terminal
 (cli/play.py) play it: the rules both follow, written once.
 
 A Session holds the game, its seats (None for a person's, else the agent's Spec), who played

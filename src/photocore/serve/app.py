@@ -2,10 +2,11 @@
 
 `create_app(agents)` makes the application; `photocore serve` runs it. docs/play.md has
 every route with an example session. Every refused request is answered with a 4xx status
-and `{"error": "one line"}`; games live in a serve/games.py Store, saved in its database
-(serve/database.py). A request that acts for a seat carries that seat's token
-(`Authorization: Bearer TOKEN`); `GET /api/games/{id}/events` streams a game's changes
-as Server-Sent Events (sse-starlette).
+and `{"error": "one line"}`; games live in a serve/store.py Store, saved in its database
+(serve/database.py), and are shown as serve/view.py builds them. A request that acts for a
+seat carries that seat's token (`Authorization: Bearer TOKEN`, checked by serve/auth.py);
+`GET /api/games/{id}/events` streams a game's changes as Server-Sent Events
+(serve/events.py).
 """
 
 import asyncio
@@ -32,7 +33,6 @@ try:
     from fastapi.routing import APIRoute
     from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
     from fastapi.staticfiles import StaticFiles
-    from sse_starlette import EventSourceResponse, ServerSentEvent
     from starlette.exceptions import HTTPException
     from starlette.types import ASGIApp, Receive, Scope, Send
 except ImportError as e:     # the `serve` extra
@@ -42,50 +42,36 @@ from photocore.errors import RecordError
 from photocore.facts import OPTIONS, PLAYERS, RULES_VERSION, SIZES, VERSION
 from photocore.limits import HTTP_BODY_CAP
 from photocore.play import hints
-from photocore.serve import models
-from photocore.serve.database import MEMORY, Database
-from photocore.serve.games import (
+from photocore.play.session import BadRequest, NotNow
+from photocore.serve import models, view
+from photocore.serve.auth import Forbidden, seat_of
+from photocore.serve.database import MEMORY, Damaged, Database, DatabaseError
+from photocore.serve.events import PING, Events, Streams, stream, stream_cap
+from photocore.serve.store import (
     DEFAULT_EXPIRE,
     DEFAULT_KEEP,
     DEFAULT_MAX_GAMES,
     DEFAULT_MAX_GAMES_PER_CLIENT,
     Agents,
-    BadRequest,
-    Damaged,
-    DatabaseError,
-    Forbidden,
-    NotNow,
     Store,
-    Table,
     TooManyGames,
     Unavailable,
     UnknownGame,
 )
+from photocore.serve.table import Table
 from photocore.strictjson import loads
 
 __all__ = [
-    "MAX_BODY", "MAX_WAIT", "MAX_LISTENERS", "MAX_CLIENT_STREAMS", "FILES_KEPT_FREE", "LOG_EVERY",
-    "PING", "RETRY_MS", "STATIC", "PAGE_POLICY", "Token", "create_app", "validation_message",
-    "stream_cap", "Streams", "client_of", "Guard"
+    "MAX_BODY", "MAX_WAIT", "LOG_EVERY", "STATIC", "PAGE_POLICY", "Token", "create_app",
+    "validation_message", "client_of", "Guard"
 ]
 
 MAX_BODY = HTTP_BODY_CAP
 """Bytes of a request's body at most (photocore.limits)."""
 MAX_WAIT = 30.0
 """Seconds a GET may wait for an agent's move."""
-MAX_LISTENERS = 64
-"""Event streams of one game at once."""
-MAX_CLIENT_STREAMS = 64
-"""Event streams of one client at once, all games together."""
-FILES_KEPT_FREE = 64
-"""File descriptors no event stream may take: kept for moves and the database."""
 LOG_EVERY = 10.0
 """Seconds between two log lines on a lack of file descriptors."""
-PING = 15.0
-"""Seconds between two comments on a quiet event stream, a keep-alive."""
-RETRY_MS = 1000
-"""Milliseconds a browser waits before it reconnects a dropped stream (the event stream's
-`retry`)."""
 STATIC = importlib.resources.files("photocore.serve").joinpath("static")
 """The folder of the served page's files (photocore/serve/static/), a package resource."""
 PAGE_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; "
@@ -202,6 +188,13 @@ def _json(content: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(content, status_code=status)
 
 
+def _state(table: Table, with_svg: bool) -> Response:
+    """The game as GET answers it: serve/view.py's GameState, the SVG only when asked
+    (written by pydantic: the bytes JSONResponse would write, in half the time)."""
+    return Response(view.state(table, with_svg).model_dump_json(exclude_unset=True),
+                    media_type="application/json")
+
+
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -299,12 +292,13 @@ def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
             players=new.players, options=new.options, seats=new.seats, position=new.position,
             moves=new.moves, seed=new.seed,
             client=client_of(request.client.host if request.client else ""))
-        state = table.state(svg)
-        state["invites"] = [{"seat": seat, "token": token,
-                             "link": f"/#game={table.id}&seat{seat}={token}"}
-                            for seat, token in tokens.items()]
-        state["watch"] = f"/#game={table.id}"
-        return _json(state, 201)
+        created = models.NewGameState.model_validate({
+            **view.state(table, svg).model_dump(exclude_unset=True),
+            "invites": [{"seat": seat, "token": token,
+                         "link": f"/#game={table.id}&seat{seat}={token}"}
+                        for seat, token in tokens.items()],
+            "watch": f"/#game={table.id}"})
+        return _json(created.model_dump(exclude_unset=True), 201)
 
     @app.get("/api/games/{id}", response_model=models.GameState, responses=_ERRORS)
     async def read(id: str, svg: bool = False,
@@ -314,9 +308,10 @@ def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
         table = store.get(id)
         if wait:
             await table.wait(wait)
-            if table.unsaved and not table.state()["thinking"]:
-                raise DatabaseError(table.unsaved)     # the move waited for is not saved
-        return _json(table.state(svg))
+            unsaved = table.worker.unsaved
+            if unsaved and not view.state(table).thinking:
+                raise DatabaseError(unsaved)     # the move waited for is not saved
+        return _state(table, svg)
 
     @app.get("/api/games/{id}/events", responses={
         **_ERRORS, 200: {"content": {"text/event-stream": {}}, "description": (
@@ -335,7 +330,7 @@ def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
         refusal = streams.admit(table, who)     # counted here, at once: no await between
         if refusal is not None:
             return _error(429, refusal)
-        return _Events(_stream(table, after, svg), ping=PING,
+        return Events(stream(table, after, svg), ping=PING,
                        release=lambda: streams.release(table, who))
 
     @app.delete("/api/games/{id}", status_code=204, responses=_SEATED)
@@ -351,14 +346,14 @@ def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
         in the background (GET with wait, or the events)."""
         table = store.get(id)
         table.play(move.move, move.ply, seat=_seat(table, token))
-        return _json(table.state(svg))
+        return _state(table, svg)
 
     @app.post("/api/games/{id}/undo", response_model=models.GameState, responses=_SEATED)
     async def undo(id: str, token: Token, svg: bool = False) -> Response:
         """Takes back the seat's last move and the agents' moves after it."""
         table = store.get(id)
         table.undo(seat=_seat(table, token))
-        return _json(table.state(svg))
+        return _state(table, svg)
 
     @app.post("/api/games/{id}/hint", response_model=models.Hints, responses=_SEATED)
     async def hint(id: str, token: Token, ask: models.AskHint | None = None) -> Response:
@@ -374,21 +369,21 @@ def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
         """The seat gives the game up."""
         table = store.get(id)
         table.resign(who.player if who else None, seat=_seat(table, token))
-        return _json(table.state(svg))
+        return _state(table, svg)
 
     @app.post("/api/games/{id}/stop", response_model=models.GameState, responses=_SEATED)
     async def stop(id: str, token: Token, svg: bool = False) -> Response:
         """Stops the agent that is thinking; the game waits (any person's seat may)."""
         table = store.get(id)
         table.stop(seat=_seat(table, token))
-        return _json(table.state(svg))
+        return _state(table, svg)
 
     @app.post("/api/games/{id}/resume", response_model=models.GameState, responses=_SEATED)
     async def resume(id: str, token: Token, svg: bool = False) -> Response:
         """Lets stopped agents go on (any person's seat may)."""
         table = store.get(id)
         table.resume(seat=_seat(table, token))
-        return _json(table.state(svg))
+        return _state(table, svg)
 
     @app.get("/api/games/{id}/record", responses=_ERRORS)
     async def record(id: str) -> Response:
@@ -406,11 +401,12 @@ def _routes(app: FastAPI, store: Store, streams: "Streams") -> None:
     @app.get("/api/games/{id}/board.svg", responses=_ERRORS)
     async def board(id: str) -> Response:
         """The board as SVG."""
-        return Response(store.get(id).state(True)["svg"], media_type="image/svg+xml")
+        return Response(view.state(store.get(id), True).svg, media_type="image/svg+xml")
 
 
 def _seat(table: Table, token: HTTPAuthorizationCredentials | None) -> int:
-    return table.seat_of(token.credentials if token else None)
+    """The seat the request acts for: its token's (serve/auth.py), else Forbidden."""
+    return seat_of(table.tokens, table.id, token.credentials if token else None)
 
 
 def _event_id(text: str | None) -> int | None:
@@ -420,101 +416,6 @@ def _event_id(text: str | None) -> int | None:
     if not (text.isascii() and text.isdigit() and len(text) <= 12):
         raise BadRequest(f"Last-Event-ID {text[:40]!r} is no event's id (a version: 0, 1, ...)")
     return int(text)
-
-
-async def _stream(table: Table, after: int | None, with_svg: bool
-                  ) -> AsyncIterator[ServerSentEvent]:
-    """A game's events for one listener: the changes after version `after` (none when it
-    is None: a new listener), then the state; again at each change, and when the state
-    shown changes otherwise (an agent stops thinking). Ends when the game is closed. The
-    stream was counted (Streams.admit) before it began."""
-    if after is not None and after > table.version:
-        after = None        # an id of another server's game: start afresh
-    shown = None
-    while not table.closed:
-        seen = table.notified
-        if after is not None:
-            for version, change in table.changes_after(after):
-                yield ServerSentEvent(_compact({"version": version, **change}),
-                                      event="change", id=str(version))
-                after = version
-        state = table.state(with_svg)
-        if after is None:
-            after = state["version"]
-        key = state["version"], state["thinking"], state["stopped"], state["unsaved"]
-        if key != shown:
-            yield ServerSentEvent(_compact(state), event="state", id=str(state["version"]),
-                                  retry=RETRY_MS if shown is None else None)
-            shown = key
-        await table.wait_for_news(seen, PING)
-
-
-class _Events(EventSourceResponse):
-    """An event stream that gives its place back (`release`) when it ends, however it
-    ends: started or not, the client gone or the game closed."""
-
-    def __init__(self, *args: Any, release: Callable[[], None], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._release: Callable[[], None] | None = release
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            release, self._release = self._release, None
-            if release is not None:
-                release()
-
-
-def stream_cap() -> int:
-    """The most event streams the server holds at once: half of the file descriptors it
-    may open (RLIMIT_NOFILE's soft limit) past FILES_KEPT_FREE, so that streams never
-    take the descriptors that moves, the database and the agents' engines need."""
-    try:
-        import resource
-        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    except (ImportError, OSError, ValueError):    # Windows: no such limit
-        return 4096
-    if soft == resource.RLIM_INFINITY or soft <= 0:
-        return 4096
-    return max(8, min(4096, (soft - FILES_KEPT_FREE) // 2))
-
-
-class Streams:
-    """The event streams open, by game (Table.listeners), by client and in all, and their
-    caps: MAX_LISTENERS a game, MAX_CLIENT_STREAMS a client, `most` in all. Counted on
-    the event loop's thread only (the route and the response), so that a check and its
-    count are one step: streams opened at once cannot all pass a cap."""
-
-    def __init__(self, most: int) -> None:
-        self.most = most
-        self.open = 0
-        self.by_client: dict[str, int] = {}
-        """Client -> its streams open (no entry: none)."""
-
-    def admit(self, table: Table, client: str) -> str | None:
-        """Counts a new stream of `client` on `table`; or why it is refused."""
-        if table.listeners >= MAX_LISTENERS:
-            return f"game {table.id} has {MAX_LISTENERS} event streams open, its most"
-        if self.by_client.get(client, 0) >= MAX_CLIENT_STREAMS:
-            return (f"this client ({client[:60]}) has {MAX_CLIENT_STREAMS} event streams "
-                    "open, its most: close some")
-        if self.open >= self.most:
-            return f"the server has {self.most} event streams open, its most: try again later"
-        table.listeners += 1
-        self.by_client[client] = self.by_client.get(client, 0) + 1
-        self.open += 1
-        return None
-
-    def release(self, table: Table, client: str) -> None:
-        """Uncounts a stream of `client` on `table` that admit() counted, once it ends."""
-        table.listeners -= 1
-        self.open -= 1
-        left = self.by_client.get(client, 0) - 1
-        if left > 0:
-            self.by_client[client] = left
-        else:
-            self.by_client.pop(client, None)
 
 
 class _Quiet:
@@ -552,10 +453,6 @@ class _Quiet:
                 context.get("message", "out of a resource"), exc.strerror, self.missed,
                 LOG_EVERY)
             self.last, self.missed = now, 0
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 def _record_line(table: Table) -> bytes:

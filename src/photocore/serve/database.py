@@ -1,7 +1,7 @@
 """The served games on disk: one SQLite database (the standard library's sqlite3) holding
 each game's start, seats, seed, the hashes of its seats' tokens, and the log of its changes
 (moves, undo, resignations, forfeits, stop and resume), one row per change, from which
-serve/games.py rebuilds the game after a restart; the hints asked for are kept too.
+serve/store.py rebuilds the game after a restart; the hints asked for are kept too.
 
 Each change is one transaction, committed before the request that made it is answered
 (WAL, synchronous=NORMAL: a change committed survives the process being killed; a power

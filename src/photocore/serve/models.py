@@ -1,6 +1,7 @@
 """The shapes of the API's requests and answers (pydantic), which also make its OpenAPI
 schema. Requests are checked here (types, ranges, no unknown field); what needs the game
-(legal moves, served agents, positions) is checked by serve/games.py."""
+(legal moves, served agents, positions) is checked by serve/store.py and serve/table.py;
+serve/view.py builds GameState, the one definition of a game as the API shows it."""
 
 from typing import Annotated, Any
 
@@ -20,7 +21,7 @@ except ImportError as e:     # the `serve` extra
     raise missing_extra(__name__, "serve", e) from None
 
 from photocore.facts import MAX_PLAYERS, MIN_PLAYERS, OPTIONS, check_seed
-from photocore.serve.games import MAX_TOP
+from photocore.serve.table import MAX_TOP
 
 __all__ = [
     "OPTION_TEXTS", "Request", "NewGame", "PlayMove", "AskHint", "Resign", "Error", "MoveInfo",
@@ -122,7 +123,8 @@ class GameState(BaseModel):
     current_player: int | None
     to_move: str | None = Field(description="person, agent, or null once the game is over")
     thinking: bool = Field(description="an agent is choosing its move")
-    thinking_seconds: float
+    thinking_seconds: float | int = Field(description="how long the agent to move has been "
+                                          "thinking, to the tenth (0 when none is)")
     stopped: bool = Field(description="the agents were stopped (POST .../resume goes on)")
     over: bool
     winners: list[int] | None
