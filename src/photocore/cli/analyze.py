@@ -27,8 +27,9 @@ from photocore.cli.output import check_writable, record_file, resume_from, run_o
 from photocore.errors import RecordError
 from photocore.play._agents import MAX_SIMULATIONS
 from photocore.play._solver import MAX_NODES
-from photocore.play.specs import Allowed, split
+from photocore.play.allowed import Allowed
 from photocore.play.specs import parse as parse_spec
+from photocore.play.specs import split
 from photocore.records import read_games
 from photocore.run.analysis import AnalysisBatch, AnalysisRun
 from photocore.run.driver import drive

@@ -14,7 +14,7 @@ from photocore.budget import Limit
 from photocore.errors import InvalidMoveError, InvalidPositionError, RecordError
 from photocore.limits import QUERY_LINE_CAP, READ_CHUNK
 from photocore.play._agents import MAX_SIMULATIONS, interrupt_searches
-from photocore.play.specs import Allowed
+from photocore.play.allowed import Allowed
 from photocore.strictjson import loads
 
 __all__ = ["MAX_QUERY_VISITS", "MAX_QUERY", "QueryError", "answer", "serve_queries", "query_lines"]

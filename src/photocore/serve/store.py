@@ -26,8 +26,9 @@ import time
 from collections.abc import Callable, Sequence
 
 from photocore.play import hints
+from photocore.play.allowed import Allowed
 from photocore.play.session import PERSON, BadRequest, Session, start
-from photocore.play.specs import Allowed, Spec
+from photocore.play.specs import Spec
 from photocore.serve.auth import new_tokens, token_hash
 from photocore.serve.database import MEMORY, Damaged, Database, DatabaseError, GameRow, Saved
 from photocore.serve.table import Table
@@ -59,7 +60,7 @@ class TooManyGames(RuntimeError):
 
 class Agents(Allowed):
     """The agents a server was started with, by label: the only ones a request can seat
-    (the rule of photocore.play.specs.Allowed, refusals as BadRequest).
+    (the rule of photocore.play.allowed.Allowed, refusals as BadRequest).
 
     >>> agents = Agents(["mcts:50", "greedy"])
     >>> agents.labels, agents.find("greedy").label, agents.find("MCTS:50").label
