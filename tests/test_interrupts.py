@@ -65,8 +65,8 @@ def uniform(obs, mask):
 NOGIL = {
     "_game.pyx:random_playouts": ["random_playouts"],
     "_game.pyx:run_part": ["playouts", "playouts-one-thread"],
-    "_game.pyx:playout": "bounded: one game, at most MAX_GAME_MOVES moves",
-    "_game.pyx:playouts": ["Game.playouts"],
+    "_game.pyx:_playout": "bounded: one game, at most MAX_GAME_MOVES moves",
+    "_game.pyx:_playouts_from": ["Game.playouts"],
     "_game.pyx:_perft": ["Game.perft"],
     "env/_vec.pyx:_run_part": ["VecGame-opponents"],
     "env/_vec.pyx:_run_all": ["VecGame-opponents"],
