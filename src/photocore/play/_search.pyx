@@ -539,11 +539,12 @@ cdef void batch_free(Batch* b) noexcept:
     PyMem_Free(b.row_depth)
 
 
-cdef int collect(Tree* trees, int num_games, const Knobs* kn, Batch* b, float* obs,
+cdef int collect(Tree* trees, int num_games, const Knobs* knobs, Batch* b, float* obs,
                  uint8_t* mask, int* games) noexcept nogil:
     """Walks each game's tree to at most in_flight leaves for the network: b's rows, their
     observations, masks and games written at their row. A walk that ends where no network
     is needed (the game over, a known position) is backed up at once. The rows taken."""
+    cdef Knobs kn = knobs[0]     # a local copy: read from registers, whatever the walks write
     cdef int g, x, taken, shared, donor, row = 0, k, n
     cdef Tree* t
     cdef Node* root
@@ -590,7 +591,7 @@ cdef int collect(Tree* trees, int num_games, const Knobs* kn, Batch* b, float* o
                 if donor >= 0:
                     # valued before by another path: its moves, priors and value
                     expand_from(t, x, donor)
-                    value_leaf(t, x, kn, result)
+                    value_leaf(t, x, &kn, result)
                     backup(t, x, result, kn.players, 0)
                     t.saved += 1
                     shared += 1
