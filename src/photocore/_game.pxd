@@ -19,7 +19,3 @@ cdef class Game:
     cdef int _push(self, int a) except -1
     cdef _broken(self, int a)
     cdef int _grow(self, Py_ssize_t cap) except -1
-    cdef int _viewer(self, player) except -1
-    cdef int _player(self, p) except -1
-    cdef _fields(self)
-    cdef _load(self, fields)

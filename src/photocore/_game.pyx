@@ -608,7 +608,7 @@ cdef class Game:
         cdef int a = _action_of(move)
         cdef int refusal = check_action(&self.st, a)
         if refusal != LEGAL:
-            raise IllegalMoveError(f"{MOVE_TEXTS[a]}: {self._reason(a, refusal)}")
+            raise IllegalMoveError(f"{MOVE_TEXTS[a]}: {_refusal(&self.st, a, refusal)}")
         self._push(a)
 
     cdef int _push(self, int a) except -1:
@@ -649,53 +649,6 @@ cdef class Game:
         self.st = self.saved[self.n]
         return _MOVES[self.played[self.n]]
 
-    def _reason(self, int a, int refusal):
-        cdef int p = self.st.current, kind = action_kind(a), bit, size, target
-        if refusal == R_OVER:
-            return "the game is over"
-        if refusal == R_SETUP_ONLY:
-            return "placing is for setup only"
-        if refusal == R_NOT_IN_SETUP:
-            return "only place moves are legal during setup"
-        if refusal == R_NOT_OUTER:
-            return f"{CELLS[acted_cell(a)]} is not on the outer ring"
-        if refusal == R_COLUMN_EMPTY:
-            return f"the {SIZES[a - BUY_BASE]} column of the player board is empty"
-        if refusal == R_NO_LIGHT:
-            return f"needs {action_cost(&self.st, a)} light, player {p} has {self.st.light[p]}"
-        if refusal == R_TARGET_ACTIVATED:
-            return f"{CELLS[plant_target(a)]} was already activated this turn"
-        if refusal == R_OCCUPIED:
-            return f"{CELLS[acted_cell(a) if kind == KIND_PLACE else plant_target(a)]} is occupied"
-        cell = acted_cell(a)
-        if refusal == R_NOT_OWN:
-            return f"player {p} has no piece on {CELLS[cell]}"
-        if refusal == R_ACTIVATED:
-            return f"{CELLS[cell]} was already activated this turn"
-        if refusal == R_SOURCE_SEED:
-            return f"{CELLS[cell]} holds a seed, not a tree"
-        if refusal == R_OUT_OF_RANGE:
-            bit = cell_bit(cell)
-            target = plant_target(a)
-            return (f"{CELLS[target]} is {cell_distance(cell, target)} cells away, beyond the "
-                    f"reach {size_at(&self.st, bit)} of the tree on {CELLS[cell]}")
-        if refusal == R_NO_PIECE:
-            if kind == KIND_PLACE:
-                return "no small tree available"
-            if kind == KIND_PLANT:
-                return "no seed available"
-            size = size_at(&self.st, cell_bit(cell)) + 1
-            return f"no {SIZE_NAMES[size]} available"
-        if refusal == R_SHADED:
-            if kind == KIND_PLANT:
-                return f"{CELLS[plant_target(a)]} lies in a shadow (shade blocks growth)"
-            return f"{CELLS[cell]} is shaded (shade blocks growth)"
-        if refusal == R_FULL_GROWN:
-            return f"the tree on {CELLS[cell]} is already large"
-        if refusal == R_NOT_LARGE:
-            return f"the piece on {CELLS[cell]} is not a large tree"
-        return "not legal here"
-
     def perft(self, depth):
         """Leaves of the legal-move tree `depth` plies deep (a finished game counts 1; a
         depth past the longest game, MAX_GAME_MOVES, counts as that).
@@ -730,12 +683,7 @@ cdef class Game:
         >>> len(returns), g.playout(seed=1) == returns, g.history
         (3, True, [])
         """
-        cdef uint64_t rng = game_seed(_playouts_seed(self, seed), 0)
-        cdef State s = self.st
-        cdef double out[MAX_PLAYERS]
-        with nogil:
-            playout(&s, &rng, out)
-        return tuple(out[p] for p in range(s.players))
+        return _playout(self.st, _playouts_seed(self, seed))
 
     def playouts(self, n, seed=None):
         """The returns by seat of `n` games played out from this position as playout()
@@ -752,22 +700,7 @@ cdef class Game:
         ((1000, 2), 'float32', [0.0])
         """
         cdef long long count = check_playouts(n)
-        cdef uint64_t base = _playouts_seed(self, seed)
-        out = np.empty((count, self.st.players), np.float32)
-        cdef float[:, ::1] view = out
-        cdef State s = self.st
-        cdef long long first = 0, run
-        cdef bint stopped = False
-        if count:
-            with nogil:
-                while first < count and not stopped:     # Ctrl-C looked for between chunks
-                    run = min(<long long>SIGNAL_CHUNK, count - first)
-                    playout_returns(&s, base, first, run, &view[first, 0])
-                    first += run
-                    stopped = pc_signalled()
-        if stopped:
-            pc_raise_interrupt()
-        return out
+        return _playouts_from(self.st, count, _playouts_seed(self, seed))
 
     def observation(self, player=None, out=None):
         """The float32 observation tensor, shape (OBSERVATION_SIZE,), seen by `player`.
@@ -775,16 +708,11 @@ cdef class Game:
         `player` defaults to the player to move; the layout is in docs/engine.md. `out` may
         be a caller's C-contiguous float32 array of that shape, filled and returned.
         """
-        cdef int viewer = self._viewer(player)
+        cdef int viewer = _viewer(&self.st, player)
         array = np.empty(OBS_SIZE, np.float32) if out is None else out
         cdef float[::1] view = _float_buffer(array, "out", OBS_SIZE)
         encode_observation(&self.st, viewer, &view[0])
         return array
-
-    cdef int _viewer(self, player) except -1:
-        if player is None:
-            return 0 if self.st.current == NO_PLAYER else self.st.current
-        return self._player(player)
 
     # ---- state --------------------------------------------------------------------
     # Properties: what the state holds, read as it is held, no argument (the settings, the
@@ -839,12 +767,12 @@ cdef class Game:
     @property
     def light(self):
         """Each player's light points, a tuple by seat."""
-        return tuple(self.st.light[p] for p in range(self.st.players))
+        return _light(&self.st)
 
     @property
     def stacks(self):
         """Tokens left on the 4-, 3-, 2- and 1-leaf stacks (facts.STACK_LEAVES)."""
-        return tuple(self.st.stack[leaves - 1] for leaves in STACK_LEAVES)
+        return _stacks(&self.st)
 
     @property
     def key(self):
@@ -866,37 +794,21 @@ cdef class Game:
         state_init(&start, self.origin.players, self.origin.options)
         return memcmp(&start, &self.origin, sizeof(State)) == 0
 
-    cdef int _player(self, p) except -1:
-        if not isinstance(p, int) or not 0 <= p < self.st.players:
-            raise ValueError(f"player must be an int in range({self.st.players}), got {p!r}")
-        return p
-
     def available(self, p):
         """(seeds, small, medium, large) in player p's available area."""
-        cdef int q = self._player(p)
-        return tuple(self.st.avail[q][k] for k in range(NSIZES))
+        return _available(&self.st, _player(&self.st, p))
 
     def player_board(self, p):
         """(seeds, small, medium, large) still on player p's player board."""
-        cdef int q = self._player(p)
-        return tuple(self.st.pboard[q][k] for k in range(NSIZES))
+        return _player_board(&self.st, _player(&self.st, p))
 
     def tokens(self, p):
         """Values of the scoring tokens player p took, in order."""
-        cdef int q = self._player(p), k
-        return tuple(self.st.toklog[k] & TOKEN_VALUE_MASK for k in range(self.st.ntok)
-                     if self.st.toklog[k] >> TOKEN_SHIFT == q)
+        return _tokens(&self.st, _player(&self.st, p))
 
     def board(self):
         """{cell name: (owner, size)} for every occupied cell, in index order."""
-        cdef dict out = {}
-        cdef int cell, bit, size
-        for cell in range(NCELLS):
-            bit = cell_bit(cell)
-            size = size_at(&self.st, bit)
-            if size >= 0:
-                out[CELLS[cell]] = (owner_at(&self.st, bit), size)
-        return out
+        return _board(&self.st)
 
     def activated(self):
         """Cells the player to move has activated this turn, in index order."""
@@ -918,9 +830,7 @@ cdef class Game:
         >>> g.shadows()           # sun 0 stands E: shadows fall W
         {1: ('d2', 'd3', 'd6'), 2: ('d2', 'd3'), 3: ()}
         """
-        cdef uint64_t by_size[NSIZES]
-        shadows(&self.st, by_size)
-        return {size: _cells(by_size[size]) for size in range(1, NSIZES)}
+        return _shadows(&self.st)
 
     def scores(self):
         """Tokens + LP // 3 per player (the final scores once the game is over)."""
@@ -933,30 +843,13 @@ cdef class Game:
 
     def returns(self):
         """Zero-sum returns per player: +1/-1 for two players; see docs/engine.md."""
-        cdef double out[MAX_PLAYERS]
-        returns(&self.st, out)
-        return tuple(out[p] for p in range(self.st.players))
+        return _returns(&self.st)
 
     # ---- the position notation: the game's own text form --------------------------
 
     def position(self):
         """The position notation of the current state (docs/engine.md); str(game) too."""
-        return notation.format_position(self._fields())
-
-    cdef _fields(self):
-        cdef int p, cell, bit, size, players = self.st.players
-        board = []
-        for cell in range(NCELLS):
-            bit = cell_bit(cell)
-            size = size_at(&self.st, bit)
-            if size >= 0:
-                board.append((cell, owner_at(&self.st, bit), size))
-        return notation.PositionFields(
-            players, _OPTIONS_OF_FLAGS[self.st.options], self.st.round, sun_of(&self.st),
-            self.st.first, self.current_player, _cell_indices(self.st.active), tuple(board),
-            self.light, tuple(self.available(p) for p in range(players)),
-            tuple(self.player_board(p) for p in range(players)),
-            tuple(self.tokens(p) for p in range(players)), self.stacks)
+        return notation.format_position(_fields(&self.st))
 
     @staticmethod
     def from_position(text):
@@ -969,51 +862,9 @@ cdef class Game:
         3
         """
         cdef Game game = Game.__new__(Game)
-        fields = notation.parse_position(text)
-        game._load(fields)
-        cdef int broken = broken_invariant(&game.st)
-        if broken != INTACT:
-            raise InvalidPositionError(f"{text!r}: {_BROKEN[broken]}")
-        if fields.sun != sun_of(&game.st):      # the state has no sun: its round places it
-            raise InvalidPositionError(f"{text!r}: sun {fields.sun}: round {fields.round} has "
-                                       f"the sun at {sun_of(&game.st)}")
+        _load(&game.st, text)
+        game.origin = game.st
         return game
-
-    cdef _load(self, fields):
-        """Sets the raw state from PositionFields that notation.parse_position has read;
-        broken_invariant() then checks it."""
-        cdef int p, k, cell, owner, size, players = fields.players
-        held = sum(map(len, fields.tokens))
-        if held > NTOKENS:      # more than the state's token log holds
-            raise InvalidPositionError(f"tokens: the players hold {held}, the game has "
-                                       f"{NTOKENS}")
-        state_init(&self.st, players, fields.options.flags)
-        self.st.round = fields.round
-        self.st.phase = PHASE_SETUP if self.st.round == 0 else PHASE_PLAY
-        self.st.first = fields.first
-        if fields.current is None:
-            self.st.phase = PHASE_OVER
-            self.st.current = NO_PLAYER
-        else:
-            self.st.current = fields.current
-        for cell in fields.activated:
-            self.st.active |= (<uint64_t>1) << cell_bit(cell)
-        for cell, owner, size in fields.board:
-            self.st.size_bb[size] |= (<uint64_t>1) << cell_bit(cell)
-            self.st.owner_bb[owner] |= (<uint64_t>1) << cell_bit(cell)
-        for p in range(players):
-            self.st.light[p] = fields.light[p]
-            for k in range(NSIZES):
-                self.st.avail[p][k] = fields.available[p][k]
-                self.st.pboard[p][k] = fields.player_board[p][k]
-            for k in fields.tokens[p]:
-                self.st.toklog[self.st.ntok] = (p << TOKEN_SHIFT) | k
-                self.st.ntok += 1
-        for k, leaves in enumerate(STACK_LEAVES):
-            self.st.stack[leaves - 1] = fields.stacks[k]
-        self.st.key = state_key(&self.st)
-        self.origin = self.st
-        self.n = 0
 
     def __str__(self):
         return self.position()
@@ -1071,6 +922,204 @@ cdef class Game:
         return (_restore, (self.root().position(), [self.played[i] for i in range(self.n)]))
 
 
+# ---- Game's work over its State: refusals in words, positions, seats, playouts ------------
+
+cdef str _refusal(const State* s, int a, int refusal):
+    """Why the rules refuse action a at s (check_action's `refusal`), for IllegalMoveError."""
+    cdef int p = s.current, kind = action_kind(a), bit, size, target
+    if refusal == R_OVER:
+        return "the game is over"
+    if refusal == R_SETUP_ONLY:
+        return "placing is for setup only"
+    if refusal == R_NOT_IN_SETUP:
+        return "only place moves are legal during setup"
+    if refusal == R_NOT_OUTER:
+        return f"{CELLS[acted_cell(a)]} is not on the outer ring"
+    if refusal == R_COLUMN_EMPTY:
+        return f"the {SIZES[a - BUY_BASE]} column of the player board is empty"
+    if refusal == R_NO_LIGHT:
+        return f"needs {action_cost(s, a)} light, player {p} has {s.light[p]}"
+    if refusal == R_TARGET_ACTIVATED:
+        return f"{CELLS[plant_target(a)]} was already activated this turn"
+    if refusal == R_OCCUPIED:
+        return f"{CELLS[acted_cell(a) if kind == KIND_PLACE else plant_target(a)]} is occupied"
+    cell = acted_cell(a)
+    if refusal == R_NOT_OWN:
+        return f"player {p} has no piece on {CELLS[cell]}"
+    if refusal == R_ACTIVATED:
+        return f"{CELLS[cell]} was already activated this turn"
+    if refusal == R_SOURCE_SEED:
+        return f"{CELLS[cell]} holds a seed, not a tree"
+    if refusal == R_OUT_OF_RANGE:
+        bit = cell_bit(cell)
+        target = plant_target(a)
+        return (f"{CELLS[target]} is {cell_distance(cell, target)} cells away, beyond the "
+                f"reach {size_at(s, bit)} of the tree on {CELLS[cell]}")
+    if refusal == R_NO_PIECE:
+        if kind == KIND_PLACE:
+            return "no small tree available"
+        if kind == KIND_PLANT:
+            return "no seed available"
+        size = size_at(s, cell_bit(cell)) + 1
+        return f"no {SIZE_NAMES[size]} available"
+    if refusal == R_SHADED:
+        if kind == KIND_PLANT:
+            return f"{CELLS[plant_target(a)]} lies in a shadow (shade blocks growth)"
+        return f"{CELLS[cell]} is shaded (shade blocks growth)"
+    if refusal == R_FULL_GROWN:
+        return f"the tree on {CELLS[cell]} is already large"
+    if refusal == R_NOT_LARGE:
+        return f"the piece on {CELLS[cell]} is not a large tree"
+    return "not legal here"
+
+
+cdef int _load(State* st, text) except -1:
+    """Sets st to the position `text`, or InvalidPositionError: notation.parse_position
+    reads the fields, broken_invariant() checks the state they make."""
+    fields = notation.parse_position(text)
+    cdef int p, k, cell, owner, size, players = fields.players
+    held = sum(map(len, fields.tokens))
+    if held > NTOKENS:      # more than the state's token log holds
+        raise InvalidPositionError(f"tokens: the players hold {held}, the game has "
+                                   f"{NTOKENS}")
+    state_init(st, players, fields.options.flags)
+    st.round = fields.round
+    st.phase = PHASE_SETUP if st.round == 0 else PHASE_PLAY
+    st.first = fields.first
+    if fields.current is None:
+        st.phase = PHASE_OVER
+        st.current = NO_PLAYER
+    else:
+        st.current = fields.current
+    for cell in fields.activated:
+        st.active |= (<uint64_t>1) << cell_bit(cell)
+    for cell, owner, size in fields.board:
+        st.size_bb[size] |= (<uint64_t>1) << cell_bit(cell)
+        st.owner_bb[owner] |= (<uint64_t>1) << cell_bit(cell)
+    for p in range(players):
+        st.light[p] = fields.light[p]
+        for k in range(NSIZES):
+            st.avail[p][k] = fields.available[p][k]
+            st.pboard[p][k] = fields.player_board[p][k]
+        for k in fields.tokens[p]:
+            st.toklog[st.ntok] = (p << TOKEN_SHIFT) | k
+            st.ntok += 1
+    for k, leaves in enumerate(STACK_LEAVES):
+        st.stack[leaves - 1] = fields.stacks[k]
+    st.key = state_key(st)
+    cdef int broken = broken_invariant(st)
+    if broken != INTACT:
+        raise InvalidPositionError(f"{text!r}: {_BROKEN[broken]}")
+    if fields.sun != sun_of(st):      # the state has no sun: its round places it
+        raise InvalidPositionError(f"{text!r}: sun {fields.sun}: round {fields.round} has "
+                                   f"the sun at {sun_of(st)}")
+    return 0
+
+
+cdef _fields(const State* s):
+    """The state's PositionFields, for notation.format_position."""
+    cdef int p, cell, bit, size, players = s.players
+    board = []
+    for cell in range(NCELLS):
+        bit = cell_bit(cell)
+        size = size_at(s, bit)
+        if size >= 0:
+            board.append((cell, owner_at(s, bit), size))
+    return notation.PositionFields(
+        players, _OPTIONS_OF_FLAGS[s.options], s.round, sun_of(s), s.first,
+        None if s.current == NO_PLAYER else s.current, _cell_indices(s.active), tuple(board),
+        _light(s), tuple(_available(s, p) for p in range(players)),
+        tuple(_player_board(s, p) for p in range(players)),
+        tuple(_tokens(s, p) for p in range(players)), _stacks(s))
+
+
+cdef int _player(const State* s, p) except -1:
+    if not isinstance(p, int) or not 0 <= p < s.players:
+        raise ValueError(f"player must be an int in range({s.players}), got {p!r}")
+    return p
+
+
+cdef int _viewer(const State* s, player) except -1:
+    """The seat `player` names, the player to move for None (0 once the game is over)."""
+    if player is None:
+        return 0 if s.current == NO_PLAYER else s.current
+    return _player(s, player)
+
+
+cdef tuple _playout(State s, uint64_t seed):
+    """Game.playout: the returns of one random game from s, in C without the GIL."""
+    cdef uint64_t rng = game_seed(seed, 0)
+    cdef double out[MAX_PLAYERS]
+    with nogil:
+        playout(&s, &rng, out)
+    return tuple(out[p] for p in range(s.players))
+
+
+cdef _playouts_from(State s, long long count, uint64_t base):
+    """Game.playouts: `count` games from s, game j seeded from (base, j), in C without the
+    GIL; Ctrl-C looked for between chunks."""
+    out = np.empty((count, s.players), np.float32)
+    cdef float[:, ::1] view = out
+    cdef long long first = 0, run
+    cdef bint stopped = False
+    if count:
+        with nogil:
+            while first < count and not stopped:
+                run = min(<long long>SIGNAL_CHUNK, count - first)
+                playout_returns(&s, base, first, run, &view[first, 0])
+                first += run
+                stopped = pc_signalled()
+    if stopped:
+        pc_raise_interrupt()
+    return out
+
+
+# ---- the views of a state that Game's methods and the position notation give ----------
+
+cdef tuple _light(const State* s):
+    return tuple(s.light[p] for p in range(s.players))
+
+
+cdef tuple _stacks(const State* s):
+    return tuple(s.stack[leaves - 1] for leaves in STACK_LEAVES)
+
+
+cdef tuple _available(const State* s, int q):
+    return tuple(s.avail[q][k] for k in range(NSIZES))
+
+
+cdef tuple _player_board(const State* s, int q):
+    return tuple(s.pboard[q][k] for k in range(NSIZES))
+
+
+cdef tuple _tokens(const State* s, int q):
+    return tuple(s.toklog[k] & TOKEN_VALUE_MASK for k in range(s.ntok)
+                 if s.toklog[k] >> TOKEN_SHIFT == q)
+
+
+cdef dict _shadows(const State* s):
+    cdef uint64_t by_size[NSIZES]
+    shadows(s, by_size)
+    return {size: _cells(by_size[size]) for size in range(1, NSIZES)}
+
+
+cdef tuple _returns(const State* s):
+    cdef double out[MAX_PLAYERS]
+    returns(s, out)
+    return tuple(out[p] for p in range(s.players))
+
+
+cdef dict _board(const State* s):
+    cdef dict out = {}
+    cdef int cell, bit, size
+    for cell in range(NCELLS):
+        bit = cell_bit(cell)
+        size = size_at(s, bit)
+        if size >= 0:
+            out[CELLS[cell]] = (owner_at(s, bit), size)
+    return out
+
+
 cdef float[::1] _float_buffer(array, str name, Py_ssize_t size):
     """`array` as a float32 buffer of `size` floats, or ValueError naming what is wrong."""
     if not isinstance(array, np.ndarray) or array.dtype != np.float32:
@@ -1102,5 +1151,3 @@ def _restore(root, actions):
     for a in actions:
         g.play(a)
     return g
-
-

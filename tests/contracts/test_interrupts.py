@@ -65,8 +65,8 @@ def uniform(obs, mask):
 NOGIL = {
     "_game.pyx:random_playouts": ["random_playouts"],
     "_game.pyx:run_part": ["playouts", "playouts-one-thread"],
-    "_game.pyx:playout": "bounded: one game, at most MAX_GAME_MOVES moves",
-    "_game.pyx:playouts": ["Game.playouts"],
+    "_game.pyx:_playout": "bounded: one game, at most MAX_GAME_MOVES moves",
+    "_game.pyx:_playouts_from": ["Game.playouts"],
     "_game.pyx:_perft": ["Game.perft"],
     "env/_vec.pyx:_run_part": ["VecGame-opponents"],
     "env/_vec.pyx:_run_all": ["VecGame-opponents"],
@@ -74,7 +74,7 @@ NOGIL = {
     "env/_vec.pyx:sample_actions": "bounded: one draw per game of the VecGame",
     "env/_vec.pyx:scores": "bounded: one score per game and seat",
     "env/_vec.pyx:_actions": "bounded: one legality check per game",
-    "play/_search.pyx:_collect": "bounded: one batch (in_flight walks a game); Search.run "
+    "play/_search.pyx:ask": "bounded: one batch (in_flight walks a game); Search.run "
                                  "looks between batches",
     "play/_search.pyx:_tell": "bounded: one batch's rows (two blocks)",
     "play/_solver.pyx:solve": ["solve"],

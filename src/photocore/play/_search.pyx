@@ -361,7 +361,49 @@ cdef void add_noise(Tree* t, double alpha, double fraction) noexcept nogil:
             (1.0 - fraction) * t.edges[root.first_edge + i].prior + fraction * noise[i] / total)
 
 
-# ---- Python -------------------------------------------------------------------------------
+# ---- the settings the walks read ----------------------------------------------------------
+
+ctypedef struct Knobs:
+    double c_puct, alpha, fraction, rollout
+    double worst        # the lowest return (docs/engine.md): a walk in flight's virtual loss
+    int players, in_flight, max_nodes
+    int simulations     # visits each root gets from run()
+    bint transpositions, graph
+
+
+cdef double _parameter(value, str name, double low, double high, bint open_low=False) except? -1:
+    if not isinstance(value, Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    cdef double x = float(value)
+    if not (isfinite(x) and (x > low if open_low else x >= low) and x <= high):
+        raise ValueError(f"{name} must be a finite number {'>' if open_low else '>='} {low:g}"
+                         f"{f' and <= {high:g}' if high < 1e300 else ''}, got {value!r}")
+    return x
+
+
+cdef int knobs_of(Knobs* k, settings, int players) except -1:
+    """Checks the SearchSettings' fields (ValueError or TypeError naming the first bad
+    one) into k; k.simulations is left to Search.simulations."""
+    in_flight = index(settings.in_flight)
+    if not 1 <= in_flight <= 256:
+        raise ValueError(f"in_flight must be from 1 to 256, got {in_flight}")
+    max_nodes = index(settings.max_nodes)
+    if not 2 <= max_nodes <= 1 << 26:
+        raise ValueError(f"max_nodes must be from 2 to {1 << 26}, got {max_nodes}")
+    k.c_puct = _parameter(settings.c_puct, "c_puct", 0.0, 1e300)
+    k.alpha = _parameter(settings.dirichlet_alpha, "dirichlet_alpha", 0.0, 1e300, open_low=True)
+    k.fraction = _parameter(settings.dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
+    k.rollout = _parameter(settings.rollout_weight, "rollout_weight", 0.0, 1.0)
+    k.transpositions = check_bool(settings.transpositions, "transpositions")
+    k.graph = check_bool(settings.graph, "graph")
+    k.players = players
+    k.in_flight = in_flight
+    k.max_nodes = max_nodes
+    k.worst = -1.0 / (players - 1)
+    return 0
+
+
+# ---- storage: a tree's nodes, edges and table ---------------------------------------------
 
 cdef str _describe(array):
     return f"{getattr(array, 'dtype', type(array).__name__)} of shape {getattr(array, 'shape', '?')}"
@@ -414,14 +456,482 @@ cdef int _reserve_table(Tree* t, int need) except -1:
     return 0
 
 
-cdef double _parameter(value, str name, double low, double high, bint open_low=False) except? -1:
-    if not isinstance(value, Real) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    cdef double x = float(value)
-    if not (isfinite(x) and (x > low if open_low else x >= low) and x <= high):
-        raise ValueError(f"{name} must be a finite number {'>' if open_low else '>='} {low:g}"
-                         f"{f' and <= {high:g}' if high < 1e300 else ''}, got {value!r}")
-    return x
+cdef int set_root(Tree* t, const State* s) except -1:
+    """A tree of the one position s, not evaluated yet."""
+    _reserve_nodes(t, 1, False)
+    t.size = 1
+    t.nedges = 0
+    node_init(&t.nodes[0], s, -1, -1, s.current)
+    if t.table.slots != NULL:
+        table_rebuild(t)
+    return 0
+
+
+cdef void tree_free(Tree* t) noexcept:
+    PyMem_Free(t.nodes)
+    PyMem_Free(t.spare)
+    PyMem_Free(t.edges)
+    PyMem_Free(t.spare_edges)
+    table_free(&t.table)
+
+
+cdef int reserve_walks(Tree* t, int g, const Knobs* k) except -1:
+    """Room for the nodes (and table) game g's next batch may add, or RuntimeError."""
+    cdef State root
+    cdef int need = t.size + max(0, k.simulations - t.nodes[0].visits - t.nodes[0].inflight)
+    if k.graph and need > k.max_nodes:
+        # a kept graph can hold more positions than its root has visits (reached by
+        # other orders, through parents advance() dropped): searched afresh instead
+        # (no walk is in flight between batches), so max_nodes holds
+        root = t.nodes[0].state
+        set_root(t, &root)
+        need = 1 + k.simulations
+    if need > k.max_nodes:
+        raise RuntimeError(
+            f"game {g}: the search tree would need {need} nodes, more than "
+            f"max_nodes={k.max_nodes}; nothing was searched (create the Search "
+            "with a larger max_nodes)")
+    _reserve_nodes(t, need, False)
+    if k.graph:
+        _reserve_table(t, need)
+    elif k.transpositions:
+        # the moves of the positions a collect values from a transposition
+        _reserve_edges(t, t.nedges + k.in_flight * MAX_LEGAL, False)
+        _reserve_table(t, need)
+    return 0
+
+
+# ---- the batch handed to the network: selection, expansion and backup ---------------------
+
+ctypedef struct Batch:
+    # the leaves handed out by ask(), waiting for tell(): row r is node row_node[r] of game
+    # row_game[r], its row_count[r] legal moves from row_actions[r * MAX_LEGAL]
+    int rows
+    int* row_game
+    int* row_node
+    int* row_count
+    uint16_t* row_actions
+    int* row_path          # graph: each row's walk, PATH edges a row
+    int* row_depth
+
+
+cdef int batch_alloc(Batch* b, int rows, bint graph) except -1:
+    b.row_game = <int*>PyMem_Malloc(rows * sizeof(int))
+    b.row_node = <int*>PyMem_Malloc(rows * sizeof(int))
+    b.row_count = <int*>PyMem_Malloc(rows * sizeof(int))
+    b.row_actions = <uint16_t*>PyMem_Malloc(rows * MAX_LEGAL * sizeof(uint16_t))
+    if graph:
+        b.row_path = <int*>PyMem_Malloc(rows * PATH * sizeof(int))
+        b.row_depth = <int*>PyMem_Malloc(rows * sizeof(int))
+        if b.row_path == NULL or b.row_depth == NULL:
+            raise MemoryError()
+    if b.row_game == NULL or b.row_node == NULL or b.row_count == NULL or b.row_actions == NULL:
+        raise MemoryError()
+    return 0
+
+
+cdef void batch_free(Batch* b) noexcept:
+    PyMem_Free(b.row_game)
+    PyMem_Free(b.row_node)
+    PyMem_Free(b.row_count)
+    PyMem_Free(b.row_actions)
+    PyMem_Free(b.row_path)
+    PyMem_Free(b.row_depth)
+
+
+cdef int collect(Tree* trees, int num_games, const Knobs* knobs, Batch* b, float* obs,
+                 uint8_t* mask, int* games) noexcept nogil:
+    """Walks each game's tree to at most in_flight leaves for the network: b's rows, their
+    observations, masks and games written at their row. A walk that ends where no network
+    is needed (the game over, a known position) is backed up at once. The rows taken."""
+    cdef Knobs kn = knobs[0]     # a local copy: read from registers, whatever the walks write
+    cdef int g, x, taken, shared, donor, row = 0, k, n
+    cdef Tree* t
+    cdef Node* root
+    cdef Node* leaf
+    cdef double result[MAX_PLAYERS]
+    cdef uint16_t* actions
+    cdef int* path = NULL       # graph: the walk's edges and their number, row's own
+    cdef int* depth = NULL
+    for g in range(num_games):
+        t = &trees[g]
+        root = &t.nodes[0]
+        taken = 0
+        shared = 0
+        if g + 1 < num_games and trees[g + 1].edges != NULL:
+            # the next game's root and its first moves, while this one is walked
+            pc_prefetch(trees[g + 1].nodes)
+            pc_prefetch(trees[g + 1].edges)
+            pc_prefetch(<char*>trees[g + 1].edges + 64)
+            pc_prefetch(<char*>trees[g + 1].edges + 128)
+        while (taken < kn.in_flight and root.status != TERMINAL
+               and root.visits + root.inflight < kn.simulations):
+            if kn.graph:
+                path = &b.row_path[row * PATH]
+                depth = &b.row_depth[row]
+            x = descend(t, kn.c_puct, kn.worst, path, depth)
+            if x < 0:
+                break                   # the rest of this game waits for the network
+            leaf = &t.nodes[x]
+            if leaf.status == EXPANDED:     # graph: a known position's Q, no network
+                graph_backup(t, path, depth[0], result, kn.players, 0)
+                t.saved += 1
+                continue
+            if leaf.status == TERMINAL:
+                returns(&leaf.state, result)
+                if kn.graph:
+                    graph_backup(t, path, depth[0], result, kn.players, 0)
+                else:
+                    backup(t, x, result, kn.players, 0)
+                continue
+            if kn.graph:
+                graph_inflight(t, path, depth[0], 1)
+            elif kn.transpositions and shared < kn.in_flight:
+                donor = find(t, &leaf.state)
+                if donor >= 0:
+                    # valued before by another path: its moves, priors and value
+                    expand_from(t, x, donor)
+                    value_leaf(t, x, &kn, result)
+                    backup(t, x, result, kn.players, 0)
+                    t.saved += 1
+                    shared += 1
+                    continue
+            leaf.status = PENDING
+            if not kn.graph:
+                add_inflight(t, x, 1)
+            actions = &b.row_actions[row * MAX_LEGAL]
+            n = legal_actions(&leaf.state, actions)
+            b.row_game[row] = g
+            b.row_node[row] = x
+            b.row_count[row] = n
+            games[row] = g
+            encode_observation(&leaf.state, leaf.state.current, &obs[row * OBS_SIZE])
+            memset(&mask[row * NUM_ACTIONS], 0, NUM_ACTIONS)
+            for k in range(n):
+                mask[row * NUM_ACTIONS + actions[k]] = 1
+            row += 1
+            taken += 1
+    b.rows = row
+    return row
+
+
+cdef _answer(array, str name, int rows, int width):
+    """tell()'s logits or values as a C-contiguous float32 (rows, width) array, or ValueError."""
+    try:
+        a = np.asarray(array)
+    except Exception as e:       # noqa: BLE001: whatever could not become an array
+        raise ValueError(f"{name} must be an array, got {type(array).__name__} ({e}); "
+                         "nothing was changed") from None
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        raise ValueError(f"{name} must be float32 (or float64), got {_describe(a)}; nothing "
+                         "was changed, the batch still waits for tell()")
+    if a.shape != (rows, width):
+        raise ValueError(f"{name} must have shape ({rows}, {width}), one row per "
+                         f"observation of the batch, got {a.shape}; nothing was changed, "
+                         "the batch still waits for tell()")
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+cdef int bad_answer(const Batch* b, const float* logits, const float* values, int players,
+                    int* why) noexcept nogil:
+    """The first row whose logits or values tell() refuses (why: 1 a legal move's logit
+    NaN or +inf, 2 every legal move's -inf, 3 a value not finite), or -1."""
+    cdef int r, k
+    cdef float x
+    cdef bint finite
+    for r in range(b.rows):
+        finite = False
+        for k in range(b.row_count[r]):
+            x = logits[r * NUM_ACTIONS + b.row_actions[r * MAX_LEGAL + k]]
+            if isfinite(x):
+                finite = True
+            elif x != -INFINITY:
+                why[0] = 1
+                return r
+        if not finite:
+            why[0] = 2
+            return r
+        for k in range(players):
+            if not isfinite(values[r * players + k]):
+                why[0] = 3
+                return r
+    return -1
+
+
+cdef int reserve_answers(Tree* trees, int num_games, const Batch* b) except -1:
+    """Room for the edges tell() adds to each tree, before anything changes."""
+    cdef int64_t[:] need = np.zeros(num_games, np.int64)
+    cdef int r, g
+    for r in range(b.rows):
+        need[b.row_game[r]] += b.row_count[r]
+    for g in range(num_games):
+        if need[g]:
+            if trees[g].nedges + need[g] > 1 << 30:
+                raise MemoryError(f"game {g}: a search tree over 2**30 moves")
+            _reserve_edges(&trees[g], trees[g].nedges + <int>need[g], False)
+    return 0
+
+
+cdef void expand(Tree* trees, const Knobs* kn, const Batch* b, int r, const float* logits,
+                 const float* values) noexcept nogil:
+    """Row r's node takes its moves, priors (softmax of the legal logits) and value from the
+    network, and backs that value up."""
+    cdef Tree* t = &trees[b.row_game[r]]
+    cdef Node* node = &t.nodes[b.row_node[r]]
+    cdef const uint16_t* actions = &b.row_actions[r * MAX_LEGAL]
+    cdef int k, n = b.row_count[r], p = node.player
+    cdef double top = -INFINITY, total = 0.0, e
+    cdef double seat[MAX_PLAYERS]
+    for k in range(n):
+        if logits[actions[k]] > top:
+            top = logits[actions[k]]
+    node.first_edge = t.nedges
+    node.edges = n
+    t.nedges += n
+    for k in range(n):
+        e = exp(logits[actions[k]] - top)
+        edge_init(&t.edges[node.first_edge + k], actions[k], <float>e)
+        total += e
+    for k in range(n):
+        t.edges[node.first_edge + k].prior = <float>(t.edges[node.first_edge + k].prior / total)
+    node.status = EXPANDED
+    if b.row_node[r] == 0:
+        add_noise(t, kn.alpha, kn.fraction)
+    for k in range(kn.players):
+        node.net[(p + k) % kn.players] = values[k]
+    value_leaf(t, b.row_node[r], kn, seat)
+    if kn.graph:
+        # U(n), the value the node keeps for its Q (docs/searching.md)
+        for k in range(kn.players):
+            node.net[k] = <float>seat[k]
+        graph_backup(t, &b.row_path[r * PATH], b.row_depth[r], seat, kn.players, 1)
+        return
+    if kn.transpositions:
+        table_insert(&t.table, node.state.key, b.row_node[r])
+    backup(t, b.row_node[r], seat, kn.players, 1)
+
+
+cdef void value_leaf(Tree* t, int x, const Knobs* kn, double* seat) noexcept nogil:
+    """The value by seat that node x, just expanded, backs up: the network's, with a
+    random game's returns from it mixed in at rollout_weight."""
+    cdef State end
+    cdef double played[MAX_PLAYERS]
+    cdef int k
+    for k in range(kn.players):
+        seat[k] = t.nodes[x].net[k]
+    if kn.rollout > 0.0:
+        end = t.nodes[x].state
+        play_random_game(&end, &t.rng)
+        returns(&end, played)
+        for k in range(kn.players):
+            seat[k] = (1.0 - kn.rollout) * seat[k] + kn.rollout * played[k]
+
+
+cdef void batch_cancel(Tree* trees, Batch* b, bint graph) noexcept nogil:
+    """Takes back the batch's walks: its leaves are asked again later."""
+    cdef int r
+    cdef Tree* t
+    for r in range(b.rows):
+        t = &trees[b.row_game[r]]
+        t.nodes[b.row_node[r]].status = UNEVALUATED
+        if graph:
+            graph_inflight(t, &b.row_path[r * PATH], b.row_depth[r], -1)
+        else:
+            add_inflight(t, b.row_node[r], -1)
+    b.rows = 0
+
+
+# ---- results ------------------------------------------------------------------------------
+
+cdef roots_moves(const Tree* trees, int num_games, bint priors):
+    """The roots' moves' visits, or priors, by action id (0 where none)."""
+    out = np.zeros((num_games, NUM_ACTIONS), np.float32 if priors else np.int32)
+    cdef float[:, ::1] prior = out if priors else None
+    cdef int[:, ::1] visits = None if priors else out
+    cdef int g, k
+    cdef const Tree* t
+    cdef const Edge* e
+    for g in range(num_games):
+        t = &trees[g]
+        if t.nodes[0].status != EXPANDED:
+            continue
+        for k in range(t.nodes[0].edges):
+            e = &t.edges[t.nodes[0].first_edge + k]
+            if priors:
+                prior[g, e.action] = e.prior
+            else:
+                visits[g, e.action] = e.visits
+    return out
+
+
+cdef roots_values(const Tree* trees, int num_games, int players):
+    """The mean value of each root by seat (a finished game: its returns)."""
+    out = np.zeros((num_games, players), np.float32)
+    cdef float[:, ::1] view = out
+    cdef int g, p
+    cdef double result[MAX_PLAYERS]
+    cdef const Node* root
+    for g in range(num_games):
+        root = &trees[g].nodes[0]
+        if root.status == TERMINAL:
+            returns(&root.state, result)
+            for p in range(players):
+                view[g, p] = <float>result[p]
+        elif root.visits:
+            for p in range(players):
+                view[g, p] = <float>(root.value[p] / root.visits)
+    return out
+
+
+cdef int chosen_edge(Tree* t, double t_inv) noexcept nogil:
+    """The root edge choose() draws (t_inv: 1 / temperature, 0 for the most visited, ties
+    drawn at random), or -1 when no move has visits."""
+    cdef const Node* root = &t.nodes[0]
+    cdef int k, n = root.edges, best = -1, ties = 0, v, most = 0
+    cdef double weights[MAX_LEGAL]
+    cdef double total, draw
+    for k in range(n):
+        v = t.edges[root.first_edge + k].visits
+        weights[k] = v
+        if v > most:
+            most, best, ties = v, k, 1
+        elif v == most and v > 0:
+            ties += 1
+            if rng_below(&t.rng, ties) == 0:     # reservoir: a tie drawn uniformly
+                best = k
+    if t_inv != 0.0:
+        # visits ** (1 / T), scaled by the most visits to stay finite for small T
+        total = 0.0
+        for k in range(n):
+            weights[k] = exp(log(weights[k] / most) * t_inv) if weights[k] > 0 else 0.0
+            total += weights[k]
+        draw = uniform(&t.rng) * total
+        for k in range(n):
+            if weights[k] > 0.0:
+                best = k
+                draw -= weights[k]
+                if draw <= 0.0:
+                    break
+    return best
+
+
+# ---- rerooting: the chosen move's subtree kept as the new tree ----------------------------
+
+cdef int advance_trees(Tree* trees, int num_games, const Knobs* kn, actions) except -1:
+    """Search.advance(actions): every action checked before any tree changes."""
+    a = np.asarray(actions)
+    if a.shape != (num_games,) or a.dtype.kind not in "iu":
+        raise ValueError(f"actions must be an integer array of shape ({num_games},), "
+                         f"got {_describe(a)}")
+    a = a.astype(np.int64)
+    cdef int64_t[::1] acts = a
+    cdef int g, most = 0
+    cdef Tree* t
+    cdef Node* root
+    cdef int* remap
+    for g in range(num_games):
+        if acts[g] == -1:
+            continue
+        root = &trees[g].nodes[0]
+        if not 0 <= acts[g] < NUM_ACTIONS or check_action(&root.state, <int>acts[g]) != LEGAL:
+            text = MOVE_TEXTS[acts[g]] if 0 <= acts[g] < NUM_ACTIONS else f"action id {acts[g]}"
+            raise ValueError(f"game {g}: {text} is not legal there (nothing was played)")
+    for g in range(num_games):      # room to copy the kept subtrees into
+        t = &trees[g]
+        if acts[g] != -1:
+            _reserve_nodes(t, t.size, True)
+            _reserve_edges(t, t.nedges, True)
+            most = max(most, t.size)
+    # a graph's node is copied once whatever the paths to it: its new index by its old
+    remap = <int*>PyMem_Malloc(most * sizeof(int)) if kn.graph else NULL
+    if kn.graph and remap == NULL:
+        raise MemoryError()
+    try:
+        for g in range(num_games):
+            if acts[g] != -1:
+                reroot(&trees[g], <int>acts[g], remap, kn.alpha, kn.fraction)
+    finally:
+        PyMem_Free(remap)
+    return 0
+
+
+cdef inline void swap_spare(Tree* t) noexcept nogil:
+    """The spare arrays become the tree's, and its arrays the spare ones."""
+    cdef Node* nodes = t.nodes
+    cdef Edge* edges = t.edges
+    cdef int capacity = t.capacity, edge_capacity = t.edge_capacity
+    t.nodes = t.spare
+    t.spare = nodes
+    t.capacity = t.spare_capacity
+    t.spare_capacity = capacity
+    t.edges = t.spare_edges
+    t.spare_edges = edges
+    t.edge_capacity = t.spare_edge_capacity
+    t.spare_edge_capacity = edge_capacity
+
+
+cdef void reroot(Tree* t, int action, int* remap, double alpha, double fraction) noexcept nogil:
+    """Plays `action` at the root and keeps what its child reaches (the spare arrays hold
+    room for it), with fresh root noise; a fresh tree if the move was never tried."""
+    cdef Node* root = &t.nodes[0]
+    cdef Node* node
+    cdef Edge* e
+    cdef State s
+    cdef int c = -1, k, size, nedges, i
+    if root.status == EXPANDED:
+        for k in range(root.edges):
+            if t.edges[root.first_edge + k].action == action:
+                c = t.edges[root.first_edge + k].child
+                break
+    if c < 0:
+        s = root.state
+        apply_action(&s, action)
+        node_init(&t.nodes[0], &s, -1, -1, s.current)
+        t.size = 1
+        t.nedges = 0
+        if t.table.slots != NULL:
+            table_rebuild(t)
+        return
+    # breadth-first copy of what c reaches into the spare arrays, then swap them in
+    if t.graph:
+        for i in range(t.size):
+            remap[i] = -1
+        remap[c] = 0
+    t.spare[0] = t.nodes[c]
+    t.spare[0].parent = -1
+    t.spare[0].parent_edge = -1
+    size = 1
+    nedges = 0
+    i = 0
+    while i < size:
+        node = &t.spare[i]
+        if node.status == EXPANDED:
+            memcpy(&t.spare_edges[nedges], &t.edges[node.first_edge], node.edges * sizeof(Edge))
+            node.first_edge = nedges
+            for k in range(node.edges):
+                e = &t.spare_edges[nedges + k]
+                if e.child < 0:
+                    continue
+                if t.graph:
+                    if remap[e.child] < 0:      # first met: copied; else linked to the copy
+                        remap[e.child] = size
+                        t.spare[size] = t.nodes[e.child]
+                        size += 1
+                    e.child = remap[e.child]
+                else:
+                    t.spare[size] = t.nodes[e.child]
+                    t.spare[size].parent = i
+                    t.spare[size].parent_edge = nedges + k
+                    e.child = size
+                    size += 1
+            nedges += node.edges
+        i += 1
+    swap_spare(t)
+    t.size = size
+    t.nedges = nedges
+    if t.table.slots != NULL:
+        table_rebuild(t)
+    add_noise(t, alpha, fraction)
 
 
 cdef class Search:
@@ -457,39 +967,14 @@ cdef class Search:
     cdef Tree* trees
     cdef readonly int num_games
     """The number of games searched, one tree each."""
-    cdef readonly int players
-    """The games' number of players, 2 to 4."""
-    cdef readonly int in_flight
-    """Leaves per game a batch (SearchSettings.in_flight)."""
-    cdef readonly int max_nodes
-    """Nodes a tree holds at most (SearchSettings.max_nodes)."""
+    cdef Knobs k
+    cdef Batch batch    # handed out by ask(), waiting for tell()
     cdef int options
-    cdef int _simulations
-    cdef double c_puct, alpha, fraction, worst, rollout
     cdef uint64_t seed
     cdef bint busy
-    cdef readonly bint transpositions
-    """Whether a position evaluated by another path is valued from there
-    (SearchSettings.transpositions)."""
-    cdef readonly bint graph
-    """Whether the trees are over positions, not move orders (SearchSettings.graph)."""
     cdef readonly object settings
     """The SearchSettings searched with: the one given, with the keywords' fields changed."""
-    # the batch handed out by ask(), waiting for tell()
-    cdef int rows
-    cdef int* row_game
-    cdef int* row_node
-    cdef int* row_count
-    cdef uint16_t* row_actions
-    cdef int* row_path          # graph: each row's walk, PATH edges a row
-    cdef int* row_depth
     cdef object obs_buffer, mask_buffer, game_buffer
-
-    def __cinit__(self, *args, **kwargs):
-        self.trees = NULL
-        self.num_games = 0
-        self.row_path = NULL
-        self.row_depth = NULL
 
     def __init__(self, games, simulations=100, seed=0, settings=None, **keywords):
         if self.trees != NULL:
@@ -506,92 +991,75 @@ cdef class Search:
             if game.st.players != first.st.players or game.st.options != first.st.options:
                 raise ValueError(f"games[{i}] has other players or options than games[0]: a "
                                  "search's games share them")
-        in_flight = index(settings.in_flight)
-        if not 1 <= in_flight <= 256:
-            raise ValueError(f"in_flight must be from 1 to 256, got {in_flight}")
-        max_nodes = index(settings.max_nodes)
-        if not 2 <= max_nodes <= 1 << 26:
-            raise ValueError(f"max_nodes must be from 2 to {1 << 26}, got {max_nodes}")
-        self.c_puct = _parameter(settings.c_puct, "c_puct", 0.0, 1e300)
-        self.alpha = _parameter(settings.dirichlet_alpha, "dirichlet_alpha", 0.0, 1e300,
-                                open_low=True)
-        self.fraction = _parameter(settings.dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
-        self.rollout = _parameter(settings.rollout_weight, "rollout_weight", 0.0, 1.0)
-        self.transpositions = check_bool(settings.transpositions, "transpositions")
-        self.graph = check_bool(settings.graph, "graph")
+        knobs_of(&self.k, settings, first.st.players)
         self.settings = settings
         self.seed = check_seed(seed)
-        self.num_games = len(games)
-        self.players = first.st.players
         self.options = first.st.options
-        self.in_flight = in_flight
-        self.max_nodes = max_nodes
-        self.worst = -1.0 / (self.players - 1)      # the lowest return (docs/engine.md)
         self.simulations = simulations
-        rows = self.num_games * in_flight
-        self.trees = <Tree*>PyMem_Malloc(self.num_games * sizeof(Tree))
-        self.row_game = <int*>PyMem_Malloc(rows * sizeof(int))
-        self.row_node = <int*>PyMem_Malloc(rows * sizeof(int))
-        self.row_count = <int*>PyMem_Malloc(rows * sizeof(int))
-        self.row_actions = <uint16_t*>PyMem_Malloc(rows * MAX_LEGAL * sizeof(uint16_t))
-        if self.graph:
-            self.row_path = <int*>PyMem_Malloc(rows * PATH * sizeof(int))
-            self.row_depth = <int*>PyMem_Malloc(rows * sizeof(int))
-            if self.row_path == NULL or self.row_depth == NULL:
-                raise MemoryError()
-        if (self.trees == NULL or self.row_game == NULL or self.row_node == NULL
-                or self.row_count == NULL or self.row_actions == NULL):
+        self.trees = <Tree*>PyMem_Malloc(len(games) * sizeof(Tree))
+        if self.trees == NULL:
             raise MemoryError()
-        memset(self.trees, 0, self.num_games * sizeof(Tree))
+        memset(self.trees, 0, len(games) * sizeof(Tree))
+        self.num_games = len(games)
+        rows = self.num_games * self.k.in_flight
+        batch_alloc(&self.batch, rows, self.k.graph)
         self.obs_buffer = np.zeros((rows, OBS_SIZE), np.float32)
         self.mask_buffer = np.zeros((rows, NUM_ACTIONS), np.bool_)
         self.game_buffer = np.zeros(rows, np.int32)
         for i, game in enumerate(games):
             self.trees[i].rng = game_seed(self.seed, <uint64_t>i)
-            self.trees[i].graph = self.graph
-            self._set_root(i, &game.st)
+            self.trees[i].graph = self.k.graph
+            set_root(&self.trees[i], &game.st)
 
     def __dealloc__(self):
         cdef int i
         if self.trees != NULL:
             for i in range(self.num_games):
-                PyMem_Free(self.trees[i].nodes)
-                PyMem_Free(self.trees[i].spare)
-                PyMem_Free(self.trees[i].edges)
-                PyMem_Free(self.trees[i].spare_edges)
-                table_free(&self.trees[i].table)
+                tree_free(&self.trees[i])
             PyMem_Free(self.trees)
-        PyMem_Free(self.row_game)
-        PyMem_Free(self.row_node)
-        PyMem_Free(self.row_count)
-        PyMem_Free(self.row_actions)
-        PyMem_Free(self.row_path)
-        PyMem_Free(self.row_depth)
+        batch_free(&self.batch)
 
-    cdef int _set_root(self, int i, const State* s) except -1:
-        cdef Tree* t = &self.trees[i]
-        _reserve_nodes(t, 1, False)
-        t.size = 1
-        t.nedges = 0
-        node_init(&t.nodes[0], s, -1, -1, s.current)
-        if t.table.slots != NULL:
-            table_rebuild(t)
-        return 0
+    @property
+    def players(self):
+        """The games' number of players, 2 to 4."""
+        return self.k.players
+
+    @property
+    def in_flight(self):
+        """Leaves per game a batch (SearchSettings.in_flight)."""
+        return self.k.in_flight
+
+    @property
+    def max_nodes(self):
+        """Nodes a tree holds at most (SearchSettings.max_nodes)."""
+        return self.k.max_nodes
+
+    @property
+    def transpositions(self):
+        """Whether a position evaluated by another path is valued from there
+        (SearchSettings.transpositions)."""
+        return self.k.transpositions
+
+    @property
+    def graph(self):
+        """Whether the trees are over positions, not move orders (SearchSettings.graph)."""
+        return self.k.graph
 
     @property
     def simulations(self):
         """Visits each root gets from run() (those kept by advance() count); settable."""
-        return self._simulations
+        return self.k.simulations
 
     @simulations.setter
     def simulations(self, value):
         if isinstance(value, bool):
             raise TypeError(f"simulations must be an int, not a bool ({value!r})")
         value = index(value)
-        if not 1 <= value < self.max_nodes:
-            raise ValueError(f"simulations must be from 1 to max_nodes - 1 = {self.max_nodes - 1}"
-                             f" (a tree holds up to simulations + 1 nodes), got {value}")
-        self._simulations = value
+        if not 1 <= value < self.k.max_nodes:
+            raise ValueError(f"simulations must be from 1 to max_nodes - 1 = "
+                             f"{self.k.max_nodes - 1} (a tree holds up to simulations + 1 "
+                             f"nodes), got {value}")
+        self.k.simulations = value
 
     # ---- the batched protocol --------------------------------------------------------
 
@@ -604,124 +1072,29 @@ cdef class Search:
         own buffers, overwritten by the next ask(): copy them to keep them.
         """
         self._enter()
+        cdef int g, rows
+        cdef float* obs = <float*><size_t>self.obs_buffer.ctypes.data
+        cdef uint8_t* mask = <uint8_t*><size_t>self.mask_buffer.ctypes.data
+        cdef int* games = <int*><size_t>self.game_buffer.ctypes.data
         try:
-            if self.rows:
+            if self.batch.rows:
                 raise RuntimeError("ask() while a batch is waiting: tell() its logits and "
                                    "values first (or cancel() it)")
-            self._reserve_for_batch()
-            rows = self._collect()
+            for g in range(self.num_games):
+                reserve_walks(&self.trees[g], g, &self.k)
+            with nogil:
+                rows = collect(self.trees, self.num_games, &self.k, &self.batch, obs, mask,
+                               games)
         finally:
             self.busy = False
         if rows == 0:
             return None
         return self.obs_buffer[:rows], self.mask_buffer[:rows]
 
-    cdef int _reserve_for_batch(self) except -1:
-        cdef int g, need
-        cdef Tree* t
-        cdef State root
-        for g in range(self.num_games):
-            t = &self.trees[g]
-            need = t.size + max(0, self._simulations - t.nodes[0].visits - t.nodes[0].inflight)
-            if self.graph and need > self.max_nodes:
-                # a kept graph can hold more positions than its root has visits (reached by
-                # other orders, through parents advance() dropped): searched afresh instead
-                # (no walk is in flight between batches), so max_nodes holds
-                root = t.nodes[0].state
-                self._set_root(g, &root)
-                need = 1 + self._simulations
-            if need > self.max_nodes:
-                raise RuntimeError(
-                    f"game {g}: the search tree would need {need} nodes, more than "
-                    f"max_nodes={self.max_nodes}; nothing was searched (create the Search "
-                    "with a larger max_nodes)")
-            _reserve_nodes(t, need, False)
-            if self.graph:
-                _reserve_table(t, need)
-            elif self.transpositions:
-                # the moves of the positions a collect values from a transposition
-                _reserve_edges(t, t.nedges + self.in_flight * MAX_LEGAL, False)
-                _reserve_table(t, need)
-        return 0
-
-    cdef int _collect(self) except -1:   # reads Python attributes: a Ctrl-C there goes on
-        cdef int g, x, taken, shared, donor, row = 0, k, n
-        cdef Tree* t
-        cdef Node* root
-        cdef Node* leaf
-        cdef double result[MAX_PLAYERS]
-        cdef float* obs = <float*><size_t>self.obs_buffer.ctypes.data
-        cdef uint8_t* mask = <uint8_t*><size_t>self.mask_buffer.ctypes.data
-        cdef int* games = <int*><size_t>self.game_buffer.ctypes.data
-        cdef uint16_t* actions
-        cdef int* path = NULL       # graph: the walk's edges and their number, row's own
-        cdef int* depth = NULL
-        with nogil:
-            for g in range(self.num_games):
-                t = &self.trees[g]
-                root = &t.nodes[0]
-                taken = 0
-                shared = 0
-                if g + 1 < self.num_games and self.trees[g + 1].edges != NULL:
-                    # the next game's root and its first moves, while this one is walked
-                    pc_prefetch(self.trees[g + 1].nodes)
-                    pc_prefetch(self.trees[g + 1].edges)
-                    pc_prefetch(<char*>self.trees[g + 1].edges + 64)
-                    pc_prefetch(<char*>self.trees[g + 1].edges + 128)
-                while (taken < self.in_flight and root.status != TERMINAL
-                       and root.visits + root.inflight < self._simulations):
-                    if self.graph:
-                        path = &self.row_path[row * PATH]
-                        depth = &self.row_depth[row]
-                    x = descend(t, self.c_puct, self.worst, path, depth)
-                    if x < 0:
-                        break                   # the rest of this game waits for the network
-                    leaf = &t.nodes[x]
-                    if leaf.status == EXPANDED:     # graph: a known position's Q, no network
-                        graph_backup(t, path, depth[0], result, self.players, 0)
-                        t.saved += 1
-                        continue
-                    if leaf.status == TERMINAL:
-                        returns(&leaf.state, result)
-                        if self.graph:
-                            graph_backup(t, path, depth[0], result, self.players, 0)
-                        else:
-                            backup(t, x, result, self.players, 0)
-                        continue
-                    if self.graph:
-                        graph_inflight(t, path, depth[0], 1)
-                    elif self.transpositions and shared < self.in_flight:
-                        donor = find(t, &leaf.state)
-                        if donor >= 0:
-                            # valued before by another path: its moves, priors and value
-                            expand_from(t, x, donor)
-                            self._value_leaf(t, x, result)
-                            backup(t, x, result, self.players, 0)
-                            t.saved += 1
-                            shared += 1
-                            continue
-                    leaf.status = PENDING
-                    if not self.graph:
-                        add_inflight(t, x, 1)
-                    actions = &self.row_actions[row * MAX_LEGAL]
-                    n = legal_actions(&leaf.state, actions)
-                    self.row_game[row] = g
-                    self.row_node[row] = x
-                    self.row_count[row] = n
-                    games[row] = g
-                    encode_observation(&leaf.state, leaf.state.current, &obs[row * OBS_SIZE])
-                    memset(&mask[row * NUM_ACTIONS], 0, NUM_ACTIONS)
-                    for k in range(n):
-                        mask[row * NUM_ACTIONS + actions[k]] = 1
-                    row += 1
-                    taken += 1
-        self.rows = row
-        return row
-
     @property
     def batch_games(self):
         """The game of each row of the batch waiting for tell() (int32; empty when none)."""
-        return self.game_buffer[:self.rows]
+        return self.game_buffer[:self.batch.rows]
 
     def tell(self, logits, values):
         """Answers the last ask(): logits (k, NUM_ACTIONS) and values (k, players), float32
@@ -739,135 +1112,30 @@ cdef class Search:
             self.busy = False
 
     cdef int _tell(self, logits, values) except -1:
-        if not self.rows:
+        if not self.batch.rows:
             raise RuntimeError("tell() without a batch: call ask() first")
-        cdef int rows = self.rows
-        logits = self._checked(logits, "logits", NUM_ACTIONS)
-        values = self._checked(values, "values", self.players)
-        cdef const float[:, ::1] lg = logits
-        cdef const float[:, ::1] vl = values
-        cdef int r, k, bad = -1, why = 0, g
-        cdef float x
-        cdef bint finite
+        cdef int r, bad, why = 0, rows = self.batch.rows
+        cdef const float[:, ::1] lg = _answer(logits, "logits", rows, NUM_ACTIONS)
+        cdef const float[:, ::1] vl = _answer(values, "values", rows, self.k.players)
         with nogil:
-            for r in range(rows):
-                finite = False
-                for k in range(self.row_count[r]):
-                    x = lg[r, self.row_actions[r * MAX_LEGAL + k]]
-                    if isfinite(x):
-                        finite = True
-                    elif x != -INFINITY:
-                        bad, why = r, 1
-                        break
-                if bad < 0 and not finite:
-                    bad, why = r, 2
-                for k in range(self.players):
-                    if bad < 0 and not isfinite(vl[r, k]):
-                        bad, why = r, 3
-                if bad >= 0:
-                    break
+            bad = bad_answer(&self.batch, &lg[0, 0], &vl[0, 0], self.k.players, &why)
         if bad >= 0:
-            raise ValueError(f"row {bad} (game {self.row_game[bad]}): " + (
+            raise ValueError(f"row {bad} (game {self.batch.row_game[bad]}): " + (
                 "a legal move's logit is NaN or +inf", "every legal move's logit is -inf",
                 "a value is not finite")[why - 1] + "; nothing was changed, the batch still "
                 "waits for tell()")
-        # room for the new edges, before anything changes
-        cdef int64_t[:] need = np.zeros(self.num_games, np.int64)
-        for r in range(rows):
-            need[self.row_game[r]] += self.row_count[r]
-        for g in range(self.num_games):
-            if need[g]:
-                if self.trees[g].nedges + need[g] > 1 << 30:
-                    raise MemoryError(f"game {g}: a search tree over 2**30 moves")
-                _reserve_edges(&self.trees[g], self.trees[g].nedges + <int>need[g], False)
+        reserve_answers(self.trees, self.num_games, &self.batch)
         with nogil:
             for r in range(rows):
-                self._expand(r, &lg[r, 0], &vl[r, 0])
-        self.rows = 0
+                expand(self.trees, &self.k, &self.batch, r, &lg[r, 0], &vl[r, 0])
+        self.batch.rows = 0
         return 0
-
-    cdef void _expand(self, int r, const float* logits, const float* values) noexcept nogil:
-        cdef Tree* t = &self.trees[self.row_game[r]]
-        cdef Node* node = &t.nodes[self.row_node[r]]
-        cdef const uint16_t* actions = &self.row_actions[r * MAX_LEGAL]
-        cdef int k, n = self.row_count[r], p = node.player
-        cdef double top = -INFINITY, total = 0.0, e
-        cdef double seat[MAX_PLAYERS]
-        cdef Edge* edge
-        for k in range(n):
-            if logits[actions[k]] > top:
-                top = logits[actions[k]]
-        node.first_edge = t.nedges
-        node.edges = n
-        t.nedges += n
-        for k in range(n):
-            e = exp(logits[actions[k]] - top)
-            edge_init(&t.edges[node.first_edge + k], actions[k], <float>e)
-            total += e
-        for k in range(n):
-            t.edges[node.first_edge + k].prior = <float>(t.edges[node.first_edge + k].prior / total)
-        node.status = EXPANDED
-        if self.row_node[r] == 0:
-            add_noise(t, self.alpha, self.fraction)
-        for k in range(self.players):
-            node.net[(p + k) % self.players] = values[k]
-        self._value_leaf(t, self.row_node[r], seat)
-        if self.graph:
-            # U(n), the value the node keeps for its Q (docs/searching.md)
-            for k in range(self.players):
-                node.net[k] = <float>seat[k]
-            graph_backup(t, &self.row_path[r * PATH], self.row_depth[r], seat, self.players, 1)
-            return
-        if self.transpositions:
-            table_insert(&t.table, node.state.key, self.row_node[r])
-        backup(t, self.row_node[r], seat, self.players, 1)
-
-    cdef void _value_leaf(self, Tree* t, int x, double* seat) noexcept nogil:
-        """The value by seat that node x, just expanded, backs up: the network's, with a
-        random game's returns from it mixed in at rollout_weight."""
-        cdef State end
-        cdef double played[MAX_PLAYERS]
-        cdef int k
-        for k in range(self.players):
-            seat[k] = t.nodes[x].net[k]
-        if self.rollout > 0.0:
-            end = t.nodes[x].state
-            play_random_game(&end, &t.rng)
-            returns(&end, played)
-            for k in range(self.players):
-                seat[k] = (1.0 - self.rollout) * seat[k] + self.rollout * played[k]
-
-    cdef _checked(self, array, str name, int width):
-        try:
-            a = np.asarray(array)
-        except Exception as e:       # noqa: BLE001: whatever could not become an array
-            raise ValueError(f"{name} must be an array, got {type(array).__name__} ({e}); "
-                             "nothing was changed") from None
-        if a.dtype != np.float32 and a.dtype != np.float64:
-            raise ValueError(f"{name} must be float32 (or float64), got {_describe(a)}; nothing "
-                             "was changed, the batch still waits for tell()")
-        if a.shape != (self.rows, width):
-            raise ValueError(f"{name} must have shape ({self.rows}, {width}), one row per "
-                             f"observation of the batch, got {a.shape}; nothing was changed, "
-                             "the batch still waits for tell()")
-        return np.ascontiguousarray(a, dtype=np.float32)
 
     def cancel(self):
         """Drops the batch waiting for tell(), if any: its leaves are asked again later."""
         self._enter()
-        cdef int r
-        cdef Tree* t
-        try:
-            for r in range(self.rows):
-                t = &self.trees[self.row_game[r]]
-                t.nodes[self.row_node[r]].status = UNEVALUATED
-                if self.graph:
-                    graph_inflight(t, &self.row_path[r * PATH], self.row_depth[r], -1)
-                else:
-                    add_inflight(t, self.row_node[r], -1)
-            self.rows = 0
-        finally:
-            self.busy = False
+        batch_cancel(self.trees, &self.batch, self.k.graph)
+        self.busy = False
 
     def run(self, evaluate):
         """Searches until every root has its visits, calling evaluate(obs, mask) ->
@@ -893,52 +1161,18 @@ cdef class Search:
 
     def visits(self):
         """Visits of each root's moves: int32 (num_games, NUM_ACTIONS), by action id."""
-        return self._root_moves(False)
+        return roots_moves(self.trees, self.num_games, False)
 
     def priors(self):
         """The priors of each root's moves, noise included: float32 (num_games, NUM_ACTIONS),
         zero until the root is evaluated."""
-        return self._root_moves(True)
-
-    cdef _root_moves(self, bint priors):
-        """The roots' moves' visits, or priors, by action id (0 where none)."""
-        out = np.zeros((self.num_games, NUM_ACTIONS), np.float32 if priors else np.int32)
-        cdef float[:, ::1] prior = out if priors else None
-        cdef int[:, ::1] visits = None if priors else out
-        cdef int g, k
-        cdef Tree* t
-        cdef Edge* e
-        for g in range(self.num_games):
-            t = &self.trees[g]
-            if t.nodes[0].status != EXPANDED:
-                continue
-            for k in range(t.nodes[0].edges):
-                e = &t.edges[t.nodes[0].first_edge + k]
-                if priors:
-                    prior[g, e.action] = e.prior
-                else:
-                    visits[g, e.action] = e.visits
-        return out
+        return roots_moves(self.trees, self.num_games, True)
 
     def root_values(self):
         """The mean value of each root by seat, float32 (num_games, players): what the
         search thinks each player will get (a finished game: its returns; 0 before any
         visit)."""
-        out = np.zeros((self.num_games, self.players), np.float32)
-        cdef float[:, ::1] view = out
-        cdef int g, p
-        cdef double result[MAX_PLAYERS]
-        cdef Node* root
-        for g in range(self.num_games):
-            root = &self.trees[g].nodes[0]
-            if root.status == TERMINAL:
-                returns(&root.state, result)
-                for p in range(self.players):
-                    view[g, p] = <float>result[p]
-            elif root.visits:
-                for p in range(self.players):
-                    view[g, p] = <float>(root.value[p] / root.visits)
-        return out
+        return roots_values(self.trees, self.num_games, self.k.players)
 
     def choose(self, temperature=1.0):
         """A move per game drawn from its root visits: int64 (num_games,), -1 for a
@@ -953,51 +1187,21 @@ cdef class Search:
             t_inv = 1.0 / temp
         out = np.full(self.num_games, -1, np.int64)
         cdef int64_t[::1] view = out
-        cdef int g, k, n, best, ties, v, most
-        cdef double weights[MAX_LEGAL]
-        cdef double total, draw
+        cdef int g, best
         cdef Tree* t
-        cdef Node* root
-        cdef Edge* e
         for g in range(self.num_games):
-            root = &self.trees[g].nodes[0]
-            if root.status != TERMINAL and (root.status != EXPANDED or root.visits < 2):
+            t = &self.trees[g]
+            if t.nodes[0].status != TERMINAL and (t.nodes[0].status != EXPANDED
+                                                  or t.nodes[0].visits < 2):
                 raise ValueError(f"game {g} has no visits to choose from: run the search first")
         for g in range(self.num_games):
             t = &self.trees[g]
-            root = &t.nodes[0]
-            if root.status == TERMINAL:
+            if t.nodes[0].status == TERMINAL:
                 continue
-            n = root.edges
-            most = 0
-            best = -1
-            ties = 0
-            for k in range(n):
-                e = &t.edges[root.first_edge + k]
-                v = e.visits
-                weights[k] = v
-                if v > most:
-                    most, best, ties = v, k, 1
-                elif v == most and v > 0:
-                    ties += 1
-                    if rng_below(&t.rng, ties) == 0:     # reservoir: a tie drawn uniformly
-                        best = k
-            if t_inv != 0.0:
-                # visits ** (1 / T), scaled by the most visits to stay finite for small T
-                total = 0.0
-                for k in range(n):
-                    weights[k] = exp(log(weights[k] / most) * t_inv) if weights[k] > 0 else 0.0
-                    total += weights[k]
-                draw = uniform(&t.rng) * total
-                for k in range(n):
-                    if weights[k] > 0.0:
-                        best = k
-                        draw -= weights[k]
-                        if draw <= 0.0:
-                            break
+            best = chosen_edge(t, t_inv)
             if best < 0:       # cannot happen: a root's visits beyond its own are its moves'
                 raise RuntimeError(f"game {g}: root visits without visited moves (a bug)")
-            view[g] = t.edges[root.first_edge + best].action
+            view[g] = t.edges[t.nodes[0].first_edge + best].action
         return out
 
     # ---- moving on ------------------------------------------------------------------------
@@ -1008,134 +1212,23 @@ cdef class Search:
         game, else ValueError names the game and nothing changes."""
         self._enter()
         try:
-            self._advance(actions)
+            if self.batch.rows:
+                raise RuntimeError("advance() while a batch waits for tell() (or cancel())")
+            advance_trees(self.trees, self.num_games, &self.k, actions)
         finally:
             self.busy = False
-
-    cdef int _advance(self, actions) except -1:
-        if self.rows:
-            raise RuntimeError("advance() while a batch waits for tell() (or cancel())")
-        a = np.asarray(actions)
-        if a.shape != (self.num_games,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array of shape ({self.num_games},), "
-                             f"got {_describe(a)}")
-        a = a.astype(np.int64)
-        cdef int64_t[::1] acts = a
-        cdef int g, k, c, size, nedges, most = 0
-        cdef Tree* t
-        cdef Node* root
-        cdef int* remap
-        for g in range(self.num_games):
-            if acts[g] == -1:
-                continue
-            root = &self.trees[g].nodes[0]
-            if not 0 <= acts[g] < NUM_ACTIONS or check_action(&root.state, <int>acts[g]) != LEGAL:
-                text = MOVE_TEXTS[acts[g]] if 0 <= acts[g] < NUM_ACTIONS else f"action id {acts[g]}"
-                raise ValueError(f"game {g}: {text} is not legal there (nothing was played)")
-        for g in range(self.num_games):      # room to copy the kept subtrees into
-            t = &self.trees[g]
-            if acts[g] != -1:
-                _reserve_nodes(t, t.size, True)
-                _reserve_edges(t, t.nedges, True)
-                most = max(most, t.size)
-        # a graph's node is copied once whatever the paths to it: its new index by its old
-        remap = <int*>PyMem_Malloc(most * sizeof(int)) if self.graph else NULL
-        if self.graph and remap == NULL:
-            raise MemoryError()
-        try:
-            for g in range(self.num_games):
-                if acts[g] != -1:
-                    self._reroot(&self.trees[g], <int>acts[g], remap)
-        finally:
-            PyMem_Free(remap)
-        return 0
-
-    cdef void _reroot(self, Tree* t, int action, int* remap) noexcept:
-        cdef Node* root = &t.nodes[0]
-        cdef Node* node
-        cdef Edge* e
-        cdef State s
-        cdef int c = -1, k, size, nedges, i
-        cdef Node* swap_nodes
-        cdef Edge* swap_edges
-        cdef int swap_capacity
-        if root.status == EXPANDED:
-            for k in range(root.edges):
-                if t.edges[root.first_edge + k].action == action:
-                    c = t.edges[root.first_edge + k].child
-                    break
-        if c < 0:
-            s = root.state
-            apply_action(&s, action)
-            node_init(&t.nodes[0], &s, -1, -1, s.current)
-            t.size = 1
-            t.nedges = 0
-            if t.table.slots != NULL:
-                table_rebuild(t)
-            return
-        # breadth-first copy of what c reaches into the spare arrays, then swap them in
-        if t.graph:
-            for i in range(t.size):
-                remap[i] = -1
-            remap[c] = 0
-        t.spare[0] = t.nodes[c]
-        t.spare[0].parent = -1
-        t.spare[0].parent_edge = -1
-        size = 1
-        nedges = 0
-        i = 0
-        while i < size:
-            node = &t.spare[i]
-            if node.status == EXPANDED:
-                memcpy(&t.spare_edges[nedges], &t.edges[node.first_edge], node.edges * sizeof(Edge))
-                node.first_edge = nedges
-                for k in range(node.edges):
-                    e = &t.spare_edges[nedges + k]
-                    if e.child < 0:
-                        continue
-                    if t.graph:
-                        if remap[e.child] < 0:      # first met: copied; else linked to the copy
-                            remap[e.child] = size
-                            t.spare[size] = t.nodes[e.child]
-                            size += 1
-                        e.child = remap[e.child]
-                    else:
-                        t.spare[size] = t.nodes[e.child]
-                        t.spare[size].parent = i
-                        t.spare[size].parent_edge = nedges + k
-                        e.child = size
-                        size += 1
-                nedges += node.edges
-            i += 1
-        swap_nodes = t.nodes
-        t.nodes = t.spare
-        t.spare = swap_nodes
-        swap_capacity = t.capacity
-        t.capacity = t.spare_capacity
-        t.spare_capacity = swap_capacity
-        swap_edges = t.edges
-        t.edges = t.spare_edges
-        t.spare_edges = swap_edges
-        swap_capacity = t.edge_capacity
-        t.edge_capacity = t.spare_edge_capacity
-        t.spare_edge_capacity = swap_capacity
-        t.size = size
-        t.nedges = nedges
-        if t.table.slots != NULL:
-            table_rebuild(t)
-        add_noise(t, self.alpha, self.fraction)
 
     def set_game(self, i, Game game not None):
         """Replaces game i with a copy of `game`'s position and a fresh tree (e.g. a new game
         in a finished game's place); the same players and options."""
         self._enter()
         try:
-            if self.rows:
+            if self.batch.rows:
                 raise RuntimeError("set_game() while a batch waits for tell() (or cancel())")
             i = self._game_index(i)
-            if game.st.players != self.players or game.st.options != self.options:
+            if game.st.players != self.k.players or game.st.options != self.options:
                 raise ValueError("the game has other players or options than this search's")
-            self._set_root(i, &game.st)
+            set_root(&self.trees[<int>i], &game.st)
             self.trees[<int>i].saved = 0
         finally:
             self.busy = False
@@ -1200,5 +1293,5 @@ cdef class Search:
         return 0
 
     def __repr__(self):
-        return (f"Search({self.num_games} games, players={self.players}, "
-                f"simulations={self._simulations}, in_flight={self.in_flight})")
+        return (f"Search({self.num_games} games, players={self.k.players}, "
+                f"simulations={self.k.simulations}, in_flight={self.k.in_flight})")
