@@ -19,7 +19,7 @@ def test_the_map_reads_each_line_and_its_arrows():
     layers = dict(read_map(MAP))
     assert layers["_kernel"] == set() and layers["facts"] == {"_kernel"}
     assert layers["play.specs"] == {"_game", "budget", "play._agents", "play.player",
-                                    "play.protocol"}
+                                    "play.protocol", "play.results"}
     assert "photocore" in layers and "play" in layers and "__main__" in layers
 
 
