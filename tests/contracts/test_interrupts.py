@@ -73,7 +73,7 @@ NOGIL = {
     "env/_vec.pyx:random_actions": "bounded: one draw per game of the VecGame",
     "env/_vec.pyx:sample_actions": "bounded: one draw per game of the VecGame",
     "env/_vec.pyx:scores": "bounded: one score per game and seat",
-    "env/_vec.pyx:_actions": "bounded: one legality check per game",
+    "env/_vec.pyx:_checked_actions": "bounded: one legality check per game",
     "play/_search.pyx:ask": "bounded: one batch (in_flight walks a game); Search.run "
                                  "looks between batches",
     "play/_search.pyx:_tell": "bounded: one batch's rows (two blocks)",

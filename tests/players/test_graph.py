@@ -11,7 +11,7 @@ from photocore import Game, Move
 from photocore._kernel import commutes
 from photocore.env._vec import VecGame
 from photocore.facts import OPTIONS
-from photocore.play import play_games, search_root, specs
+from photocore.play import AgentParams, play_games, search_root, specs
 from photocore.play._agents import Agent
 from support import COLLECT_THEN_END, END_WINS, TURN, TURN_MOVES, legal_orders, random_game
 
@@ -211,7 +211,7 @@ def test_the_same_seed_gives_the_same_graph_search():
 
 def test_graph_is_an_option_of_the_mcts_spec():
     assert specs.parse("mcts:1000?graph=1").label == "mcts:1000?graph=1"
-    assert specs.parse("mcts?graph=true").agent_args == ("mcts", 200, True, False)
+    assert specs.parse("mcts?graph=true").params == AgentParams("mcts", 200, True, False)
     assert specs.parse("mcts:50?graph=0").label == "mcts:50"     # the default: the tree
     assert specs.parse("mcts:50?graph=1").load().name == "mcts:50?graph=1"
     assert Agent("mcts", 0, 50, graph=True).graph and not Agent("mcts", 0, 50).graph

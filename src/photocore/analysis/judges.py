@@ -230,7 +230,7 @@ def judge(spec: "str | Judge | object", limit: Limit | None = None) -> Judge:
     if key not in _JUDGES:
         parsed = parse_spec(spec)
         if parsed.kind == "mcts":
-            _JUDGES[key] = MctsJudge(simulations or parsed.simulations, graph=parsed.graph)
+            _JUDGES[key] = MctsJudge(simulations or parsed.simulations, graph=parsed.params.graph)
         elif parsed.kind == "py":
             agent = parsed.python_class()(**dict(parsed.options))
             _JUDGES[key] = _judge_of_object(agent, simulations, spec)

@@ -14,17 +14,19 @@ from photocore._kernel cimport *
 from photocore._game cimport Game
 
 from photocore._game import game_list
-from photocore.play._agents cimport AgentSpec, agent_action
+from photocore.play._agents cimport AgentSpec, agent_action, agent_spec
 
 from photocore._kernel import check_bool, check_count, check_players, check_seed, check_threads
 from photocore._kernel import stream_seed as stream_seed   # a game's random streams' seeds
 
 MAX_GAMES = 1 << 24     # the most games a VecGame holds
+from photocore.env.contract import FORFEIT_REWARD, check_seat
 from photocore.facts import Options
 from photocore.notation import MOVE_TEXTS
-from photocore.play._agents import BUILTIN_AGENTS
 from photocore.play.specs import BUILTIN_FORMS, per_seat
 from photocore.play.specs import parse as parse_spec
+
+cdef double FORFEIT = FORFEIT_REWARD    # the forfeit's reward, read without the GIL
 
 ctypedef struct Batch:
     # what one pass over games lo .. hi - 1 reads and writes (NULL: not asked for)
@@ -109,15 +111,10 @@ cdef class VecGame:
             raise ValueError(f"n must be from 1 to {MAX_GAMES}, got {n}")
         self.threads = check_threads(threads)
         self.players = players
-        self.opponents = self._set_opponents(opponents)
+        self.opponents = _set_opponents(self.agents, opponents, players)
         self.learning = opponents is not None
-        if isinstance(seat, str) and seat == "random":
-            self.seat_choice = -1
-        else:
-            if isinstance(seat, (bool, np.bool_)) or not 0 <= index(seat) < players:
-                raise ValueError(f"seat must be a player from 0 to {players - 1} or 'random', "
-                                 f"got {seat!r}")
-            self.seat_choice = index(seat)
+        seat = check_seat(seat, players)
+        self.seat_choice = -1 if seat == "random" else seat
         self.states = <State*>PyMem_Malloc(n * sizeof(State))
         if self.states == NULL:
             raise MemoryError()
@@ -128,47 +125,14 @@ cdef class VecGame:
                 raise MemoryError()
         self.num_games = n
         state_init(&self.start, players, options.flags)
-        self._seed_games(np.arange(n, dtype=np.uint64))
-        self.batch.actions = NULL       # start every game, observing none
-        self.batch.keep = False
-        self.batch.obs = NULL
-        self.batch.player = NULL
-        self._run_all()
+        if self.learning:
+            _seed_streams(self.streams, np.arange(n, dtype=np.uint64), None)
+        self._run_all()             # self.batch is all zeros: start every game, observing none
 
     def __dealloc__(self):
         PyMem_Free(self.states)
         PyMem_Free(self.streams)
         PyMem_Free(self.seats)
-
-    cdef tuple _set_opponents(self, opponents):
-        if opponents is None:
-            return ()
-        names = []
-        for k, spec in enumerate(per_seat(opponents, self.players)):
-            if not isinstance(spec, str):
-                raise ValueError(f"opponents: VecGame plays the built-in agents in C and takes "
-                                 f"their specs ({', '.join(BUILTIN_FORMS)}), got {spec!r}")
-            parsed = parse_spec(spec)
-            if not parsed.builtin:
-                raise ValueError(f"opponents: VecGame plays the built-in agents in C "
-                                 f"({', '.join(BUILTIN_FORMS)}), not {spec!r}")
-            self.agents[k].kind = BUILTIN_AGENTS[parsed.kind].kind
-            self.agents[k].simulations = parsed.simulations
-            self.agents[k].exploration = 1.0        # the default of photocore.Agent
-            self.agents[k].graph = parsed.graph
-            self.agents[k].prove = parsed.prove
-            names.append(parsed.label)
-        return tuple(names)
-
-    cdef void _seed_games(self, uint64_t[::1] seeds, uint8_t[::1] which=None) noexcept:
-        """Seeds the streams of game i from seeds[i] (where which[i], if given)."""
-        cdef int i, j
-        if not self.learning:
-            return
-        for i in range(self.num_games):
-            if which is None or which[i]:
-                for j in range(STREAMS):
-                    self.streams[i * STREAMS + j] = game_seed(seeds[i], <uint64_t>j)
 
     cdef void _opponents_play(self, int i) noexcept nogil:
         """Plays the opponents' moves until the learner is to move or the game is over."""
@@ -194,11 +158,9 @@ cdef class VecGame:
         """Games lo .. hi - 1 through self.batch: each plays its move (or starts afresh),
         then is observed. Returns how many games ended."""
         cdef const Batch* b = &self.batch
-        cdef double result[MAX_PLAYERS]
         cdef State* s
-        cdef int i, p, mover, lost, players = self.players
+        cdef int i, mover, lost, players = self.players
         cdef long long finished = 0
-        cdef float* rew
         for i in range(lo, hi):
             if self.interrupted:
                 break
@@ -216,17 +178,8 @@ cdef class VecGame:
                 b.done[i] = lost or s.phase == PHASE_OVER
                 if b.forfeited != NULL:
                     b.forfeited[i] = lost
-                rew = &b.rewards[i * players]
-                for p in range(players):
-                    rew[p] = 0.0
+                _rewards(s, mover, lost, b.done[i], b.relative, &b.rewards[i * players])
                 if b.done[i]:
-                    if lost:
-                        for p in range(players):
-                            result[p] = -1.0 if p == mover else 0.0
-                    else:
-                        returns(s, result)
-                    for p in range(players):
-                        rew[p] = <float>result[(mover + p) % players if b.relative else p]
                     if b.final != NULL:
                         encode_observation(s, mover, &b.final[i * OBS_SIZE])
                     self._start(i)
@@ -260,32 +213,13 @@ cdef class VecGame:
             if self.interrupted:
                 pc_raise_interrupt()
             return finished
-        if self.pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-            self.pool = ThreadPoolExecutor(self.threads - 1, "photocore-vecgame")
-        parts = [self.pool.submit(self._run_part, k) for k in range(1, self.threads)]
-        try:
-            finished = self._run_part(0)
-            for part in parts:
-                finished += part.result()
-        except BaseException:
-            self.interrupted = True         # the other parts stop at their next game
-            from concurrent.futures import wait
-            wait(parts)
-            raise
-        return finished
+        return _run_threads(self)
 
     cdef void _point(self, obs, mask, player) except *:
         """Points self.batch's observation outputs at these numpy arrays."""
-        cdef float[:, ::1] o = obs
-        cdef uint8_t[:, ::1] m = mask.view(np.uint8)
-        cdef int64_t[::1] who
-        self.batch.obs = &o[0, 0]
-        self.batch.mask = &m[0, 0]
-        self.batch.player = NULL
-        if player is not None:
-            who = player
-            self.batch.player = &who[0]
+        self.batch.obs = _floats(obs)
+        self.batch.mask = _bytes(mask)
+        self.batch.player = _int64s(player)
 
     def reset(self, seed=None, obs=None, mask=None, *, seeds=None, player=None):
         """Starts every game afresh; returns (obs, mask).
@@ -299,23 +233,13 @@ cdef class VecGame:
         """
         if seed is not None:
             seed = check_seed(seed)
-        per_game = which = None
-        if seeds is not None:
-            listed = list(seeds)
-            if len(listed) != self.num_games:
-                raise ValueError(f"seeds must list {self.num_games} seeds (or None), "
-                                 f"got {len(listed)}")
-            which = np.array([s is not None for s in listed], np.uint8)
-            per_game = np.array([0 if s is None else check_seed(s, f"seeds[{i}]")
-                                 for i, s in enumerate(listed)], np.uint64)
-        elif seed is not None:
-            per_game = (np.uint64(seed) + np.arange(self.num_games, dtype=np.uint64))
+        per_game, which = _game_seeds(seed, seeds, self.num_games)
         obs_v, obs, mask_v, mask = self._outputs(obs, mask)
         player_v, player = _output(player, (self.num_games,), np.int64, "player", True)
         if seed is not None:
             self.rng = <uint64_t>seed
-        if per_game is not None:
-            self._seed_games(per_game, which)
+        if per_game is not None and self.learning:
+            _seed_streams(self.streams, per_game, which)
         self._point(obs_v, mask_v, player_v)
         self.batch.actions = NULL
         self.batch.keep = False
@@ -370,7 +294,7 @@ cdef class VecGame:
         random streams go on; with opponents, the learner takes the seat of the player to
         move (the learner is always to move). Once it ends, step starts it afresh as it
         starts every game."""
-        cdef int k = self._game_index(i)
+        cdef int k = _game_index(i, self.num_games)
         if game.st.players != self.players or game.st.options != self.start.options:
             raise ValueError(f"the game has {game.st.players} players and options "
                              f"{game.options.name!r}, this VecGame's games {self.players} "
@@ -404,7 +328,7 @@ cdef class VecGame:
         """
         relative = check_bool(relative, "relative")
         forfeit = check_bool(forfeit, "forfeit")
-        cdef int64_t[::1] acts = self._actions(actions, forfeit)
+        cdef int64_t[::1] acts = _checked_actions(self.states, self.num_games, actions, forfeit)
         obs_v, obs, mask_v, mask = self._outputs(obs, mask)
         rew_v, rewards = _output(rewards, (self.num_games, self.players), np.float32, "rewards")
         done_v, done = _output(done, (self.num_games,), np.bool_, "done")
@@ -412,21 +336,11 @@ cdef class VecGame:
                                      "final_obs", True)
         player_v, player = _output(player, (self.num_games,), np.int64, "player", True)
         lost_v, forfeited = _output(forfeited, (self.num_games,), np.bool_, "forfeited", True)
-        cdef float[:, ::1] rew = rew_v
-        cdef uint8_t[::1] fin = done_v.view(np.uint8)
-        cdef float[:, ::1] final_view
-        cdef uint8_t[::1] lost
         self._point(obs_v, mask_v, player_v)
-        self.batch.final = NULL
-        if final_v is not None:
-            final_view = final_v
-            self.batch.final = &final_view[0, 0]
-        self.batch.forfeited = NULL
-        if lost_v is not None:
-            lost = lost_v.view(np.uint8)
-            self.batch.forfeited = &lost[0]
-        self.batch.rewards = &rew[0, 0]
-        self.batch.done = &fin[0]
+        self.batch.final = _floats(final_v)
+        self.batch.forfeited = _bytes(lost_v)
+        self.batch.rewards = _floats(rew_v)
+        self.batch.done = _bytes(done_v)
         self.batch.relative = relative
         self.batch.forfeit = forfeit
         self.batch.keep = False
@@ -463,41 +377,16 @@ cdef class VecGame:
         view, out = _output(out, (self.num_games,), np.int64, "out")
         logp_v, log_prob = _output(log_prob, (self.num_games,), np.float32, "log_prob", True)
         cdef const float[:, ::1] L = array
-        cdef int64_t[::1] acts = view
-        cdef float[::1] logp
-        cdef float* lp = NULL
-        if logp_v is not None:
-            logp = logp_v
-            lp = &logp[0]
-        cdef uint16_t ids[MAX_LEGAL]
+        cdef int64_t* acts = _int64s(view)
+        cdef float* lp = _floats(logp_v)
         cdef uint64_t saved = self.rng
-        cdef int i, j, count, chosen, bad = -1
-        cdef double top, total, u, x
+        cdef int i, bad = -1
         with nogil:
             for i in range(self.num_games):
-                count = legal_actions(&self.states[i], ids)
-                top = L[i, ids[0]]
-                for j in range(1, count):
-                    if L[i, ids[j]] > top:
-                        top = L[i, ids[j]]
-                total = 0.0
-                for j in range(count):
-                    total += exp(L[i, ids[j]] - top)
-                if not (1.0 <= total <= count):      # NaN, inf or every logit -inf
+                if _sample(&self.states[i], &L[i, 0], &self.rng, &acts[i],
+                           NULL if lp == NULL else &lp[i]) < 0:
                     bad = i
                     break
-                u = (rng_next(&self.rng) >> 11) * (1.0 / 9007199254740992.0) * total
-                chosen = 0
-                for j in range(count):
-                    x = exp(L[i, ids[j]] - top)
-                    if x > 0.0:
-                        chosen = j        # the last of positive weight, should u round past
-                        if u < x:
-                            break
-                        u -= x
-                acts[i] = ids[chosen]
-                if lp != NULL:
-                    lp[i] = <float>(L[i, ids[chosen]] - top - log(total))
         if bad >= 0:
             self.rng = saved
             raise ValueError(f"logits of game {bad} are not finite numbers over its legal "
@@ -518,17 +407,9 @@ cdef class VecGame:
     def game(self, i):
         """A Game holding a copy of game i's current state (no history)."""
         cdef Game g = Game.__new__(Game)
-        g.st = self.states[self._game_index(i)]
+        g.st = self.states[_game_index(i, self.num_games)]
         g.origin = g.st
         return g
-
-    cdef int _game_index(self, i) except -1:
-        if isinstance(i, bool):     # an int to Python, never a game's index
-            raise TypeError(f"a game index is an int, not a bool ({i!r})")
-        i = index(i)
-        if not 0 <= i < self.num_games:
-            raise IndexError(f"game index {i} out of range for {self.num_games} games")
-        return i
 
     @property
     def current_player(self):
@@ -549,30 +430,6 @@ cdef class VecGame:
             view[i] = self.states[i].key
         return out
 
-    cdef int64_t[::1] _actions(self, actions, bint forfeit) except *:
-        array = _input_array(actions, "actions")
-        if array.shape == (self.num_games, 1):
-            array = array.reshape(self.num_games)
-        if array.shape != (self.num_games,):
-            raise ValueError(f"actions must have shape ({self.num_games},) or "
-                             f"({self.num_games}, 1), got {array.shape}")
-        if array.dtype.kind not in "iu":
-            raise ValueError(f"actions must be an integer array, got dtype {array.dtype}")
-        array = np.ascontiguousarray(array, dtype=np.int64)
-        cdef int64_t[::1] acts = array
-        cdef int i, bad = -1
-        with nogil:
-            for i in range(self.num_games):
-                if not 0 <= acts[i] < NUM_ACTIONS or (
-                        not forfeit and check_action(&self.states[i], <int>acts[i]) != LEGAL):
-                    bad = i
-                    break
-        if bad >= 0:
-            a = acts[bad]
-            text = MOVE_TEXTS[a] if 0 <= a < NUM_ACTIONS else f"action id {a}"
-            raise ValueError(f"game {bad}: {text} is not legal there (nothing was played)")
-        return acts
-
     cdef tuple _outputs(self, obs, mask):
         obs_v, obs = _output(obs, (self.num_games, OBS_SIZE), np.float32, "obs")
         mask_v, mask = _output(mask, (self.num_games, NUM_ACTIONS), np.bool_, "mask")
@@ -585,6 +442,176 @@ def draw_below(stream, n):
     cdef uint64_t state = <uint64_t>check_seed(stream, "stream")
     cdef int value = rng_below(&state, index(n))
     return value, state
+
+
+cdef long long _run_threads(VecGame env) except -1:
+    """VecGame._run_all in `threads` parts side by side, on its pool of helper threads."""
+    cdef long long finished
+    if env.pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        env.pool = ThreadPoolExecutor(env.threads - 1, "photocore-vecgame")
+    parts = [env.pool.submit(env._run_part, k) for k in range(1, env.threads)]
+    try:
+        finished = env._run_part(0)
+        for part in parts:
+            finished += part.result()
+    except BaseException:
+        env.interrupted = True         # the other parts stop at their next game
+        from concurrent.futures import wait
+        wait(parts)
+        raise
+    return finished
+
+
+cdef void _seed_streams(uint64_t* streams, const uint64_t[::1] seeds,
+                        const uint8_t[::1] which) noexcept:
+    """Seeds the STREAMS streams of game i from seeds[i] (where which[i], if given)."""
+    cdef int i, j
+    for i in range(seeds.shape[0]):
+        if which is None or which[i]:
+            for j in range(STREAMS):
+                streams[i * STREAMS + j] = game_seed(seeds[i], <uint64_t>j)
+
+
+cdef int _game_index(i, int n) except -1:
+    """`i` as the index of one of n games (TypeError for a bool, IndexError out of range)."""
+    if isinstance(i, bool):     # an int to Python, never a game's index
+        raise TypeError(f"a game index is an int, not a bool ({i!r})")
+    i = index(i)
+    if not 0 <= i < n:
+        raise IndexError(f"game index {i} out of range for {n} games")
+    return i
+
+
+cdef tuple _set_opponents(AgentSpec* agents, opponents, int players):
+    """Sets agents[k] to the C agent of opponent k (the k-th player after the learner);
+    their labels, () without opponents."""
+    if opponents is None:
+        return ()
+    labels = []
+    for k, spec in enumerate(per_seat(opponents, players)):
+        if not isinstance(spec, str):
+            raise ValueError(f"opponents: VecGame plays the built-in agents in C and takes "
+                             f"their specs ({', '.join(BUILTIN_FORMS)}), got {spec!r}")
+        parsed = parse_spec(spec)
+        if not parsed.builtin:
+            raise ValueError(f"opponents: VecGame plays the built-in agents in C "
+                             f"({', '.join(BUILTIN_FORMS)}), not {spec!r}")
+        agents[k] = agent_spec(parsed.params)
+        labels.append(parsed.label)
+    return tuple(labels)
+
+
+cdef inline void _rewards(const State* s, int mover, bint lost, bint done, bint relative,
+                          float* rew) noexcept nogil:
+    """A game's rewards for its step by `mover`: 0 before its end; at its end (`done`),
+    Game.returns(), or FORFEIT to the mover who `lost` it by an illegal action and 0 to the
+    others; by player, or by the mover (`relative`: rew[k] is the k-th player's after it)."""
+    cdef double result[MAX_PLAYERS]
+    cdef int p, players = s.players
+    for p in range(players):
+        rew[p] = 0.0
+    if not done:
+        return
+    if lost:
+        for p in range(players):
+            result[p] = FORFEIT if p == mover else 0.0
+    else:
+        returns(s, result)
+    for p in range(players):
+        rew[p] = <float>result[(mover + p) % players if relative else p]
+
+
+cdef int _sample(const State* s, const float* logits, uint64_t* rng, int64_t* action,
+                 float* log_prob) noexcept nogil:
+    """Draws a legal action from the softmax of `logits` over the legal actions of `s`
+    into `action` (its log-probability into `log_prob` unless NULL); -1, and nothing
+    drawn, when those logits are not finite numbers (NaN, inf or all -inf)."""
+    cdef uint16_t ids[MAX_LEGAL]
+    cdef int j, chosen = 0, count = legal_actions(s, ids)
+    cdef double top = logits[ids[0]], total = 0.0, u, x
+    for j in range(1, count):
+        if logits[ids[j]] > top:
+            top = logits[ids[j]]
+    for j in range(count):
+        total += exp(logits[ids[j]] - top)
+    if not (1.0 <= total <= count):
+        return -1
+    u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0) * total
+    for j in range(count):
+        x = exp(logits[ids[j]] - top)
+        if x > 0.0:
+            chosen = j        # the last of positive weight, should u round past
+            if u < x:
+                break
+            u -= x
+    action[0] = ids[chosen]
+    if log_prob != NULL:
+        log_prob[0] = <float>(logits[ids[chosen]] - top - log(total))
+    return 0
+
+
+cdef object _checked_actions(const State* states, int n, actions, bint forfeit):
+    """`actions` (n,) or (n, 1) as a contiguous int64 array, each an action id and, without
+    `forfeit`, legal in its game (ValueError naming the first game where not)."""
+    array = _input_array(actions, "actions")
+    if array.shape == (n, 1):
+        array = array.reshape(n)
+    if array.shape != (n,):
+        raise ValueError(f"actions must have shape ({n},) or ({n}, 1), got {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"actions must be an integer array, got dtype {array.dtype}")
+    array = np.ascontiguousarray(array, dtype=np.int64)
+    cdef const int64_t[::1] acts = array
+    cdef int i, bad = -1
+    with nogil:
+        for i in range(n):
+            if not 0 <= acts[i] < NUM_ACTIONS or (
+                    not forfeit and check_action(&states[i], <int>acts[i]) != LEGAL):
+                bad = i
+                break
+    if bad >= 0:
+        a = acts[bad]
+        text = MOVE_TEXTS[a] if 0 <= a < NUM_ACTIONS else f"action id {a}"
+        raise ValueError(f"game {bad}: {text} is not legal there (nothing was played)")
+    return array
+
+
+cdef tuple _game_seeds(seed, seeds, int n):
+    """(each game's seed uint64 (n,), which games to seed uint8 (n,) or None for all):
+    `seeds` listed per game (None: not seeded), else seed + i; (None, None) for neither."""
+    if seeds is not None:
+        listed = list(seeds)
+        if len(listed) != n:
+            raise ValueError(f"seeds must list {n} seeds (or None), got {len(listed)}")
+        which = np.array([s is not None for s in listed], np.uint8)
+        return np.array([0 if s is None else check_seed(s, f"seeds[{i}]")
+                         for i, s in enumerate(listed)], np.uint64), which
+    if seed is not None:
+        return np.uint64(seed) + np.arange(n, dtype=np.uint64), None
+    return None, None
+
+
+# The data of a C-contiguous output array (checked by _output), NULL for None.
+cdef float* _floats(array) except? NULL:
+    if array is None:
+        return NULL
+    cdef float[::1] flat = array.reshape(-1)
+    return &flat[0]
+
+
+cdef uint8_t* _bytes(array) except? NULL:
+    if array is None:
+        return NULL
+    cdef uint8_t[::1] flat = array.reshape(-1).view(np.uint8)
+    return &flat[0]
+
+
+cdef int64_t* _int64s(array) except? NULL:
+    if array is None:
+        return NULL
+    cdef int64_t[::1] flat = array.reshape(-1)
+    return &flat[0]
 
 
 cdef object _input_array(obj, str name):

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from photocore._game import Game
 from photocore.env._vec import MAX_GAMES, VecGame, draw_below, stream_seed
+from photocore.env.contract import step_learners
 from photocore.errors import IllegalMoveError
 from photocore.facts import Options, check_seed
 from photocore.play import specs
@@ -197,18 +198,17 @@ def _in_c(choose: Policy, opponents: list[str], games: int, players: int,
     obs, mask = vec.reset(seed=seed)
     rewards = np.zeros((n, players), np.float32)
     done = np.zeros(n, bool)
+    forfeited = np.zeros(n, bool)
     target = np.array([(games + i) // n for i in range(n)][::-1])  # each game's share
     played = np.zeros(n, int)
-    rows = np.arange(n)
     tally = dict.fromkeys(("wins", "ties", "losses", "illegal"), 0)
     while (played < target).any():
         actions = _actions(choose, obs, mask)
-        illegal = ~mask[rows, np.clip(actions, 0, mask.shape[1] - 1)]
-        vec.step(actions, obs, mask, rewards, done, relative=True, forfeit=True)
+        step_learners(vec, actions, obs, mask, rewards, done, forfeited=forfeited)
         for i in np.flatnonzero(done & (played < target)).tolist():
             played[i] += 1
             tally[_outcome(float(rewards[i, 0]), players)] += 1
-            tally["illegal"] += bool(illegal[i])
+            tally["illegal"] += bool(forfeited[i])
     return tally, ",".join(vec.opponents) if len(set(vec.opponents)) > 1 else vec.opponents[0]
 
 

@@ -34,6 +34,7 @@ except ImportError as e:     # the `rl` extra
 
 from photocore._game import Game
 from photocore.env._vec import VecGame, draw_below, stream_seed
+from photocore.env.contract import FORFEIT_REWARD, LeadShaping, check_seat, returns, step_learners
 from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, OBSERVATION_SIZE, Options, check_seed
 from photocore.play import specs
 from photocore.play._agents import Agent
@@ -41,15 +42,12 @@ from photocore.play.player import Player
 from photocore.play.specs import PythonAgent
 
 __all__ = [
-    "ENV_ID", "FORFEIT_REWARD", "OBSERVATION_SPACE", "Observation", "opponent_seed",
+    "ENV_ID", "OBSERVATION_SPACE", "Observation", "opponent_seed",
     "PhotosynthesisEnv", "PhotosynthesisVectorEnv"
 ]
 
 ENV_ID = "photocore/Photosynthesis-v0"
 """The id this module registers the environment under with gymnasium (`gymnasium.make(ENV_ID)`)."""
-
-FORFEIT_REWARD = -1.0
-"""The reward of an illegal action, which ends the episode: worse than any loss."""
 
 OBSERVATION_SPACE = spaces.Box(0.0, np.array(OBSERVATION_HIGH, np.float32), dtype=np.float32)
 """The environment's observation space: a float32 Box of OBSERVATION_SIZE entries, each from 0 to
@@ -72,12 +70,6 @@ def _agent(spec: str, seed: int) -> Player:
     return player
 
 
-def _lead(scores: Sequence[int], seat: int) -> float:
-    """The learner's score lead: its score minus the best of the others'."""
-    others = [s for p, s in enumerate(scores) if p != seat]
-    return float(scores[seat] - max(others))
-
-
 class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
     """Photosynthesis for one learner against opponents (docs/rl.md).
 
@@ -87,8 +79,9 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
     played as given, with its own seeding), or a list of players - 1 of these for the seats
     after the learner's. seat: the learner's player, or "random" for one drawn each
     episode. options: the advanced rules, an Options or its text ("fs"). shaping: the
-    weight of the score-lead shaping (0: off). illegal: "forfeit" (an illegal action ends
-    the episode with reward -1) or "raise" (IllegalMoveError).
+    weight of the score-lead shaping (0: off; env.contract.LeadShaping). illegal:
+    "forfeit" (an illegal action ends the episode with FORFEIT_REWARD, -1: the
+    environments' contract, env/contract.py) or "raise" (IllegalMoveError).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -112,17 +105,14 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
             elif not callable(getattr(spec, "select", None)):
                 raise ValueError(f"opponents: {spec!r} is neither an agent spec nor an object "
                                  "with select(game)")
-        if not (isinstance(seat, str) and seat == "random") and (
-                isinstance(seat, (bool, np.bool_)) or seat not in range(self.players)):
-            raise ValueError(f"seat must be a player from 0 to {self.players - 1} or "
-                             f"'random', got {seat!r}")
+        self.seat_choice = check_seat(seat, self.players)
         if illegal not in ("forfeit", "raise"):
             raise ValueError(f"illegal must be 'forfeit' or 'raise', got {illegal!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, "
                              f"got {render_mode!r}")
-        self.seat_choice = seat
         self.shaping = float(shaping)
+        self._shaping = LeadShaping(self.shaping)
         self.illegal = illegal
         self.render_mode = render_mode
         self.observation_space = OBSERVATION_SPACE
@@ -137,7 +127,6 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         self._seat_stream = 0
         self._mask = np.zeros(NUM_ACTIONS, bool)
         self._over = True
-        self._lead = 0.0
 
     def _seed(self, seed: int) -> None:
         self._seat_stream = stream_seed(seed, 0)
@@ -182,10 +171,10 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
         if self.seat_choice == "random":
             self.seat, self._seat_stream = draw_below(self._seat_stream, self.players)
         else:
-            self.seat = int(self.seat_choice)
+            self.seat = self.seat_choice
         self._opponents_play()
         self._over = False
-        self._lead = 0.0
+        self._shaping.reset()
         self._mask = self.game.legal_moves().mask()
         return self.game.observation(self.seat), self._info()
 
@@ -205,7 +194,7 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
             self.game.play(action)
             self._opponents_play()
             terminated = self.game.is_over
-            reward = self.game.returns()[self.seat] if terminated else 0.0
+            reward = returns(self.game)[self.seat]
         elif self.illegal == "raise":
             self.game.play(action)          # raises IllegalMoveError, naming the move
         else:
@@ -213,9 +202,7 @@ class PhotosynthesisEnv(gymnasium.Env[Observation, np.int64]):
             reward = FORFEIT_REWARD
             info["illegal_action"] = True
         if self.shaping:
-            lead = 0.0 if terminated else _lead(self.game.scores(), self.seat)
-            reward += self.shaping * (lead - self._lead)
-            self._lead = lead
+            reward += self._shaping.bonus([self.game.scores()], [self.seat], [terminated])[0]
         self._over = terminated
         self._mask = np.zeros(NUM_ACTIONS, bool) if terminated else self.game.legal_moves().mask()
         if self.render_mode == "human":
@@ -282,6 +269,7 @@ class PhotosynthesisVectorEnv(
         n = self.num_envs = self.vec.num_games
         self.players = self.vec.players
         self.shaping = float(shaping)
+        self._shaping = LeadShaping(self.shaping, n)
         self.copy = bool(copy)
         self.single_observation_space = OBSERVATION_SPACE
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -293,8 +281,6 @@ class PhotosynthesisVectorEnv(
         self._rewards = np.zeros((n, self.players), np.float32)
         self._forfeited = np.zeros(n, bool)
         self._seat = np.zeros(n, np.int64)
-        self._lead = np.zeros(n)
-        self._rows = np.arange(n)
         self._all = np.ones(n, bool)
         self._no_mask = np.zeros((n, NUM_ACTIONS), bool)
         self._no_mask.flags.writeable = False
@@ -319,7 +305,7 @@ class PhotosynthesisVectorEnv(
         obs, mask = self._outputs()
         self.vec.reset(seed, obs, mask, seeds=seeds, player=self._seat)
         self._mask = mask
-        self._lead[:] = 0.0
+        self._shaping.reset()
         return obs, self._info()
 
     def step(self, actions: npt.ArrayLike,
@@ -330,17 +316,12 @@ class PhotosynthesisVectorEnv(
         seats = self._seat.copy()
         obs, mask = self._outputs()
         done = np.empty(self.num_envs, bool)
-        self.vec.step(actions, obs, mask, self._rewards, done, final_obs=self._final,
-                      player=self._seat, relative=True, forfeit=True, forfeited=self._forfeited)
+        step_learners(self.vec, actions, obs, mask, self._rewards, done, final_obs=self._final,
+                      player=self._seat, forfeited=self._forfeited)
         self._mask = mask
         rewards = self._rewards[:, 0].astype(np.float64)
         if self.shaping:
-            scores = self.vec.scores()
-            own = scores[self._rows, self._seat]
-            scores[self._rows, self._seat] = np.iinfo(np.int64).min
-            lead = np.where(done, 0.0, own - scores.max(axis=1))
-            rewards += self.shaping * (lead - self._lead)
-            self._lead = lead
+            rewards += self._shaping.bonus(self.vec.scores(), self._seat, done)
         info = self._info()
         if done.any():
             ended = np.flatnonzero(done)

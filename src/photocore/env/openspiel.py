@@ -30,6 +30,7 @@ except ImportError as e:     # the `openspiel` extra
 
 from photocore._game import Game
 from photocore._kernel import check_players
+from photocore.env.contract import returns
 from photocore.facts import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -184,9 +185,8 @@ class PhotosynthesisState(pyspiel.State):  # type: ignore[misc]
 
     def returns(self) -> list[float]:
         """Each player's return: Game.returns() once over (zero-sum, from -1/(players - 1)
-        to 1: docs/engine.md), zeros before."""
-        game = self._pos.game
-        return list(game.returns()) if game.is_over else [0.0] * game.players
+        to 1: docs/engine.md), zeros before (the environments' contract, env/contract.py)."""
+        return returns(self._pos.game)
 
     def __str__(self) -> str:
         return self._pos.game.position()

@@ -28,6 +28,7 @@ except ImportError as e:     # the `pettingzoo` extra
 
 from photocore._game import Game
 from photocore._kernel import check_players
+from photocore.env.contract import FORFEIT_REWARD, agent_names, returns
 from photocore.facts import NUM_ACTIONS, OBSERVATION_HIGH, Options, check_seed
 
 __all__ = ["RenderMode", "env", "raw_env"]
@@ -42,11 +43,12 @@ text."""
 def env(players: int = 2, options: Options | str | None = None,
         render_mode: RenderMode | None = None) -> Any:
     """The environment wrapped as PettingZoo's classic games are: an illegal move ends the
-    game with -1 for its player, actions are range-checked and the call order enforced.
+    game with FORFEIT_REWARD (-1) for its player (the environments' contract,
+    env/contract.py), actions are range-checked and the call order enforced.
     `options`: the advanced rules, an Options or its text ("fs")."""
     wrapped = raw_env(players=players, options=options,
                       render_mode=render_mode)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=FORFEIT_REWARD)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)
 
@@ -69,7 +71,7 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, "
                              f"got {render_mode!r}")
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{p}" for p in range(self.players)]
+        self.possible_agents = agent_names(self.players)
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: spaces.Dict({
             "observation": spaces.Box(0.0, _OBS_HIGH, dtype=np.float32),
@@ -140,7 +142,7 @@ class raw_env(AECEnv):  # type: ignore[misc]   # pettingzoo has no type informat
         assert action is not None       # None is a finished agent's action only
         self.game.play(int(action))
         if self.game.is_over:
-            self.rewards = dict(zip(self.possible_agents, self.game.returns()))
+            self.rewards = dict(zip(self.possible_agents, returns(self.game)))
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self._agent_to_move()

@@ -33,6 +33,7 @@ except ImportError as e:     # the `rl` extra
 
 
 from photocore.env._vec import VecGame
+from photocore.env.contract import step_learners
 from photocore.env.gym import OBSERVATION_SPACE
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, Options
 
@@ -51,7 +52,8 @@ class VecEnv(vec_env.VecEnv):
     Each step plays one learner action per game, as `PhotosynthesisEnv` does (same
     observations, rewards and seeding): a game that ends restarts in the same step, its
     last observation in `infos[i]["terminal_observation"]`, as SB3's DummyVecEnv does.
-    An illegal action forfeits the game (reward -1, `infos[i]["illegal_action"]`).
+    An illegal action forfeits the game (reward -1, `infos[i]["illegal_action"]`: the
+    environments' contract, env/contract.py).
     `infos[i]["seat"]` is the learner's seat in the step's game.
 
     >>> env = VecEnv(4, opponents="random")
@@ -83,10 +85,9 @@ class VecEnv(vec_env.VecEnv):
         """The opponents' specs, by seat after the learner's (VecGame.opponents)."""
         count = self.vec.num_games
         self._mask = np.zeros((count, NUM_ACTIONS), bool)
-        self._flat_mask = self._mask.reshape(-1)          # a view: mask[i, a] at i * 890 + a
-        self._offsets = np.arange(count) * NUM_ACTIONS
         self._rewards = np.zeros((count, self.players), np.float32)
         self._done = np.zeros(count, bool)
+        self._forfeited = np.zeros(count, bool)
         self._final = np.zeros((count, OBSERVATION_SIZE), np.float32)
         self._seat = np.zeros(count, np.int64)
         self._actions: npt.NDArray[np.int64] = np.zeros(count, np.int64)
@@ -119,19 +120,14 @@ class VecEnv(vec_env.VecEnv):
         """Plays the actions given to step_async; returns (obs, rewards, dones, infos)."""
         if not self._seeded:
             raise ValueError("the games have not started: call reset() first")
-        actions = self._actions
-        try:       # which actions forfeit; when the actions are not well formed, step refuses
-            illegal = ~self._flat_mask.take(self._offsets + actions.reshape(self.num_envs))
-        except (IndexError, TypeError, ValueError):
-            illegal = np.zeros(self.num_envs, bool)
         seats = self._seat.tolist()
         obs = np.empty((self.num_envs, OBSERVATION_SIZE), np.float32)   # SB3 keeps each
-        self.vec.step(actions, obs, self._mask, self._rewards, self._done,
-                      final_obs=self._final, player=self._seat, relative=True, forfeit=True)
+        step_learners(self.vec, self._actions, obs, self._mask, self._rewards, self._done,
+                      final_obs=self._final, player=self._seat, forfeited=self._forfeited)
         infos: list[dict[str, Any]] = [{"seat": s, "TimeLimit.truncated": False} for s in seats]
         for i in np.flatnonzero(self._done).tolist():
             infos[i]["terminal_observation"] = self._final[i].copy()
-            if illegal[i]:
+            if self._forfeited[i]:
                 infos[i]["illegal_action"] = True
             self.reset_infos[i] = {"seat": int(self._seat[i])}
         return obs, self._rewards[:, 0].copy(), self._done.copy(), infos

@@ -19,5 +19,6 @@ ctypedef struct AgentSpec:
 cdef int greedy_action(const State* s, uint64_t* rng) noexcept nogil
 cdef int mcts_action(const State* s, uint64_t* rng, int simulations, double exploration,
                      bint graph, double deadline) noexcept nogil
+cdef AgentSpec agent_spec(params) except *     # an AgentParams's C agent, checked
 cdef int agent_action(const AgentSpec* agent, const State* s, uint64_t* rng) noexcept nogil
 cdef int play_match(State* s, const AgentSpec* seats, uint64_t* rng, uint16_t* moves) noexcept nogil

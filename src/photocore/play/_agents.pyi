@@ -10,6 +10,7 @@ from photocore.budget import Limit
 from photocore.facts import Options
 from photocore.play.player import Player
 from photocore.play.results import AgentKind as AgentKind
+from photocore.play.results import AgentParams
 from photocore.play.results import RootStats as RootStats
 
 BUILTIN_AGENTS: dict[str, AgentKind]
@@ -26,6 +27,8 @@ class Agent(Player):
                  simulations: SupportsIndex | None = ..., exploration: float = 1.0,
                  graph: bool = ..., prove: bool = ...) -> None: ...
     @property
+    def params(self) -> AgentParams: ...
+    @property
     def graph(self) -> bool: ...
     @property
     def prove(self) -> bool: ...
@@ -40,7 +43,8 @@ def search_root(game: Game, simulations: SupportsIndex = ..., seed: SupportsInde
 
 def option_suffix(defaults: Iterable[tuple[str, object]], options: dict[str, object]) -> str: ...
 
-def play_games(agents: Sequence[tuple[str, int | None] | tuple[str, int | None, bool]
+def play_games(agents: Sequence[AgentParams | tuple[str, int | None]
+                               | tuple[str, int | None, bool]
                                | tuple[str, int | None, bool, bool]], players: int,
                options: Options | str | None, seed: int, start: int,
                count: int) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.int64]]: ...

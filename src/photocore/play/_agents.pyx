@@ -569,12 +569,13 @@ from photocore._kernel import check_bool, check_count, check_players, check_seed
 from photocore.budget import check_limit
 from photocore.facts import Options
 
+import dataclasses as _dataclasses
 import threading as _threading
 from math import isfinite as _isfinite
 from numbers import Real as _Real
 from operator import index as _index
 
-from photocore.play.results import AgentKind, RootStats
+from photocore.play.results import AgentKind, AgentParams, RootStats
 
 
 pc_note_main_thread(_threading.main_thread().ident)
@@ -596,9 +597,10 @@ def searches_interrupted():
     return pc_abandon != 0
 
 
-DEFAULT_SIMULATIONS = 200
-DEFAULT_GRAPH = False       # mcts: a tree of move orders (docs/searching.md, "The C agent ...")
-DEFAULT_PROVE = False       # mcts: the search alone, also in the last round
+# the defaults are AgentParams's
+DEFAULT_SIMULATIONS = AgentParams.simulations
+DEFAULT_GRAPH = AgentParams.graph       # mcts: a tree of move orders (docs/searching.md)
+DEFAULT_PROVE = AgentParams.prove       # mcts: the search alone, also in the last round
 # The built-in agents, one row each: agent specs, VecGame's opponents, self-play's batch
 # sizing and the command line's help read them here (docs/engine.md).
 BUILTIN_AGENTS = {agent.name: agent for agent in (
@@ -620,6 +622,41 @@ def option_suffix(defaults, options):
 
 
 cdef dict _KIND_OF_NAME = {agent.name: agent.kind for agent in BUILTIN_AGENTS.values()}
+cdef dict _NAME_OF_KIND = {agent.kind: agent.name for agent in BUILTIN_AGENTS.values()}
+
+
+cdef AgentSpec agent_spec(params) except *:
+    """The C agent of an AgentParams, its fields checked: the one way from Python's value
+    to the C struct (Agent, play_games and VecGame's opponents)."""
+    if not isinstance(params, AgentParams):
+        raise TypeError(f"an agent's parameters are a photocore.play.AgentParams, got "
+                        f"{type(params).__name__}")
+    kind, simulations, exploration = params.kind, params.simulations, params.exploration
+    if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
+        raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
+    if isinstance(simulations, bool):   # a count, never a flag
+        raise TypeError(f"simulations must be an int, not a bool ({simulations!r})")
+    if not BUILTIN_AGENTS[kind].budget and (simulations is None or _index(simulations) == 0):
+        simulations = DEFAULT_SIMULATIONS   # 0 or None: no budget, which it takes none of
+    simulations = _index(simulations)
+    if not 1 <= simulations <= MAX_SIMULATIONS:
+        raise ValueError(f"simulations must be from 1 to {MAX_SIMULATIONS:,}, got "
+                         f"{simulations}")
+    if not isinstance(exploration, _Real) or isinstance(exploration, bool):
+        raise TypeError(f"exploration must be a number, got {exploration!r}")
+    try:
+        c = float(exploration)
+    except OverflowError:
+        c = float("inf")
+    if not (c >= 0 and _isfinite(c)):
+        raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+    cdef AgentSpec spec
+    spec.kind = _KIND_OF_NAME[kind]
+    spec.simulations = simulations
+    spec.exploration = c
+    spec.graph = check_bool(params.graph, "graph")
+    spec.prove = check_bool(params.prove, "prove")
+    return spec
 
 
 cdef class Agent:
@@ -649,41 +686,26 @@ cdef class Agent:
 
     def __init__(self, kind="random", seed=0, simulations=DEFAULT_SIMULATIONS, exploration=1.0,
                  graph=DEFAULT_GRAPH, prove=DEFAULT_PROVE):
-        if not isinstance(kind, str) or kind not in _KIND_OF_NAME:
-            raise ValueError(f"unknown agent {kind!r} (expected {', '.join(BUILTIN_AGENTS)})")
-        if isinstance(simulations, bool):   # a count, never a flag
-            raise TypeError(f"simulations must be an int, not a bool ({simulations!r})")
-        if not BUILTIN_AGENTS[kind].budget and (simulations is None or _index(simulations) == 0):
-            simulations = DEFAULT_SIMULATIONS   # 0 or None: no budget, which it takes none of
-        simulations = _index(simulations)
-        if not 1 <= simulations <= MAX_SIMULATIONS:
-            raise ValueError(f"simulations must be from 1 to {MAX_SIMULATIONS:,}, got "
-                             f"{simulations}")
-        if not isinstance(exploration, _Real) or isinstance(exploration, bool):
-            raise TypeError(f"exploration must be a number, got {exploration!r}")
-        try:
-            c = float(exploration)
-        except OverflowError:
-            c = float("inf")
-        if not (c >= 0 and _isfinite(c)):
-            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
-        seed = check_seed(seed)
+        self.spec = agent_spec(AgentParams(kind, simulations, graph, prove, exploration))
+        self.seed = self.rng = <uint64_t>check_seed(seed)
         self.kind = kind
-        self.spec.kind = _KIND_OF_NAME[kind]
-        self.spec.simulations = simulations
-        self.spec.exploration = c
-        self.spec.graph = check_bool(graph, "graph")
-        self.spec.prove = check_bool(prove, "prove")
-        self.seed = self.rng = <uint64_t>seed
+
+    @property
+    def params(self):
+        """Its parameters, checked (a budget given as 0 or None read as the default), as
+        an AgentParams: `Agent(**dataclasses.asdict(agent.params))` plays as it does."""
+        return AgentParams(_NAME_OF_KIND[self.spec.kind], self.spec.simulations,
+                           bool(self.spec.graph), bool(self.spec.prove), self.spec.exploration)
 
     @property
     def name(self):
         """The agent as `photocore selfplay --agents` spells it, e.g. mcts:200, with the
         options that are not their defaults: mcts:1000?graph=1."""
-        if not BUILTIN_AGENTS[self.kind].budget:
+        row = BUILTIN_AGENTS[self.kind]
+        if not row.budget:
             return self.kind
-        return f"{self.kind}:{self.spec.simulations}" + option_suffix(
-            BUILTIN_AGENTS[self.kind].options, {"graph": self.graph, "prove": self.prove})
+        return (f"{self.kind}:{self.spec.simulations}"
+                + option_suffix(row.options, _dataclasses.asdict(self.params)))
 
     @property
     def graph(self):
@@ -783,9 +805,10 @@ def search_root(Game game not None, simulations=DEFAULT_SIMULATIONS, seed=0,
 def play_games(agents, players, options, seed, start, count):
     """Plays games start .. start + count - 1 of a seeded series in C, without the GIL.
 
-    `agents` lists (kind, simulations), (kind, simulations, graph) or (kind, simulations,
-    graph, prove) per agent (simulations 0 or None for an agent without a budget); in game
-    i agent k sits in seat (k + i) % players, so every agent plays every seat. Game i
+    `agents` lists an AgentParams per agent, or a tuple of its first fields: (kind,
+    simulations), (kind, simulations, graph) ... (simulations 0 or None for an agent
+    without a budget); in game i agent k sits in seat (k + i) % players, so every agent
+    plays every seat. Game i
     depends only on (seed, i). `options` are the advanced rules, an Options or its text
     (None: none); `seed` any integer, taken modulo 2**64 (photocore.facts.check_seed);
     start + count at most 2**63 - 1. Returns (moves uint16 array, offsets int64 array of
@@ -808,9 +831,7 @@ def play_games(agents, players, options, seed, start, count):
     cdef AgentSpec seats[MAX_PLAYERS]
     cdef int k
     for k, agent in enumerate(agents):
-        kind, simulations, *flags = agent
-        made = Agent(kind, 0, simulations, 1.0, *flags)           # checks the spec
-        specs[k] = made.spec
+        specs[k] = agent_spec(agent if isinstance(agent, AgentParams) else AgentParams(*agent))
     moves = np.empty(games * MAX_GAME_MOVES, np.uint16)
     offsets = np.zeros(games + 1, np.int64)
     cdef uint16_t[::1] out = moves

@@ -1,8 +1,9 @@
-"""The named tuples the compiled players hand to Python: `Solution` (what `photocore.solve`
-finds), `RootStats` (what `search_root` finds at a search's root) and `AgentKind` (a
-built-in agent that `photocore.Agent` plays, a row of `BUILTIN_AGENTS`). All three are
-public as `photocore.play.Solution`, `photocore.play.RootStats` and
-`photocore.play.AgentKind`.
+"""The values the compiled players trade with Python: `Solution` (what `photocore.solve`
+finds), `RootStats` (what `search_root` finds at a search's root), `AgentKind` (a built-in
+agent that `photocore.Agent` plays, a row of `BUILTIN_AGENTS`) and `AgentParams` (the
+parameters of one built-in agent, each default written once). All four are public as
+`photocore.play.Solution`, `photocore.play.RootStats`, `photocore.play.AgentKind` and
+`photocore.play.AgentParams`.
 
 They are written here, in Python, and not in the compiled modules that make them: Cython
 keeps a class body's annotations as text, which `help()` showed as `ForwardRef('bool')`.
@@ -12,11 +13,12 @@ keeps a class body's annotations as text, which `help()` showed as `ForwardRef('
 (<class 'bool'>, 'False: a budget ran out first, ')
 """
 
+import dataclasses
 from typing import Any, NamedTuple
 
 from photocore._game import Move
 
-__all__ = ["AgentKind", "RootStats", "Solution"]
+__all__ = ["AgentKind", "AgentParams", "RootStats", "Solution"]
 
 
 class Solution(NamedTuple):
@@ -65,6 +67,31 @@ class AgentKind(NamedTuple):
     searches: bool
     help: str
     options: tuple[tuple[str, object], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentParams:
+    """A built-in agent's parameters, one value passed whole (as SearchSettings is for
+    photocore.Search): `photocore.Agent`, `play_games` and VecGame's opponents each turn
+    one into their C agent by the same conversion, which checks the fields (ValueError, or
+    TypeError for a value of the wrong type). An agent spec's is `Spec.params`.
+
+    >>> AgentParams("mcts", 50).graph, AgentParams("greedy").simulations
+    (False, 200)
+    """
+
+    kind: str = "random"
+    """Its row of BUILTIN_AGENTS: "random", "greedy" or "mcts"."""
+    simulations: int | None = 200
+    """mcts: playouts a move, 1 to MAX_SIMULATIONS; the agents without a budget take any,
+    0 or None."""
+    graph: bool = False
+    """mcts: whether it searches over positions (`?graph=1`), not over orders of moves."""
+    prove: bool = False
+    """mcts: whether, in the last round, it plays a move the solver proves keeps a win
+    (`?prove=1`)."""
+    exploration: float = 1.0
+    """mcts: the UCT constant, a finite number >= 0."""
 
 
 def _document(cls: Any, **fields: str) -> None:

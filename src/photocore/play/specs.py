@@ -46,8 +46,6 @@ from photocore._game import Game, Move
 from photocore.budget import Limit, check_limit
 from photocore.play._agents import (
     BUILTIN_AGENTS,
-    DEFAULT_GRAPH,
-    DEFAULT_PROVE,
     DEFAULT_SIMULATIONS,
     MAX_SIMULATIONS,
     Agent,
@@ -56,6 +54,7 @@ from photocore.play._agents import (
 )
 from photocore.play.player import Forfeit, Player, as_move, one_line, printable
 from photocore.play.protocol import DEFAULT_STARTUP, Engine, check_startup
+from photocore.play.results import AgentParams
 
 __all__ = [
     "BUILTIN_FORMS", "DEFAULT_SIMULATIONS", "MAX_SIMULATIONS", "OptionValue", "PythonAgent",
@@ -145,19 +144,15 @@ class Spec:
         return f"{agent.name}:{self.simulations}{option_suffix(agent.options, dict(self.options))}"
 
     @property
-    def graph(self) -> bool:
-        """A built-in search's `?graph=`: over positions (True) or over move orders."""
-        return bool(dict(self.options).get("graph", DEFAULT_GRAPH))
-
-    @property
-    def prove(self) -> bool:
-        """A built-in search's `?prove=`: a move proven to win in the last round."""
-        return bool(dict(self.options).get("prove", DEFAULT_PROVE))
-
-    @property
-    def agent_args(self) -> tuple[str, int, bool, bool]:
-        """A built-in agent as play_games takes it: (kind, simulations, graph, prove)."""
-        return self.kind, self.simulations or DEFAULT_SIMULATIONS, self.graph, self.prove
+    def params(self) -> AgentParams:
+        """A built-in agent's parameters, as photocore.Agent, play_games and VecGame's
+        opponents take them (`mcts:50?graph=1`: AgentParams("mcts", 50, graph=True));
+        ValueError for a py or cmd agent."""
+        if not self.builtin:
+            raise ValueError(f"agent {self.text!r} is not a built-in agent: it has no "
+                             "AgentParams")
+        options: dict[str, Any] = dict(self.options)     # the row's options: fields
+        return AgentParams(self.kind, self.simulations or DEFAULT_SIMULATIONS, **options)
 
     @property
     def short(self) -> str:
@@ -182,8 +177,7 @@ class Spec:
     def load(self) -> Player:
         """A new player for this spec (for cmd, the program starts on its first game)."""
         if self.builtin:
-            kind, simulations, graph, prove = self.agent_args
-            return Agent(kind, 0, simulations, graph=graph, prove=prove)
+            return Agent(**dataclasses.asdict(self.params))
         if self.kind == "py":
             agent = self.python_class()(**dict(self.options))
             if not callable(getattr(agent, "select", None)):

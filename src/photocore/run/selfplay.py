@@ -86,7 +86,7 @@ class Series:
     def games_as_arrays(self, start: int, count: int) -> tuple[npt.NDArray[np.uint16],
                                                                npt.NDArray[np.int64]]:
         """Games start .. start + count - 1 of built-in agents as (moves, offsets) arrays."""
-        agents = [spec.agent_args for spec in self.specs]
+        agents = [spec.params for spec in self.specs]
         return play_games(agents, self.players, self.options, self.seed, start, count)
 
     def batch(self, start: int, count: int) -> SelfPlayBatch:
