@@ -55,15 +55,17 @@ def test_seeded_games_are_those_of_every_version(players, options, moves, scores
 def test_the_code_paths_play_the_same_games():
     """The baseline x86-64 code and the x86-64-v2/v3 copies chosen at import (where the CPU
     runs them) are the same C: they must play the same games."""
-    script = ("import json, sys; sys.path.insert(0, sys.argv[1]); from test_kernel import *; "
+    # this file's folder and tests/ (the support module it imports) on the child's path
+    script = ("import json, sys; sys.path[:0] = sys.argv[1:]; from test_kernel import *; "
               "from photocore import _kernel; "
               "print(json.dumps([_kernel.CODE_PATH, [seeded_games(p, o) for p in (2, 3, 4) "
               "for o in (0, 3)]]))")
     paths = {}
     for code_path in _kernel.CODE_PATHS:
         env = dict(os.environ, PHOTOCORE_CODE_PATH=code_path)
-        out = subprocess.run([sys.executable, "-c", script, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))], env=env,
-                             check=True, capture_output=True, text=True).stdout
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = subprocess.run([sys.executable, "-c", script, here, os.path.dirname(here)],
+                             env=env, check=True, capture_output=True, text=True).stdout
         path, games = json.loads(out)
         paths[path] = games
     assert "baseline" in paths or _kernel.BUILD == "native"
