@@ -33,18 +33,18 @@ TESTS = pathlib.Path(__file__).resolve().parents[1]
 # (module, function, what it calls) -> (its cap in photocore.limits, the test feeding it
 # a line past the cap: "file::test", "::test" for this file's)
 READERS = {
-    ("records.py", "_lines", "open"): ("RECORD_LINE_CAP", "::test_records_refuse_a_long_line"),
-    ("records.py", "capped_lines", "readline"):
+    ("records/read.py", "_lines", "open"): ("RECORD_LINE_CAP", "::test_records_refuse_a_long_line"),
+    ("records/read.py", "capped_lines", "readline"):
         ("RECORD_LINE_CAP", "::test_records_refuse_a_long_line"),
-    ("records.py", "read_past", "readline"):
+    ("records/read.py", "read_past", "readline"):
         ("RECORD_READ_PAST", "::test_dev_zero_is_refused_quickly"),
-    ("records.py", "_prepare_append", "open"):
+    ("records/writer.py", "_prepare_append", "open"):
         ("RECORD_LINE_CAP", "::test_append_refuses_a_long_last_line"),
-    ("records.py", "_prepare_append", "read"):
+    ("records/writer.py", "_prepare_append", "read"):
         ("RECORD_LINE_CAP", "::test_append_refuses_a_long_last_line"),
-    ("records.py", "_unfinished_member", "open"):
+    ("records/writer.py", "_unfinished_member", "open"):
         ("RECORD_LINE_CAP", "::test_gzip_resume_scan_refuses_a_long_line"),
-    ("records.py", "_unfinished_member", "read"):
+    ("records/writer.py", "_unfinished_member", "read"):
         ("RECORD_LINE_CAP", "::test_gzip_resume_scan_refuses_a_long_line"),
     ("run/analysis.py", "AnalysisRun._read", "open"):
         ("RECORD_LINE_CAP", "::test_analysis_offsets_refuse_a_long_line"),
@@ -74,11 +74,11 @@ READERS = {
 
 # sites that read nothing unbounded from outside, with the reason
 BOUNDED = {
-    ("records.py", "is_compressed", "open"): "reads 2 bytes",
-    ("records.py", "is_compressed", "read"): "reads 2 bytes",
-    ("records.py", "RecordWriter.__init__", "open"): "opens the file to write it",
-    ("records.py", "_prepare_gzip_append", "open"): "truncates and writes, reads nothing",
-    ("records.py", "schema", "read_text"): "the package's own record.schema.json",
+    ("records/read.py", "is_compressed", "open"): "reads 2 bytes",
+    ("records/read.py", "is_compressed", "read"): "reads 2 bytes",
+    ("records/writer.py", "RecordWriter.__init__", "open"): "opens the file to write it",
+    ("records/writer.py", "_prepare_gzip_append", "open"): "truncates and writes, reads nothing",
+    ("records/format.py", "schema", "read_text"): "the package's own record.schema.json",
     ("viewer.py", "<module>", "read_text"): "the package's own page templates",
     ("run/driver.py", "_only_a_cut_last_line", "open"): "reads 1 byte",
     ("run/driver.py", "_only_a_cut_last_line", "read"): "reads 1 byte",
