@@ -46,11 +46,13 @@ autodoc_mock_imports = ["gymnasium", "pettingzoo", "pyspiel", "open_spiel", "sta
 # signatures name stay plain text. The mocked frameworks among them: where one is absent (the
 # docs extra installs none), a type of it that a signature names is its mock, which names
 # itself in full (stable_baselines3.common.vec_env.base_vec_env.VecEnvIndices)
+THIRD_PARTY = ["fastapi", "starlette", "sse_starlette", "matplotlib", *autodoc_mock_imports]
 nitpick_ignore_regex = [
-    ("py:class", r"(collections(\.abc)?|io|os|threading|types|typing)\.\w+"),
+    ("py:class", r"(_thread|collections(\.abc)?|contextlib|io|os|threading|types|typing)\.\w+"),
     ("py:class", r"numpy\.[\w.]+"),
-    ("py:class", rf"({'|'.join(['fastapi', 'starlette', 'matplotlib', *autodoc_mock_imports])})"
-                 r"\.[\w.]+"),
+    ("py:class", rf"({'|'.join(THIRD_PARTY)})\.[\w.]+"),
+    # the API's pydantic models: docs/play.md and the server's OpenAPI schema describe them
+    ("py:class", r"photocore\.serve\.models\.\w+"),
 ]
 
 

@@ -332,7 +332,7 @@ def workloads(quick: bool = False) -> Iterator[Workload[Any]]:
 
 
 def chosen(works: Iterable[Workload[Any]], patterns: Sequence[str]) -> list[Workload[Any]]:
-    """The workloads whose names match one of `patterns` (shell-style: "playouts/*"), all
+    """The workloads whose names match one of `patterns` (shell-style: `"playouts/*"`), all
     of them when there are none: the --workload of `photocore bench` and benchmarks/bench.py.
 
     Raises:
