@@ -264,10 +264,10 @@ def test_the_search_page_finds_pages_offline(open_page, site, server):
 def test_a_type_of_a_mocked_framework_is_plain_text_in_the_docs_extra_alone():
     # the docs extra installs none of the frameworks conf.py mocks: a type that a signature
     # names (env/sb3.py's VecEnvIndices) is then their mock's full name, which -n must not
-    # look up. Read off conf.py's two settings: running it needs Sphinx
+    # look up. Read off conf.py's settings: running it needs Sphinx
     settings = [node for node in ast.parse((DOCS / "conf.py").read_text(encoding="utf-8")).body
                 if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets]
-                in (["autodoc_mock_imports"], ["nitpick_ignore_regex"])]
+                in (["autodoc_mock_imports"], ["THIRD_PARTY"], ["nitpick_ignore_regex"])]
     conf = {}
     exec(compile(ast.Module(body=settings, type_ignores=[]), "conf.py", "exec"), conf)
     plain = [pattern for role, pattern in conf["nitpick_ignore_regex"] if role == "py:class"]
