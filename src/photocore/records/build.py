@@ -12,13 +12,13 @@ from photocore.facts import RULES_VERSION
 from photocore.notation import ACTION_OF_TEXT, parse_move_text
 from photocore.records.analysis import _check_analysis
 from photocore.records.format import (
-    _BY_PLAYERS,
     FORMAT,
     RECORD_VERSION,
     Record,
+    _by_players,
     _json_type,
     _schema_error,
-    _validate,
+    _validator,
     schema,
 )
 
@@ -80,14 +80,14 @@ def _schema_checked(rec: object) -> list[int]:
     """The action ids of the record's moves, after checking it against the schema and the
     move notation."""
     players = rec.get("players") if isinstance(rec, dict) else None
-    if isinstance(rec, dict) and type(players) is int and players in _BY_PLAYERS:
+    if isinstance(rec, dict) and type(players) is int and players in _by_players():
         try:
-            _BY_PLAYERS[players](rec)
+            _by_players()[players](rec)
             return list(map(ACTION_OF_TEXT.__getitem__, rec["moves"]))  # the texts photocore writes
         except (fastjsonschema.JsonSchemaValueException, KeyError, TypeError):
             pass   # the whole schema, then the notation, tell what is wrong
     try:
-        _validate(rec)
+        _validator()(rec)
     except fastjsonschema.JsonSchemaValueException as e:
         if e.path[1:2] == ["moves"] and len(e.path) == 3:   # a move: name its ply
             raise RecordError(f"malformed move: {_json_type(e.value)}, not a string",

@@ -2,6 +2,7 @@
 fields it names, and what it finds wrong in a record, in words naming the field."""
 
 import copy
+import functools
 import importlib.resources
 import json
 from collections.abc import Callable
@@ -26,23 +27,37 @@ _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a bo
                int: "a number", float: "a number", type(None): "null"}
 
 
+@functools.cache
+def _schema_text() -> str:
+    return importlib.resources.files("photocore").joinpath("record.schema.json").read_text(
+        encoding="utf-8")
+
+
 def schema() -> dict[str, Any]:
     """The record schema (JSON Schema, a dict): the definition of the format."""
-    text = importlib.resources.files("photocore").joinpath("record.schema.json").read_text(
-        encoding="utf-8")
-    return cast(dict[str, Any], json.loads(text))
+    return cast(dict[str, Any], json.loads(_schema_text()))
 
 
 # checks a JSON value against a schema: JsonSchemaValueException where it does not conform
 _Validator: TypeAlias = Callable[[object], object]
 
 
-def _by_players(whole: dict[str, Any]) -> dict[int, _Validator]:
+# compiled on first use, not at import: the four compiles were three quarters of the time
+# `import photocore` took, paid by every process (workers, the command) that checks no record
+@functools.cache
+def _validator() -> _Validator:
+    """The whole schema's validator."""
+    return cast(_Validator, fastjsonschema.compile(schema()))
+
+
+@functools.cache
+def _by_players() -> dict[int, _Validator]:
     """Validators of the schema for each player count, for records whose moves turn out to
     be texts photocore writes (so strings): the schema's per-player branches (allOf:
     if players is N then ...) picked by a lookup here rather than tried one by one, and no
     check of each move's type. Together with that lookup they check what the whole schema
     does, at about half its cost."""
+    whole = schema()
     validators: dict[int, _Validator] = {}
     for branch in whole["allOf"]:
         one = copy.deepcopy(whole)
@@ -52,8 +67,6 @@ def _by_players(whole: dict[str, Any]) -> dict[int, _Validator]:
     return validators
 
 
-_validate: _Validator = fastjsonschema.compile(schema())
-_BY_PLAYERS = _by_players(schema())
 FIELDS = tuple(schema()["properties"])
 """The top-level fields of a record, in the schema's order (docs/records.md)."""
 RESULT_FIELDS = tuple(schema()["properties"]["result"]["properties"])
