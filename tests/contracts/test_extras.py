@@ -41,7 +41,7 @@ INVOCATIONS = {
     "tournament": "tournament --agents random,greedy,mcts:2 --games-per-group 2 --workers 1 "
                   "--seed 1 --summary out.json --out out.jsonl --no-progress",
     "playouts": "playouts --games 10 --seed 1",
-    "bench": "bench --quick --summary out.json",
+    "bench": "bench --quick --workload playouts/* --summary out.json",
     "verify": "verify games.jsonl",
     "show": "show games.jsonl",
     "stats": "stats games.jsonl --plot out.png",
