@@ -27,15 +27,11 @@ _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a bo
                int: "a number", float: "a number", type(None): "null"}
 
 
-@functools.cache
-def _schema_text() -> str:
-    return importlib.resources.files("photocore").joinpath("record.schema.json").read_text(
-        encoding="utf-8")
-
-
 def schema() -> dict[str, Any]:
     """The record schema (JSON Schema, a dict): the definition of the format."""
-    return cast(dict[str, Any], json.loads(_schema_text()))
+    text = importlib.resources.files("photocore").joinpath("record.schema.json").read_text(
+        encoding="utf-8")
+    return cast(dict[str, Any], json.loads(text))
 
 
 # checks a JSON value against a schema: JsonSchemaValueException where it does not conform
