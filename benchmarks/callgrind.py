@@ -5,15 +5,16 @@
 
 A tool of its own kind beside the registry of benchmarks/bench.py: it counts, it does not
 time. It runs the call of the registry's playouts/2p (`photocore.random_playouts(GAMES)`)
-and `random_playouts(0)` under `valgrind --tool=callgrind --branch-sim=yes`, the call alone
-rather than the registry's workload: importing the registry (photocore.run.speed, with the
-run driver's process pools) adds instructions that vary from run to run, and the
-subtraction would no longer leave the playouts' alone. It subtracts the second run's
-totals from the first's (the interpreter's start, the imports) and divides by the moves
-played. The counts are those of valgrind's simulated CPU, not of this machine's: they do not
-depend on the machine or its load, which is why CI and the docs can quote them. Instructions are callgrind's
-Ir, branches Bc + Bi (conditional and indirect), mispredictions Bcm + Bim (its predictor is a
-table of 2-bit counters, a fair stand-in for a real one).
+under `valgrind --tool=callgrind --branch-sim=yes`, counting only inside the kernel's
+`playout_totals` (`--toggle-collect`), the loop that plays the games, and divides by the
+moves played. The interpreter is left out of the count, not subtracted: its own counts (the
+start, the imports, the allocator) moved the figures by up to a branch a move from one run
+to the next, the kernel unchanged (8.2 and 9.21 branches a move, the second over CI's limit). The counts are
+those of valgrind's simulated CPU, not of this machine's: they do not depend on the
+machine or its load, which is why CI and the docs can quote them. Instructions are
+callgrind's Ir, branches Bc + Bi (conditional and indirect), mispredictions Bcm + Bim (its
+predictor is a table of 2-bit counters, a fair stand-in for a real one). A build without
+symbols (a stripped wheel) has no `playout_totals` to find: the script says so.
 
 --check compares the counts with the limits of the code path that ran (LIMITS: issue 11's
 targets for the x86-64-v3 path, which the default build runs on CPUs that have it), and
@@ -51,16 +52,20 @@ print(r["moves"], _kernel.BUILD, getattr(_kernel, "CODE_PATH", "-"), getattr(_ke
 """
 
 
-def totals(games, args, folder):
-    """callgrind's event totals (a dict) and what the script printed, for `games` games."""
-    out = os.path.join(folder, f"callgrind.{games}")
+# the kernel's loop over the games, in each code path's module: what is counted
+KERNEL_LOOP = "*_kernel_playout_totals"
+
+
+def totals(args, folder):
+    """callgrind's event totals inside KERNEL_LOOP (a dict) and what the script printed."""
+    out = os.path.join(folder, "callgrind.out")
     cmd = ["valgrind", "--tool=callgrind", "--branch-sim=yes", f"--callgrind-out-file={out}",
-           sys.executable, "-c", PLAY, str(games), str(args.players),
+           f"--toggle-collect={KERNEL_LOOP}",
+           sys.executable, "-c", PLAY, str(args.games), str(args.players),
            str(Options(fourth_revolution=args.fourth_revolution,
                        shade_blocks=args.shade_blocks))]
-    # one BLAS thread and a fixed hash seed: worker threads and hash order would make the
-    # interpreter's own counts vary from run to run
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    # one BLAS thread: worker threads would be valgrind's to schedule, for nothing
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     run = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if run.returncode != 0:
         sys.exit(f"callgrind failed ({run.returncode}):\n{run.stderr[-3000:]}")
@@ -71,7 +76,11 @@ def totals(games, args, folder):
                 events = line.split()[1:]
             elif line.startswith(("summary:", "totals:")):
                 summary = [int(x) for x in line.split()[1:]]
-    return dict(zip(events, summary)), run.stdout.split()
+    counted = dict(zip(events, summary))
+    if not counted.get("Ir"):
+        sys.exit(f"callgrind counted nothing inside {KERNEL_LOOP}: the kernel was built "
+                 "without symbols (a stripped wheel); count an editable or sdist build")
+    return counted, run.stdout.split()
 
 
 def main():
@@ -89,11 +98,12 @@ def main():
     args = ap.parse_args()
     if not shutil.which("valgrind"):
         sys.exit("valgrind is not installed (apt-get install valgrind)")
+    if args.games < 1:
+        ap.error(f"--games {args.games}: count at least 1 game")
     with tempfile.TemporaryDirectory() as folder:
-        played, printed = totals(args.games, args, folder)
-        empty, _ = totals(0, args, folder)
+        counted, printed = totals(args, folder)
     moves = int(printed[0])
-    per = {key: (played.get(key, 0) - empty.get(key, 0)) / moves for key in played}
+    per = {key: value / moves for key, value in counted.items()}
     figures = {
         "players": args.players,
         "games": args.games,
