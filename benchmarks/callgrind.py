@@ -9,12 +9,13 @@ under `valgrind --tool=callgrind --branch-sim=yes`, counting only inside the ker
 `playout_totals` (`--toggle-collect`), the loop that plays the games, and divides by the
 moves played. The interpreter is left out of the count, not subtracted: its own counts (the
 start, the imports, the allocator) moved the figures by up to a branch a move from one run
-to the next, the kernel unchanged (8.2 and 9.21 branches a move, the second over CI's limit). The counts are
-those of valgrind's simulated CPU, not of this machine's: they do not depend on the
-machine or its load, which is why CI and the docs can quote them. Instructions are
-callgrind's Ir, branches Bc + Bi (conditional and indirect), mispredictions Bcm + Bim (its
-predictor is a table of 2-bit counters, a fair stand-in for a real one). A build without
-symbols (a stripped wheel) has no `playout_totals` to find: the script says so.
+to the next, the kernel unchanged (8.2 and 9.21 branches a move, the second over CI's
+limit). The counts are those of valgrind's simulated CPU, not of this machine's: they do
+not depend on the machine or its load, which is why CI and the docs can quote them.
+Instructions are callgrind's Ir, branches Bc + Bi (conditional and indirect),
+mispredictions Bcm + Bim (its predictor is a table of 2-bit counters, a fair stand-in for a
+real one). A build without symbols (a stripped wheel) has no `playout_totals` to find: the
+script says so.
 
 --check compares the counts with the limits of the code path that ran (LIMITS: issue 11's
 targets for the x86-64-v3 path, which the default build runs on CPUs that have it), and
