@@ -29,6 +29,9 @@ try:
 except ImportError:      # browser.chromium() skips (or fails in CI)
     pass
 
+# the site is built once for the module (a Sphinx build of about 20 s): out of the loop
+pytestmark = pytest.mark.slow
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 # search.md was the search guide's name, but search.html is Sphinx's own search page, which

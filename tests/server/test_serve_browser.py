@@ -130,6 +130,7 @@ def click_move(driver, rng):
     return move
 
 
+@pytest.mark.slow     # a whole game, clicked
 def test_a_whole_game_by_clicking(page, server, downloads):
     rng = random.Random(11)
     state = settled(page)
@@ -260,6 +261,7 @@ def connection(driver):
     return driver.find_element(By.CSS_SELECTOR, '[data-role="connection"]')
 
 
+@pytest.mark.slow     # a whole game, clicked
 def test_two_people_play_online_through_a_kill_and_restart(tmp_path):
     """Two browsers (each its own profile: two people), each on its own seat's link, play
     a whole game by clicks; each sees the other's moves as they are made, without reload.
