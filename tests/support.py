@@ -267,6 +267,36 @@ def children_of(table):
     return children
 
 
+# CPU seconds a command has used when it is surely past its imports (about 0.4 s): on a
+# loaded machine, a fixed wall time could end while it was still importing, where SIGINT
+# gives Python's traceback (CI, with every stage beside the tests)
+STARTED = 0.8
+
+
+def started(process, seconds=STARTED):
+    """Waits (up to 60 s) until `process` and its descendants (a run's workers) have used
+    `seconds` of CPU time, or it has ended: then a signal finds it at work, whatever the
+    machine's load."""
+    if not sys.platform.startswith("linux"):
+        time.sleep(2 * seconds)      # the wall time alone
+        return
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        children, used, todo = children_of(_table()), 0.0, [process.pid]
+        while todo:
+            pid = todo.pop()
+            todo.extend(children.get(pid, ()))
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(") ", 1)[1].split()
+            except OSError:     # ended meanwhile
+                continue
+            used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        if used >= seconds:
+            return
+        time.sleep(0.05)
+
+
 def command_line(pid):
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support import _table, alive, children_of
+from support import alive, started
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
@@ -202,34 +202,6 @@ def test_long_command_exits_130_at_ctrl_c(name, tmp_path):
     print(f"photocore {name}: {taken:.3f} s")
     assert status == 130, output[-2000:]
     assert taken < LIMIT, f"photocore {name}: {taken:.2f} s from SIGINT to the end"
-
-
-# CPU seconds a command has used when it is surely past its imports (about 0.4 s): on a
-# loaded machine, 1.5 s of wall time could end while it was still importing, where SIGINT
-# gives Python's traceback (CI, with every stage beside the tests)
-STARTED = 0.8
-
-
-def started(process):
-    """Waits (up to 60 s) until `process` and its descendants (a run's workers) have used
-    STARTED seconds of CPU time, or it has ended."""
-    if not sys.platform.startswith("linux"):
-        return      # the wall time alone
-    deadline = time.monotonic() + 60
-    while process.poll() is None and time.monotonic() < deadline:
-        children, used, todo = children_of(_table()), 0.0, [process.pid]
-        while todo:
-            pid = todo.pop()
-            todo.extend(children.get(pid, ()))
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    fields = f.read().rsplit(") ", 1)[1].split()
-            except OSError:     # ended meanwhile
-                continue
-            used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        if used >= STARTED:
-            return
-        time.sleep(0.05)
 
 
 def run_interrupted_after(command, stdin, delay):

@@ -10,7 +10,7 @@ import pytest
 
 import photocore
 from photocore import Game, Move
-from support import COLLECT_THEN_END, END_WINS, ONLY_END, exhaustive, seat_values
+from support import COLLECT_THEN_END, END_WINS, ONLY_END, exhaustive, seat_values, started
 
 
 def end_positions(count, seed, budget=4000, players=2):
@@ -226,7 +226,9 @@ def test_ctrl_c_stops_the_search_at_once(tmp_path):
     command = [sys.executable, "-m", "photocore", "solve", game.position(), "--seconds", "60"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
-    time.sleep(2)
+    # 2 CPU-seconds: past the imports even under the sanitizers (.ci/sanitize) and a loaded
+    # machine, where 2 s of wall time need not be
+    started(process, 2.0)
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
