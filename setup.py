@@ -29,6 +29,8 @@ sanitize = os.environ.get("PHOTOCORE_SANITIZE") == "1"
 # None: one job per module. A pool of one job per core left the last extensions compiling one
 # after another on 2 cores, the slowest last; all at once, the OS shares the cores among them
 jobs = int(os.environ.get("PHOTOCORE_BUILD_JOBS") or 0) or None
+# the lanes' C, which the kernel includes (a change rebuilds it)
+LANES = ["src/photocore/_lanes.h", "src/photocore/_lanes_loop.h"]
 MODULES = ("_kernel", "_game", "play._agents", "play._search", "play._solver", "env._vec")
 # Cython's own processes are forked: where they would be spawned (macOS, Windows) they would
 # run this file again, so Cython runs in this process there
@@ -36,6 +38,9 @@ cython_jobs = (jobs or len(MODULES)) if sys.platform.startswith("linux") else 0
 
 # a sanitized build at -O1, as AddressSanitizer advises: half the compile time of -O3
 compile_args = ["-O0", "-g"] if debug else ["-O1"] if sanitize else ["-O3"]
+# the lanes' portable copy (_lanes.h) passes AVX-512-sized vectors between its own inlined
+# functions, whose ABI without AVX-512 -Wpsabi warns of: no call crosses it
+compile_args.append("-Wno-psabi")
 link_args = []
 if native and not debug:
     compile_args.append("-march=native")
@@ -60,6 +65,7 @@ extensions = [
         extra_compile_args=compile_args,
         extra_link_args=link_args,
         define_macros=[("PHOTOCORE_NATIVE", "1" if native else "0")],
+        depends=LANES if name == "_kernel" else [],
     )
     for name in MODULES
 ]
@@ -75,7 +81,7 @@ if (not (native or debug) and os.name == "posix"
         extensions.append(Extension(
             f"photocore.{name}",
             [f"src/photocore/{name}.c"],
-            depends=["src/photocore/_kernel.c"],
+            depends=["src/photocore/_kernel.c", *LANES],
             extra_compile_args=compile_args + [f"-march={level}"],
             extra_link_args=link_args,
             define_macros=[("PHOTOCORE_NATIVE", "0")],

@@ -58,11 +58,11 @@ def new_game(players, flags):
         return photocore.Game(players, options=photocore.Options(*flags))
     return photocore.Game(players, *flags)
 
-def mid_game(count, seed):
+def mid_game(count, seed, players=(2, 3, 4)):
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        g = new_game(rng.choice((2, 3, 4)), (rng.random() < 0.5, rng.random() < 0.5))
+        g = new_game(rng.choice(players), (rng.random() < 0.5, rng.random() < 0.5))
         for _ in range(rng.randrange(10, 120)):
             if g.is_over:
                 break
@@ -76,6 +76,11 @@ for players in (2, 3, 4):
     seconds, r = best(lambda: photocore.random_playouts(games, players=players, seed=1), reps)
     figures[f"playouts/{players}p"] = r["moves"] / seconds
     figures[f"playouts/{players}p/check"] = [r["moves"], list(r["score_sums"])]
+# photocore.playouts: 16 from each of 64 two-player positions, one thread
+starts = mid_game(64, 7, players=(2,))
+seconds, r = best(lambda: photocore.playouts(starts, 16, seed=3, threads=1), reps)
+figures["playouts/positions"] = r.shape[0] * r.shape[1] / seconds
+figures["playouts/positions/check"] = [float(r.sum()), float((r * r).sum())]
 games_at = mid_game(positions, 5)
 agent_seconds = []
 chosen = None
@@ -104,7 +109,9 @@ print(json.dumps(figures))
 """
 
 MEASURES = [("playouts/2p", "M moves/s", 1e-6, True), ("playouts/3p", "M moves/s", 1e-6, True),
-            ("playouts/4p", "M moves/s", 1e-6, True), ("mcts", "k simulations/s", 1e-3, True),
+            ("playouts/4p", "M moves/s", 1e-6, True),
+            ("playouts/positions", "k playouts/s", 1e-3, True),
+            ("mcts", "k simulations/s", 1e-3, True),
             ("legal_actions", "ns/call (C)", 1, False),
             ("legal_moves", "ns/call (Python)", 1, False)]
 
@@ -182,7 +189,8 @@ def main():
     for r in range(args.rounds):
         for side in (("other", "this") if r % 2 == 0 else ("this", "other")):
             runs[side].append(measure(sides[side], calls[side], args))
-        for key in ("playouts/2p/check", "playouts/3p/check", "playouts/4p/check", "mcts/check",
+        for key in ("playouts/2p/check", "playouts/3p/check", "playouts/4p/check",
+                    "playouts/positions/check", "mcts/check",
                     "legal_actions/check"):
             if runs["this"][-1][key] != runs["other"][-1][key]:
                 sys.exit(f"the builds play different games: {key} {runs['this'][-1][key]} "

@@ -246,6 +246,7 @@ cdef class _Playouts:
     """The playouts of photocore.playouts: (game, playout) pairs in row order, cut into
     chunks of PLAYOUT_CHUNK, dealt to `parts` threads in turn."""
     cdef State* states
+    cdef uint64_t* seeds           # each game's: its playouts' streams are drawn from it
     cdef long long games, n
     cdef uint64_t base
     cdef float* out
@@ -257,10 +258,12 @@ cdef class _Playouts:
         cdef float[:, :, ::1] view = array
         cdef Py_ssize_t i
         self.states = <State*>PyMem_Malloc(len(games) * sizeof(State))
-        if self.states == NULL:
+        self.seeds = <uint64_t*>PyMem_Malloc(len(games) * sizeof(uint64_t))
+        if self.states == NULL or self.seeds == NULL:
             raise MemoryError()
         for i in range(len(games)):
             self.states[i] = (<Game>games[i]).st       # copies: no thread reads a Game
+            self.seeds[i] = game_seed(base, <uint64_t>i)
         self.games, self.n, self.base = len(games), n, base
         self.players = array.shape[2]
         self.array = array
@@ -270,9 +273,10 @@ cdef class _Playouts:
 
     def __dealloc__(self):
         PyMem_Free(self.states)
+        PyMem_Free(self.seeds)
 
     def run_part(self, int part):
-        cdef long long total = self.games * self.n, chunk, lo, hi, i, j, run
+        cdef long long total = self.games * self.n, chunk, lo, hi
         cdef long long done = 0
         cdef bint signalled = False
         with nogil:
@@ -287,12 +291,8 @@ cdef class _Playouts:
                     signalled = self.stop = True
                     break
                 lo, hi = chunk * PLAYOUT_CHUNK, min((chunk + 1) * PLAYOUT_CHUNK, total)
-                while lo < hi:
-                    i, j = lo // self.n, lo % self.n
-                    run = min(self.n - j, hi - lo)
-                    playout_returns(&self.states[i], game_seed(self.base, <uint64_t>i), j,
-                                    run, &self.out[lo * self.players])
-                    lo += run
+                playout_returns(self.states, self.seeds, self.n, lo, hi - lo,
+                                &self.out[lo * self.players])
                 chunk += self.parts
         if signalled or self.stop:
             self.stop = True
@@ -1066,7 +1066,7 @@ cdef _playouts_from(State s, long long count, uint64_t base):
         with nogil:
             while first < count and not stopped:
                 run = min(<long long>SIGNAL_CHUNK, count - first)
-                playout_returns(&s, base, first, run, &view[first, 0])
+                playout_returns(&s, &base, count, first, run, &view[first, 0])
                 first += run
                 stopped = pc_signalled()
     if stopped:

@@ -224,8 +224,8 @@ cdef uint64_t game_seed(uint64_t seed, uint64_t index) noexcept nogil
 cdef int random_action(const State* s, uint64_t* rng) noexcept nogil
 cdef int play_random_game(State* s, uint64_t* rng) noexcept nogil
 cdef int playout(const State* s, uint64_t* rng, double* out) noexcept nogil
-cdef void playout_returns(const State* s, uint64_t seed, long long first, long long count,
-                          float* out) noexcept nogil
+cdef void playout_returns(const State* states, const uint64_t* seeds, long long n,
+                          long long first, long long count, float* out) noexcept nogil
 cdef void playout_totals(long long first, long long count, int players, uint64_t seed,
                          int flags, long long* moves, long long* score_sums,
                          long long* wins) noexcept nogil

@@ -6,6 +6,10 @@ SELECT: str   # how the k-th set bit is found: "pdep" (BMI2 where it is fast) or
 CODE_PATHS: tuple[str, ...]   # the portable build's code paths, slowest first
 # which runs: one of CODE_PATHS (the highest the CPU runs, chosen at import) or "native"
 CODE_PATH: str
+# the random playouts: games a step plays (8, or 1: the scalar kernel) and the copy playing them
+LANE_COPIES: tuple[str, ...]
+LANE_COPY: str
+LANES: int
 # the advanced rules: (name, letter, kernel bit, words, help) each (photocore.facts.OPTION_RULES)
 OPTION_TABLE: tuple[tuple[str, str, int, str, str], ...]
 

@@ -122,6 +122,38 @@ cdef extern from *:
     int PHOTOCORE_NATIVE       # setup.py's macro: 1 for a -march=native build
     const char* PHOTOCORE_CODE_PATH
 
+# Random playouts of eight games at once (_lanes.h; docs/kernel.md, "Many games at once")
+cdef extern from "_lanes.h":
+    enum: PCL_WIDTH, PCL_PURSE_BOARD
+    ctypedef struct pc_lane_tables:
+        uint64_t board, outer
+        uint64_t richer[3]
+        uint64_t centre_reach[8]
+        uint64_t columns_near[8]
+        uint64_t light_row[16]
+        uint64_t price_nibbles, grow_costs, slots, stack_size, shadow_left, shadow_right
+        int64_t tokens[64]
+        uint8_t nibble_select[64]
+        int centre, light_cap, plant_cost, collect_cost, sun_positions, setup_trees
+    ctypedef struct pc_lane_game:
+        uint64_t seeds, smalls, mediums, larges, active
+        uint64_t own[4]
+        uint64_t purse[4]
+        uint64_t light[4]
+        uint64_t points[4]
+        uint64_t stacks, round, first, current, phase, sun, last_round, shade, rng, word
+    ctypedef void (*pc_lane_start)(void* context, long long index,
+                                   pc_lane_game* game) noexcept nogil
+    ctypedef void (*pc_lane_finish)(void* context, long long index, long long moves,
+                                    const pc_lane_game* game) noexcept nogil
+    int pc_lanes_best()
+    void pc_lanes_play(int copy, const pc_lane_tables* t, int players, int shade,
+                       long long games, void* context, pc_lane_start start,
+                       pc_lane_finish finish) nogil
+
+cdef pc_lane_tables LANE_TABLES     # the kernel's tables as the lanes read them (_build_lane_tables)
+cdef int lane_copy = 0              # the lanes' copy playouts run (pc_lanes_best), 0 for none
+
 # what `photocore bench` reports: figures of a native build do not transfer to other CPUs
 BUILD = "native" if PHOTOCORE_NATIVE else "portable"
 # the code running: in the default build, the copy for the highest x86-64 level the CPU
@@ -435,6 +467,10 @@ cdef struct Turn:
 cdef enum:
     BOARD_SHIFT = 32            # where a purse word's player board starts
 
+cdef inline uint64_t purse_word(const State* s, int p) noexcept nogil:
+    """Player p's available area and player board as a Turn's purse word."""
+    return byte_word(s.avail[p]) | <uint64_t>byte_word(s.pboard[p]) << BOARD_SHIFT
+
 cdef inline void load_turn(const State* s, Turn* u) noexcept nogil:
     cdef int p = s.current
     u.seeds = s.size_bb[SEED]
@@ -443,7 +479,7 @@ cdef inline void load_turn(const State* s, Turn* u) noexcept nogil:
     u.larges = s.size_bb[LARGE]
     u.own = s.owner_bb[p]
     u.active = s.active
-    u.purse = byte_word(s.avail[p]) | <uint64_t>byte_word(s.pboard[p]) << BOARD_SHIFT
+    u.purse = purse_word(s, p)
     u.light = s.light[p]
     u.p = p
 
@@ -1338,36 +1374,56 @@ cdef bint setup_broken(const State* s) noexcept nogil:
 
 # ---- result -------------------------------------------------------------------------
 
-cdef int score(const State* s, int player) noexcept nogil:
-    """§7: the player's tokens and a point per LIGHT_PER_POINT LP."""
-    cdef int k, total = s.light[player] // LIGHT_PER_POINT
+cdef inline int token_points(const State* s, int player) noexcept nogil:
+    """§6: the values of the tokens the player holds."""
+    cdef int k, total = 0
     for k in range(s.ntok):
         if s.toklog[k] >> TOKEN_SHIFT == player:
             total += s.toklog[k] & TOKEN_VALUE_MASK
     return total
 
-cdef int winners_mask(const State* s) noexcept nogil:
+cdef inline int final_score(int points, int light) noexcept nogil:
+    """§7: a score from the token points held and the light: a point per LIGHT_PER_POINT LP."""
+    return points + light // LIGHT_PER_POINT
+
+cdef int score(const State* s, int player) noexcept nogil:
+    """§7: the player's tokens and a point per LIGHT_PER_POINT LP."""
+    return final_score(token_points(s, player), s.light[player])
+
+cdef inline int winners_of(int players, const int* scores, const int* pieces) noexcept nogil:
     """§7: bit p set for each winner: best score, then most pieces on the main board."""
-    cdef int p, best = -1, most = -1, sc, pieces, mask = 0
-    for p in range(s.players):
-        sc = score(s, p)
-        pieces = pc_popcount(s.owner_bb[p])
-        if sc > best or (sc == best and pieces > most):
-            best = sc
-            most = pieces
+    cdef int p, best = -1, most = -1, mask = 0
+    for p in range(players):
+        if scores[p] > best or (scores[p] == best and pieces[p] > most):
+            best = scores[p]
+            most = pieces[p]
             mask = 1 << p
-        elif sc == best and pieces == most:
+        elif scores[p] == best and pieces[p] == most:
             mask |= 1 << p
     return mask
+
+cdef int winners_mask(const State* s) noexcept nogil:
+    """§7: bit p set for each winner (winners_of) of the position as it stands."""
+    cdef int scores[MAX_PLAYERS]
+    cdef int pieces[MAX_PLAYERS]
+    cdef int p
+    for p in range(s.players):
+        scores[p] = score(s, p)
+        pieces[p] = pc_popcount(s.owner_bb[p])
+    return winners_of(s.players, scores, pieces)
+
+cdef inline void returns_of(int n, int winners, double* out) noexcept nogil:
+    """returns() of n players with these winners (winners_of's mask)."""
+    cdef int p, w = pc_popcount(<uint64_t>winners)
+    for p in range(n):
+        out[p] = ((n / (<double>w * (n - 1))) if winners >> p & 1 else 0.0) - 1.0 / (n - 1)
 
 cdef void returns(const State* s, double* out) noexcept nogil:
     """Zero-sum returns of the current result: the winners share n/(n-1), everyone pays 1/(n-1).
 
     Two players: +1 and -1, 0 each on a tie. A sole winner of n gets +1, each other -1/(n-1).
     """
-    cdef int p, n = s.players, mask = winners_mask(s), w = pc_popcount(mask)
-    for p in range(n):
-        out[p] = ((n / (<double>w * (n - 1))) if mask >> p & 1 else 0.0) - 1.0 / (n - 1)
+    returns_of(s.players, winners_mask(s), out)
 
 # ---- random playouts ----------------------------------------------------------------
 
@@ -1476,19 +1532,90 @@ cdef int playout(const State* s, uint64_t* rng, double* out) noexcept nogil:
     returns(&g, out)
     return moves
 
-cdef void playout_returns(const State* s, uint64_t seed, long long first, long long count,
-                          float* out) noexcept nogil:
-    """Games first .. first + count - 1 of playout() from s, game k from game_seed(seed, k)
-    (as random_playouts seeds its games): their returns, s.players floats a game, into out."""
+ctypedef struct Returns:        # playout_returns' run, as the lanes' callbacks see it
+    const State* states
+    const uint64_t* seeds
+    long long n, first
+    float* out
+
+cdef void returns_start(void* context, long long index, pc_lane_game* game) noexcept nogil:
+    cdef Returns* run = <Returns*>context
+    cdef long long m = run.first + index
+    lane_game_of(&run.states[m // run.n], game_seed(run.seeds[m // run.n], <uint64_t>(m % run.n)),
+                 game)
+
+cdef void returns_finish(void* context, long long index, long long moves,
+                         const pc_lane_game* game) noexcept nogil:
+    cdef Returns* run = <Returns*>context
+    cdef int players = run.states[0].players, p
+    cdef int scores[MAX_PLAYERS]
+    cdef int pieces[MAX_PLAYERS]
+    cdef double result[MAX_PLAYERS]
+    for p in range(players):
+        scores[p] = final_score(<int>game.points[p], <int>game.light[p])
+        pieces[p] = pc_popcount(game.own[p])
+    returns_of(players, winners_of(players, scores, pieces), result)
+    for p in range(players):
+        run.out[index * players + p] = <float>result[p]
+
+cdef void playout_returns(const State* states, const uint64_t* seeds, long long n,
+                          long long first, long long count, float* out) noexcept nogil:
+    """Playouts first .. first + count - 1 of n from each of the positions `states` (of one
+    player count): playout m is playout() from states[m // n] with the stream
+    game_seed(seeds[m // n], m % n). Their returns, players floats each, into out (playout
+    first's first). In LANES lanes where they run, for PCL_WIDTH playouts or more (the same
+    games: play_lanes)."""
     cdef double result[MAX_PLAYERS]
     cdef uint64_t rng
-    cdef long long k
-    cdef int p, players = s.players
-    for k in range(count):
-        rng = game_seed(seed, <uint64_t>(first + k))
-        playout(s, &rng, result)
+    cdef long long m, i
+    cdef int p, players = states[0].players
+    cdef bint shade = False
+    cdef Returns run
+    if lane_copy and count >= PCL_WIDTH:
+        for i in range(first // n, (first + count - 1) // n + 1):
+            shade = shade or states[i].options & OPT_SHADE_BLOCKS != 0
+        run.states, run.seeds, run.n, run.first, run.out = states, seeds, n, first, out
+        play_lanes(players, shade, count, &run, returns_start, returns_finish)
+        return
+    for m in range(first, first + count):
+        rng = game_seed(seeds[m // n], <uint64_t>(m % n))
+        playout(&states[m // n], &rng, result)
         for p in range(players):
-            out[k * players + p] = <float>result[p]
+            out[(m - first) * players + p] = <float>result[p]
+
+ctypedef struct Totals:         # playout_totals' run, as the lanes' callbacks see it
+    uint64_t seed
+    long long first
+    int players, options
+    long long* moves
+    long long* score_sums
+    long long* wins
+
+cdef inline void add_result(Totals* run, int* scores, int winners) noexcept nogil:
+    """One game's scores and winners into a run's totals (playout_totals)."""
+    cdef int p, n = pc_popcount(<uint64_t>winners)
+    for p in range(run.players):
+        run.score_sums[p] += scores[p]
+        if winners >> p & 1:
+            run.wins[p * MAX_PLAYERS + n - 1] += 1
+
+cdef void totals_start(void* context, long long index, pc_lane_game* game) noexcept nogil:
+    cdef Totals* run = <Totals*>context
+    cdef State s
+    state_init(&s, run.players, run.options)
+    lane_game_of(&s, game_seed(run.seed, <uint64_t>(run.first + index)), game)
+
+cdef void totals_finish(void* context, long long index, long long moves,
+                        const pc_lane_game* game) noexcept nogil:
+    cdef Totals* run = <Totals*>context
+    cdef int scores[MAX_PLAYERS]
+    cdef int pieces[MAX_PLAYERS]
+    cdef int p
+    for p in range(run.players):
+        scores[p] = final_score(<int>game.points[p], <int>game.light[p])
+        pieces[p] = pc_popcount(game.own[p])
+    run.moves[0] += moves
+    add_result(run, scores, winners_of(run.players, scores, pieces))
 
 cdef void playout_totals(long long first, long long count, int players, uint64_t seed,
                          int flags, long long* moves, long long* score_sums,
@@ -1498,21 +1625,27 @@ cdef void playout_totals(long long first, long long count, int players, uint64_t
     moves and, per seat, scores and wins into the zeroed `moves`, `score_sums` and `wins`,
     MAX_PLAYERS x MAX_PLAYERS: wins[p * MAX_PLAYERS + n - 1]
     counts the games seat p won with n winners in all (what a win is worth to each of them
-    is facts.win_share's to say, not the kernel's)."""
+    is facts.win_share's to say, not the kernel's). In LANES lanes where they run (the same
+    games: play_lanes)."""
     cdef State s
     cdef uint64_t rng
     cdef long long g
-    cdef int p, winners, n
+    cdef int p
+    cdef int scores[MAX_PLAYERS]
+    cdef Totals run
+    run.seed, run.first, run.players, run.options = seed, first, players, flags
+    run.moves, run.score_sums, run.wins = moves, score_sums, wins
+    if lane_copy:
+        play_lanes(players, flags & OPT_SHADE_BLOCKS != 0, count, &run, totals_start,
+                   totals_finish)
+        return
     for g in range(first, first + count):
         rng = game_seed(seed, <uint64_t>g)
         state_init(&s, players, flags)
         moves[0] += play_random_game(&s, &rng)
-        winners = winners_mask(&s)
-        n = pc_popcount(<uint64_t>winners)
         for p in range(players):
-            score_sums[p] += score(&s, p)
-            if winners >> p & 1:
-                wins[p * MAX_PLAYERS + n - 1] += 1
+            scores[p] = score(&s, p)
+        add_result(&run, scores, winners_mask(&s))
 
 def commutes(x, y, options=0):
     """Whether action ids x then y, played in one turn of a game with these option bits,
@@ -1598,6 +1731,113 @@ def tables():
         "clock": {"round": 0, "sun": CLOCK_SUN, "phase": CLOCK_PHASE, "mover": CLOCK_MOVER},
         "observation_high": _observation_high(),
     }
+
+
+# ---- many games at once -------------------------------------------------------------
+# The playouts' lanes (_lanes.h): eight games a step, each the game play_random_game plays
+# with the same stream. What they read of the game comes from the tables above.
+
+cdef void lane_game_of(const State* s, uint64_t rng, pc_lane_game* g) noexcept nogil:
+    """The game s, its random stream at rng, as a lane takes it."""
+    cdef int p
+    g.seeds, g.smalls = s.size_bb[SEED], s.size_bb[SMALL]
+    g.mediums, g.larges = s.size_bb[MEDIUM], s.size_bb[LARGE]
+    g.active = s.active
+    for p in range(MAX_PLAYERS):
+        g.own[p] = s.owner_bb[p]
+        g.purse[p] = purse_word(s, p)
+        g.light[p] = s.light[p]
+        g.points[p] = token_points(s, p)
+    g.stacks = byte_word(s.stack)
+    g.round, g.first, g.current, g.phase = s.round, s.first, s.current, s.phase
+    g.sun = sun_of(s)
+    g.last_round = s.last_round
+    g.shade = -<uint64_t>(s.options & OPT_SHADE_BLOCKS != 0)
+    g.word = rng_next(&rng)         # the first move's word, drawn as random_moves draws it
+    g.rng = rng
+
+cdef void play_lanes(int players, bint shade, long long games, void* context,
+                     pc_lane_start start, pc_lane_finish finish) noexcept nogil:
+    """Plays `games` games (start, finish) of `players` players in lanes (`shade`: whether
+    any has the shade-blocks option)."""
+    pc_lanes_play(lane_copy, &LANE_TABLES, players, shade, games, context, start, finish)
+
+cdef void _build_lane_tables() except *:
+    """LANE_TABLES from the kernel's tables, and a check of the forms they take there."""
+    cdef pc_lane_tables* t = &LANE_TABLES
+    cdef int i, k, c, n, bit, centre = -1
+    cdef uint64_t moved
+    memset(t, 0, sizeof(pc_lane_tables))
+    if PCL_PURSE_BOARD != BOARD_SHIFT:
+        raise ValueError("_lanes.h's purse word is not Turn.purse")
+    t.board, t.outer = BOARD, OUTER
+    for i in range(NCELLS):
+        for k in range(3):
+            if RICHNESS[i] >= k + 2:
+                t.richer[k] |= bit_mask(CELL_BIT[i])
+        if CELL_Q[i] == 0 and CELL_R[i] == 0:
+            centre = CELL_BIT[i]
+    t.centre = centre
+    for k in range(NSIZES):
+        t.centre_reach[k] = REACH[k][centre]
+    for c in range(8):
+        for n in range(8):
+            if abs(c - n) <= LARGE:     # a plant reaches at most LARGE cells away
+                t.columns_near[c] |= <uint64_t>0x0101010101010101 << n
+    for k in range(NSIZES):             # the centre's reach moved: each cell's on the board
+        for i in range(NCELLS):
+            bit = CELL_BIT[i]
+            moved = (t.centre_reach[k] << (bit - centre) if bit >= centre
+                     else t.centre_reach[k] >> (centre - bit))
+            if moved & t.columns_near[bit & 7] & BOARD != REACH[k][bit]:
+                raise ValueError("the lanes' reach is not REACH")
+    for i in range(256):                # a light row stays the same from 15 LP up
+        if BUY_FROM[i] != BUY_FROM[min(i, 15)] or GROW_AFFORDED[i] != GROW_AFFORDED[min(i, 15)]:
+            raise ValueError("the lanes need BUY_FROM and GROW_AFFORDED constant from 15 LP")
+    for i in range(16):
+        t.light_row[i] = BUY_FROM[i] | <uint64_t>GROW_AFFORDED[i] << 32
+    for c in range(NSIZES):
+        t.slots |= <uint64_t>SLOTS[c] << (8 * c)
+        for n in range(1, SLOTS[c] + 1):
+            t.price_nibbles |= <uint64_t>PRICE[c][n] << (4 * (4 * c + n - 1))
+    for k in range(LARGE):
+        t.grow_costs |= <uint64_t>grow_cost(k) << (8 * k)
+    for k in range(NSTACKS):
+        t.stack_size |= <uint64_t>STACK_SIZE[k] << (8 * k)
+        for n in range(MAX_STACK):
+            t.tokens[k * 16 + n] = TOKEN_VALUE[k][n]
+    for k in range(SUN_POSITIONS):
+        t.shadow_left |= <uint64_t>SHADOW_LEFT[k] << (8 * k)
+        t.shadow_right |= <uint64_t>SHADOW_RIGHT[k] << (8 * k)
+    for k in range(4):
+        for i in range(16):
+            t.nibble_select[k * 16 + i] = pc_select_in_byte[k][i]
+    t.light_cap, t.plant_cost, t.collect_cost = LIGHT_CAP, PLANT_COST, COLLECT_COST
+    t.sun_positions, t.setup_trees = SUN_POSITIONS, SETUP_TREES
+
+_build_lane_tables()
+
+# Which playouts run: the lanes' AVX-512 copy where the CPU has it, else the scalar kernel
+# (the lanes' portable copy is slower than it). PHOTOCORE_LANES=1 picks the scalar kernel,
+# 8 the lanes (the portable copy on CPUs without AVX-512), portable the portable copy.
+LANE_COPIES = ("scalar", "portable", "avx512")
+
+def _choose_lanes():
+    global lane_copy
+    cdef str wanted = os.environ.get("PHOTOCORE_LANES", "")      # empty: unset
+    cdef int best = pc_lanes_best()
+    if wanted not in ("", "1", "8", "portable"):
+        raise ValueError(f"PHOTOCORE_LANES must be 1, 8 or portable, got {wanted!r}")
+    if wanted not in ("", "1") and best == 0:
+        raise ValueError(f"PHOTOCORE_LANES={wanted}: this build has no lanes (a compiler "
+                         "without vector extensions)")
+    lane_copy = (0 if wanted == "1" else 1 if wanted == "portable" else best if wanted
+                 else (2 if best == 2 else 0))
+
+_choose_lanes()
+# what photocore.facts reports: games a playout step plays, and the copy that plays them
+LANES = PCL_WIDTH if lane_copy else 1
+LANE_COPY = LANE_COPIES[lane_copy]
 
 
 # ---- the code path ------------------------------------------------------------------

@@ -27,6 +27,13 @@ import numpy
 from photocore._kernel import CODE_PATH as CODE_PATH
 from photocore._kernel import CODE_PATHS as CODE_PATHS
 
+# The random playouts' kernel (docs/kernel.md, "Many games at once"): LANES games a step (8,
+# or 1 for the scalar kernel) and the copy that plays them (LANE_COPY, one of LANE_COPIES:
+# "avx512", "portable" or "scalar"); PHOTOCORE_LANES=1 picks the scalar kernel.
+from photocore._kernel import LANE_COPIES as LANE_COPIES
+from photocore._kernel import LANE_COPY as LANE_COPY
+from photocore._kernel import LANES as LANES
+
 # The rule of seeds (docs/engine.md, "Seeds"): a seed is any integer, taken modulo SEEDS
 # (2**64). It is the kernel's, which derives every stream from a seed (stream_seed); every
 # function, class and command that takes a seed checks it with check_seed. And a count of
@@ -38,7 +45,8 @@ from photocore._kernel import check_seed as check_seed
 from photocore._kernel import tables as _tables
 
 __all__ = [
-    "CODE_PATH", "CODE_PATHS", "SEEDS", "SELECT", "check_count", "check_seed", "RULES_VERSION",
+    "CODE_PATH", "CODE_PATHS", "LANES", "LANE_COPY", "LANE_COPIES", "SEEDS", "SELECT",
+    "check_count", "check_seed", "RULES_VERSION",
     "VERSION", "ROWS", "AXIAL", "CELLS", "CELL_INDEX", "RICHNESS", "OUTER_RING", "DIRECTIONS",
     "VECTORS", "NEIGHBOURS", "SUN_POSITIONS", "distance", "shadow_direction", "PLANT_PAIRS",
     "SIZES", "SIZE_NAMES", "OWNED", "PRICES", "SLOTS", "START_AVAILABLE", "GROW_COST",

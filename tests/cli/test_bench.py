@@ -9,6 +9,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from photocore import facts
 from photocore.cli import main
 from photocore.facts import Options
 from photocore.run import speed
@@ -102,6 +103,11 @@ def test_report_names_the_machine(report):
     assert machine["build"] in ("native", "portable") and machine["cores"] >= 1
     assert machine["cpu"] and machine["python"] and machine["photocore"]
     assert machine["cpu"] in output and f"({machine['build']} build)" in output
+    # which kernel ran, and the playouts' lanes (facts.LANES, LANE_COPY)
+    assert (machine["code_path"], machine["lanes"], machine["lane_copy"]) == (
+        facts.CODE_PATH, facts.LANES, facts.LANE_COPY)
+    lanes = f"{facts.LANES} lane{'s' * (facts.LANES > 1)} ({facts.LANE_COPY})"
+    assert f"kernel: {facts.CODE_PATH}, random playouts in {lanes}" in output
 
 
 def test_a_wrong_result_fails(monkeypatch):

@@ -36,7 +36,9 @@ def bench(quick: bool, patterns: tuple[str, ...], summary: str | None) -> None:
     report: dict[str, Any] = {"format": "photocore-bench", "version": 3, "machine": m,
                               "timer": "pyperf", "results": []}
     click.echo(f"photocore bench{' --quick' * quick}: photocore {m['photocore']} ({m['build']} "
-               f"build), timed by pyperf\nmachine: {m['cpu']}, {m['cores']} cores, "
+               f"build), timed by pyperf\nkernel: {m['code_path']}, random playouts in "
+               f"{m['lanes']} lane{'s' * (m['lanes'] > 1)} ({m['lane_copy']})\n"
+               f"machine: {m['cpu']}, {m['cores']} cores, "
                f"{m['system']}, {m['python']}\n\n{'workload':<19} {'figure':<34} check")
     timer = speed.pyperf_timer(min_time=0.02 if quick else 0.2)
     for workload in works:

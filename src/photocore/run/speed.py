@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 
 from photocore._game import Game, random_playouts
-from photocore._kernel import BUILD
+from photocore._kernel import BUILD, CODE_PATH, LANE_COPY, LANES
 from photocore.env._vec import VecGame
 from photocore.facts import NUM_ACTIONS, OBSERVATION_SIZE, OPTIONS, PLAYERS, VERSION, Options
 from photocore.play._agents import Agent, play_games
@@ -397,7 +397,8 @@ def measure(workload: Workload[Any], timer: Timer,
 
 def machine() -> dict[str, Any]:
     """The machine the figures come from, for the report: its CPU model, the cores this
-    process may use, the system, Python, photocore's version and the kernel's build."""
+    process may use, the system, Python, photocore's version, the kernel's build and code
+    path, and the random playouts' lanes (facts.LANES, LANE_COPY)."""
     cpu = platform.processor() or platform.machine()
     with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
         cpu = next((value.strip() for key, _, value in (line.partition(":") for line in f)
@@ -405,7 +406,8 @@ def machine() -> dict[str, Any]:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {"cpu": cpu, "cores": cores, "system": f"{platform.system()} {platform.machine()}",
             "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "photocore": VERSION, "build": BUILD}
+            "photocore": VERSION, "build": BUILD, "code_path": CODE_PATH, "lanes": LANES,
+            "lane_copy": LANE_COPY}
 
 
 def figure_text(figures: dict[str, float], both: bool = True) -> str:
