@@ -111,6 +111,9 @@ def fuzz(harness, env, corpus, seeds, artifacts, seconds, runs, code_path, jobs_
     """One libFuzzer campaign; returns (ok, executions, coverage, log tail)."""
     env = dict(env)
     env["PHOTOCORE_CODE_PATH"] = code_path
+    # the playouts' lanes (checked against the scalar kernel): beside x86-64-v3 the AVX-512
+    # copy where the CPU has it (else the portable one), beside the baseline the portable one
+    env["PHOTOCORE_LANES"] = "8" if code_path == "x86-64-v3" else "portable"
     args = [str(harness), str(corpus), str(seeds), f"-artifact_prefix={artifacts}/kernel-",
             "-max_len=256", "-timeout=30", "-print_final_stats=1", "-rss_limit_mb=4096"]
     args.append(f"-runs={runs}" if runs else f"-max_total_time={int(seconds)}")

@@ -15,7 +15,8 @@ At every position reached the state must keep every invariant (broken_invariant)
 kernel must agree with itself (legal_actions, count_legal, legal_mask, check_action,
 action_cost); at the last one also on all 890 ids, with random_action and perft, and
 play_random_game must play from it exactly the moves random_action draws, to an end that
-passes the same checks. Observations, shadows, scores and returns are computed there (the
+passes the same checks, and the playouts' lanes must return what playout() returns.
+Observations, shadows, scores and returns are computed there (the
 sanitizers watch them). A disagreement prints
 the position and aborts, and libFuzzer keeps the input. With PHOTOCORE_FUZZ_RECORD=FILE
 each input's game is appended to FILE as a JSON line, for run.py --reference.
@@ -130,6 +131,29 @@ cdef int check_playout(const State* s, uint64_t seed) except -1:
         fail(f"play_random_game played {moves} moves, random_action {count}, to different "
              f"ends ({position_of(&slow)})", &fast)
     check(&fast, True)
+    check_lanes(s, seed)
+    return 0
+
+
+cdef enum:
+    LANE_PLAYOUTS = 11              # past the 8 lanes: a lane takes a second game
+
+
+cdef int check_lanes(const State* s, uint64_t seed) except -1:
+    """playout_returns' lanes (PHOTOCORE_LANES, run.py) return from s, playout by playout,
+    what playout() returns, over as well as in play."""
+    cdef float lanes[LANE_PLAYOUTS * MAX_PLAYERS]
+    cdef double alone[MAX_PLAYERS]
+    cdef uint64_t rng
+    cdef int j, p
+    playout_returns(s, &seed, LANE_PLAYOUTS, 0, LANE_PLAYOUTS, lanes)
+    for j in range(LANE_PLAYOUTS):
+        rng = game_seed(seed, <uint64_t>j)
+        playout(s, &rng, alone)
+        for p in range(s.players):
+            if lanes[j * s.players + p] != <float>alone[p]:
+                fail(f"playout {j} in lanes returns {lanes[j * s.players + p]} to seat {p}, "
+                     f"playout() {alone[p]}", s)
     return 0
 
 

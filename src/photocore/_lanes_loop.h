@@ -183,14 +183,16 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, const int sha
     long long next = 0;
     const pcl_v board = V(t->board), nplayers = V(players);
     pcl_v eq[4];
+    int playing = 0;
     for (int i = 0; i < PCL_WIDTH; i++) {
         PCL(take)(&L, i, &next, games, context, start);
         while (L.phase[i] == PCL_OVER) {             /* a game over from the start */
             PCL(give)(&L, i, context, finish);
             PCL(take)(&L, i, &next, games, context, start);
         }
+        playing |= L.phase[i] != PCL_IDLE;
     }
-    for (;;) {
+    while (playing) {
         /* the player to move's values, from each lane's mover */
         pcl_v own = V(0), purse = V(0), light = V(0);
         for (int p = 0; p < players; p++) {
@@ -383,17 +385,14 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, const int sha
             }
         }
         if (PCL(any)(over)) {                /* the games that ended, and the next ones */
-            int playing = 0;
+            playing = 0;
             for (int i = 0; i < PCL_WIDTH; i++) {
                 while (L.phase[i] == PCL_OVER) {
-                    L.current[i] = UINT64_MAX;
                     PCL(give)(&L, i, context, finish);
                     PCL(take)(&L, i, &next, games, context, start);
                 }
                 playing |= L.phase[i] != PCL_IDLE;
             }
-            if (!playing)
-                return;
         }
     }
 }
