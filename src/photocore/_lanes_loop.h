@@ -1,6 +1,8 @@
 /* The lanes' loop (_lanes.h), included once per copy: PCL(name) names this copy's
    functions, PCL_TARGET gives them the copy's instruction set, and PCL_AVX512 picks the
-   AVX-512 forms of the few operations that have one; the rest is GCC's vector C.
+   AVX-512 forms of the few operations that have one; the rest is GCC's vector C. Every
+   shift count is under 64, in every lane: a vector shift past that is undefined, and
+   compilers lower it differently for different targets.
 
    The rules as the scalar kernel has them (_kernel.pyx, docs/rules.md §3-§8), one move a
    lane a step, each condition a lane mask (all ones or zero) in place of a branch. */
@@ -113,7 +115,8 @@ PCL_FN pcl_v PCL(mix64)(pcl_v z) {
    which every caller applies (_build_lane_tables checks it is REACH, cell by cell) */
 PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v bit, pcl_v size) {
     pcl_v centre = PCL(row8)(t->centre_reach, size);
-    pcl_v moved = (centre << (bit - V(t->centre))) | (centre >> (V(t->centre) - bit));
+    pcl_v up = LT(V(t->centre), bit);           /* shift counts under 64: each is defined */
+    pcl_v moved = (centre << (up & (bit - V(t->centre)))) >> (~up & (V(t->centre) - bit));
     return moved & PCL(row8)(t->columns_near, bit & V(7));
 }
 
@@ -279,7 +282,7 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, const int sha
         pcl_v bit = V(1) << where;
 
         /* buy: the column's next piece, for its price */
-        pcl_v column = where << 3;
+        pcl_v column = (where & V(3)) << 3;
         pcl_v in_column = (purse >> (V(PCL_PURSE_BOARD) + column)) & V(0xFF);
         pcl_v price = (V(t->price_nibbles) >> ((((where & V(3)) << 2) + ((in_column - V(1)) & V(3))) << 2))
                       & V(0xF);
@@ -349,7 +352,7 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, const int sha
         pcl_v trees = PCL(popcount)(occupied | placed);
         pcl_v setup_done = setup & M(trees == V(t->setup_trees * players));
         pcl_v modulo = players == 2 ? trees & V(1) : players == 4 ? trees & V(3)
-                       : (V(0x210210210210210ULL) >> (trees << 2)) & V(0xF);   /* trees % 3 */
+                       : (V(0x210210210210210ULL) >> ((trees & V(15)) << 2)) & V(0xF);  /* % 3 */
         pcl_v current = PCL(blend)(setup & ~setup_done, modulo, L.current);
         /* §5.3, §5.4: the turn passes; after the round's last, the first player token and
            the sun move, or the game ends */

@@ -49,11 +49,13 @@ print(json.dumps({"lanes": facts.LANES, "copy": facts.LANE_COPY, "totals": total
 """
 
 
-def totals(lanes):
+def totals(lanes, code_path=None):
     env = dict(os.environ)
     env.pop("PHOTOCORE_LANES", None)
     if lanes is not None:
         env["PHOTOCORE_LANES"] = lanes
+    if code_path is not None:
+        env["PHOTOCORE_CODE_PATH"] = code_path
     done = subprocess.run([sys.executable, "-c", TOTALS, json.dumps(RUNS)], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -79,6 +81,17 @@ def test_the_portable_lanes_play_the_scalar_kernels_games(scalar):
     assert sum(scalar["totals"][-1]["win_shares"]) == 4100
     assert len(scalar["returns"]["game"]) == 18 and len(scalar["returns"]["many"]) == 12
     assert sum(len(batch) for batch in scalar["returns"]["many"][::4]) >= 40
+
+
+@pytest.mark.parametrize("code_path", ["baseline", "x86-64-v2"])
+def test_the_portable_lanes_of_every_code_path_play_the_same_games(scalar, code_path):
+    # the portable copy compiled for narrower vectors than x86-64-v3's (SSE2 on the
+    # baseline), where the compiler lowers each vector operation differently
+    if code_path not in facts.CODE_PATHS or facts.CODE_PATH == "native":
+        pytest.skip(f"this build has no {code_path} copy")
+    run = totals("portable", code_path)
+    assert run["copy"] == "portable"
+    assert run["totals"] == scalar["totals"] and run["returns"] == scalar["returns"]
 
 
 def test_the_default_lanes_play_the_scalar_kernels_games(scalar):
