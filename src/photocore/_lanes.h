@@ -12,7 +12,8 @@
    from States and scores them with the kernel's own rules.
 
    _lanes_loop.h is compiled twice: for CPUs with AVX-512 (vector popcount, byte permutes:
-   the copy playouts run where the CPU has them) and in portable vector C, which the
+   the copy playouts run where the CPU has them; in the kernel's x86-64-v3 copy) and in
+   portable vector C, which the
    compiler lowers to whatever the build targets (the copy PHOTOCORE_LANES=8 runs on other
    CPUs: slower than the scalar kernel there, it exists so that any machine can test the
    lanes). Compilers without GCC's vector extensions (MSVC) get no lanes. */
@@ -70,7 +71,10 @@ typedef int64_t pcl_s __attribute__((vector_size(8 * PCL_WIDTH)));
 #include "_lanes_loop.h"
 #undef PCL
 #undef PCL_TARGET
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__AVX2__)
+/* in the x86-64-v3 copy of the kernel (and native builds) alone: every CPU with AVX-512
+   runs that copy, and the others would only compile it */
+#define PCL_HAS_AVX512 1
 #define PCL_AVX512 1
 #define PCL(name) name##_avx512
 #define PCL_TARGET __attribute__((target("avx512f,avx512cd,avx512vl,avx512bw,avx512dq," \
@@ -85,7 +89,7 @@ typedef int64_t pcl_s __attribute__((vector_size(8 * PCL_WIDTH)));
 
 /* Which copy this CPU runs best: 2 the AVX-512 one, 1 the portable one, 0 none. */
 static int pc_lanes_best(void) {
-#if defined(PCL_VECTORS) && defined(__x86_64__)
+#if defined(PCL_HAS_AVX512)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
             && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
@@ -106,7 +110,7 @@ static void pc_lanes_play(int copy, const pc_lane_tables* t, int players, int sh
                           long long games, void* context, pc_lane_start start,
                           pc_lane_finish finish) {
 #if defined(PCL_VECTORS)
-#if defined(__x86_64__)
+#if defined(PCL_HAS_AVX512)
     if (copy == 2) {
         pcl_play_avx512(t, players, shade, games, context, start, finish);
         return;

@@ -179,7 +179,7 @@ PCL_TARGET static void PCL(give)(PCL(lanes)* L, int i, void* context, pc_lane_fi
     finish(context, L->index[i], (long long)L->moves[i], &g);
 }
 
-PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, const int shade,
+PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
                        long long games, void* context, pc_lane_start start,
                        pc_lane_finish finish) {
     PCL(lanes) L;
@@ -403,14 +403,19 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, const int sha
 PCL_TARGET static void PCL(pcl_play)(const pc_lane_tables* t, int players, int shade,
                                      long long games, void* context, pc_lane_start start,
                                      pc_lane_finish finish) {
-    /* a copy of the loop for each number of players, and with shade blocks or without */
-#define PLAY(P, S) PCL(games)(t, P, S, games, context, start, finish)
-    if (shade) {
-        if (players == 2) PLAY(2, 1); else if (players == 3) PLAY(3, 1); else PLAY(4, 1);
-    } else {
-        if (players == 2) PLAY(2, 0); else if (players == 3) PLAY(3, 0); else PLAY(4, 0);
-    }
-#undef PLAY
+    /* the AVX-512 copy: a loop for each number of players (its loops over them unrolled);
+       the portable copy, there to be tested, one (a third of the compile time). The shade
+       test is one branch a step, the same way through a call. */
+#ifdef PCL_AVX512
+    if (players == 2)
+        PCL(games)(t, 2, shade, games, context, start, finish);
+    else if (players == 3)
+        PCL(games)(t, 3, shade, games, context, start, finish);
+    else
+        PCL(games)(t, 4, shade, games, context, start, finish);
+#else
+    PCL(games)(t, players, shade, games, context, start, finish);
+#endif
 }
 
 #undef PCL_FN
