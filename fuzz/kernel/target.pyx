@@ -136,7 +136,7 @@ cdef int check_playout(const State* s, uint64_t seed) except -1:
 
 
 cdef enum:
-    LANE_PLAYOUTS = 11              # past the 8 lanes: a lane takes a second game
+    LANE_PLAYOUTS = 9               # past the 8 lanes: a lane takes a second game
 
 
 cdef int check_lanes(const State* s, uint64_t seed) except -1:

@@ -248,7 +248,6 @@ cdef class _Playouts:
     cdef State* states
     cdef uint64_t* seeds           # each game's: its playouts' streams are drawn from it
     cdef long long games, n
-    cdef uint64_t base
     cdef float* out
     cdef int players, parts
     cdef volatile bint stop        # set by the main thread at Ctrl-C: every part stops
@@ -264,7 +263,7 @@ cdef class _Playouts:
         for i in range(len(games)):
             self.states[i] = (<Game>games[i]).st       # copies: no thread reads a Game
             self.seeds[i] = game_seed(base, <uint64_t>i)
-        self.games, self.n, self.base = len(games), n, base
+        self.games, self.n = len(games), n
         self.players = array.shape[2]
         self.array = array
         self.out = &view[0, 0, 0] if array.size else NULL

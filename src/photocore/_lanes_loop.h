@@ -62,16 +62,13 @@ PCL_FN pcl_v PCL(bytes_over)(pcl_v a, pcl_v b) {   /* bytes under 128 */
     return (over >> 7) * V(0xFF);
 }
 PCL_FN pcl_v PCL(mul32)(pcl_v a, pcl_v b) { return (a & V(0xFFFFFFFF)) * (b & V(0xFFFFFFFF)); }
-PCL_FN pcl_v PCL(row8)(const uint64_t* table, pcl_v index) {
+PCL_FN pcl_v PCL(row)(const uint64_t* table, pcl_v index, uint64_t last) {
     pcl_v r;
-    for (int i = 0; i < PCL_WIDTH; i++) r[i] = table[index[i] & 7];
+    for (int i = 0; i < PCL_WIDTH; i++) r[i] = table[index[i] & last];
     return r;
 }
-PCL_FN pcl_v PCL(row16)(const uint64_t* table, pcl_v index) {
-    pcl_v r;
-    for (int i = 0; i < PCL_WIDTH; i++) r[i] = table[index[i] & 15];
-    return r;
-}
+PCL_FN pcl_v PCL(row8)(const uint64_t* table, pcl_v index) { return PCL(row)(table, index, 7); }
+PCL_FN pcl_v PCL(row16)(const uint64_t* table, pcl_v index) { return PCL(row)(table, index, 15); }
 PCL_FN pcl_v PCL(byte64)(const uint8_t* table, pcl_v index) {
     pcl_v r;
     for (int i = 0; i < PCL_WIDTH; i++) r[i] = table[index[i] & 63];
