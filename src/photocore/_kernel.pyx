@@ -1549,12 +1549,8 @@ cdef void returns_finish(void* context, long long index, long long moves,
     cdef Returns* run = <Returns*>context
     cdef int players = run.states[0].players, p
     cdef int scores[MAX_PLAYERS]
-    cdef int pieces[MAX_PLAYERS]
     cdef double result[MAX_PLAYERS]
-    for p in range(players):
-        scores[p] = final_score(<int>game.points[p], <int>game.light[p])
-        pieces[p] = pc_popcount(game.own[p])
-    returns_of(players, winners_of(players, scores, pieces), result)
+    returns_of(players, lane_result(game, players, scores), result)
     for p in range(players):
         run.out[index * players + p] = <float>result[p]
 
@@ -1609,13 +1605,8 @@ cdef void totals_finish(void* context, long long index, long long moves,
                         const pc_lane_game* game) noexcept nogil:
     cdef Totals* run = <Totals*>context
     cdef int scores[MAX_PLAYERS]
-    cdef int pieces[MAX_PLAYERS]
-    cdef int p
-    for p in range(run.players):
-        scores[p] = final_score(<int>game.points[p], <int>game.light[p])
-        pieces[p] = pc_popcount(game.own[p])
     run.moves[0] += moves
-    add_result(run, scores, winners_of(run.players, scores, pieces))
+    add_result(run, scores, lane_result(game, run.players, scores))
 
 cdef void playout_totals(long long first, long long count, int players, uint64_t seed,
                          int flags, long long* moves, long long* score_sums,
@@ -1755,6 +1746,15 @@ cdef void lane_game_of(const State* s, uint64_t rng, pc_lane_game* g) noexcept n
     g.shade = -<uint64_t>(s.options & OPT_SHADE_BLOCKS != 0)
     g.word = rng_next(&rng)         # the first move's word, drawn as random_moves draws it
     g.rng = rng
+
+cdef int lane_result(const pc_lane_game* game, int players, int* scores) noexcept nogil:
+    """A game a lane ended: each player's score into scores, and winners_of's mask."""
+    cdef int pieces[MAX_PLAYERS]
+    cdef int p
+    for p in range(players):
+        scores[p] = final_score(<int>game.points[p], <int>game.light[p])
+        pieces[p] = pc_popcount(game.own[p])
+    return winners_of(players, scores, pieces)
 
 cdef void play_lanes(int players, bint shade, long long games, void* context,
                      pc_lane_start start, pc_lane_finish finish) noexcept nogil:
