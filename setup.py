@@ -14,6 +14,8 @@ and has no native or sanitized build.
 
 Cython translates every module at once and the C compiler compiles every extension at once
 (pip install included: it passes no -j); PHOTOCORE_BUILD_JOBS=N runs N at a time instead.
+PHOTOCORE_MODULES=_kernel,_game builds those modules alone (fuzz/kernel's harness needs no
+more: the others would double its build).
 """
 import os
 import platform
@@ -32,6 +34,13 @@ jobs = int(os.environ.get("PHOTOCORE_BUILD_JOBS") or 0) or None
 # the lanes' C, which the kernel includes (a change rebuilds it)
 LANES = ["src/photocore/_lanes.h", "src/photocore/_lanes_loop.h"]
 MODULES = ("_kernel", "_game", "play._agents", "play._search", "play._solver", "env._vec")
+if os.environ.get("PHOTOCORE_MODULES"):
+    chosen = [name.strip() for name in os.environ["PHOTOCORE_MODULES"].split(",")]
+    unknown = sorted(set(chosen) - set(MODULES))
+    if unknown:
+        raise SystemExit(f"PHOTOCORE_MODULES: no module {', '.join(unknown)} here; the "
+                         f"modules are {', '.join(MODULES)}")
+    MODULES = tuple(name for name in MODULES if name in chosen)
 # Cython's own processes are forked: where they would be spawned (macOS, Windows) they would
 # run this file again, so Cython runs in this process there
 cython_jobs = (jobs or len(MODULES)) if sys.platform.startswith("linux") else 0
@@ -72,7 +81,7 @@ extensions = [
 
 extensions = cythonize(extensions, compiler_directives=directives,
                        compile_time_env={"PHOTOCORE_NATIVE": native}, nthreads=cython_jobs)
-if (not (native or debug) and os.name == "posix"
+if ("_kernel" in MODULES and not (native or debug) and os.name == "posix"
         and platform.machine().lower() in ("x86_64", "amd64")):
     # the same C (_kernel_x86_64_vN.c includes _kernel.c, naming its level): the module
     # photocore._kernel, which loads the copy the CPU runs best in its own place

@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the compiled kernel itself, under libFuzzer and sanitizers.
 
-    python fuzz/kernel/run.py --seconds 40                    # what CI runs (.ci/fuzz)
+    python fuzz/kernel/run.py --seconds 20                    # what CI runs (.ci/fuzz)
     python fuzz/kernel/run.py --runs 10000000 --corpus fuzz/corpus/kernel --reference 2000
     python fuzz/kernel/run.py --replay fuzz/artifacts/kernel-crash-...   # one input again
 
@@ -8,8 +8,8 @@ Builds, in a scratch copy, the extensions with clang and -fsanitize=fuzzer-no-li
 undefined (so libFuzzer sees the kernel's own branches, and AddressSanitizer and
 UndefinedBehaviorSanitizer watch it), the target target.pyx, and main.c (libFuzzer's main,
 embedding Python), then fuzzes: games of action ids and position texts, checked after every
-move (target.pyx says what must hold). Both code paths of the default build run, half the
-time each: the x86-64-v3 one where the CPU has it, and the baseline one. A failing input is
+move (target.pyx says what must hold). Both code paths of the default build run, side by
+side: the x86-64-v3 one where the CPU has it, and the baseline one. A failing input is
 kept as fuzz/artifacts/kernel-crash-* and fails the run.
 
 --reference N replays up to N inputs of the corpus afterwards and compares, at every
@@ -18,6 +18,7 @@ plain-Python reference python/photoref.py. Needs clang (Debian: apt-get install 
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import pathlib
@@ -53,7 +54,10 @@ def build(scratch):
     # of the time and finds little in bit masks
     flags = " ".join(["-fsanitize=fuzzer-no-link", "-fno-sanitize-coverage=trace-cmp",
                       *SANITIZE])
-    env = dict(os.environ, CC="clang", LDSHARED="clang -shared", CFLAGS=flags, LDFLAGS=flags)
+    # the kernel and Game alone: the target imports no more (photocore imports the rest
+    # on first use)
+    env = dict(os.environ, CC="clang", LDSHARED="clang -shared", CFLAGS=flags, LDFLAGS=flags,
+               PHOTOCORE_MODULES="_kernel,_game")
     env.pop("PHOTOCORE_SANITIZE", None)
     env.pop("PHOTOCORE_NATIVE", None)
     subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=scratch,
@@ -193,7 +197,8 @@ def reference_of(game, ReferenceGame):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=40, help="in all, both code paths (default 40)")
+    ap.add_argument("--seconds", type=float, default=20,
+                    help="each code path's, the paths side by side (default 20)")
     ap.add_argument("--runs", type=int, default=0, help="executions in all instead of --seconds")
     ap.add_argument("--corpus", type=pathlib.Path, default=None,
                     help="keep the corpus here (default: a fresh temporary one)")
@@ -227,11 +232,15 @@ def main(argv=None):
         seed_inputs(seeds)
         paths = [p for p in args.paths.split(",") if p]
         results, ok = [], True
-        for path in paths:
+        # the code paths' campaigns side by side, one a core, on the one corpus (libFuzzer
+        # reloads what the other adds)
+        with concurrent.futures.ThreadPoolExecutor(len(paths)) as pool:
+            campaigns = [pool.submit(fuzz, harness, env, corpus, seeds, args.artifacts,
+                                     args.seconds, args.runs // len(paths), path,
+                                     args.artifacts / f"kernel-{path}.log") for path in paths]
+        for path, campaign in zip(paths, campaigns):
             log = args.artifacts / f"kernel-{path}.log"
-            passed, executions, coverage, tail = fuzz(
-                harness, env, corpus, seeds, args.artifacts, args.seconds / len(paths),
-                args.runs // len(paths), path, log)
+            passed, executions, coverage, tail = campaign.result()
             print(f"kernel [{path}]: {'ok' if passed else 'FAILED'}, {executions:,} inputs, "
                   f"cov {coverage} (log: {log})", flush=True)
             if not passed:
@@ -245,6 +254,10 @@ def main(argv=None):
             print(f"photoref: {games} corpus games, {positions:,} positions, "
                   f"{mismatches} with different legal moves", flush=True)
             ok &= mismatches == 0
+            if games == 0:
+                print("photoref: no corpus game was recorded, so none was compared",
+                      file=sys.stderr)
+                ok = False
             summary["reference"] = {"games": games, "positions": positions,
                                     "mismatches": mismatches}
         if args.json:

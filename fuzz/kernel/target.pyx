@@ -42,7 +42,9 @@ cdef enum:
     RANDOM_MOVES_AFTER_POSITION = 8
 
 _path = os.environ.get("PHOTOCORE_FUZZ_RECORD")
-cdef object record = open(_path, "a") if _path else None
+# a line at a time: libFuzzer ends the process without finalizing Python, so a buffer left
+# unwritten would be lost (and run.py --reference would compare fewer games, or none)
+cdef object record = open(_path, "a", buffering=1) if _path else None
 
 
 cdef str position_of(const State* s):
