@@ -7,7 +7,8 @@ and x86-64-v3 (also BMI1/2; Haswell, Zen and later), and the default kernel load
 highest the CPU runs in its own place at import (src/photocore/_kernel.pyx, end).
 PHOTOCORE_DEBUG=1 turns bounds checks back on and disables optimisation, for debugging.
 PHOTOCORE_SANITIZE=1 builds with AddressSanitizer and UndefinedBehaviorSanitizer at -O1 (see
-docs/hardening.md for running Python under them).
+docs/hardening.md for running Python under them). The build is at -O3 unless CFLAGS names a
+level (CFLAGS=-O1: a quicker build, a slower kernel).
 
 The flags above are gcc's and clang's; MSVC (Windows) gets /O2 (/Od /Zi for PHOTOCORE_DEBUG=1)
 and has no native or sanitized build.
@@ -46,7 +47,11 @@ if os.environ.get("PHOTOCORE_MODULES"):
 cython_jobs = (jobs or len(MODULES)) if sys.platform.startswith("linux") else 0
 
 # a sanitized build at -O1, as AddressSanitizer advises: half the compile time of -O3
-compile_args = ["-O0", "-g"] if debug else ["-O1"] if sanitize else ["-O3"]
+# an optimisation level in CFLAGS is the builder's, as with any C build (CI builds its checks
+# on other Pythons at -O1: half the compile time); else -O3
+chosen_level = any(flag.startswith("-O") for flag in os.environ.get("CFLAGS", "").split())
+compile_args = (["-O0", "-g"] if debug else ["-O1"] if sanitize else []
+                if chosen_level else ["-O3"])
 # the lanes' portable copy (_lanes.h) passes AVX-512-sized vectors between its own inlined
 # functions, whose ABI without AVX-512 -Wpsabi warns of: no call crosses it
 compile_args.append("-Wno-psabi")
