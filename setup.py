@@ -46,9 +46,8 @@ if os.environ.get("PHOTOCORE_MODULES"):
 # run this file again, so Cython runs in this process there
 cython_jobs = (jobs or len(MODULES)) if sys.platform.startswith("linux") else 0
 
-# a sanitized build at -O1, as AddressSanitizer advises: half the compile time of -O3
-# an optimisation level in CFLAGS is the builder's, as with any C build (CI builds its checks
-# on other Pythons at -O1: half the compile time); else -O3
+# -O3, but a sanitized build at -O1 (as AddressSanitizer advises: half the compile time) and
+# a level CFLAGS names, the builder's as in any C build (CI's checks on other Pythons: -O1)
 chosen_level = any(flag.startswith("-O") for flag in os.environ.get("CFLAGS", "").split())
 compile_args = (["-O0", "-g"] if debug else ["-O1"] if sanitize else []
                 if chosen_level else ["-O3"])

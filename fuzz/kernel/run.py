@@ -234,12 +234,12 @@ def main(argv=None):
         results, ok = [], True
         # the code paths' campaigns side by side, one a core, on the one corpus (libFuzzer
         # reloads what the other adds)
+        logs = [args.artifacts / f"kernel-{path}.log" for path in paths]
         with concurrent.futures.ThreadPoolExecutor(len(paths)) as pool:
             campaigns = [pool.submit(fuzz, harness, env, corpus, seeds, args.artifacts,
-                                     args.seconds, args.runs // len(paths), path,
-                                     args.artifacts / f"kernel-{path}.log") for path in paths]
-        for path, campaign in zip(paths, campaigns):
-            log = args.artifacts / f"kernel-{path}.log"
+                                     args.seconds, args.runs // len(paths), path, log)
+                         for path, log in zip(paths, logs)]
+        for path, log, campaign in zip(paths, logs, campaigns):
             passed, executions, coverage, tail = campaign.result()
             print(f"kernel [{path}]: {'ok' if passed else 'FAILED'}, {executions:,} inputs, "
                   f"cov {coverage} (log: {log})", flush=True)
