@@ -23,6 +23,11 @@ PCL_FN pcl_v PCL(byte_sums)(pcl_v x) {
     return (pcl_v)_mm512_sad_epu8((__m512i)x, _mm512_setzero_si512());
 }
 PCL_FN int PCL(any)(pcl_v m) { return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) != 0; }
+PCL_FN pcl_v PCL(keep)(pcl_v where, pcl_v x) {     /* x in the lanes where `where` is not 0 */
+    return (pcl_v)_mm512_maskz_mov_epi64(_mm512_test_epi64_mask((__m512i)where, (__m512i)where),
+                                         (__m512i)x);
+}
+PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return (pcl_v)_mm512_min_epi64((__m512i)a, (__m512i)b); }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) {           /* byte 0 of each lane into all 8 */
     return (pcl_v)_mm512_shuffle_epi8((__m512i)k, _mm512_set4_epi32(0x08080808, 0x08080808, 0, 0));
 }
@@ -57,6 +62,8 @@ PCL_FN int PCL(any)(pcl_v m) {
     return all != 0;
 }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) { return k * V(ONES); }
+PCL_FN pcl_v PCL(keep)(pcl_v where, pcl_v x) { return x & ~M(where == V(0)); }
+PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return PCL(blend)(LT(a, b), a, b); }
 PCL_FN pcl_v PCL(bytes_over)(pcl_v a, pcl_v b) {   /* bytes under 128 */
     pcl_v over = ((a | V(0x80 * ONES)) - (b + V(ONES))) & V(0x80 * ONES);
     return (over >> 7) * V(0xFF);
@@ -114,7 +121,7 @@ PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v bit, pcl_v size) {
     pcl_v centre = PCL(row8)(t->centre_reach, size);
     pcl_v up = LT(V(t->centre), bit);           /* shift counts under 64: each is defined */
     pcl_v moved = (centre << (up & (bit - V(t->centre)))) >> (~up & (V(t->centre) - bit));
-    return moved & PCL(row8)(t->columns_near, bit & V(7));
+    return moved & PCL(row8)(t->columns_near, bit);
 }
 
 /* §5.1's shadows with each lane's sun: by size, the cells where a piece is shaded */
@@ -222,17 +229,17 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
                           & ~LT(light, V(t->plant_cost));
         pcl_v sources = own & ~(active | seeds) & can_plant;
         pcl_v targets = board & ~(occupied | active | block_plant);
-        pcl_v source[16], reach[16], count[16], plants = V(0);
+        pcl_v source[16], reach[16], before[16], plants = V(0);
         int nsources = 0;
         while (PCL(any)(sources)) {          /* each lane's sources, lowest first */
             pcl_v low = sources & -sources;
             pcl_v bit = PCL(popcount)(low - V(1)) & V(63);
             pcl_v size = V(1) + (((mediums | larges) >> bit) & V(1)) + ((larges >> bit) & V(1));
-            pcl_v r = PCL(reach)(t, bit, size) & targets & ~M(low == V(0));
+            pcl_v r = PCL(keep)(low, PCL(reach)(t, bit, size) & targets);
             source[nsources] = bit;
             reach[nsources] = r;
-            count[nsources] = PCL(popcount)(r);
-            plants += count[nsources++];
+            before[nsources++] = plants;
+            plants += PCL(popcount)(r);
             sources ^= low;
         }
         pcl_v grows = ((purse & V(0xFFFFFFFF)) + V(0x7F7F7F7F)) & (row >> 32);
@@ -257,23 +264,21 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         pcl_v is_collect = play & ~LT(k, collects_at) & LT(k, end_at);
         pcl_v is_end = play & ~LT(k, end_at);
 
-        /* a plant's source: the first whose targets take the lane past k */
-        pcl_v kp = k - plants_at, passed = V(0), found = V(0);
-        pcl_v from = V(0), from_reach = V(0), from_k = V(0);
+        /* a plant's source: the last with at most k plants before it (past a lane's last
+           source, `before` is all its plants, more than any plant's k) */
+        pcl_v kp = k - plants_at, from = V(0), from_reach = V(0), from_before = V(0);
         if (PCL(any)(is_plant)) {
             for (int i = 0; i < nsources; i++) {
-                pcl_v hit = ~found & LT(kp, passed + count[i]);
+                pcl_v hit = ~LT(kp, before[i]);
                 from = PCL(blend)(hit, source[i], from);
                 from_reach = PCL(blend)(hit, reach[i], from_reach);
-                from_k = PCL(blend)(hit, kp - passed, from_k);
-                found |= hit;
-                passed += count[i];
+                from_before = PCL(blend)(hit, before[i], from_before);
             }
         }
         /* the move's cell (a column for a buy): one select for every kind */
         pcl_v mask = PCL(blend)(is_buy, buys, PCL(blend)(is_plant, from_reach,
                      PCL(blend)(is_grow, grow, PCL(blend)(is_collect, collect, place))));
-        pcl_v kk = PCL(blend)(is_plant, from_k, PCL(blend)(is_grow, k - grows_at,
+        pcl_v kk = PCL(blend)(is_plant, kp - from_before, PCL(blend)(is_grow, k - grows_at,
                    PCL(blend)(is_collect, k - collects_at, k)));
         pcl_v where = PCL(select)(t, mask, kk) & V(63);
         pcl_v bit = V(1) << where;
@@ -375,13 +380,17 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         if (PCL(any)(lit)) {                 /* §5.1: photosynthesis */
             pcl_v small, medium, large;
             PCL(shadows)(t, L.sun, L.smalls, L.mediums, L.larges, &small, &medium, &large);
-            pcl_v lit1 = L.smalls & ~small, lit2 = L.mediums & ~medium, lit3 = L.larges & ~large;
+            /* a lit piece earns its size: a LP for each of these sets it is in */
+            pcl_v lit_large = L.larges & ~large;
+            pcl_v lit_medium_up = (L.mediums & ~medium) | lit_large;
+            pcl_v lit_any = (L.smalls & ~small) | lit_medium_up;
             for (int p = 0; p < players; p++) {
                 pcl_v o = L.own[p];
-                pcl_v total = L.light[p] + PCL(popcount)(lit1 & o) + (PCL(popcount)(lit2 & o) << 1)
-                              + PCL(popcount)(lit3 & o) * V(3);
-                total = PCL(blend)(LT(V(t->light_cap), total), V(t->light_cap), total);
-                L.light[p] = PCL(blend)(lit, total, L.light[p]);
+                pcl_v earned = PCL(popcount)(lit_any & o) + PCL(popcount)(lit_medium_up & o)
+                               + PCL(popcount)(lit_large & o);
+                /* no player's light is over the cap (broken_invariant's B_LIGHT), so min()
+                   leaves it as it is where nothing is lit */
+                L.light[p] = PCL(min)(L.light[p] + (lit & earned), V(t->light_cap));
             }
         }
         if (PCL(any)(over)) {                /* the games that ended, and the next ones */
