@@ -28,7 +28,6 @@ GOLDEN = [json.loads(line) for line in (ROOT / "seeds" / "golden.jsonl").read_by
 # seconds one input may take before it counts as a hang (run.py also gives libFuzzer a
 # hard -timeout for a hang inside C code, where this check cannot run)
 BUDGET = float(os.environ.get("PHOTOCORE_FUZZ_BUDGET", "10"))
-_FOLDER = tempfile.mkdtemp(prefix="photocore-fuzz-")
 
 
 class Data:
@@ -261,7 +260,9 @@ def record_file(data):
             content = checks.gzip_bytes(content)
         if mode == 2:
             content = checks.mutate_bytes(content, rng, d.int(1, 6))
-    checks.check_record_file(content, compressed, _FOLDER)
+    # a folder per input, gone after it: libFuzzer's exit runs no Python clean-up
+    with tempfile.TemporaryDirectory(prefix="photocore-fuzz-") as folder:
+        checks.check_record_file(content, compressed, folder)
 
 
 def vecgame_inputs(data):

@@ -5,6 +5,7 @@ import contextlib
 import os
 import shutil
 import signal
+import tempfile
 
 import pytest
 from support import _table, children_of
@@ -37,8 +38,16 @@ def chromium(width=1280, height=860, downloads=None):
     if downloads is not None:
         options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
                                                   "download.prompt_for_download": False})
-    driver = webdriver.Chrome(options=options,
-                              service=webdriver.ChromeService(executable_path=chromedriver))
+    # its profile and singleton socket go to a folder of its own, removed when it quits:
+    # Chromium leaves them in the temporary folder when its processes are killed
+    scratch = tempfile.mkdtemp(prefix="chromium")
+    service = webdriver.ChromeService(executable_path=chromedriver,
+                                      env={**os.environ, "TMPDIR": scratch})
+    try:
+        driver = webdriver.Chrome(options=options, service=service)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     if downloads is not None:
         driver.execute_cdp_cmd("Browser.setDownloadBehavior",
                                {"behavior": "allow", "downloadPath": str(downloads)})
@@ -54,6 +63,7 @@ def chromium(width=1280, height=860, downloads=None):
             if pid in running and running[pid][1] == start:     # not a pid used again
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(scratch, ignore_errors=True)
 
     driver.quit = quit_and_end_its_processes
     return driver

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -354,6 +355,42 @@ def listed(left):
     """The processes of left_behind(), in words: how many, then a line for each."""
     return (f"{len(left)} process{'es' if len(left) > 1 else ''} running (killed now):\n"
             + "\n".join(f"  {pid}: {line or '?'}" for (pid, _), line in sorted(left.items())))
+
+
+class NoTempLeft:
+    """A pytest plugin: the session's temporary files go to a folder of its own (TMPDIR,
+    which the processes it starts inherit, and `tempfile`'s folder in this one), and
+    whatever is left there when the session ends fails it, named, then is removed. pytest's
+    own folders (tmp_path) stay where they were, kept for a look after a failure. Under
+    pytest-xdist the workers inherit the main process's folder, which it checks after them.
+    Install with `install(config)` from pytest_configure, before any temporary file is made."""
+
+    left = []
+
+    @classmethod
+    def install(cls, config):
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            tempfile.tempdir = None         # TMPDIR: the main process's folder
+            return
+        plugin = cls()
+        os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+        plugin.folder = tempfile.mkdtemp(prefix="photocore-tests-")
+        os.chmod(plugin.folder, 0o1777)     # as /tmp: tests that run as another user
+        os.environ["TMPDIR"] = tempfile.tempdir = plugin.folder
+        config.pluginmanager.register(plugin, "no-temp-left")
+
+    @pytest.hookimpl(trylast=True)      # after the session's fixtures' teardown
+    def pytest_sessionfinish(self, session):
+        self.left = sorted(os.listdir(self.folder))
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.left:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter):
+        if self.left:
+            terminalreporter.section("temporary files left behind", red=True)
+            terminalreporter.line(f"the session left in its temporary folder: "
+                                  f"{', '.join(self.left)}")
 
 
 class NoProcessLeft:

@@ -2,7 +2,8 @@
 pages, charts, summaries, training shards.
 
 >>> import os, tempfile
->>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
+>>> folder = tempfile.TemporaryDirectory()
+>>> path = os.path.join(folder.name, "out.txt")
 >>> with atomic(path) as f:
 ...     _ = f.write(b"all of it")
 >>> open(path, "rb").read()
@@ -26,6 +27,7 @@ rather than replaced by a regular file:
 ...     _ = f.write(b"through the link")
 >>> os.path.islink(link), open(path, "rb").read(), oct(os.stat(path).st_mode & 0o777)
 (True, b'through the link', '0o600')
+>>> folder.cleanup()
 """
 
 import contextlib

@@ -11,7 +11,6 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import textwrap
 import threading
 import time
@@ -714,11 +713,10 @@ def test_concurrent_clients_keep_their_games_apart(client):
 
 # ---- the command -----------------------------------------------------------------------
 
-def serve_process(*args, setup="", data=None):
+def serve_process(data, *args, setup=""):
     """`photocore serve --port 0 ARGS` in a child process; its user data folder (the
-    default --db's) is `data`, else a new one of its own."""
+    default --db's) is `data`."""
     code = f"{setup}from photocore.cli.serve import serve; serve()"
-    data = data or tempfile.mkdtemp(prefix="photocore-data-")
     return subprocess.Popen([sys.executable, "-c", code, "--port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1",
@@ -726,9 +724,9 @@ def serve_process(*args, setup="", data=None):
 
 
 @pytest.mark.slow
-def test_the_serve_command(served):
+def test_the_serve_command(served, tmp_path):
     import httpx
-    process = serve_process("--agents", "greedy,random")
+    process = serve_process(tmp_path, "--agents", "greedy,random")
     try:
         line = process.stdout.readline()
         assert "photocore serve: open http://127.0.0.1:" in line and "greedy, random" in line
@@ -745,9 +743,9 @@ def test_the_serve_command(served):
 
 
 @pytest.mark.slow
-def test_the_serve_command_warns_off_loopback():
+def test_the_serve_command_warns_off_loopback(tmp_path):
     import httpx
-    process = serve_process("--host", "0.0.0.0", "--agents", "random")
+    process = serve_process(tmp_path, "--host", "0.0.0.0", "--agents", "random")
     try:
         line = process.stdout.readline()
         assert "http://0.0.0.0:" in line
@@ -761,9 +759,9 @@ def test_the_serve_command_warns_off_loopback():
 
 
 @pytest.mark.slow
-def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
+def test_the_serve_command_answers_at_the_loopback_address_it_was_given(tmp_path):
     import httpx
-    process = serve_process("--host", "127.0.0.2", "--agents", "random")
+    process = serve_process(tmp_path, "--host", "127.0.0.2", "--agents", "random")
     try:
         line = process.stdout.readline()
         assert "http://127.0.0.2:" in line
@@ -779,12 +777,12 @@ def test_the_serve_command_answers_at_the_loopback_address_it_was_given():
 
 
 @pytest.mark.slow
-def test_a_client_has_a_while_to_send_its_request_then_is_cut_off():
+def test_a_client_has_a_while_to_send_its_request_then_is_cut_off(tmp_path):
     # uvicorn waits for a request's headers for ever: connections sending nothing, or a
     # byte now and then, held the server's sockets (here the deadline is 0.5 s, not 10)
     import socket
     setup = "from photocore.serve import http; http.Protocol.request_timeout = 0.5; "
-    process = serve_process("--agents", "random", setup=setup)
+    process = serve_process(tmp_path, "--agents", "random", setup=setup)
     try:
         host, port = process.stdout.readline().split("http://")[1].split("/")[0].split(":")
         silent, trickle = (socket.create_connection((host, int(port)), timeout=10)
@@ -837,7 +835,7 @@ def test_no_engine_outlives_the_serve_command(tmp_path):
         while True:
             time.sleep(1)
     '''))
-    process = serve_process("--agents", f'cmd:"{sys.executable} {script}"')
+    process = serve_process(tmp_path, "--agents", f'cmd:"{sys.executable} {script}"')
     try:
         url = process.stdout.readline().split("open ")[1].split()[0]
         agent = httpx.get(url + "api/info").json()["agents"][0]
@@ -854,9 +852,9 @@ def test_no_engine_outlives_the_serve_command(tmp_path):
 
 @pytest.mark.parametrize("host", ["127.1", "0x7f000001", "::ffff:127.0.0.1"])
 @pytest.mark.slow
-def test_loopback_however_written_keeps_the_rebinding_guard(host):
+def test_loopback_however_written_keeps_the_rebinding_guard(host, tmp_path):
     import httpx
-    process = serve_process("--host", host, "--agents", "random")
+    process = serve_process(tmp_path, "--host", host, "--agents", "random")
     try:
         line = process.stdout.readline()
         url = line.split("open ")[1].split()[0]
