@@ -114,11 +114,11 @@ PCL_FN pcl_v PCL(mix64)(pcl_v z) {
     return z ^ (z >> 31);
 }
 
-/* REACH[size][bit] without a load: the centre's reach moved to `bit`, less what wrapped
-   around a row's end (the cells more than 3 columns from it); and with the board's mask,
-   which every caller applies (_build_lane_tables checks it is REACH, cell by cell) */
-PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v bit, pcl_v size) {
-    pcl_v centre = PCL(row8)(t->centre_reach, size);
+/* REACH[size][bit] without a load: `centre`, REACH[size][centre], moved to `bit`, less
+   what wrapped around a row's end (the cells more than 3 columns from it); and with the
+   board's mask, which every caller applies (_build_lane_tables checks it is REACH, cell by
+   cell) */
+PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v bit, pcl_v centre) {
     pcl_v up = LT(V(t->centre), bit);           /* shift counts under 64: each is defined */
     pcl_v moved = (centre << (up & (bit - V(t->centre)))) >> (~up & (V(t->centre) - bit));
     return moved & PCL(row8)(t->columns_near, bit);
@@ -234,8 +234,12 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         while (PCL(any)(sources)) {          /* each lane's sources, lowest first */
             pcl_v low = sources & -sources;
             pcl_v bit = PCL(popcount)(low - V(1)) & V(63);
-            pcl_v size = V(1) + (((mediums | larges) >> bit) & V(1)) + ((larges >> bit) & V(1));
-            pcl_v r = PCL(keep)(low, PCL(reach)(t, bit, size) & targets);
+            /* the centre's reach for the source's size (a tree: sizes 1-3), chosen by
+               two masks: cheaper than the size's bits shifted down and a table row */
+            pcl_v centre = PCL(blend)(~M((low & larges) == V(0)), V(t->centre_reach[3]),
+                                      PCL(blend)(~M((low & mediums) == V(0)),
+                                                 V(t->centre_reach[2]), V(t->centre_reach[1])));
+            pcl_v r = PCL(keep)(low, PCL(reach)(t, bit, centre) & targets);
             source[nsources] = bit;
             reach[nsources] = r;
             before[nsources++] = plants;
