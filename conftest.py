@@ -15,7 +15,8 @@ _EXTRAS = {"gymnasium": ["src/photocore/env/gym.py", "docs/rl.md"],
            "scipy": ["src/photocore/stats.py"],
            "fastapi": ["src/photocore/serve/app.py", "src/photocore/serve/models.py",
                        "src/photocore/serve/view.py"],
-           "sse_starlette": ["src/photocore/serve/app.py", "src/photocore/serve/events.py"]}
+           "sse_starlette": ["src/photocore/serve/app.py", "src/photocore/serve/events.py"],
+           "uvicorn": ["src/photocore/serve/http.py"]}
 
 collect_ignore = [path for module, paths in _EXTRAS.items()
                   if importlib.util.find_spec(module) is None for path in paths]

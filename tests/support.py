@@ -357,6 +357,21 @@ def listed(left):
             + "\n".join(f"  {pid}: {line or '?'}" for (pid, _), line in sorted(left.items())))
 
 
+def of_absent_extra(module, name):
+    """Whether `name`, which the module loads on first use, comes from an optional
+    framework that is not installed here (the ImportError names the framework, not
+    photocore): such a name exists, and its own module's tests skip."""
+    try:
+        getattr(module, name)
+    except ImportError as error:
+        if not error.name or error.name.partition(".")[0] == "photocore":
+            raise
+        return True
+    except AttributeError:
+        pass
+    return False
+
+
 class NoTempLeft:
     """A pytest plugin: the session's temporary files go to a folder of its own (TMPDIR,
     which the processes it starts inherit, and `tempfile`'s folder in this one), and
