@@ -384,9 +384,9 @@ class NoTempLeft:
 
     @classmethod
     def install(cls, config):
-        if hasattr(config, "workerinput"):  # a pytest-xdist worker (not its environment
-            tempfile.tempdir = None         # variable: a pytest a test starts inherits it)
-            return                          # TMPDIR: the main process's folder
+        if hasattr(config, "workerinput"):  # a pytest-xdist worker, whose TMPDIR is the
+            return                          # main process's folder (not PYTEST_XDIST_WORKER:
+                                            # a pytest a test starts inherits it)
         plugin = cls()
         os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
         plugin.folder = tempfile.mkdtemp(prefix="photocore-tests-")

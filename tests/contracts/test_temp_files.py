@@ -7,6 +7,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 CONFTEST = """
 import support
 
@@ -49,6 +51,7 @@ def run_leaky(tmp_path, leaky):
     return done, done.stdout + done.stderr, temp
 
 
+@pytest.mark.slow
 def test_what_a_session_leaves_in_its_temporary_folder_fails_it_named(tmp_path):
     done, out, temp = run_leaky(tmp_path, LEAKY)
     assert done.returncode == 1, out
@@ -60,6 +63,7 @@ def test_what_a_session_leaves_in_its_temporary_folder_fails_it_named(tmp_path):
     assert os.listdir(temp) == [], os.listdir(temp)
 
 
+@pytest.mark.slow
 def test_a_session_that_leaves_nothing_passes(tmp_path):
     clean = LEAKY.split("def test_leaves_a_folder")[0] + "def test_removes_its_folder" + \
         LEAKY.split("def test_removes_its_folder")[1]
