@@ -132,7 +132,7 @@ cdef extern from "_lanes.h":
         uint64_t columns_near[8]
         uint64_t light_row[16]
         uint64_t price_nibbles, grow_costs, slots, stack_size, shadow_left, shadow_right
-        int64_t tokens[64]
+        uint8_t tokens[64]
         uint8_t nibble_select[64]
         int centre, light_cap, plant_cost, collect_cost, sun_positions, setup_trees
     ctypedef struct pc_lane_game:

@@ -35,7 +35,7 @@ typedef struct {
     uint64_t slots;              /* byte c: SLOTS[c] */
     uint64_t stack_size;         /* byte k: STACK_SIZE[k] */
     uint64_t shadow_left, shadow_right;    /* byte k: SHADOW_LEFT[k], SHADOW_RIGHT[k] */
-    int64_t tokens[64];          /* [stack * 16 + tokens taken from it]: TOKEN_VALUE */
+    uint8_t tokens[64];          /* [stack * 16 + tokens taken from it]: TOKEN_VALUE */
     uint8_t nibble_select[64];   /* [k * 16 + nibble]: its k-th set bit */
     int centre;                  /* the centre cell's bit */
     int light_cap, plant_cost, collect_cost, sun_positions, setup_trees;

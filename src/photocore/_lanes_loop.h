@@ -45,9 +45,6 @@ PCL_FN pcl_v PCL(row16)(const uint64_t* table, pcl_v index) {    /* table[index 
 PCL_FN pcl_v PCL(byte64)(const uint8_t* table, pcl_v index) {    /* table[index & 63] */
     return (pcl_v)_mm512_permutexvar_epi8((__m512i)index, _mm512_loadu_si512(table)) & V(0xFF);
 }
-PCL_FN pcl_v PCL(word64)(const int64_t* table, pcl_v index) {    /* table[index & 63] */
-    return (pcl_v)_mm512_i64gather_epi64((__m512i)(index & V(63)), table, 8);
-}
 #else
 PCL_FN pcl_v PCL(bytecounts)(pcl_v x) {
     x = x - ((x >> 1) & V(0x5555555555555555ULL));
@@ -79,11 +76,6 @@ PCL_FN pcl_v PCL(row16)(const uint64_t* table, pcl_v index) { return PCL(row)(ta
 PCL_FN pcl_v PCL(byte64)(const uint8_t* table, pcl_v index) {
     pcl_v r;
     for (int i = 0; i < PCL_WIDTH; i++) r[i] = table[index[i] & 63];
-    return r;
-}
-PCL_FN pcl_v PCL(word64)(const int64_t* table, pcl_v index) {
-    pcl_v r;
-    for (int i = 0; i < PCL_WIDTH; i++) r[i] = (uint64_t)table[index[i] & 63];
     return r;
 }
 #endif
@@ -335,7 +327,7 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
             }
             pcl_v take = is_collect & has;
             pcl_v taken = ((V(t->stack_size) - L.stacks) >> (stack << 3)) & V(0xF);
-            pcl_v value = PCL(word64)(t->tokens, (stack << 4) | taken);
+            pcl_v value = PCL(byte64)(t->tokens, (stack << 4) | taken);
             for (int p = 0; p < players; p++)
                 L.points[p] += take & eq[p] & value;
             L.stacks -= take & (V(1) << (stack << 3));
