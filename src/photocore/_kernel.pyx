@@ -108,6 +108,7 @@ cdef extern from *:
     #endif
     #define PC_BYTE_TOPS 0x80808080u   /* the top bit of each byte of a word */
     #define PC_GOLDEN_GAMMA 0x9E3779B97F4A7C15ULL   /* SplitMix64's step (rng_next) */
+    #define PC_GOLDEN_GAMMA_INVERSE 0xF1DE83E19937733DULL   /* its inverse, mod 2**64 */
     """
     void pc_build_select() nogil
     uint8_t pc_select_in_byte[8][256]   # [k][byte]: the k-th set bit of the byte
@@ -119,6 +120,7 @@ cdef extern from *:
     int pc_cpu_x86_64_v3() nogil
     const uint32_t BYTE_TOPS "PC_BYTE_TOPS"
     const uint64_t GOLDEN_GAMMA "PC_GOLDEN_GAMMA"
+    const uint64_t GOLDEN_GAMMA_INVERSE "PC_GOLDEN_GAMMA_INVERSE"
     int PHOTOCORE_NATIVE       # setup.py's macro: 1 for a -march=native build
     const char* PHOTOCORE_CODE_PATH
 
@@ -1159,11 +1161,10 @@ cdef int random_moves(State* g, uint64_t* rng, ShadeOption* option,
     cdef Tally t
     cdef Turn u
     cdef uint64_t cells, r = rng[0], word
-    cdef int moves = 0, where, kind, sun, k
+    cdef int where, kind, sun, k
     while g.phase == PHASE_SETUP:
         cells = placeable(g, g.current)
         place(g, pc_select_by(cells, rng_below(&r, pc_popcount(cells)), pdep))
-        moves += 1
     if g.phase == PHASE_PLAY:
         word = rng_next(&r)
         while g.phase == PHASE_PLAY:
@@ -1172,7 +1173,6 @@ cdef int random_moves(State* g, uint64_t* rng, ShadeOption* option,
             while True:
                 k = below(word, tally(&u, sun, shade, &t))
                 word = rng_next(&r)
-                moves += 1
                 # nth_move's tests of the kind, then at once these, in its order: the
                 # compiler jumps from each kind to its move. play_in_turn's dispatch in
                 # their place, or the end tested first, keeps a chain of tests (2.9 more
@@ -1191,6 +1191,9 @@ cdef int random_moves(State* g, uint64_t* rng, ShadeOption* option,
             store_turn(g, &u)
             end_turn(g)
         r -= GOLDEN_GAMMA           # the word drawn for a move after the last was not used
+    # a move draws one word: the moves are the steps the stream took, which frees the
+    # register a count would hold in the loop
+    cdef int moves = <int>((r - rng[0]) * GOLDEN_GAMMA_INVERSE)
     rng[0] = r
     return moves
 
