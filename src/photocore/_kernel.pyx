@@ -1155,8 +1155,7 @@ cdef int random_moves(State* g, uint64_t* rng, ShadeOption* option,
     """play_random_game's moves: a copy of the loop for each value of the shade-blocks option
     and of pc_pdep_fast(), which the copy's types name (the pointers are not read), so that
     no move tests them. A turn's state stays in a Turn, in registers, from its first move to
-    its end (store_turn, end_turn), and the random word of each move is drawn during the
-    move before it."""
+    its end (store_turn, end_turn)."""
     cdef bint shade = ShadeOption is ShadeBlocks, pdep = SelectMethod is PdepSelect
     cdef Tally t
     cdef Turn u
@@ -1165,32 +1164,31 @@ cdef int random_moves(State* g, uint64_t* rng, ShadeOption* option,
     while g.phase == PHASE_SETUP:
         cells = placeable(g, g.current)
         place(g, pc_select_by(cells, rng_below(&r, pc_popcount(cells)), pdep))
-    if g.phase == PHASE_PLAY:
-        word = rng_next(&r)
-        while g.phase == PHASE_PLAY:
-            load_turn(g, &u)
-            sun = sun_of(g)
-            while True:
-                k = below(word, tally(&u, sun, shade, &t))
-                word = rng_next(&r)
-                # nth_move's tests of the kind, then at once these, in its order: the
-                # compiler jumps from each kind to its move. play_in_turn's dispatch in
-                # their place, or the end tested first, keeps a chain of tests (2.9 more
-                # branches and 0.1 more mispredicted a move, callgrind)
-                kind = nth_move(&t, k, &where, pdep)
-                if kind == KIND_BUY:
-                    buy(&u, where)
-                elif kind == KIND_PLANT:
-                    plant(&u, source_of(where), target_of(where))
-                elif kind == KIND_GROW:
-                    grow(&u, where)
-                elif kind == KIND_COLLECT:
-                    collect(&u, g, where)
-                else:
-                    break
-            store_turn(g, &u)
-            end_turn(g)
-        r -= GOLDEN_GAMMA           # the word drawn for a move after the last was not used
+    while g.phase == PHASE_PLAY:
+        load_turn(g, &u)
+        sun = sun_of(g)
+        while True:
+            # the word first: it does not wait for the tally, so the CPU computes both at
+            # once, and no register holds it from one move to the next
+            word = rng_next(&r)
+            k = below(word, tally(&u, sun, shade, &t))
+            # nth_move's tests of the kind, then at once these, in its order: the
+            # compiler jumps from each kind to its move. play_in_turn's dispatch in
+            # their place, or the end tested first, keeps a chain of tests (2.9 more
+            # branches and 0.1 more mispredicted a move, callgrind)
+            kind = nth_move(&t, k, &where, pdep)
+            if kind == KIND_BUY:
+                buy(&u, where)
+            elif kind == KIND_PLANT:
+                plant(&u, source_of(where), target_of(where))
+            elif kind == KIND_GROW:
+                grow(&u, where)
+            elif kind == KIND_COLLECT:
+                collect(&u, g, where)
+            else:
+                break
+        store_turn(g, &u)
+        end_turn(g)
     # a move draws one word: the moves are the steps the stream took, which frees the
     # register a count would hold in the loop
     cdef int moves = <int>((r - rng[0]) * GOLDEN_GAMMA_INVERSE)
