@@ -5,7 +5,10 @@
    compilers lower it differently for different targets.
 
    The rules as the scalar kernel has them (_kernel.pyx, docs/rules.md §3-§8), one move a
-   lane a step, each condition a lane mask (all ones or zero) in place of a branch. */
+   lane a step, each condition a lane mask in place of a branch: a mask register's bit a
+   lane in the AVX-512 copy (a comparison's result, read by the blends and masked moves
+   themselves), a word of all ones or zero a lane in the portable one. C's & | ~ combine
+   either. */
 
 #define PCL_FN PCL_TARGET static inline __attribute__((always_inline, unused))
 
@@ -14,7 +17,28 @@
 #define LT(a, b) M((pcl_s)(a) < (pcl_s)(b))   /* small values: a signed compare, one instruction */
 #define ONES 0x0101010101010101ULL
 
-PCL_FN pcl_v PCL(blend)(pcl_v m, pcl_v a, pcl_v b) { return (m & a) | (~m & b); }
+#ifdef PCL_AVX512
+typedef __mmask8 PCL(mask);
+#define KEQ(a, b) _mm512_cmpeq_epi64_mask((__m512i)(a), (__m512i)(b))
+#define KLT(a, b) _mm512_cmplt_epi64_mask((__m512i)(a), (__m512i)(b))   /* signed */
+#define KTEST(a, b) _mm512_test_epi64_mask((__m512i)(a), (__m512i)(b))  /* (a & b) != 0 */
+#define KNONE ((PCL(mask))0)
+PCL_FN pcl_v PCL(blend)(PCL(mask) m, pcl_v a, pcl_v b) {      /* a where m, else b */
+    return (pcl_v)_mm512_mask_blend_epi64(m, (__m512i)b, (__m512i)a);
+}
+PCL_FN pcl_v PCL(keep)(PCL(mask) m, pcl_v x) {                 /* x where m, else 0 */
+    return (pcl_v)_mm512_maskz_mov_epi64(m, (__m512i)x);
+}
+PCL_FN int PCL(some)(PCL(mask) m) { return m != 0; }           /* in any lane */
+#else
+typedef pcl_v PCL(mask);
+#define KEQ(a, b) M((a) == (b))
+#define KLT(a, b) LT(a, b)
+#define KTEST(a, b) (~M(((a) & (b)) == V(0)))
+#define KNONE V(0)
+PCL_FN pcl_v PCL(blend)(PCL(mask) m, pcl_v a, pcl_v b) { return (m & a) | (~m & b); }
+PCL_FN pcl_v PCL(keep)(PCL(mask) m, pcl_v x) { return m & x; }
+#endif
 
 #ifdef PCL_AVX512
 PCL_FN pcl_v PCL(bytecounts)(pcl_v x) { return (pcl_v)_mm512_popcnt_epi8((__m512i)x); }
@@ -23,10 +47,6 @@ PCL_FN pcl_v PCL(byte_sums)(pcl_v x) {
     return (pcl_v)_mm512_sad_epu8((__m512i)x, _mm512_setzero_si512());
 }
 PCL_FN int PCL(any)(pcl_v m) { return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) != 0; }
-PCL_FN pcl_v PCL(keep)(pcl_v where, pcl_v x) {     /* x in the lanes where `where` is not 0 */
-    return (pcl_v)_mm512_maskz_mov_epi64(_mm512_test_epi64_mask((__m512i)where, (__m512i)where),
-                                         (__m512i)x);
-}
 PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return (pcl_v)_mm512_min_epi64((__m512i)a, (__m512i)b); }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) {           /* byte 0 of each lane into all 8 */
     return (pcl_v)_mm512_shuffle_epi8((__m512i)k, _mm512_set4_epi32(0x08080808, 0x08080808, 0, 0));
@@ -58,9 +78,9 @@ PCL_FN int PCL(any)(pcl_v m) {
     for (int i = 0; i < PCL_WIDTH; i++) all |= m[i];
     return all != 0;
 }
+PCL_FN int PCL(some)(pcl_v m) { return PCL(any)(m); }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) { return k * V(ONES); }
-PCL_FN pcl_v PCL(keep)(pcl_v where, pcl_v x) { return x & ~M(where == V(0)); }
-PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return PCL(blend)(LT(a, b), a, b); }
+PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return (LT(a, b) & a) | (~LT(a, b) & b); }
 PCL_FN pcl_v PCL(bytes_over)(pcl_v a, pcl_v b) {   /* bytes under 128 */
     pcl_v over = ((a | V(0x80 * ONES)) - (b + V(ONES))) & V(0x80 * ONES);
     return (over >> 7) * V(0xFF);
@@ -93,10 +113,10 @@ PCL_FN pcl_v PCL(select)(const pc_lane_tables* t, pcl_v x, pcl_v k) {
     pcl_v in = k - (((upto << 8) >> shift) & V(0xFF));   /* k less the bits of lower bytes */
     pcl_v byte = (x >> shift) & V(0xFF), low = byte & V(0xF);
     pcl_v low_bits = PCL(popcount)(low);
-    pcl_v high = ~LT(in, low_bits);
+    PCL(mask) high = ~KLT(in, low_bits);
     pcl_v index = PCL(blend)(high, (((in - low_bits) & V(3)) << 4) | (byte >> 4),
                              ((in & V(3)) << 4) | low);
-    return shift + PCL(byte64)(t->nibble_select, index) + (high & V(4));
+    return shift + PCL(byte64)(t->nibble_select, index) + PCL(keep)(high, V(4));
 }
 
 /* SplitMix64's finalizer (_kernel.pyx's mix64) in each lane */
@@ -111,8 +131,9 @@ PCL_FN pcl_v PCL(mix64)(pcl_v z) {
    board's mask, which every caller applies (_build_lane_tables checks it is REACH, cell by
    cell) */
 PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v bit, pcl_v centre) {
-    pcl_v up = LT(V(t->centre), bit);           /* shift counts under 64: each is defined */
-    pcl_v moved = (centre << (up & (bit - V(t->centre)))) >> (~up & (V(t->centre) - bit));
+    PCL(mask) up = KLT(V(t->centre), bit);      /* shift counts under 64: each is defined */
+    pcl_v moved = (centre << PCL(keep)(up, bit - V(t->centre)))
+                  >> PCL(keep)(~up, V(t->centre) - bit);
     return moved & PCL(row8)(t->columns_near, bit);
 }
 
@@ -181,7 +202,7 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
     PCL(lanes) L;
     long long next = 0;
     const pcl_v board = V(t->board), nplayers = V(players);
-    pcl_v eq[4];
+    PCL(mask) eq[4];
     int playing = 0;
     for (int i = 0; i < PCL_WIDTH; i++) {
         PCL(take)(&L, i, &next, games, context, start);
@@ -195,20 +216,20 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         /* the player to move's values, from each lane's mover */
         pcl_v own = V(0), purse = V(0), light = V(0);
         for (int p = 0; p < players; p++) {
-            eq[p] = M(L.current == V(p));
-            own |= eq[p] & L.own[p];
-            purse |= eq[p] & L.purse[p];
-            light |= eq[p] & L.light[p];
+            eq[p] = KEQ(L.current, V(p));
+            own |= PCL(keep)(eq[p], L.own[p]);
+            purse |= PCL(keep)(eq[p], L.purse[p]);
+            light |= PCL(keep)(eq[p], L.light[p]);
         }
         pcl_v seeds = L.seeds, smalls = L.smalls, mediums = L.mediums, larges = L.larges;
         pcl_v active = L.active, occupied = seeds | smalls | mediums | larges;
-        pcl_v setup = M(L.phase == V(PCL_SETUP)), play = M(L.phase == V(PCL_PLAY));
+        PCL(mask) setup = KEQ(L.phase, V(PCL_SETUP)), play = KEQ(L.phase, V(PCL_PLAY));
 
         /* the legal moves of each kind (buyable .. collectable), counted in id order */
-        pcl_v row = PCL(row16)(t->light_row, PCL(blend)(LT(V(15), light), V(15), light));
+        pcl_v row = PCL(row16)(t->light_row, PCL(min)(light, V(15)));
         pcl_v tops = (((purse >> PCL_PURSE_BOARD) | V(0x80808080)) - (row & V(0xFFFFFFFF)))
                      & V(0x80808080);
-        pcl_v buys = ((PCL(mul32)(tops >> 7, V(0x01020408)) >> 24) & V(0xF)) & play;
+        pcl_v buys = PCL(keep)(play, (PCL(mul32)(tops >> 7, V(0x01020408)) >> 24) & V(0xF));
         pcl_v nbuy = (V(0x4332322132212110ULL) >> (buys << 2)) & V(0xF);   /* popcount */
         pcl_v block_plant = V(0), block_grow = V(0);
         if (shade) {
@@ -217,9 +238,8 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
             block_plant = small & L.shade;
             block_grow = ((seeds & small) | (smalls & small) | (mediums & medium)) & L.shade;
         }
-        pcl_v can_plant = play & ~M((purse & V(0xFF)) == V(0))
-                          & ~LT(light, V(t->plant_cost));
-        pcl_v sources = own & ~(active | seeds) & can_plant;
+        PCL(mask) can_plant = play & KTEST(purse, V(0xFF)) & ~KLT(light, V(t->plant_cost));
+        pcl_v sources = PCL(keep)(can_plant, own & ~(active | seeds));
         pcl_v targets = board & ~(occupied | active | block_plant);
         pcl_v source[16], reach[16], before[16], plants = V(0);
         int nsources = 0;
@@ -228,10 +248,10 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
             pcl_v bit = PCL(popcount)(low - V(1)) & V(63);
             /* the centre's reach for the source's size (a tree: sizes 1-3), chosen by
                two masks: cheaper than the size's bits shifted down and a table row */
-            pcl_v centre = PCL(blend)(~M((low & larges) == V(0)), V(t->centre_reach[3]),
-                                      PCL(blend)(~M((low & mediums) == V(0)),
+            pcl_v centre = PCL(blend)(KTEST(low, larges), V(t->centre_reach[3]),
+                                      PCL(blend)(KTEST(low, mediums),
                                                  V(t->centre_reach[2]), V(t->centre_reach[1])));
-            pcl_v r = PCL(keep)(low, PCL(reach)(t, bit, centre) & targets);
+            pcl_v r = PCL(keep)(KTEST(low, low), PCL(reach)(t, bit, centre) & targets);
             source[nsources] = bit;
             reach[nsources] = r;
             before[nsources++] = plants;
@@ -239,33 +259,34 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
             sources ^= low;
         }
         pcl_v grows = ((purse & V(0xFFFFFFFF)) + V(0x7F7F7F7F)) & (row >> 32);
-        pcl_v grow = ((seeds & -((grows >> 15) & V(1))) | (smalls & -((grows >> 23) & V(1)))
-                      | (mediums & -((grows >> 31) & V(1))))
-                     & own & ~(active | block_grow) & play;
-        pcl_v collect = own & ~active & larges & ~LT(light, V(t->collect_cost)) & play;
+        pcl_v grow = PCL(keep)(play, ((seeds & -((grows >> 15) & V(1)))
+                                      | (smalls & -((grows >> 23) & V(1)))
+                                      | (mediums & -((grows >> 31) & V(1))))
+                                     & own & ~(active | block_grow));
+        pcl_v collect = PCL(keep)(play & ~KLT(light, V(t->collect_cost)), own & ~active & larges);
         pcl_v plants_at = nbuy, grows_at = plants_at + plants;
         pcl_v collects_at = grows_at + PCL(popcount)(grow);
         pcl_v end_at = collects_at + PCL(popcount)(collect);
-        pcl_v place = V(t->outer) & ~occupied & ~M((purse & V(0xFF00)) == V(0)) & setup;
+        pcl_v place = PCL(keep)(setup & KTEST(purse, V(0xFF00)), V(t->outer) & ~occupied);
         pcl_v n = PCL(blend)(setup, PCL(popcount)(place), end_at + V(1));
 
         /* the draw: below(word, n), and the next move's word, off the game's path */
         pcl_v k = PCL(mul32)(L.word >> 32, n) >> 32;
         L.rng += V(0x9E3779B97F4A7C15ULL);
         L.word = PCL(mix64)(L.rng);
-        L.moves -= setup | play;
-        pcl_v is_buy = play & LT(k, plants_at);
-        pcl_v is_plant = play & ~is_buy & LT(k, grows_at);
-        pcl_v is_grow = play & ~LT(k, grows_at) & LT(k, collects_at);
-        pcl_v is_collect = play & ~LT(k, collects_at) & LT(k, end_at);
-        pcl_v is_end = play & ~LT(k, end_at);
+        L.moves += PCL(keep)(setup | play, V(1));
+        PCL(mask) is_buy = play & KLT(k, plants_at);
+        PCL(mask) is_plant = play & ~is_buy & KLT(k, grows_at);
+        PCL(mask) is_grow = play & ~KLT(k, grows_at) & KLT(k, collects_at);
+        PCL(mask) is_collect = play & ~KLT(k, collects_at) & KLT(k, end_at);
+        PCL(mask) is_end = play & ~KLT(k, end_at);
 
         /* a plant's source: the last with at most k plants before it (past a lane's last
            source, `before` is all its plants, more than any plant's k) */
         pcl_v kp = k - plants_at, from = V(0), from_reach = V(0), from_before = V(0);
-        if (PCL(any)(is_plant)) {
+        if (PCL(some)(is_plant)) {
             for (int i = 0; i < nsources; i++) {
-                pcl_v hit = ~LT(kp, before[i]);
+                PCL(mask) hit = ~KLT(kp, before[i]);
                 from = PCL(blend)(hit, source[i], from);
                 from_reach = PCL(blend)(hit, reach[i], from_reach);
                 from_before = PCL(blend)(hit, before[i], from_before);
@@ -284,59 +305,60 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         pcl_v in_column = (purse >> (V(PCL_PURSE_BOARD) + column)) & V(0xFF);
         pcl_v price = (V(t->price_nibbles) >> ((((where & V(3)) << 2) + ((in_column - V(1)) & V(3))) << 2))
                       & V(0xF);
-        light -= is_buy & price;
-        purse += is_buy & ((V(1) << column) - (V(1) << (V(PCL_PURSE_BOARD) + column)));
+        light -= PCL(keep)(is_buy, price);
+        purse += PCL(keep)(is_buy, (V(1) << column) - (V(1) << (V(PCL_PURSE_BOARD) + column)));
         /* plant: a seed onto the target, both cells activated */
-        pcl_v planted = is_plant & bit;
+        pcl_v planted = PCL(keep)(is_plant, bit);
         seeds |= planted;
         own |= planted;
-        light -= is_plant & V(t->plant_cost);
-        purse -= is_plant & V(1);
-        active |= planted | (is_plant & (V(1) << from));
+        light -= PCL(keep)(is_plant, V(t->plant_cost));
+        purse -= PCL(keep)(is_plant, V(1));
+        active |= planted | PCL(keep)(is_plant, V(1) << from);
         /* grow: the piece moves up a size */
-        pcl_v grown = is_grow & bit;
+        pcl_v grown = PCL(keep)(is_grow, bit);
         pcl_v size = ((smalls >> where) & V(1)) | (((mediums >> where) & V(1)) << 1);
         pcl_v was_seed = seeds & grown, was_small = smalls & grown, was_medium = mediums & grown;
         seeds ^= was_seed;
         smalls ^= was_seed | was_small;
         mediums ^= was_small | was_medium;
         larges |= was_medium;
-        light -= is_grow & ((V(t->grow_costs) >> (size << 3)) & V(0xFF));
+        light -= PCL(keep)(is_grow, (V(t->grow_costs) >> (size << 3)) & V(0xFF));
         /* collect: the large tree leaves */
-        pcl_v collected = is_collect & bit;
+        pcl_v collected = PCL(keep)(is_collect, bit);
         larges ^= collected;
         own ^= collected;
-        light -= is_collect & V(t->collect_cost);
+        light -= PCL(keep)(is_collect, V(t->collect_cost));
         /* grow, collect: the piece returns to its column if it has room */
-        pcl_v returns = is_grow | is_collect;
+        PCL(mask) returns = is_grow | is_collect;
         pcl_v back_size = PCL(blend)(is_grow, size, V(3));
-        pcl_v after = purse - (is_grow & (V(1) << ((size + V(1)) << 3)));
+        pcl_v after = purse - PCL(keep)(is_grow, V(1) << ((size + V(1)) << 3));
         pcl_v slot = V(PCL_PURSE_BOARD) + (back_size << 3);
-        pcl_v room = LT((after >> slot) & V(0xFF), (V(t->slots) >> (back_size << 3)) & V(0xFF));
-        purse = PCL(blend)(returns, after + (room & (V(1) << slot)), purse);
-        active |= returns & bit;
-        if (PCL(any)(is_collect)) {          /* §6: the token of the soil, or the next lower */
-            pcl_v leaves = (~M((bit & V(t->richer[0])) == V(0)) & V(1))
-                           + (~M((bit & V(t->richer[1])) == V(0)) & V(1))
-                           + (~M((bit & V(t->richer[2])) == V(0)) & V(1));   /* less 1 */
-            pcl_v stack = V(0), has = V(0);
+        PCL(mask) room = KLT((after >> slot) & V(0xFF), (V(t->slots) >> (back_size << 3)) & V(0xFF));
+        purse = PCL(blend)(returns, after + PCL(keep)(room, V(1) << slot), purse);
+        active |= PCL(keep)(returns, bit);
+        if (PCL(some)(is_collect)) {          /* §6: the token of the soil, or the next lower */
+            pcl_v leaves = PCL(keep)(KTEST(bit, V(t->richer[0])), V(1))
+                           + PCL(keep)(KTEST(bit, V(t->richer[1])), V(1))
+                           + PCL(keep)(KTEST(bit, V(t->richer[2])), V(1));   /* less 1 */
+            pcl_v stack = V(0);
+            PCL(mask) has = KNONE;
             for (int j = 3; j >= 0; j--) {
-                pcl_v ok = ~has & ~LT(leaves, V(j)) & ~M(((L.stacks >> (8 * j)) & V(0xFF)) == V(0));
+                PCL(mask) ok = ~has & ~KLT(leaves, V(j)) & KTEST(L.stacks, V(0xFFULL << (8 * j)));
                 stack = PCL(blend)(ok, V(j), stack);
                 has |= ok;
             }
-            pcl_v take = is_collect & has;
+            PCL(mask) take = is_collect & has;
             pcl_v taken = ((V(t->stack_size) - L.stacks) >> (stack << 3)) & V(0xF);
             pcl_v value = PCL(byte64)(t->tokens, (stack << 4) | taken);
             for (int p = 0; p < players; p++)
-                L.points[p] += take & eq[p] & value;
-            L.stacks -= take & (V(1) << (stack << 3));
+                L.points[p] += PCL(keep)(take & eq[p], value);
+            L.stacks -= PCL(keep)(take, V(1) << (stack << 3));
         }
         /* setup: a small tree placed */
-        pcl_v placed = setup & bit;
+        pcl_v placed = PCL(keep)(setup, bit);
         smalls |= placed;
         own |= placed;
-        purse -= setup & V(0x100);
+        purse -= PCL(keep)(setup, V(0x100));
 
         /* the mover's values back */
         for (int p = 0; p < players; p++) {
@@ -348,32 +370,32 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
 
         /* §4: after a placement the next player places, or play starts */
         pcl_v trees = PCL(popcount)(occupied | placed);
-        pcl_v setup_done = setup & M(trees == V(t->setup_trees * players));
+        PCL(mask) setup_done = setup & KEQ(trees, V(t->setup_trees * players));
         pcl_v modulo = players == 2 ? trees & V(1) : players == 4 ? trees & V(3)
                        : (V(0x210210210210210ULL) >> ((trees & V(15)) << 2)) & V(0xF);  /* % 3 */
         pcl_v current = PCL(blend)(setup & ~setup_done, modulo, L.current);
         /* §5.3, §5.4: the turn passes; after the round's last, the first player token and
            the sun move, or the game ends */
-        active = PCL(blend)(is_end, V(0), active);
+        active = PCL(keep)(~is_end, active);
         pcl_v following = L.current + V(1);
-        following = PCL(blend)(M(following == nplayers), V(0), following);
-        pcl_v round_ends = is_end & M(following == L.first);
+        following = PCL(keep)(~KEQ(following, nplayers), following);
+        PCL(mask) round_ends = is_end & KEQ(following, L.first);
         current = PCL(blend)(is_end & ~round_ends, following, current);
-        pcl_v over = round_ends & M(L.round == L.last_round);
-        pcl_v next_round = round_ends & ~over;
+        PCL(mask) over = round_ends & KEQ(L.round, L.last_round);
+        PCL(mask) next_round = round_ends & ~over;
         pcl_v first = L.first + V(1);
-        first = PCL(blend)(M(first == nplayers), V(0), first);
+        first = PCL(keep)(~KEQ(first, nplayers), first);
         L.first = PCL(blend)(next_round, first, L.first);
         current = PCL(blend)(next_round, first, current);
-        L.round = PCL(blend)(setup_done, V(1), L.round + (next_round & V(1)));
+        L.round = PCL(blend)(setup_done, V(1), L.round + PCL(keep)(next_round, V(1)));
         pcl_v sun = L.sun + V(1);
-        sun = PCL(blend)(M(sun == V(t->sun_positions)), V(0), sun);
-        L.sun = PCL(blend)(next_round, sun, PCL(blend)(setup_done, V(0), L.sun));
-        L.current = PCL(blend)(setup_done, V(0), current);
+        sun = PCL(keep)(~KEQ(sun, V(t->sun_positions)), sun);
+        L.sun = PCL(blend)(next_round, sun, PCL(keep)(~setup_done, L.sun));
+        L.current = PCL(keep)(~setup_done, current);
         L.phase = PCL(blend)(setup_done, V(PCL_PLAY), PCL(blend)(over, V(PCL_OVER), L.phase));
         L.active = active;
-        pcl_v lit = next_round | setup_done;
-        if (PCL(any)(lit)) {                 /* §5.1: photosynthesis */
+        PCL(mask) lit = next_round | setup_done;
+        if (PCL(some)(lit)) {                 /* §5.1: photosynthesis */
             pcl_v small, medium, large;
             PCL(shadows)(t, L.sun, L.smalls, L.mediums, L.larges, &small, &medium, &large);
             /* a lit piece earns its size: a LP for each of these sets it is in */
@@ -386,10 +408,10 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
                                + PCL(popcount)(lit_large & o);
                 /* no player's light is over the cap (broken_invariant's B_LIGHT), so min()
                    leaves it as it is where nothing is lit */
-                L.light[p] = PCL(min)(L.light[p] + (lit & earned), V(t->light_cap));
+                L.light[p] = PCL(min)(L.light[p] + PCL(keep)(lit, earned), V(t->light_cap));
             }
         }
-        if (PCL(any)(over)) {                /* the games that ended, and the next ones */
+        if (PCL(some)(over)) {                /* the games that ended, and the next ones */
             playing = 0;
             for (int i = 0; i < PCL_WIDTH; i++) {
                 while (L.phase[i] == PCL_OVER) {
@@ -425,3 +447,7 @@ PCL_TARGET static void PCL(pcl_play)(const pc_lane_tables* t, int players, int s
 #undef M
 #undef LT
 #undef ONES
+#undef KEQ
+#undef KLT
+#undef KTEST
+#undef KNONE
