@@ -606,7 +606,7 @@ cdef inline void take_token(State* s, int p, int leaves) noexcept nogil:
         s.ntok += 1
         s.stack[k] -= 1
 
-cdef void photosynthesis(State* s) noexcept nogil:
+cdef inline void photosynthesis(State* s) noexcept nogil:
     """§5.1: every tree out of the shadows earns its owner its size in LP, up to the cap."""
     cdef uint64_t sh[NSIZES]
     cdef uint64_t lit1, lit2, lit3, own
