@@ -80,7 +80,7 @@ PCL_FN int PCL(any)(pcl_v m) {
 }
 PCL_FN int PCL(some)(pcl_v m) { return PCL(any)(m); }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) { return k * V(ONES); }
-PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return (LT(a, b) & a) | (~LT(a, b) & b); }
+PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { pcl_v m = LT(a, b); return (m & a) | (~m & b); }
 PCL_FN pcl_v PCL(bytes_over)(pcl_v a, pcl_v b) {   /* bytes under 128 */
     pcl_v over = ((a | V(0x80 * ONES)) - (b + V(ONES))) & V(0x80 * ONES);
     return (over >> 7) * V(0xFF);
