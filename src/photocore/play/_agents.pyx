@@ -211,8 +211,7 @@ cdef int mcts_search(Tree* t, const State* root, uint64_t* rng, int simulations,
             apply_action(&s, t.nodes[node].action)
             depth += 1
             path[depth] = node
-        play_random_game(&s, rng)
-        returns(&s, result)
+        playout(&s, rng, result)
         for i in range(depth + 1):
             t.nodes[path[i]].visits += 1
             for p in range(s.players):
@@ -413,9 +412,7 @@ cdef int graph_search(Graph* g, const State* root, uint64_t* rng, int simulation
             node = g.edges[e].child
         else:
             if g.nodes[node].visits == 0:
-                s = g.nodes[node].state
-                play_random_game(&s, rng)
-                returns(&s, g.nodes[node].own)
+                playout(&g.nodes[node].state, rng, g.nodes[node].own)
             graph_update(g, node)
             for i in range(depth - 1, -1, -1):
                 g.edges[edges[i]].visits += 1

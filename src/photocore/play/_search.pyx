@@ -714,15 +714,12 @@ cdef void expand(Tree* trees, const Knobs* kn, const Batch* b, int r, const floa
 cdef void value_leaf(Tree* t, int x, const Knobs* kn, double* seat) noexcept nogil:
     """The value by seat that node x, just expanded, backs up: the network's, with a
     random game's returns from it mixed in at rollout_weight."""
-    cdef State end
     cdef double played[MAX_PLAYERS]
     cdef int k
     for k in range(kn.players):
         seat[k] = t.nodes[x].net[k]
     if kn.rollout > 0.0:
-        end = t.nodes[x].state
-        play_random_game(&end, &t.rng)
-        returns(&end, played)
+        playout(&t.nodes[x].state, &t.rng, played)
         for k in range(kn.players):
             seat[k] = (1.0 - kn.rollout) * seat[k] + kn.rollout * played[k]
 
