@@ -130,13 +130,14 @@ cdef extern from "_lanes.h":
     ctypedef struct pc_lane_tables:
         uint64_t board, outer
         uint64_t richer[3]
-        uint64_t centre_reach[8]
+        uint64_t reach_high[4]
+        uint64_t reach_low[4]
         uint64_t columns_near[8]
         uint64_t light_row[16]
-        uint64_t price_nibbles, grow_costs, slots, stack_size, shadow_left, shadow_right
+        uint64_t price_nibbles, grow_costs, slots, stack_size, shadow_turn
         uint8_t tokens[64]
         uint8_t nibble_select[64]
-        int centre, light_cap, plant_cost, collect_cost, sun_positions, setup_trees
+        int light_cap, plant_cost, collect_cost, sun_positions, setup_trees
     ctypedef struct pc_lane_game:
         uint64_t seeds, smalls, mediums, larges, active
         uint64_t own[4]
@@ -1773,7 +1774,7 @@ cdef void play_lanes(int players, bint shade, long long games, void* context,
 cdef void _build_lane_tables() except *:
     """LANE_TABLES from the kernel's tables, and a check of the forms they take there."""
     cdef pc_lane_tables* t = &LANE_TABLES
-    cdef int i, k, c, n, bit, centre = -1
+    cdef int i, k, c, n, centre = -1
     cdef uint64_t moved
     memset(t, 0, sizeof(pc_lane_tables))
     if PCL_PURSE_BOARD != BOARD_SHIFT:
@@ -1785,19 +1786,18 @@ cdef void _build_lane_tables() except *:
                 t.richer[k] |= bit_mask(CELL_BIT[i])
         if CELL_Q[i] == 0 and CELL_R[i] == 0:
             centre = CELL_BIT[i]
-    t.centre = centre
-    for k in range(NSIZES):
-        t.centre_reach[k] = REACH[k][centre]
+    for k in range(NSIZES):             # REACH[k][centre] << (63 - centre), in 128 bits
+        t.reach_low[k] = REACH[k][centre] << (63 - centre)
+        t.reach_high[k] = REACH[k][centre] >> (centre + 1)
     for c in range(8):
         for n in range(8):
             if abs(c - n) <= LARGE:     # a plant reaches at most LARGE cells away
-                t.columns_near[c] |= <uint64_t>0x0101010101010101 << n
-    for k in range(NSIZES):             # the centre's reach moved: each cell's on the board
+                t.columns_near[7 - c] |= <uint64_t>0x0101010101010101 << n
+    for k in range(NSIZES):             # that word moved to each cell of the board
         for i in range(NCELLS):
-            bit = CELL_BIT[i]
-            moved = (t.centre_reach[k] << (bit - centre) if bit >= centre
-                     else t.centre_reach[k] >> (centre - bit))
-            if moved & t.columns_near[bit & 7] & BOARD != REACH[k][bit]:
+            n = 63 - CELL_BIT[i]
+            moved = (t.reach_low[k] >> n) | ((t.reach_high[k] << 1) << (63 - n))
+            if moved & t.columns_near[n & 7] & BOARD != REACH[k][CELL_BIT[i]]:
                 raise ValueError("the lanes' reach is not REACH")
     for i in range(256):                # a light row stays the same from 15 LP up
         if BUY_FROM[i] != BUY_FROM[min(i, 15)] or GROW_AFFORDED[i] != GROW_AFFORDED[min(i, 15)]:
@@ -1814,9 +1814,13 @@ cdef void _build_lane_tables() except *:
         t.stack_size |= <uint64_t>STACK_SIZE[k] << (8 * k)
         for n in range(MAX_STACK):
             t.tokens[k * 16 + n] = TOKEN_VALUE[k][n]
-    for k in range(SUN_POSITIONS):
-        t.shadow_left |= <uint64_t>SHADOW_LEFT[k] << (8 * k)
-        t.shadow_right |= <uint64_t>SHADOW_RIGHT[k] << (8 * k)
+    for k in range(SUN_POSITIONS):     # a shadow step as a rotation: what wraps is off the board
+        n = (SHADOW_LEFT[k] - SHADOW_RIGHT[k]) & 63
+        t.shadow_turn |= <uint64_t>n << (8 * k)
+        for i in range(NCELLS):
+            moved = bit_mask(CELL_BIT[i])
+            if (((moved << n) | (moved >> ((64 - n) & 63))) & BOARD) != shadow_step(moved, k):
+                raise ValueError("the lanes' shadow step is not shadow_step")
     for k in range(4):
         for i in range(16):
             t.nibble_select[k * 16 + i] = pc_select_in_byte[k][i]

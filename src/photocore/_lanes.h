@@ -27,17 +27,18 @@
 typedef struct {
     uint64_t board, outer;
     uint64_t richer[3];          /* the cells of richness 2 or more, 3 or more, 4 */
-    uint64_t centre_reach[8];    /* [size]: REACH[size][centre] */
-    uint64_t columns_near[8];    /* [column]: the cells within 3 columns of it */
+    uint64_t reach_high[4], reach_low[4];   /* [size]: REACH[size][centre] << (63 - centre),
+                                               a 128-bit word's halves */
+    uint64_t columns_near[8];    /* [(63 - bit) & 7]: the cells within 3 columns of bit's */
     uint64_t light_row[16];      /* [min(light, 15)]: BUY_FROM | GROW_AFFORDED << 32 */
     uint64_t price_nibbles;      /* nibble 4 * column + pieces in it - 1: PRICE */
     uint64_t grow_costs;         /* byte k: grow_cost(k) */
     uint64_t slots;              /* byte c: SLOTS[c] */
     uint64_t stack_size;         /* byte k: STACK_SIZE[k] */
-    uint64_t shadow_left, shadow_right;    /* byte k: SHADOW_LEFT[k], SHADOW_RIGHT[k] */
+    uint64_t shadow_turn;        /* byte k: SHADOW_LEFT[k] - SHADOW_RIGHT[k], mod 64: a
+                                    shadow step as a rotation */
     uint8_t tokens[64];          /* [stack * 16 + tokens taken from it]: TOKEN_VALUE */
     uint8_t nibble_select[64];   /* [k * 16 + nibble]: its k-th set bit */
-    int centre;                  /* the centre cell's bit */
     int light_cap, plant_cost, collect_cost, sun_positions, setup_trees;
 } pc_lane_tables;
 
@@ -78,7 +79,7 @@ typedef int64_t pcl_s __attribute__((vector_size(8 * PCL_WIDTH)));
 #define PCL_AVX512 1
 #define PCL(name) name##_avx512
 #define PCL_TARGET __attribute__((target("avx512f,avx512cd,avx512vl,avx512bw,avx512dq," \
-                                         "avx512vpopcntdq,avx512bitalg,avx512vbmi")))
+                                         "avx512vpopcntdq,avx512bitalg,avx512vbmi,avx512vbmi2")))
 #include <immintrin.h>
 #include "_lanes_loop.h"
 #undef PCL
@@ -94,7 +95,8 @@ static int pc_lanes_best(void) {
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
             && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
             && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vpopcntdq")
-            && __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("avx512vbmi"))
+            && __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("avx512vbmi")
+            && __builtin_cpu_supports("avx512vbmi2"))
         return 2;
 #endif
 #if defined(PCL_VECTORS)

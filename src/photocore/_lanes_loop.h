@@ -29,6 +29,9 @@ PCL_FN pcl_v PCL(blend)(PCL(mask) m, pcl_v a, pcl_v b) {      /* a where m, else
 PCL_FN pcl_v PCL(keep)(PCL(mask) m, pcl_v x) {                 /* x where m, else 0 */
     return (pcl_v)_mm512_maskz_mov_epi64(m, (__m512i)x);
 }
+PCL_FN pcl_v PCL(keep_and)(PCL(mask) m, pcl_v a, pcl_v b) {    /* a & b where m, else 0 */
+    return (pcl_v)_mm512_maskz_and_epi64(m, (__m512i)a, (__m512i)b);
+}
 PCL_FN int PCL(some)(PCL(mask) m) { return m != 0; }           /* in any lane */
 #else
 typedef pcl_v PCL(mask);
@@ -38,6 +41,7 @@ typedef pcl_v PCL(mask);
 #define KNONE V(0)
 PCL_FN pcl_v PCL(blend)(PCL(mask) m, pcl_v a, pcl_v b) { return (m & a) | (~m & b); }
 PCL_FN pcl_v PCL(keep)(PCL(mask) m, pcl_v x) { return m & x; }
+PCL_FN pcl_v PCL(keep_and)(PCL(mask) m, pcl_v a, pcl_v b) { return m & a & b; }
 #endif
 
 #ifdef PCL_AVX512
@@ -48,11 +52,17 @@ PCL_FN pcl_v PCL(byte_sums)(pcl_v x) {
 }
 PCL_FN int PCL(any)(pcl_v m) { return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) != 0; }
 PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return (pcl_v)_mm512_min_epi64((__m512i)a, (__m512i)b); }
+PCL_FN pcl_v PCL(rotate)(pcl_v x, pcl_v n) { return (pcl_v)_mm512_rolv_epi64((__m512i)x, (__m512i)n); }
+PCL_FN pcl_v PCL(high_zeros)(pcl_v x) { return (pcl_v)_mm512_lzcnt_epi64((__m512i)x); }  /* 64 for 0 */
+PCL_FN pcl_v PCL(shift_in)(pcl_v low, pcl_v high, pcl_v n) {   /* (high:low) >> n, n < 64 */
+    return (pcl_v)_mm512_shrdv_epi64((__m512i)low, (__m512i)high, (__m512i)n);
+}
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) {           /* byte 0 of each lane into all 8 */
     return (pcl_v)_mm512_shuffle_epi8((__m512i)k, _mm512_set4_epi32(0x08080808, 0x08080808, 0, 0));
 }
-PCL_FN pcl_v PCL(bytes_over)(pcl_v a, pcl_v b) {   /* 0xFF in each byte where a's > b's */
-    return (pcl_v)_mm512_movm_epi8(_mm512_cmpgt_epi8_mask((__m512i)a, (__m512i)b));
+PCL_FN pcl_v PCL(bytes_upto)(pcl_v a, pcl_v b) {   /* 1 in each byte where a's <= b's */
+    return (pcl_v)_mm512_maskz_mov_epi8(_mm512_cmple_epu8_mask((__m512i)a, (__m512i)b),
+                                        (__m512i)V(ONES));
 }
 PCL_FN pcl_v PCL(mul32)(pcl_v a, pcl_v b) { return (pcl_v)_mm512_mul_epu32((__m512i)a, (__m512i)b); }
 PCL_FN pcl_v PCL(row8)(const uint64_t* table, pcl_v index) {     /* table[index & 7] */
@@ -81,9 +91,16 @@ PCL_FN int PCL(any)(pcl_v m) {
 PCL_FN int PCL(some)(pcl_v m) { return PCL(any)(m); }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) { return k * V(ONES); }
 PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { pcl_v m = LT(a, b); return (m & a) | (~m & b); }
-PCL_FN pcl_v PCL(bytes_over)(pcl_v a, pcl_v b) {   /* bytes under 128 */
+PCL_FN pcl_v PCL(rotate)(pcl_v x, pcl_v n) { return (x << n) | (x >> ((V(64) - n) & V(63))); }   /* n < 64 */
+PCL_FN pcl_v PCL(high_zeros)(pcl_v x) {           /* of x with a bit set; under 64 */
+    return (V(63) - PCL(popcount)(x - V(1))) & V(63);
+}
+PCL_FN pcl_v PCL(shift_in)(pcl_v low, pcl_v high, pcl_v n) {   /* (high:low) >> n, n < 64 */
+    return (low >> n) | ((high << 1) << (V(63) - n));
+}
+PCL_FN pcl_v PCL(bytes_upto)(pcl_v a, pcl_v b) {   /* bytes under 128 */
     pcl_v over = ((a | V(0x80 * ONES)) - (b + V(ONES))) & V(0x80 * ONES);
-    return (over >> 7) * V(0xFF);
+    return (over >> 7) ^ V(ONES);
 }
 PCL_FN pcl_v PCL(mul32)(pcl_v a, pcl_v b) { return (a & V(0xFFFFFFFF)) * (b & V(0xFFFFFFFF)); }
 PCL_FN pcl_v PCL(row)(const uint64_t* table, pcl_v index, uint64_t last) {
@@ -108,8 +125,8 @@ PCL_FN pcl_v PCL(select)(const pc_lane_tables* t, pcl_v x, pcl_v k) {
     pcl_v upto = c + (c << 8);
     upto += upto << 16;
     upto += upto << 32;                                  /* byte i: the set bits of bytes 0..i */
-    pcl_v below = ~PCL(bytes_over)(upto, PCL(spread_byte)(k & V(63)));
-    pcl_v shift = (PCL(byte_sums)(below & V(ONES)) << 3) & V(63);
+    pcl_v below = PCL(bytes_upto)(upto, PCL(spread_byte)(k & V(63)));
+    pcl_v shift = (PCL(byte_sums)(below) << 3) & V(63);
     pcl_v in = k - (((upto << 8) >> shift) & V(0xFF));   /* k less the bits of lower bytes */
     pcl_v byte = (x >> shift) & V(0xFF), low = byte & V(0xF);
     pcl_v low_bits = PCL(popcount)(low);
@@ -126,23 +143,27 @@ PCL_FN pcl_v PCL(mix64)(pcl_v z) {
     return z ^ (z >> 31);
 }
 
-/* REACH[size][bit] without a load: `centre`, REACH[size][centre], moved to `bit`, less
-   what wrapped around a row's end (the cells more than 3 columns from it); and with the
-   board's mask, which every caller applies (_build_lane_tables checks it is REACH, cell by
-   cell) */
-PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v bit, pcl_v centre) {
-    PCL(mask) up = KLT(V(t->centre), bit);      /* shift counts under 64: each is defined */
-    pcl_v moved = (centre << PCL(keep)(up, bit - V(t->centre)))
-                  >> PCL(keep)(~up, V(t->centre) - bit);
-    return moved & PCL(row8)(t->columns_near, bit);
+/* REACH[size][bit] without a load, for a tree (sizes 1-3) at `low`, whose bit has `lz` bits
+   above it: the centre's reach, held as a 128-bit word whose shift by `lz` puts it at the
+   tree (one funnel shift; its size chosen by two masks, cheaper than the size's bits and a
+   table row), less the cells more than 3 columns away (which wrapped round a row's end);
+   and with the board's mask, which every caller applies (_build_lane_tables checks it is
+   REACH, cell by cell) */
+PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v low, pcl_v lz, pcl_v mediums,
+                        pcl_v larges) {
+    PCL(mask) large = KTEST(low, larges), medium = KTEST(low, mediums);
+    pcl_v high = PCL(blend)(large, V(t->reach_high[3]),
+                            PCL(blend)(medium, V(t->reach_high[2]), V(t->reach_high[1])));
+    pcl_v low_half = PCL(blend)(large, V(t->reach_low[3]),
+                                PCL(blend)(medium, V(t->reach_low[2]), V(t->reach_low[1])));
+    return PCL(shift_in)(low_half, high, lz) & PCL(row8)(t->columns_near, lz);
 }
 
 /* §5.1's shadows with each lane's sun: by size, the cells where a piece is shaded */
 PCL_FN void PCL(shadows)(const pc_lane_tables* t, pcl_v sun, pcl_v smalls, pcl_v mediums,
                          pcl_v larges, pcl_v* small, pcl_v* medium, pcl_v* large) {
-    pcl_v left = (V(t->shadow_left) >> (sun << 3)) & V(0xFF);
-    pcl_v right = (V(t->shadow_right) >> (sun << 3)) & V(0xFF);
-#define STEP(bb) ((((bb) << left) >> right) & V(t->board))
+    pcl_v turn = (V(t->shadow_turn) >> (sun << 3)) & V(0xFF);
+#define STEP(bb) (PCL(rotate)(bb, turn) & V(t->board))
     pcl_v l1 = STEP(larges), l2 = STEP(l1), m1 = STEP(mediums);
     *large = l1 | l2 | STEP(l2);
     *medium = *large | m1 | STEP(m1);
@@ -227,10 +248,11 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
 
         /* the legal moves of each kind (buyable .. collectable), counted in id order */
         pcl_v row = PCL(row16)(t->light_row, PCL(min)(light, V(15)));
-        pcl_v tops = (((purse >> PCL_PURSE_BOARD) | V(0x80808080)) - (row & V(0xFFFFFFFF)))
+        /* bit 8c + 7 where column c can be bought (a lane not in play draws none of the
+           kinds counted here: is_buy .. is_end below need play) */
+        pcl_v buys = (((purse >> PCL_PURSE_BOARD) | V(0x80808080)) - (row & V(0xFFFFFFFF)))
                      & V(0x80808080);
-        pcl_v buys = PCL(keep)(play, (PCL(mul32)(tops >> 7, V(0x01020408)) >> 24) & V(0xF));
-        pcl_v nbuy = (V(0x4332322132212110ULL) >> (buys << 2)) & V(0xF);   /* popcount */
+        pcl_v nbuy = PCL(popcount)(buys);
         pcl_v block_plant = V(0), block_grow = V(0);
         if (shade) {
             pcl_v small, medium, large;
@@ -241,29 +263,25 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         PCL(mask) can_plant = play & KTEST(purse, V(0xFF)) & ~KLT(light, V(t->plant_cost));
         pcl_v sources = PCL(keep)(can_plant, own & ~(active | seeds));
         pcl_v targets = board & ~(occupied | active | block_plant);
-        pcl_v source[16], reach[16], before[16], plants = V(0);
+        pcl_v source[16], reach[16], before[16], plants = V(0);   /* source: bits above it */
         int nsources = 0;
-        while (PCL(any)(sources)) {          /* each lane's sources, lowest first */
+        PCL(mask) has;                       /* the lanes with a source left */
+        while (PCL(some)(has = KTEST(sources, sources))) {   /* each lane's, lowest first */
             pcl_v low = sources & -sources;
-            pcl_v bit = PCL(popcount)(low - V(1)) & V(63);
-            /* the centre's reach for the source's size (a tree: sizes 1-3), chosen by
-               two masks: cheaper than the size's bits shifted down and a table row */
-            pcl_v centre = PCL(blend)(KTEST(low, larges), V(t->centre_reach[3]),
-                                      PCL(blend)(KTEST(low, mediums),
-                                                 V(t->centre_reach[2]), V(t->centre_reach[1])));
-            pcl_v r = PCL(keep)(KTEST(low, low), PCL(reach)(t, bit, centre) & targets);
-            source[nsources] = bit;
+            pcl_v lz = PCL(high_zeros)(low);
+            pcl_v r = PCL(keep_and)(has, PCL(reach)(t, low, lz, mediums, larges), targets);
+            source[nsources] = lz;
             reach[nsources] = r;
             before[nsources++] = plants;
             plants += PCL(popcount)(r);
             sources ^= low;
         }
         pcl_v grows = ((purse & V(0xFFFFFFFF)) + V(0x7F7F7F7F)) & (row >> 32);
-        pcl_v grow = PCL(keep)(play, ((seeds & -((grows >> 15) & V(1)))
-                                      | (smalls & -((grows >> 23) & V(1)))
-                                      | (mediums & -((grows >> 31) & V(1))))
-                                     & own & ~(active | block_grow));
-        pcl_v collect = PCL(keep)(play & ~KLT(light, V(t->collect_cost)), own & ~active & larges);
+        pcl_v grow = (PCL(keep)(KTEST(grows, V(1 << 15)), seeds)
+                      | PCL(keep)(KTEST(grows, V(1 << 23)), smalls)
+                      | PCL(keep)(KTEST(grows, V(1ULL << 31)), mediums))
+                     & own & ~(active | block_grow);
+        pcl_v collect = PCL(keep)(~KLT(light, V(t->collect_cost)), own & ~active & larges);
         pcl_v plants_at = nbuy, grows_at = plants_at + plants;
         pcl_v collects_at = grows_at + PCL(popcount)(grow);
         pcl_v end_at = collects_at + PCL(popcount)(collect);
@@ -301,9 +319,9 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         pcl_v bit = V(1) << where;
 
         /* buy: the column's next piece, for its price */
-        pcl_v column = (where & V(3)) << 3;
+        pcl_v column = where & V(0x18);  /* 8 x the column (where = 8c + 7) */
         pcl_v in_column = (purse >> (V(PCL_PURSE_BOARD) + column)) & V(0xFF);
-        pcl_v price = (V(t->price_nibbles) >> ((((where & V(3)) << 2) + ((in_column - V(1)) & V(3))) << 2))
+        pcl_v price = (V(t->price_nibbles) >> ((column << 1) + (((in_column - V(1)) & V(3)) << 2)))
                       & V(0xF);
         light -= PCL(keep)(is_buy, price);
         purse += PCL(keep)(is_buy, (V(1) << column) - (V(1) << (V(PCL_PURSE_BOARD) + column)));
@@ -313,7 +331,7 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         own |= planted;
         light -= PCL(keep)(is_plant, V(t->plant_cost));
         purse -= PCL(keep)(is_plant, V(1));
-        active |= planted | PCL(keep)(is_plant, V(1) << from);
+        active |= planted | PCL(keep)(is_plant, V(1ULL << 63) >> (from & V(63)));
         /* grow: the piece moves up a size */
         pcl_v grown = PCL(keep)(is_grow, bit);
         pcl_v size = ((smalls >> where) & V(1)) | (((mediums >> where) & V(1)) << 1);
