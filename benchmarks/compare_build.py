@@ -19,7 +19,10 @@ kernel_calls.pyx, compiled against each build's _kernel.pxd) and `Game.legal_mov
 there (from Python: the object it returns costs most of the time). Each figure is the
 median over rounds of each subprocess's best repetition, and the ratio is taken round by
 round (this build over the other) so that a machine busy for a while slows both sides
-alike. Both builds must play the same games: the playout totals and the moves MCTS chooses
+alike; and both run on the same CPU (--cpu), so that a core busier than another (a shared
+core's other thread, a neighbour's virtual machine) does not slow one side alone: on a
+shared 2-core machine, unpinned rounds of the same two builds fell in two groups 10% apart.
+Both builds must play the same games: the playout totals and the moves MCTS chooses
 are compared and any difference fails the run.
 """
 
@@ -156,9 +159,10 @@ def build_calls(src, folder):
 def measure(src, calls, args):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(calls)]),
                OPENBLAS_NUM_THREADS="1")
+    pin = None if args.cpu < 0 else (lambda: os.sched_setaffinity(0, {args.cpu}))
     out = subprocess.run([sys.executable, "-c", TIMER, str(args.games), str(args.simulations),
                           str(args.positions), str(args.reps)], env=env, cwd=src.parent,
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, preexec_fn=pin).stdout
     figures = json.loads(out.splitlines()[-1])
     if not figures["file"].startswith(str(src)):
         sys.exit(f"{src} imported photocore from {figures['file']}")
@@ -177,7 +181,13 @@ def main():
     ap.add_argument("--positions", type=int, default=20, help="MCTS positions")
     ap.add_argument("--reps", type=int, default=3, help="repetitions per run; the best counts")
     ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    ap.add_argument("--cpu", type=int, default=cpus[-1] if cpus else -1,
+                    help="the CPU both builds run on (default: %(default)s; -1: wherever "
+                         "the system puts each run)")
     args = ap.parse_args()
+    if args.cpu >= 0 and args.cpu not in cpus:
+        ap.error(f"--cpu {args.cpu}: this process may run on CPUs {cpus} only")
     commit, other = build(args.against)
     here = git("rev-parse", "--short=12", "HEAD") + (
         "+" if git("status", "--porcelain", "-uno") else "")
@@ -200,8 +210,9 @@ def main():
             for name, *_ in MEASURES), file=sys.stderr, flush=True)
     print(f"this build: {here} ({runs['this'][0]['code_path']} code); "
           f"against: {args.against} = {commit[:12]} ({runs['other'][0]['code_path']} code); "
-          f"{args.rounds} rounds, medians")
-    report = {"this": here, "against": commit, "rounds": args.rounds, "figures": {}}
+          f"{args.rounds} rounds, medians; " + ("unpinned" if args.cpu < 0 else f"CPU {args.cpu}"))
+    report = {"this": here, "against": commit, "rounds": args.rounds,
+              "cpu": None if args.cpu < 0 else args.cpu, "figures": {}}
     print(f"{'workload':14} {'this':>12} {'against':>12}  unit               speed-up")
     for name, unit, scale, higher in MEASURES:
         this = statistics.median(run[name] for run in runs["this"])
