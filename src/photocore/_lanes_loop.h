@@ -416,17 +416,17 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         if (PCL(some)(lit)) {                 /* §5.1: photosynthesis */
             pcl_v small, medium, large;
             PCL(shadows)(t, L.sun, L.smalls, L.mediums, L.larges, &small, &medium, &large);
-            /* a lit piece earns its size: a LP for each of these sets it is in */
-            pcl_v lit_large = L.larges & ~large;
-            pcl_v lit_medium_up = (L.mediums & ~medium) | lit_large;
-            pcl_v lit_any = (L.smalls & ~small) | lit_medium_up;
+            /* a lit piece earns its size: 1 LP in the odd sizes' set, 2 in that of sizes 2 and
+               3 (in the lanes where the sun shines now) */
+            pcl_v lit_large = PCL(keep)(lit, L.larges & ~large);
+            pcl_v lit_odd = PCL(keep)(lit, L.smalls & ~small) | lit_large;
+            pcl_v lit_two_up = PCL(keep)(lit, L.mediums & ~medium) | lit_large;
             for (int p = 0; p < players; p++) {
                 pcl_v o = L.own[p];
-                pcl_v earned = PCL(popcount)(lit_any & o) + PCL(popcount)(lit_medium_up & o)
-                               + PCL(popcount)(lit_large & o);
+                pcl_v earned = PCL(popcount)(lit_odd & o) + (PCL(popcount)(lit_two_up & o) << 1);
                 /* no player's light is over the cap (broken_invariant's B_LIGHT), so min()
                    leaves it as it is where nothing is lit */
-                L.light[p] = PCL(min)(L.light[p] + PCL(keep)(lit, earned), V(t->light_cap));
+                L.light[p] = PCL(min)(L.light[p] + earned, V(t->light_cap));
             }
         }
         if (PCL(some)(over)) {                /* the games that ended, and the next ones */
