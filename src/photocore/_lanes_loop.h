@@ -54,7 +54,7 @@ PCL_FN int PCL(any)(pcl_v m) { return _mm512_test_epi64_mask((__m512i)m, (__m512
 PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { return (pcl_v)_mm512_min_epi64((__m512i)a, (__m512i)b); }
 PCL_FN pcl_v PCL(rotate)(pcl_v x, pcl_v n) { return (pcl_v)_mm512_rolv_epi64((__m512i)x, (__m512i)n); }
 PCL_FN pcl_v PCL(high_zeros)(pcl_v x) { return (pcl_v)_mm512_lzcnt_epi64((__m512i)x); }  /* 64 for 0 */
-PCL_FN pcl_v PCL(shift_in)(pcl_v low, pcl_v high, pcl_v n) {   /* (high:low) >> n, n < 64 */
+PCL_FN pcl_v PCL(shift_in)(pcl_v low, pcl_v high, pcl_v n) {   /* (high:low) >> (n & 63) */
     return (pcl_v)_mm512_shrdv_epi64((__m512i)low, (__m512i)high, (__m512i)n);
 }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) {           /* byte 0 of each lane into all 8 */
@@ -92,7 +92,7 @@ PCL_FN int PCL(some)(pcl_v m) { return PCL(any)(m); }
 PCL_FN pcl_v PCL(spread_byte)(pcl_v k) { return k * V(ONES); }
 PCL_FN pcl_v PCL(min)(pcl_v a, pcl_v b) { pcl_v m = LT(a, b); return (m & a) | (~m & b); }
 PCL_FN pcl_v PCL(rotate)(pcl_v x, pcl_v n) { return (x << n) | (x >> ((V(64) - n) & V(63))); }   /* n < 64 */
-PCL_FN pcl_v PCL(high_zeros)(pcl_v x) {           /* of x with a bit set; under 64 */
+PCL_FN pcl_v PCL(high_zeros)(pcl_v x) {           /* of x with one bit set (63 for 0) */
     return (V(63) - PCL(popcount)(x - V(1))) & V(63);
 }
 PCL_FN pcl_v PCL(shift_in)(pcl_v low, pcl_v high, pcl_v n) {   /* (high:low) >> n, n < 64 */
@@ -268,7 +268,7 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         PCL(mask) has;                       /* the lanes with a source left */
         while (PCL(some)(has = KTEST(sources, sources))) {   /* each lane's, lowest first */
             pcl_v low = sources & -sources;
-            pcl_v lz = PCL(high_zeros)(low);
+            pcl_v lz = PCL(high_zeros)(low);   /* past a lane's last source anything: masked */
             pcl_v r = PCL(keep_and)(has, PCL(reach)(t, low, lz, mediums, larges), targets);
             source[nsources] = lz;
             reach[nsources] = r;
