@@ -106,6 +106,37 @@ cdef extern from *:
     #ifndef PHOTOCORE_CODE_PATH
     #define PHOTOCORE_CODE_PATH "baseline"
     #endif
+    /* How many of the n counts c[0..n-1] (n < 16; c is 16 long, and what lies past n is
+       read and left out) are at most k, where they rise (Tally.before): the run of them at
+       most k, from every count's compare at once, with no loop whose length the data
+       decides. */
+    #if defined(__AVX2__)
+    #include <immintrin.h>
+    static inline int pc_count_upto(const unsigned short* c, int n, int k) {
+        __m256i upto = _mm256_cmpgt_epi16(_mm256_set1_epi16((short)(k + 1)),
+                                          _mm256_loadu_si256((const __m256i*)c));
+        unsigned bits = (unsigned)_mm256_movemask_epi8(upto) & ((1u << 2 * n) - 1);
+        return pc_lowest(~(unsigned long long)bits) >> 1;
+    }
+    #elif defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    static inline int pc_count_upto(const unsigned short* c, int n, int k) {
+        __m128i bound = _mm_set1_epi16((short)(k + 1));
+        unsigned low = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi16(
+                           bound, _mm_loadu_si128((const __m128i*)c)));
+        unsigned high = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi16(
+                            bound, _mm_loadu_si128((const __m128i*)(c + 8))));
+        unsigned bits = (low | high << 16) & ((1u << 2 * n) - 1);
+        return pc_lowest(~(unsigned long long)bits) >> 1;
+    }
+    #else
+    static inline int pc_count_upto(const unsigned short* c, int n, int k) {
+        int upto = 0;
+        for (int i = 0; i < 16; i++)
+            upto += (i < n) & (c[i] <= k);
+        return upto;
+    }
+    #endif
     #define PC_BYTE_TOPS 0x80808080u   /* the top bit of each byte of a word */
     #define PC_GOLDEN_GAMMA 0x9E3779B97F4A7C15ULL   /* SplitMix64's step (rng_next) */
     #define PC_GOLDEN_GAMMA_INVERSE 0xF1DE83E19937733DULL   /* its inverse, mod 2**64 */
@@ -118,6 +149,7 @@ cdef extern from *:
     bint pc_pdep_fast() nogil
     int pc_cpu_x86_64_v2() nogil
     int pc_cpu_x86_64_v3() nogil
+    int pc_count_upto(const uint16_t* c, int n, int k) nogil
     const uint32_t BYTE_TOPS "PC_BYTE_TOPS"
     const uint64_t GOLDEN_GAMMA "PC_GOLDEN_GAMMA"
     const uint64_t GOLDEN_GAMMA_INVERSE "PC_GOLDEN_GAMMA_INVERSE"
@@ -768,6 +800,9 @@ cdef inline void play(State* s, int kind, int where) noexcept nogil:
 
 # ---- the legal moves, counted and listed --------------------------------------------
 
+cdef enum:
+    SOURCE_SLOTS = 16           # Tally.before's length: MAX_TREES, rounded up to a vector's
+
 cdef struct Tally:              # the legal moves of a position in play, by kind
     int buy                     # buyable()
     uint64_t grow               # growable()
@@ -775,6 +810,7 @@ cdef struct Tally:              # the legal moves of a position in play, by kind
     int sources                 # plant sources, ascending, with the targets each reaches
     uint8_t source[MAX_TREES]
     uint64_t reach[MAX_TREES]
+    uint16_t before[SOURCE_SLOTS]   # and the legal moves before its first plant
     int plants                  # the place of each kind's first move in ascending id order:
     int grows                   # the legal moves before it
     int collects
@@ -799,6 +835,7 @@ cdef inline int tally(const Turn* u, int sun, bint shade, Tally* t) noexcept nog
             sources &= sources - 1
             t.source[i] = bit
             t.reach[i] = plant_reach(u, bit, targets)
+            t.before[i] = n
             n += pc_popcount(t.reach[i])
             i += 1
     t.sources = i
@@ -820,18 +857,16 @@ cdef inline int tally_state(const State* s, Tally* t) noexcept nogil:
 cdef inline int nth_move(const Tally* t, int k, int* where, bint pdep) noexcept nogil:
     """The k-th legal move of a tallied position (ascending ids): its kind, and where
     (`pdep`: pc_pdep_fast(), the select method)."""
-    cdef int i = 0
+    cdef int i
     if k >= t.end:
         return KIND_END
     if k < t.plants:
         where[0] = pc_select_in_byte[k][t.buy]
         return KIND_BUY
     if k < t.grows:
-        k -= t.plants
-        while k >= pc_popcount(t.reach[i]):
-            k -= pc_popcount(t.reach[i])
-            i += 1
-        where[0] = pair(t.source[i], pc_select_by(t.reach[i], k, pdep))
+        # the last source with at most k moves before its first plant
+        i = pc_count_upto(t.before, t.sources, k) - 1
+        where[0] = pair(t.source[i], pc_select_by(t.reach[i], k - t.before[i], pdep))
         return KIND_PLANT
     if k < t.collects:
         where[0] = pc_select_by(t.grow, k - t.grows, pdep)
