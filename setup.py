@@ -21,10 +21,12 @@ more: the others would double its build).
 import os
 import platform
 import sys
+import tempfile
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.errors import CompileError
 
 native = os.environ.get("PHOTOCORE_NATIVE") == "1"
 debug = os.environ.get("PHOTOCORE_DEBUG") == "1"
@@ -102,7 +104,7 @@ if ("_kernel" in MODULES and not (native or debug) and os.name == "posix"
 
 
 class BuildExt(build_ext):
-    """MSVC's flags in place of gcc's and clang's, once the compiler is known."""
+    """MSVC's flags in place of gcc's and clang's, and gcc's own, once the compiler is known."""
 
     def build_extensions(self):
         if self.compiler.compiler_type == "msvc":
@@ -110,7 +112,28 @@ class BuildExt(build_ext):
                 raise SystemExit("PHOTOCORE_NATIVE=1 and PHOTOCORE_SANITIZE=1 need gcc or clang")
             for extension in self.extensions:
                 extension.extra_compile_args = ["/Od", "/Zi"] if debug else ["/O2"]
+        elif self.accepts("-fno-ipa-icf"):
+            # gcc folds functions of the same code into one: the kernel's random_turn, whose
+            # copies for odd and even turns are the same code, would then be called twice and
+            # not written out where it is called (_kernel.pyx, random_moves). Clang has no
+            # such flag, and does not fold
+            for extension in self.extensions:
+                if extension.name.startswith("photocore._kernel"):
+                    extension.extra_compile_args = [*extension.extra_compile_args,
+                                                    "-fno-ipa-icf"]
         super().build_extensions()
+
+    def accepts(self, flag):
+        """Whether the C compiler compiles with `flag`."""
+        with tempfile.TemporaryDirectory() as folder:
+            source = os.path.join(folder, "flag.c")
+            with open(source, "w") as f:
+                f.write("int photocore_flag;\n")
+            try:
+                self.compiler.compile([source], output_dir=folder, extra_postargs=[flag])
+            except CompileError:
+                return False
+        return True
 
 
 setup(ext_modules=extensions, cmdclass={"build_ext": BuildExt},

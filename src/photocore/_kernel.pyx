@@ -1169,8 +1169,9 @@ cdef int random_action(const State* s, uint64_t* rng) noexcept nogil:
     kind = nth_move(&t, rng_below(rng, tally_state(s, &t)), &where, pc_pdep_fast())
     return encode(kind, where)
 
-# Types that only name a compiled copy of random_moves (fused types, specialised at compile
-# time): with or without the shade-blocks option, PDEP's select or the broadword one.
+# Types that only name a compiled copy of random_moves and random_turn (fused types,
+# specialised at compile time): with or without the shade-blocks option, PDEP's select or
+# the broadword one, and for random_turn, the game's odd or even turns.
 cdef struct ShadeBlocks:
     char unused
 cdef struct NoShadeBlocks:
@@ -1185,46 +1186,70 @@ ctypedef fused ShadeOption:
 ctypedef fused SelectMethod:
     PdepSelect
     BroadwordSelect
+cdef struct OddTurn:
+    char unused
+cdef struct EvenTurn:
+    char unused
+ctypedef fused TurnPlace:
+    OddTurn
+    EvenTurn
+
+cdef inline void random_turn(State* g, uint64_t* r, Tally* t, ShadeOption* option,
+                             SelectMethod* method, TurnPlace* place) noexcept nogil:
+    """random_moves' moves of the turn in play, and its end (end_turn), with the caller's
+    Tally for scratch. The turn's state stays in a Turn, in registers, from its first move
+    to its end. A copy for each copy of random_moves and for its odd and even turns (the
+    pointers are not read): each is called once, so the compiler writes it out where it is
+    called."""
+    cdef bint shade = ShadeOption is ShadeBlocks, pdep = SelectMethod is PdepSelect
+    cdef Turn u
+    cdef uint64_t word
+    cdef int where, kind, k, sun = sun_of(g)
+    load_turn(g, &u)
+    while True:
+        # the word first: it does not wait for the tally, so the CPU computes both at
+        # once, and no register holds it from one move to the next
+        word = rng_next(r)
+        k = below(word, tally(&u, sun, shade, t))
+        # nth_move's tests of the kind, then at once these, in its order: the
+        # compiler jumps from each kind to its move. play_in_turn's dispatch in
+        # their place, or the end tested first, keeps a chain of tests (2.9 more
+        # branches and 0.1 more mispredicted a move, callgrind)
+        kind = nth_move(t, k, &where, pdep)
+        if kind == KIND_BUY:
+            buy(&u, where)
+        elif kind == KIND_PLANT:
+            plant(&u, source_of(where), target_of(where))
+        elif kind == KIND_GROW:
+            grow(&u, where)
+        elif kind == KIND_COLLECT:
+            collect(&u, g, where)
+        else:
+            break
+    store_turn(g, &u)
+    end_turn(g)
 
 cdef int random_moves(State* g, uint64_t* rng, ShadeOption* option,
                       SelectMethod* method) noexcept nogil:
     """play_random_game's moves: a copy of the loop for each value of the shade-blocks option
     and of pc_pdep_fast(), which the copy's types name (the pointers are not read), so that
-    no move tests them. A turn's state stays in a Turn, in registers, from its first move to
-    its end (store_turn, end_turn)."""
-    cdef bint shade = ShadeOption is ShadeBlocks, pdep = SelectMethod is PdepSelect
+    no move tests them."""
+    cdef bint pdep = SelectMethod is PdepSelect
+    cdef uint64_t cells, r = rng[0]
     cdef Tally t
-    cdef Turn u
-    cdef uint64_t cells, r = rng[0], word
-    cdef int where, kind, sun, k
     while g.phase == PHASE_SETUP:
         cells = placeable(g, g.current)
         place(g, pc_select_by(cells, rng_below(&r, pc_popcount(cells)), pdep))
+    # the turns in two copies, taken in turn: with 2 players one copy's turns all end a
+    # round and the other's none, so that each end_turn's test of the round's end goes the
+    # same way every time (where one copy's went either way, every other turn, and was
+    # mispredicted half the time under callgrind; a CPU that predicts from the branches
+    # before it mispredicted it little)
     while g.phase == PHASE_PLAY:
-        load_turn(g, &u)
-        sun = sun_of(g)
-        while True:
-            # the word first: it does not wait for the tally, so the CPU computes both at
-            # once, and no register holds it from one move to the next
-            word = rng_next(&r)
-            k = below(word, tally(&u, sun, shade, &t))
-            # nth_move's tests of the kind, then at once these, in its order: the
-            # compiler jumps from each kind to its move. play_in_turn's dispatch in
-            # their place, or the end tested first, keeps a chain of tests (2.9 more
-            # branches and 0.1 more mispredicted a move, callgrind)
-            kind = nth_move(&t, k, &where, pdep)
-            if kind == KIND_BUY:
-                buy(&u, where)
-            elif kind == KIND_PLANT:
-                plant(&u, source_of(where), target_of(where))
-            elif kind == KIND_GROW:
-                grow(&u, where)
-            elif kind == KIND_COLLECT:
-                collect(&u, g, where)
-            else:
-                break
-        store_turn(g, &u)
-        end_turn(g)
+        random_turn(g, &r, &t, option, method, <OddTurn*>NULL)
+        if g.phase != PHASE_PLAY:
+            break
+        random_turn(g, &r, &t, option, method, <EvenTurn*>NULL)
     # a move draws one word: the moves are the steps the stream took, which frees the
     # register a count would hold in the loop
     cdef int moves = <int>((r - rng[0]) * GOLDEN_GAMMA_INVERSE)
