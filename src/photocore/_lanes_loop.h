@@ -234,13 +234,23 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         playing |= L.phase[i] != PCL_IDLE;
     }
     while (playing) {
-        /* the player to move's values, from each lane's mover */
+        /* the player to move's values, from each lane's mover: with 2 players, player 1's
+           where not player 0's, one blend a value (an idle lane's mover is neither, and
+           what is written back there is never read) */
         pcl_v own = V(0), purse = V(0), light = V(0);
-        for (int p = 0; p < players; p++) {
-            eq[p] = KEQ(L.current, V(p));
-            own |= PCL(keep)(eq[p], L.own[p]);
-            purse |= PCL(keep)(eq[p], L.purse[p]);
-            light |= PCL(keep)(eq[p], L.light[p]);
+        if (players == 2) {
+            eq[0] = KEQ(L.current, V(0));
+            eq[1] = ~eq[0];
+            own = PCL(blend)(eq[0], L.own[0], L.own[1]);
+            purse = PCL(blend)(eq[0], L.purse[0], L.purse[1]);
+            light = PCL(blend)(eq[0], L.light[0], L.light[1]);
+        } else {
+            for (int p = 0; p < players; p++) {
+                eq[p] = KEQ(L.current, V(p));
+                own |= PCL(keep)(eq[p], L.own[p]);
+                purse |= PCL(keep)(eq[p], L.purse[p]);
+                light |= PCL(keep)(eq[p], L.light[p]);
+            }
         }
         pcl_v seeds = L.seeds, smalls = L.smalls, mediums = L.mediums, larges = L.larges;
         pcl_v active = L.active, occupied = seeds | smalls | mediums | larges;
