@@ -159,6 +159,12 @@ PCL_FN pcl_v PCL(reach)(const pc_lane_tables* t, pcl_v low, pcl_v lz, pcl_v medi
     return PCL(shift_in)(low_half, high, lz) & PCL(row8)(t->columns_near, lz);
 }
 
+/* the player after p in each lane: p + 1, or 0 after the last (with 2 players, p ^ 1) */
+PCL_FN pcl_v PCL(next_player)(pcl_v p, int players) {
+    pcl_v next = p + V(1);
+    return players == 2 ? p ^ V(1) : PCL(keep)(~KEQ(next, V(players)), next);
+}
+
 /* §5.1's shadows with each lane's sun: by size, the cells where a piece is shaded */
 PCL_FN void PCL(shadows)(const pc_lane_tables* t, pcl_v sun, pcl_v smalls, pcl_v mediums,
                          pcl_v larges, pcl_v* small, pcl_v* medium, pcl_v* large) {
@@ -222,7 +228,7 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
                        pc_lane_finish finish) {
     PCL(lanes) L;
     long long next = 0;
-    const pcl_v board = V(t->board), nplayers = V(players);
+    const pcl_v board = V(t->board);
     PCL(mask) eq[4];
     int playing = 0;
     for (int i = 0; i < PCL_WIDTH; i++) {
@@ -405,14 +411,12 @@ PCL_FN void PCL(games)(const pc_lane_tables* t, const int players, int shade,
         /* §5.3, §5.4: the turn passes; after the round's last, the first player token and
            the sun move, or the game ends */
         active = PCL(keep)(~is_end, active);
-        pcl_v following = L.current + V(1);
-        following = PCL(keep)(~KEQ(following, nplayers), following);
+        pcl_v following = PCL(next_player)(L.current, players);
         PCL(mask) round_ends = is_end & KEQ(following, L.first);
         current = PCL(blend)(is_end & ~round_ends, following, current);
         PCL(mask) over = round_ends & KEQ(L.round, L.last_round);
         PCL(mask) next_round = round_ends & ~over;
-        pcl_v first = L.first + V(1);
-        first = PCL(keep)(~KEQ(first, nplayers), first);
+        pcl_v first = PCL(next_player)(L.first, players);
         L.first = PCL(blend)(next_round, first, L.first);
         current = PCL(blend)(next_round, first, current);
         L.round = PCL(blend)(setup_done, V(1), L.round + PCL(keep)(next_round, V(1)));
